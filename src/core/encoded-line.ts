@@ -1,0 +1,39 @@
+import type { Transform } from './stage.js';
+
+/**
+ * A record serialized once, as the bytes of one JSONL line (with its '\n'). Fan-out branches share
+ * the same instance, so N sinks cost one JSON.stringify and one UTF-8 encode, not N.
+ */
+export class EncodedLine {
+  constructor(readonly bytes: Buffer) {}
+
+  get byteLength(): number {
+    return this.bytes.length;
+  }
+
+  static of(value: unknown): EncodedLine {
+    return new EncodedLine(Buffer.from(`${JSON.stringify(value)}\n`, 'utf8'));
+  }
+}
+
+/** The bytes of one JSONL line for `item`: pre-encoded lines pass as they are. */
+export function jsonlBytes(item: unknown): Buffer {
+  if (item instanceof EncodedLine) return item.bytes;
+  const text = JSON.stringify(item);
+  if (text === undefined) throw new TypeError(`cannot encode ${typeof item} as a JSONL line`);
+  return Buffer.from(`${text}\n`, 'utf8');
+}
+
+/** Serialize once, upstream of a fan-out. */
+export const encodeJsonlLines: Transform<unknown, EncodedLine> = async function* encode(input, ctx) {
+  let n = 0;
+  try {
+    for await (const item of input) {
+      n++;
+      yield item instanceof EncodedLine ? item : EncodedLine.of(item);
+    }
+  } finally {
+    ctx.counters.add('encode-jsonl', 'received', n);
+    ctx.counters.add('encode-jsonl', 'emitted', n);
+  }
+};

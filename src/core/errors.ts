@@ -1,0 +1,57 @@
+/**
+ * One error type for the whole library. Callers branch on `code`, never on the message
+ * (the message is for people: what happened, where, and what to do next).
+ */
+export const ErrorCode = {
+  JSONL_LINE_TOO_LONG: 'ROLLER_JSONL_LINE_TOO_LONG',
+  JSONL_INVALID_JSON: 'ROLLER_JSONL_INVALID_JSON',
+  JSONL_TRUNCATED_LINE: 'ROLLER_JSONL_TRUNCATED_LINE',
+  JSON_DOCUMENT_TOO_LARGE: 'ROLLER_JSON_DOCUMENT_TOO_LARGE',
+  JSON_INVALID: 'ROLLER_JSON_INVALID',
+  SINK_WRITE_FAILED: 'ROLLER_SINK_WRITE_FAILED',
+  ATOMIC_WRITE_FAILED: 'ROLLER_ATOMIC_WRITE_FAILED',
+  PIPELINE_ABORTED: 'ROLLER_PIPELINE_ABORTED',
+  FANOUT_BRANCH_FAILED: 'ROLLER_FANOUT_BRANCH_FAILED',
+  INVALID_OPTIONS: 'ROLLER_INVALID_OPTIONS',
+  UNKNOWN_SCHEMA: 'ROLLER_UNKNOWN_SCHEMA',
+  FILE_NOT_FOUND: 'ROLLER_FILE_NOT_FOUND',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** Where a piece of data came from, so an error can point at it. */
+export interface Origin {
+  file?: string;
+  /** 1-based line number in `file`. */
+  line?: number;
+  /** Byte offset of the start of the record in `file`. */
+  offset?: number;
+}
+
+export class RollerError extends Error {
+  override readonly name = 'RollerError';
+  readonly code: ErrorCode;
+  readonly origin: Origin | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; origin?: Origin } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.origin = options.origin;
+  }
+}
+
+export function isRollerError(err: unknown, code?: ErrorCode): err is RollerError {
+  return err instanceof RollerError && (code === undefined || err.code === code);
+}
+
+/** `file:line` (or just `file`) for messages. */
+export function describeOrigin(origin: Origin | undefined): string {
+  if (!origin?.file) return '<input>';
+  return origin.line === undefined ? origin.file : `${origin.file}:${origin.line}`;
+}
+
+/** The reason an AbortSignal was aborted, as an Error to rethrow. */
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  return new RollerError(ErrorCode.PIPELINE_ABORTED, `pipeline aborted: ${String(reason ?? 'no reason given')}`);
+}

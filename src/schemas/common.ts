@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/** An ISO-8601 timestamp with a time zone (what roller writes; `Z` or an offset). */
+export const IsoTimestamp = z.iso.datetime({ offset: true }).describe('ISO-8601 timestamp with time zone');
+
+export const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex characters').describe('sha256, hex');
+
+export const NonNegativeInt = z.number().int().nonnegative();
+
+/** Token counts normalised across providers; cached_input is a subset of nothing: input excludes cache. */
+export const NormalizedUsage = z
+  .strictObject({
+    input: NonNegativeInt.describe('input tokens, excluding cache reads and cache creation'),
+    cached_input: NonNegativeInt.describe('input tokens read from the prompt cache'),
+    cache_creation: NonNegativeInt.describe('input tokens written to the prompt cache'),
+    output: NonNegativeInt.describe('output tokens, including reasoning'),
+    reasoning: NonNegativeInt.describe('reasoning tokens, a subset of output where reported'),
+  })
+  .describe('usage normalised across protocols');
+export type NormalizedUsage = z.infer<typeof NormalizedUsage>;
+
+export const UsageTotals = NormalizedUsage.extend({
+  cost_usd: z.number().nonnegative().nullable().describe('cost reported by the harness or provider; null when none was reported'),
+  requests: NonNegativeInt.describe('HTTP model requests'),
+});
+export type UsageTotals = z.infer<typeof UsageTotals>;
+
+/** A captured error: a stable code and a message for people. */
+export const RecordedError = z.strictObject({
+  code: z.string().min(1),
+  message: z.string(),
+  at: IsoTimestamp.optional(),
+});
+export type RecordedError = z.infer<typeof RecordedError>;
+
+export const FileDigest = z.strictObject({ sha256: Sha256, bytes: NonNegativeInt });
+
+export const HarnessName = z.enum(['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'hermes', 'deepseek']);
+export type HarnessName = z.infer<typeof HarnessName>;
+
+export const SampleStatus = z.enum(['ok', 'error', 'timeout', 'skipped']);
+export type SampleStatus = z.infer<typeof SampleStatus>;

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { HarnessName, IsoTimestamp, NonNegativeInt } from './common.js';
+
+export const LOCK_SCHEMA = 'roller.lock/v1';
+
+/** Values under keys that look like credentials are written as this, never in clear. */
+export const REDACTED = '<redacted>';
+
+export const Lock = z
+  .strictObject({
+    schema: z.literal(LOCK_SCHEMA),
+    roller_version: z.string(),
+    created_at: IsoTimestamp,
+    requests: z
+      .array(z.strictObject({ index: NonNegativeInt, task_id: z.string().min(1), model: z.string().min(1) }))
+      .describe('request order: resume refuses a different order'),
+    task_bundle_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    harness: z.strictObject({ name: HarnessName, version: z.string() }),
+    models: z.record(z.string(), z.unknown()).describe('model configuration with credentials redacted and URL userinfo removed'),
+    image_id: z.string().nullable(),
+    timeout_s: z.number().positive(),
+    options: z.strictObject({
+      thinking: z.string().nullable(),
+      keep_thinking: z.boolean(),
+      wire_trace: z.enum(['off', 'actf', 'full']),
+      cache_trace: z.boolean(),
+      capture_calls: z.boolean(),
+    }),
+  })
+  .describe('run lock.json: what a resume must match before any harness starts');
+export type Lock = z.infer<typeof Lock>;

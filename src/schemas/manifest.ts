@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { FileDigest, HarnessName, IsoTimestamp, NonNegativeInt, RecordedError, UsageTotals } from './common.js';
+
+export const CAPTURE_SCHEMA = 'roller.capture/v1';
+
+export const ParticipantStatus = z.enum(['completed', 'failed', 'running', 'unknown']);
+
+export const Participant = z
+  .strictObject({
+    participant_id: z.string().min(1).describe('opaque; consumers read role, never the id prefix'),
+    role: z.enum(['root', 'child']),
+    native_ids: z
+      .record(z.string(), z.string())
+      .describe('native identifiers (session_id, thread_id, agent_id, ...) as the harness names them'),
+    parent_participant_id: z.string().nullable(),
+    spawn_tool_call_id: z.string().nullable(),
+    depth: NonNegativeInt,
+    model: z.string().nullable(),
+    call_ids: z.array(z.string()),
+    status: ParticipantStatus,
+    status_source: z.string().nullable().describe('where the status was read (native file and event)'),
+  })
+  .superRefine((p, ctx) => {
+    if (p.role === 'root' && (p.parent_participant_id !== null || p.depth !== 0)) {
+      ctx.addIssue({ code: 'custom', path: ['role'], message: 'a root participant has no parent and depth 0' });
+    }
+    if (p.role === 'child' && (p.parent_participant_id === null || p.depth < 1)) {
+      ctx.addIssue({ code: 'custom', path: ['role'], message: 'a child participant has a parent and depth >= 1' });
+    }
+  });
+export type Participant = z.infer<typeof Participant>;
+
+export const Capabilities = z.strictObject({
+  native_output_coverage: z
+    .enum(['per_id', 'count', 'none'])
+    .describe('how calls were checked against native outputs; a count check is weaker than a per-id check'),
+  delegation: z.enum(['native', 'not_available_in_bundled_profile']),
+  background: z.boolean(),
+});
+
+export const Lifecycle = z.strictObject({
+  status: z.enum(['complete', 'pending', 'unknown', 'unsupported']),
+  pending_participant_ids: z.array(z.string()),
+});
+
+export const Manifest = z
+  .strictObject({
+    schema: z.literal(CAPTURE_SCHEMA),
+    storage_layout: z.enum(['compact/v2', 'compact/v1', 'legacy']),
+    harness: z.strictObject({ name: HarnessName, version: z.string() }),
+    capture_scope: z.string().min(1).describe('random scope embedded in call and relation ids'),
+    attempt: z.number().int().positive(),
+    created_at: IsoTimestamp,
+    participants: z.array(Participant),
+    capabilities: Capabilities,
+    lifecycle: Lifecycle.optional().describe('absent in older records'),
+    capture_status: z.enum(['complete', 'partial', 'error']),
+    debug_retention: z.enum(['on-error', 'full', 'off']),
+    raw_retained: z.boolean(),
+    totals: UsageTotals.extend({
+      calls: NonNegativeInt,
+      relations: NonNegativeInt,
+      unattributed_calls: NonNegativeInt,
+    }),
+    files: z.record(z.string(), FileDigest).describe('published after the recorder closes; relative path -> digest'),
+    errors: z.array(RecordedError),
+  })
+  .superRefine((m, ctx) => {
+    const ids = new Set<string>();
+    m.participants.forEach((p, i) => {
+      if (ids.has(p.participant_id)) {
+        ctx.addIssue({ code: 'custom', path: ['participants', i, 'participant_id'], message: `duplicate participant_id '${p.participant_id}'` });
+      }
+      ids.add(p.participant_id);
+    });
+    m.participants.forEach((p, i) => {
+      if (p.parent_participant_id !== null && !ids.has(p.parent_participant_id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['participants', i, 'parent_participant_id'],
+          message: `parent '${p.parent_participant_id}' is not a participant of this capture`,
+        });
+      }
+    });
+    if (m.lifecycle && m.lifecycle.status !== 'complete' && m.capture_status === 'complete') {
+      ctx.addIssue({ code: 'custom', path: ['capture_status'], message: `lifecycle is ${m.lifecycle.status}: the capture must not be complete` });
+    }
+  })
+  .describe('roller.capture/v1: one capture attempt (manifest.json)');
+export type Manifest = z.infer<typeof Manifest>;

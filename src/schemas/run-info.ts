@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { HarnessName, IsoTimestamp, NonNegativeInt, RecordedError, SampleStatus, UsageTotals } from './common.js';
+
+export const RUN_INFO_SCHEMA = 'roller.run-info/v1';
+
+export const RunState = z.enum(['initializing', 'running', 'finalizing', 'finished', 'interrupted', 'finalization_error']);
+
+export const RunSampleRow = z.strictObject({
+  index: NonNegativeInt,
+  task_id: z.string().min(1),
+  model: z.string().min(1),
+  status: SampleStatus,
+  error: RecordedError.nullable(),
+  path: z.string().describe('sample directory, relative to the run directory'),
+  usage: UsageTotals.nullable(),
+});
+
+export const RunInfo = z
+  .strictObject({
+    schema: z.literal(RUN_INFO_SCHEMA),
+    roller_version: z.string(),
+    run_name: z.string().min(1),
+    state: RunState,
+    created_at: IsoTimestamp,
+    updated_at: IsoTimestamp,
+    config: z.record(z.string(), z.unknown()).describe('collection configuration (credentials never appear)'),
+    progress: z.strictObject({ total: NonNegativeInt, processed: NonNegativeInt, pending: NonNegativeInt }),
+    requests: z.strictObject({ tasks: NonNegativeInt, models: NonNegativeInt }),
+    summary: z.strictObject({
+      ok: NonNegativeInt,
+      error: NonNegativeInt,
+      timeout: NonNegativeInt,
+      skipped: NonNegativeInt,
+      failed: NonNegativeInt.describe('error + timeout'),
+    }),
+    usage: UsageTotals,
+    samples: z.array(RunSampleRow),
+    errors: z.array(RecordedError),
+  })
+  .superRefine((info, ctx) => {
+    if (info.progress.processed + info.progress.pending !== info.progress.total) {
+      ctx.addIssue({ code: 'custom', path: ['progress'], message: 'processed + pending must equal total' });
+    }
+  })
+  .describe('run info.json: progress, totals and per-sample status of a collect run');
+export type RunInfo = z.infer<typeof RunInfo>;
+
+export const SAMPLE_INFO_SCHEMA = 'roller.sample-info/v1';
+
+export const TrajectoryConversion = z.strictObject({
+  target: z.enum(['actf', 'sft', 'sft_segments']),
+  status: z.enum(['ok', 'unavailable']),
+  reason: z.string().nullable(),
+});
+
+export const SampleInfo = z
+  .strictObject({
+    schema: z.literal(SAMPLE_INFO_SCHEMA),
+    task_id: z.string().min(1),
+    index: NonNegativeInt,
+    model: z.string().min(1),
+    harness: z.strictObject({ name: HarnessName, version: z.string() }),
+    status: SampleStatus,
+    error: RecordedError.nullable(),
+    attempts: z.array(
+      z.strictObject({
+        attempt: z.number().int().positive(),
+        status: SampleStatus,
+        elapsed_ms: NonNegativeInt,
+        error: RecordedError.nullable(),
+      }),
+    ),
+    elapsed_ms: NonNegativeInt,
+    usage: UsageTotals.nullable(),
+    trajectory: z.strictObject({
+      raw_schema: z.string().nullable().describe('e.g. claude-code-session-jsonl, codex-session-jsonl'),
+      raw: z.string().nullable(),
+      actf: z.string().nullable(),
+      sft: z.string().nullable(),
+      sft_segments: z
+        .array(z.strictObject({ path: z.string(), order: NonNegativeInt, boundary_source: z.string(), call_ids: z.array(z.string()) }))
+        .optional(),
+    }),
+    results: z.array(
+      z.strictObject({ path: z.string(), size: NonNegativeInt, mime: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+    ),
+    runtime: z
+      .strictObject({
+        trajectory_conversion: z.array(TrajectoryConversion),
+        sft_eligibility: z.strictObject({ eligible: z.boolean(), reason: z.string().nullable() }).optional(),
+      })
+      .catchall(z.unknown())
+      .describe('audits (thinking, wire effort, completion, model identity) are added by later stages'),
+    provenance: z.record(z.string(), z.unknown()),
+  })
+  .describe('sample info.json: status, attempts, usage, paths and runtime audits of one sample');
+export type SampleInfo = z.infer<typeof SampleInfo>;

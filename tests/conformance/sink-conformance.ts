@@ -1,0 +1,144 @@
+/**
+ * The conformance suite every sink passes before it is used (STYLE.md §8): empty input, flush at end,
+ * a throwing input, abort, counts, and the stall test — the output takes N items and hangs, and the
+ * source may produce at most N + capacity items.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createStageContext, openFileOutput, type OpenOutput, type Sink } from '../../src/core/index.js';
+
+export interface ConformanceEnv {
+  dir: string;
+  /** Every sink under test opens its outputs through this. */
+  open: OpenOutput;
+}
+
+export interface SinkUnderTest<T> {
+  create(env: ConformanceEnv): Sink<T>;
+  item(i: number): T;
+  /** What the sink wrote, read back from env.dir after consume() resolved. */
+  readBack(env: ConformanceEnv): Promise<unknown[]>;
+  /** What readBack must equal for these inputs. */
+  expected(items: T[]): unknown[];
+  /** Items the sink (and anything inside it) may hold beyond what its outputs accepted. */
+  capacity: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A destination that accepts `accept` writes and then never completes another one. */
+function stallingWritable(accept: number): Writable {
+  let n = 0;
+  return new Writable({
+    highWaterMark: 1,
+    write(_chunk, _enc, callback) {
+      if (n++ < accept) callback();
+      // else: hang forever, like a full disk or a reader that stopped reading
+    },
+  });
+}
+
+async function* counted<T>(make: (i: number) => T, total: number, counter: { produced: number }): AsyncGenerator<T> {
+  for (let i = 0; i < total; i++) {
+    counter.produced++;
+    yield make(i);
+  }
+}
+
+export function describeSinkConformance<T>(name: string, sut: SinkUnderTest<T>): void {
+  describe(`sink conformance: ${name}`, () => {
+    let env: ConformanceEnv;
+    let opened: Writable[];
+
+    beforeEach(async () => {
+      opened = [];
+      const dir = await mkdtemp(join(tmpdir(), 'roller-conf-'));
+      env = {
+        dir,
+        open: async (path) => {
+          const w = await openFileOutput(path);
+          opened.push(w);
+          return w;
+        },
+      };
+    });
+    afterEach(async () => {
+      await rm(env.dir, { recursive: true, force: true });
+    });
+
+    it('writes nothing but still completes on empty input', async () => {
+      const report = await sut.create(env).consume(counted(sut.item, 0, { produced: 0 }), createStageContext());
+      expect(report.received).toBe(0);
+      expect(report.written).toBe(0);
+      expect(await sut.readBack(env)).toEqual([]);
+    });
+
+    it('has flushed and closed everything when consume() resolves, and counts it', async () => {
+      const items = Array.from({ length: 500 }, (_, i) => sut.item(i));
+      const report = await sut.create(env).consume(counted(sut.item, 500, { produced: 0 }), createStageContext());
+      expect(report.received).toBe(500);
+      expect(report.written).toBe(500);
+      expect(await sut.readBack(env)).toEqual(sut.expected(items));
+      for (const w of opened) expect(w.writableFinished).toBe(true);
+    });
+
+    it('rejects with the input error, and closes its outputs', async () => {
+      async function* failing(): AsyncGenerator<T> {
+        yield sut.item(0);
+        yield sut.item(1);
+        throw new Error('input broke');
+      }
+      await expect(sut.create(env).consume(failing(), createStageContext())).rejects.toThrow('input broke');
+      expect(opened.length).toBeGreaterThan(0);
+      for (const w of opened) expect(w.destroyed || w.writableFinished).toBe(true);
+    });
+
+    it('stall test: a destination that takes N items and hangs lets the source produce at most N + capacity', async () => {
+      const N = 7;
+      const stalled: Writable[] = [];
+      const stallEnv: ConformanceEnv = {
+        dir: env.dir,
+        open: () => {
+          const w = stallingWritable(N);
+          stalled.push(w);
+          return w;
+        },
+      };
+      const counter = { produced: 0 };
+      const controller = new AbortController();
+      const ctx = createStageContext({ signal: controller.signal });
+      const running = sut.create(stallEnv).consume(counted(sut.item, 100_000, counter), ctx);
+      running.catch(() => {});
+      // Wait until production stops moving.
+      let last = -1;
+      while (counter.produced !== last) {
+        last = counter.produced;
+        await sleep(50);
+      }
+      expect(counter.produced).toBeGreaterThanOrEqual(N);
+      expect(counter.produced).toBeLessThanOrEqual(N + sut.capacity);
+      // Abort unblocks it: nothing hangs.
+      controller.abort(new Error('stop the stalled sink'));
+      await expect(running).rejects.toThrow('stop the stalled sink');
+    });
+
+    it('abort ends a running consume promptly with the abort reason', async () => {
+      const controller = new AbortController();
+      const ctx = createStageContext({ signal: controller.signal });
+      async function* endless(): AsyncGenerator<T> {
+        for (let i = 0; ; i++) {
+          if (i === 50) setTimeout(() => controller.abort(new Error('user pressed ctrl-c')), 0);
+          yield sut.item(i);
+          if (i % 10 === 0) await sleep(1);
+        }
+      }
+      const started = Date.now();
+      await expect(sut.create(env).consume(endless(), ctx)).rejects.toThrow('user pressed ctrl-c');
+      expect(Date.now() - started).toBeLessThan(5000);
+      for (const w of opened) expect(w.destroyed || w.writableFinished).toBe(true);
+    });
+  });
+}

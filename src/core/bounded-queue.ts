@@ -1,3 +1,4 @@
+import { markAbortAware } from './abort.js';
 import { abortReason } from './errors.js';
 
 export interface Capacity {
@@ -81,7 +82,12 @@ export class BoundedQueue<T> {
     this.signal.removeEventListener('abort', this.onAbort);
   }
 
-  async *drain(): AsyncGenerator<T> {
+  /** The consumer side; abort-aware (its waits reject when the signal aborts). */
+  drain(): AsyncGenerator<T> {
+    return markAbortAware(this.items());
+  }
+
+  private async *items(): AsyncGenerator<T> {
     for (;;) {
       if (this.failure) throw this.failure;
       if (this.length > 0) {

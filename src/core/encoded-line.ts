@@ -1,4 +1,4 @@
-import type { Transform } from './stage.js';
+import type { StageContext } from './stage.js';
 
 /**
  * A record serialized once, as the bytes of one JSONL line (with its '\n'). Fan-out branches share
@@ -24,8 +24,8 @@ export function jsonlBytes(item: unknown): Buffer {
   return Buffer.from(`${text}\n`, 'utf8');
 }
 
-/** Serialize once, upstream of a fan-out. */
-export const encodeJsonlLines: Transform<unknown, EncodedLine> = async function* encode(input, ctx) {
+/** Serialize once, upstream of a fan-out. Generic so it fits any typed stream (highland's types are invariant). */
+export const encodeJsonlLines = async function* encode<T>(input: AsyncIterable<T>, ctx: StageContext): AsyncGenerator<EncodedLine> {
   let n = 0;
   try {
     for await (const item of input) {

@@ -14,7 +14,7 @@ export interface FanOutBranch<T> {
 
 export interface FanOutOptions<T> {
   name?: string;
-  /** Per branch. Defaults: 64 items, 64 MiB. */
+  /** Per branch. Defaults: 16 items, 16 MiB (more does not speed up the bench; it only holds memory). */
   capacity?: Partial<Capacity>;
   /** Bytes an item weighs against capacity.bytes; see `sizeOfItem` for the default. */
   sizeOf?: (item: T) => number;
@@ -22,7 +22,7 @@ export interface FanOutOptions<T> {
   teardownGraceMs?: number;
 }
 
-export const DEFAULT_FANOUT_CAPACITY: Capacity = { items: 64, bytes: 64 << 20 };
+export const DEFAULT_FANOUT_CAPACITY: Capacity = { items: 16, bytes: 16 << 20 };
 
 /**
  * Default weight of an item: the byte length of bytes and strings, an explicit numeric `byteLength`
@@ -91,7 +91,9 @@ export function fanOut<T>(branches: readonly (Sink<T> | FanOutBranch<T>)[], opti
             break;
           }
           for (let i = 0; i < queues.length; i++) {
-            if (!done[i] && normalized[i]!.whenFull === 'block') await queues[i]!.whenSpace(0);
+            const q = queues[i]!;
+            // Check before awaiting: an await per item per branch costs more than the whole hop.
+            if (!done[i] && normalized[i]!.whenFull === 'block' && !q.hasSpace(0)) await q.whenSpace(0);
           }
           const step = await iterator.next();
           if (step.done) break;
@@ -102,7 +104,7 @@ export function fanOut<T>(branches: readonly (Sink<T> | FanOutBranch<T>)[], opti
             if (done[i]) continue;
             const queue = queues[i]!;
             if (normalized[i]!.whenFull === 'block') {
-              await queue.whenSpace(size);
+              if (!queue.hasSpace(size)) await queue.whenSpace(size);
               queue.push(item, size);
             } else if (queue.hasSpace(size)) {
               queue.push(item, size);

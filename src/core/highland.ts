@@ -66,10 +66,12 @@ export function fromSource<T>(source: Source<T>, ctx: StageContext = createStage
 
 /**
  * A transform or a sink as a function for highland's `.through()`. A transform gives a stream of its
- * outputs; a sink gives a stream of one value, its report.
+ * outputs; a sink gives a stream of one value, its report. The returned function is generic in its
+ * input (`S extends I`) because highland's Stream<T> is invariant: a Sink<unknown> must still accept a
+ * Stream<EncodedLine>.
  */
-export function through<I, O>(stage: Transform<I, O>, ctx?: StageContext): (s: Highland.Stream<I>) => Highland.Stream<O>;
-export function through<I>(stage: Sink<I>, ctx?: StageContext): (s: Highland.Stream<I>) => Highland.Stream<SinkReport>;
+export function through<I, O>(stage: Transform<I, O>, ctx?: StageContext): <S extends I>(s: Highland.Stream<S>) => Highland.Stream<O>;
+export function through<I>(stage: Sink<I>, ctx?: StageContext): <S extends I>(s: Highland.Stream<S>) => Highland.Stream<SinkReport>;
 export function through<I, O>(
   stage: Transform<I, O> | Sink<I>,
   ctx: StageContext = createStageContext(),

@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
-import { abortable } from './abort.js';
+import { abortableInput } from './abort.js';
 import { jsonlBytes } from './encoded-line.js';
 import { ErrorCode, RollerError, abortReason } from './errors.js';
 import { openFileOutput, type OpenOutput } from './output.js';
@@ -46,7 +46,7 @@ export function createJsonlSink<T = unknown>(options: JsonlSinkOptions): Sink<T>
             );
       try {
         // abortable: a stuck or endless input gives way to the signal between items.
-        for await (const item of abortable(input, ctx.signal)) {
+        for await (const item of abortableInput(input, ctx.signal)) {
           received++;
           const line = jsonlBytes(item);
           hash?.update(line);

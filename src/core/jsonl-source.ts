@@ -1,4 +1,5 @@
-import { createReadStream } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { throwIfAborted } from './abort.js';
 import { ErrorCode, RollerError, type Origin } from './errors.js';
 import { LineSplitter, type LineSink } from './line-splitter.js';
@@ -17,6 +18,13 @@ export interface JsonlSourceOptions {
   chunkBytes?: number;
   /** Name used in errors and origins when reading from chunks rather than a path. */
   name?: string;
+  /**
+   * File sources: 'sync' (default) reads each chunk with readSync into one reused buffer and parses it
+   * at once, while the bytes are still in the CPU cache (measured ~1.5-2x faster than a ReadStream on
+   * page-cached files; each read blocks the event loop for one chunk). 'async' reads through the
+   * thread pool, for processes that serve traffic while they read.
+   */
+  read?: 'sync' | 'async';
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
@@ -35,85 +43,122 @@ function isBlank(buf: Buffer, start: number, end: number): boolean {
  * Blank lines are skipped. A last line without '\n' that parses is a record; one that does not is
  * reported as truncated (ROLLER_JSONL_TRUNCATED_LINE), after every earlier record was delivered.
  */
-export async function* jsonlEnvelopes(
+export function jsonlEnvelopes(
   chunks: AsyncIterable<Buffer | Uint8Array | string>,
   ctx: StageContext,
   options: JsonlSourceOptions = {},
 ): AsyncGenerator<Envelope<unknown>> {
   const file = options.name ?? '<stream>';
+  return jsonlRecords(chunks, ctx, options, (data, line, offset) => ({ seq: line, origin: { file, line, offset }, data }));
+}
+
+/** Parsed JSONL values, without envelopes (one object less per record on hot paths). */
+export function jsonlValues<T = unknown>(
+  chunks: AsyncIterable<Buffer | Uint8Array | string>,
+  ctx: StageContext,
+  options: JsonlSourceOptions = {},
+): AsyncGenerator<T> {
+  return jsonlRecords(chunks, ctx, options, (data) => data as T);
+}
+
+/** A line found in the current chunk, parsed only when the consumer pulls it. */
+interface PendingLine {
+  buf: Buffer;
+  start: number;
+  end: number;
+  line: number;
+  offset: number;
+  /** Set for a line over maxLineBytes: its length so far. */
+  oversize?: number;
+}
+
+/*
+ * Lines are split for a whole chunk at once, but each is parsed only when pulled: a record then lives
+ * only while it moves down the pipeline, and dies young (parsing a whole chunk ahead kept ~25 records
+ * alive per MiB long enough for the GC to promote them — measured ~8% of throughput).
+ */
+async function* jsonlRecords<R>(
+  chunks: AsyncIterable<Buffer | Uint8Array | string>,
+  ctx: StageContext,
+  options: JsonlSourceOptions,
+  make: (data: unknown, line: number, offset: number) => R,
+): AsyncGenerator<R> {
+  const file = options.name ?? '<stream>';
   const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
-  const mode = options.onBadLine ?? 'throw';
-  let ready: Envelope<unknown>[] = [];
-  let failure: RollerError | undefined;
+  const throwOnBad = (options.onBadLine ?? 'throw') === 'throw';
+  let pending: PendingLine[] = [];
   let received = 0;
   let emitted = 0;
 
   const bad = (code: ErrorCode, message: string, origin: Origin, raw?: string): void => {
-    if (mode === 'throw') {
-      failure ??= new RollerError(code, message, { origin });
-      return;
-    }
+    if (throwOnBad) throw new RollerError(code, message, { origin });
     ctx.reject({ stage: STAGE, code, reason: message, origin, ...(raw === undefined ? {} : { excerpt: excerpt(raw) }) });
   };
 
   const sink: LineSink = {
     line(buf, start, end, line, offset) {
-      if (failure || isBlank(buf, start, end)) return;
-      received++;
-      const text = buf.toString('utf8', start, end);
-      try {
-        ready.push({ seq: line, origin: { file, line, offset }, data: JSON.parse(text) });
-      } catch (err) {
-        bad(
-          ErrorCode.JSONL_INVALID_JSON,
-          `${file}:${line}: not valid JSON (${(err as Error).message}); fix or remove that line, or read with onBadLine 'reject'`,
-          { file, line, offset },
-          text,
-        );
-      }
+      if (!isBlank(buf, start, end)) pending.push({ buf, start, end, line, offset });
     },
     oversize(line, offset, bytes) {
-      if (failure) return;
-      received++;
-      bad(
-        ErrorCode.JSONL_LINE_TOO_LONG,
-        `${file}:${line}: line exceeds maxLineBytes (${bytes} bytes so far); raise maxLineBytes if such records are expected`,
-        { file, line, offset },
-      );
+      pending.push({ buf: EMPTY, start: 0, end: 0, line, offset, oversize: bytes });
     },
   };
 
   try {
     for await (const chunk of chunks) {
       throwIfAborted(ctx.signal);
-      splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength), sink);
-      if (ready.length > 0) {
-        const batch = ready;
-        ready = [];
-        for (const env of batch) {
-          emitted++;
-          yield env;
+      splitter.push(toBuffer(chunk), sink);
+      const lines = pending;
+      pending = [];
+      for (let i = 0; i < lines.length; i++) {
+        const { buf, start, end, line, offset, oversize } = lines[i]!;
+        lines[i] = undefined as never; // the joined buffer of a spanning line can go as soon as it is parsed
+        received++;
+        if (oversize !== undefined) {
+          bad(
+            ErrorCode.JSONL_LINE_TOO_LONG,
+            `${file}:${line}: line exceeds maxLineBytes (${oversize} bytes so far); raise maxLineBytes if such records are expected`,
+            { file, line, offset },
+          );
+          continue;
         }
+        let data: unknown;
+        try {
+          data = JSON.parse(buf.toString('utf8', start, end));
+        } catch (err) {
+          bad(
+            ErrorCode.JSONL_INVALID_JSON,
+            `${file}:${line}: not valid JSON (${(err as Error).message}); fix or remove that line, or read with onBadLine 'reject'`,
+            { file, line, offset },
+            buf.toString('utf8', start, Math.min(end, start + 1024)),
+          );
+          continue;
+        }
+        emitted++;
+        yield make(data, line, offset);
       }
-      if (failure) throw failure;
     }
     const tail = splitter.finish();
     if (tail && !isBlank(tail.buf, 0, tail.buf.length)) {
-      const text = tail.buf.toString('utf8');
       received++;
+      let data: unknown;
+      let parsed = true;
       try {
-        const data: unknown = JSON.parse(text);
-        emitted++;
-        yield { seq: tail.lineNo, origin: { file, line: tail.lineNo, offset: tail.offset }, data };
+        data = JSON.parse(tail.buf.toString('utf8'));
       } catch {
+        parsed = false;
+      }
+      if (parsed) {
+        emitted++;
+        yield make(data, tail.lineNo, tail.offset);
+      } else {
         bad(
           ErrorCode.JSONL_TRUNCATED_LINE,
           `${file}:${tail.lineNo}: last line is incomplete (${tail.buf.length} bytes, no newline, not valid JSON); ` +
             `the writer probably stopped mid-record. The ${emitted} records before it were delivered`,
           { file, line: tail.lineNo, offset: tail.offset },
-          text,
+          tail.buf.toString('utf8', 0, Math.min(tail.buf.length, 1024)),
         );
-        if (failure) throw failure;
       }
     }
   } finally {
@@ -122,19 +167,50 @@ export async function* jsonlEnvelopes(
   }
 }
 
-export function readFileChunks(path: string, chunkBytes = 1 << 20): AsyncIterable<Buffer> {
-  return createReadStream(path, { highWaterMark: chunkBytes });
+const EMPTY = Buffer.alloc(0);
+
+function toBuffer(chunk: Buffer | Uint8Array | string): Buffer {
+  if (typeof chunk === 'string') return Buffer.from(chunk);
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+/**
+ * The bytes of a file as chunks. The same buffer is reused for every chunk: a chunk is valid only until
+ * the next one is requested (LineSplitter copies what it keeps).
+ */
+export async function* readFileChunks(path: string, chunkBytes = 1 << 20, mode: 'sync' | 'async' = 'sync'): AsyncGenerator<Buffer> {
+  const buf = Buffer.allocUnsafe(chunkBytes);
+  if (mode === 'sync') {
+    const fd = openSync(path, 'r');
+    try {
+      for (;;) {
+        const n = readSync(fd, buf, 0, chunkBytes, null);
+        if (n === 0) return;
+        yield buf.subarray(0, n);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const handle = await open(path, 'r');
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, chunkBytes, null);
+      if (bytesRead === 0) return;
+      yield buf.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Source of envelopes from a JSONL file. */
 export function jsonlFileSource(path: string, options: JsonlSourceOptions = {}): Source<Envelope<unknown>> {
-  return (ctx) => jsonlEnvelopes(readFileChunks(path, options.chunkBytes), ctx, { ...options, name: options.name ?? path });
+  return (ctx) => jsonlEnvelopes(readFileChunks(path, options.chunkBytes, options.read), ctx, { ...options, name: options.name ?? path });
 }
 
 /** Source of the parsed values of a JSONL file (the envelope dropped). */
 export function jsonlValueSource<T = unknown>(path: string, options: JsonlSourceOptions = {}): Source<T> {
-  return async function* values(ctx) {
-    for await (const env of jsonlFileSource(path, options)(ctx)) yield env.data as T;
-  };
+  return (ctx) => jsonlValues<T>(readFileChunks(path, options.chunkBytes, options.read), ctx, { ...options, name: options.name ?? path });
 }
 

@@ -3,6 +3,9 @@
  * limit does it: no string decoding until a whole line is known, no readline. A line that spans
  * chunks is kept as a list of parts and joined once. A line longer than maxLineBytes is not
  * accumulated: its bytes are skipped up to the next newline and it is reported as oversize.
+ *
+ * The splitter never keeps a reference to a pushed chunk (a partial line at its end is copied), so a
+ * reader may reuse one buffer for every read — which keeps the bytes in cache while they are parsed.
  */
 const NEWLINE = 0x0a;
 
@@ -64,7 +67,7 @@ export class LineSplitter {
         this.parts = [];
         this.partBytes = 0;
       } else {
-        this.parts.push(start === 0 ? chunk : chunk.subarray(start));
+        this.parts.push(Buffer.from(chunk.subarray(start))); // copy: the caller may reuse `chunk`
         this.partBytes += rest;
       }
     }

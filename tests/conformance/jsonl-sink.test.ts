@@ -23,7 +23,7 @@ describeSinkConformance('jsonl (pre-encoded lines)', {
   create: (env) => createJsonlSink({ path: join(env.dir, 'out.jsonl'), open: env.open }),
   item: (i) => EncodedLine.of(record(i)),
   readBack: (env) => readJsonlFile(join(env.dir, 'out.jsonl')),
-  expected: (items) => items.map((l) => JSON.parse(l.bytes.toString('utf8')) as unknown),
+  expected: (items) => items.map((l) => JSON.parse((l as EncodedLine).bytes.toString('utf8')) as unknown),
   capacity: 1,
 });
 
@@ -43,7 +43,7 @@ describeSinkConformance('fanOut into two jsonl sinks', {
     if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error('branches differ');
     return a!;
   },
-  expected: (items) => items.map((l) => JSON.parse(l.bytes.toString('utf8')) as unknown),
+  expected: (items) => items.map((l) => JSON.parse((l as EncodedLine).bytes.toString('utf8')) as unknown),
   // Each branch holds its pending item plus a full queue; the producer waits before pulling more.
   capacity: FANOUT_ITEMS + 1,
 });

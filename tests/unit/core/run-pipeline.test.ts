@@ -101,3 +101,26 @@ describe('runPipeline', () => {
     ).rejects.toThrow('interrupted by user');
   });
 });
+
+describe('compose', () => {
+  it('fuses adjacent maps into one loop with the same results and per-stage counts', async () => {
+    const { createStageContext } = await import('../../../src/core/index.js');
+    const stages = [
+      mapStage('inc', (n: number) => n + 1),
+      mapStage('odd-only', (n: number) => (n % 2 === 1 ? n : undefined)),
+      mapStage('square', (n: number) => n * n),
+    ] as const;
+    async function* src() {
+      for (let i = 0; i < 10; i++) yield i;
+    }
+    const fusedCtx = createStageContext();
+    const fused: number[] = [];
+    for await (const x of compose(...stages)(src(), fusedCtx)) fused.push(x as number);
+    const oneByOne: number[] = [];
+    const plainCtx = createStageContext();
+    for await (const x of stages[2](stages[1](stages[0](src(), plainCtx), plainCtx), plainCtx)) oneByOne.push(x);
+    expect(fused).toEqual([1, 9, 25, 49, 81]);
+    expect(fused).toEqual(oneByOne);
+    expect(fusedCtx.counters.snapshot()).toEqual(plainCtx.counters.snapshot());
+  });
+});

@@ -75,7 +75,7 @@ describe('ATIF v1.7 validator rules (reference/ATIF.md)', () => {
 
   it('checks embedded subagents: ids present and unique, refs resolve, each is itself valid', () => {
     const doc = fixture();
-    const sub = { ...fixture(), trajectory_id: 'sub-1' };
+    const sub: Json = { ...fixture(), trajectory_id: 'sub-1' };
     doc.subagent_trajectories = [sub, { ...fixture(), trajectory_id: 'sub-1' }];
     doc.steps[1].observation.results[0].subagent_trajectory_ref = [{ trajectory_id: 'sub-9' }];
     (sub.steps as Json[])[0]!.step_id = 3;

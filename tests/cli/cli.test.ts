@@ -1,10 +1,9 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordTypes } from '../../src/schemas/index.js';
 import { atifFixture, rollerBin } from '../support/paths.js';
 
@@ -19,16 +18,13 @@ async function roller(...args: string[]): Promise<{ code: number; stdout: string
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+import { useTempDir } from '../support/temp-dir.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'roller-cli-'));
-});
-afterAll(async () => rm(dir, { recursive: true, force: true }));
+const tmp = useTempDir('cli');
 
 describe('roller CLI (bin/roller over dist/)', () => {
   it('schema --out writes one JSON Schema per record type', async () => {
-    const out = join(dir, 'schemas');
+    const out = join(tmp.path, 'schemas');
     const res = await roller('schema', '--out', out);
     expect(res.code).toBe(0);
     const files = (await readdir(out)).sort();
@@ -51,7 +47,7 @@ describe('roller CLI (bin/roller over dist/)', () => {
     // A tool result in the final agent step that points at a call of step 2.
     const last = doc.steps.at(-1)!;
     last.observation = { results: [{ source_call_id: 'call_price_1', content: 'moved' }] };
-    const broken = join(dir, 'broken.trajectory.json');
+    const broken = join(tmp.path, 'broken.trajectory.json');
     const text = JSON.stringify(doc, null, 2);
     await writeFile(broken, text);
     const res = await roller('validate', '--schema', 'atif', broken);
@@ -69,7 +65,7 @@ describe('roller CLI (bin/roller over dist/)', () => {
   });
 
   it('validate checks JSONL line by line, naming the line of each bad record and keeping on', async () => {
-    const tasks = join(dir, 'tasks.jsonl');
+    const tasks = join(tmp.path, 'tasks.jsonl');
     await writeFile(tasks, ['{"id":"a","prompt":"p"}', '{"id":"b","promt":"typo"}', '{not json', '{"id":"d","prompt":"p"}', ''].join('\n'));
     const res = await roller('validate', '--schema', 'task', tasks);
     expect(res.code).toBe(1);
@@ -88,7 +84,7 @@ describe('roller CLI (bin/roller over dist/)', () => {
 
   it('`roller validate ... | head -1` exits 0 on the broken pipe, without a stack trace', () => {
     const many = Array.from({ length: 3000 }, () => atifFixture);
-    const list = join(dir, 'args.txt');
+    const list = join(tmp.path, 'args.txt');
     writeFileSync(list, many.join('\n'));
     const res = spawnSync('bash', ['-c', `"${rollerBin}" validate --schema atif $(cat "${list}") | head -1; echo "status=\${PIPESTATUS[0]}" >&2`], {
       encoding: 'utf8',

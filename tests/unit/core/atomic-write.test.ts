@@ -1,19 +1,15 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCode, isRollerError, sha256File, writeFileAtomic, writeJsonAtomic } from '../../../src/core/index.js';
+import { useTempDir } from '../../support/temp-dir.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'roller-atomic-'));
-});
-afterAll(async () => rm(dir, { recursive: true, force: true }));
+const tmp = useTempDir('atomic');
 
 describe('atomic writes', () => {
   it('writes the document, and the sha256 computed while writing equals the file hash', async () => {
-    const path = join(dir, 'nested', 'info.json');
+    const path = join(tmp.path, 'nested', 'info.json');
     const written = await writeJsonAtomic(path, { state: 'running', n: 1 });
     const bytes = await readFile(path);
     expect(JSON.parse(bytes.toString())).toEqual({ state: 'running', n: 1 });
@@ -23,7 +19,7 @@ describe('atomic writes', () => {
   });
 
   it('streams sections, and a failure midway leaves the previous version and no temp file', async () => {
-    const path = join(dir, 'doc.json');
+    const path = join(tmp.path, 'doc.json');
     await writeFile(path, '{"version":1}\n');
     async function* sections() {
       yield '{"version":';
@@ -31,11 +27,11 @@ describe('atomic writes', () => {
     }
     await expect(writeFileAtomic(path, sections())).rejects.toSatisfy((e) => isRollerError(e, ErrorCode.ATOMIC_WRITE_FAILED));
     expect(await readFile(path, 'utf8')).toBe('{"version":1}\n');
-    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect((await readdir(tmp.path)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('an aborted write keeps the old file', async () => {
-    const path = join(dir, 'aborted.json');
+    const path = join(tmp.path, 'aborted.json');
     await writeFile(path, 'old');
     const controller = new AbortController();
     controller.abort(new Error('stop'));

@@ -1,20 +1,16 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import _ from 'highland';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createJsonlSink, fromHighland, mapStage, through, toHighland, type SinkReport } from '../../../src/core/index.js';
+import { useTempDir } from '../../support/temp-dir.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'roller-hl-'));
-});
-afterAll(async () => rm(dir, { recursive: true, force: true }));
+const tmp = useTempDir('hl');
 
 describe('highland adapter', () => {
   it('composes stages with _(source).through(stage).through(sink)', async () => {
     const double = mapStage('double', (n: number) => ({ n: n * 2 }));
-    const path = join(dir, 'out.jsonl');
+    const path = join(tmp.path, 'out.jsonl');
     const reports = await _([1, 2, 3])
       .through(through(double))
       .through(through(createJsonlSink({ path })))

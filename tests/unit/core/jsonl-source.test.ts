@@ -1,8 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createStageContext,
   ErrorCode,
@@ -26,12 +25,9 @@ async function* chunksOf(bytes: Buffer, cuts: number[]): AsyncGenerator<Buffer> 
   }
   if (prev < bytes.length) yield bytes.subarray(prev);
 }
+import { useTempDir } from '../../support/temp-dir.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'roller-jsonl-'));
-});
-afterAll(async () => rm(dir, { recursive: true, force: true }));
+const tmp = useTempDir('jsonl');
 
 describe('jsonl source', () => {
   it('any re-chunking of a JSONL byte stream yields the same records (property)', async () => {
@@ -59,7 +55,7 @@ describe('jsonl source', () => {
   });
 
   it('gives each record its file, line and byte offset, and skips blank and CRLF-ended lines cleanly', async () => {
-    const file = join(dir, 'offsets.jsonl');
+    const file = join(tmp.path, 'offsets.jsonl');
     await writeFile(file, '{"a":1}\r\n\n  \n{"b":"é"}\n');
     const got = await collect(jsonlFileSource(file)(createStageContext()));
     expect(got).toEqual<Envelope<unknown>[]>([
@@ -69,7 +65,7 @@ describe('jsonl source', () => {
   });
 
   it('delivers the records before a truncated last line, then reports it with file and line', async () => {
-    const file = join(dir, 'truncated.jsonl');
+    const file = join(tmp.path, 'truncated.jsonl');
     await writeFile(file, '{"n":1}\n{"n":2}\n{"n":3, "unfinis');
     const seen: unknown[] = [];
     let error: unknown;
@@ -84,13 +80,13 @@ describe('jsonl source', () => {
   });
 
   it('accepts a last line without newline when it is complete JSON', async () => {
-    const file = join(dir, 'no-final-newline.jsonl');
+    const file = join(tmp.path, 'no-final-newline.jsonl');
     await writeFile(file, '{"n":1}\n{"n":2}');
     expect((await collect(jsonlFileSource(file)(createStageContext()))).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
   it('throws a typed error naming file and line for invalid JSON, after delivering earlier records', async () => {
-    const file = join(dir, 'invalid.jsonl');
+    const file = join(tmp.path, 'invalid.jsonl');
     await writeFile(file, '{"ok":1}\n{not json}\n{"ok":3}\n');
     const seen: unknown[] = [];
     await expect(async () => {
@@ -100,7 +96,7 @@ describe('jsonl source', () => {
   });
 
   it("in 'reject' mode routes bad lines to ctx.reject and keeps reading", async () => {
-    const file = join(dir, 'mixed.jsonl');
+    const file = join(tmp.path, 'mixed.jsonl');
     const big = JSON.stringify({ big: 'x'.repeat(5000) });
     await writeFile(file, `{"ok":1}\n{oops\n${big}\n{"ok":4}\n{"half":`);
     const ctx = createStageContext();
@@ -118,7 +114,7 @@ describe('jsonl source', () => {
   });
 
   it('refuses a line over maxLineBytes without buffering it, whatever the chunking', async () => {
-    const file = join(dir, 'long.jsonl');
+    const file = join(tmp.path, 'long.jsonl');
     await writeFile(file, `{"a":1}\n${JSON.stringify({ s: 'y'.repeat(100_000) })}\n`);
     for (const chunkBytes of [3, 4096, 1 << 20]) {
       const seen: unknown[] = [];

@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   compose,
   createJsonlSink,
@@ -11,12 +10,9 @@ import {
   type Sink,
   type Source,
 } from '../../../src/core/index.js';
+import { useTempDir } from '../../support/temp-dir.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'roller-pipe-'));
-});
-afterAll(async () => rm(dir, { recursive: true, force: true }));
+const tmp = useTempDir('pipe');
 
 const numbers = (n: number): Source<number> =>
   async function* (ctx) {
@@ -32,14 +28,14 @@ describe('runPipeline', () => {
       name: 'demo',
       source: numbers(100),
       transforms: [mapStage('keep-even', (n: number) => (n % 2 === 0 ? { n } : undefined)), encodeJsonlLines],
-      sinks: [createJsonlSink({ path: join(dir, 'a.jsonl') }), createJsonlSink({ path: join(dir, 'b.jsonl') })],
+      sinks: [createJsonlSink({ path: join(tmp.path, 'a.jsonl') }), createJsonlSink({ path: join(tmp.path, 'b.jsonl') })],
     });
-    const a = await readFile(join(dir, 'a.jsonl'), 'utf8');
-    expect(a).toBe(await readFile(join(dir, 'b.jsonl'), 'utf8'));
+    const a = await readFile(join(tmp.path, 'a.jsonl'), 'utf8');
+    expect(a).toBe(await readFile(join(tmp.path, 'b.jsonl'), 'utf8'));
     expect(a.trim().split('\n')).toHaveLength(50);
     expect(report.sinks).toHaveLength(2);
     expect(report.counters['keep-even']).toEqual({ received: 100, emitted: 50, rejected: 0, dropped: 50 });
-    expect(report.sinks[0]!.files![join(dir, 'a.jsonl')]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(report.sinks[0]!.files![join(tmp.path, 'a.jsonl')]!.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('the first fatal error tears everything down: a stuck source does not hang the run', async () => {
@@ -83,7 +79,7 @@ describe('runPipeline', () => {
       return n;
     });
     await expect(
-      runPipeline({ source: numbers(10), transforms: [compose(explode, encodeJsonlLines)], sinks: createJsonlSink({ path: join(dir, 'c.jsonl') }) }),
+      runPipeline({ source: numbers(10), transforms: [compose(explode, encodeJsonlLines)], sinks: createJsonlSink({ path: join(tmp.path, 'c.jsonl') }) }),
     ).rejects.toThrow('bad record 5');
   });
 
@@ -97,7 +93,7 @@ describe('runPipeline', () => {
       }
     };
     await expect(
-      runPipeline({ source: endless, transforms: [encodeJsonlLines], sinks: createJsonlSink({ path: join(dir, 'd.jsonl') }) }, { signal: controller.signal }),
+      runPipeline({ source: endless, transforms: [encodeJsonlLines], sinks: createJsonlSink({ path: join(tmp.path, 'd.jsonl') }) }, { signal: controller.signal }),
     ).rejects.toThrow('interrupted by user');
   });
 });

@@ -1,0 +1,70 @@
+/** Chat Completions (SSE.md §2) and Responses (SSE.md §3) streams from whole response objects. */
+import { pieces, sseFrame } from './encode-anthropic.js';
+
+type Json = Record<string, any>;
+
+/** Chat: role chunk, content pieces, tool calls split across chunks (id and name first), finish, usage, [DONE]. */
+export function* chatChunks(completion: Json): Generator<string> {
+  const base = { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model: completion.model };
+  const chunk = (choices: Json[], extra: Json = {}) => sseFrame(undefined, { ...base, choices, ...extra });
+  for (const c of completion.choices as Json[]) {
+    const m: Json = c.message ?? {};
+    yield chunk([{ index: c.index, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+    if (typeof m.reasoning_content === 'string') {
+      for (const r of pieces(m.reasoning_content, 24)) yield chunk([{ index: c.index, delta: { reasoning_content: r }, finish_reason: null }]);
+    }
+    if (typeof m.content === 'string' && m.content !== '') {
+      for (const text of pieces(m.content, 24)) yield chunk([{ index: c.index, delta: { content: text }, finish_reason: null }]);
+    }
+    for (const [k, tc] of ((m.tool_calls ?? []) as Json[]).entries()) {
+      yield chunk([{ index: c.index, delta: { tool_calls: [{ index: k, id: tc.id, type: 'function', function: { name: tc.function.name, arguments: '' } }] }, finish_reason: null }]);
+      for (const a of pieces(tc.function.arguments, 16)) {
+        yield chunk([{ index: c.index, delta: { tool_calls: [{ index: k, function: { arguments: a } }] }, finish_reason: null }]);
+      }
+    }
+    yield chunk([{ index: c.index, delta: {}, finish_reason: c.finish_reason }]);
+  }
+  if (completion.usage) yield chunk([], { usage: completion.usage });
+  yield sseFrame(undefined, '[DONE]');
+}
+
+/** Responses: created, in_progress, each output item (added, deltas, done), completed. No [DONE]. */
+export function* responsesEvents(response: Json): Generator<string> {
+  let seq = 0;
+  const ev = (type: string, data: Json) => sseFrame(type, { type, sequence_number: seq++, ...data });
+  const shell = { ...response, status: 'in_progress', output: [], usage: null };
+  yield ev('response.created', { response: shell });
+  yield ev('response.in_progress', { response: shell });
+  for (const [output_index, item] of (response.output as Json[]).entries()) {
+    const item_id = item.id;
+    if (item.type === 'reasoning') {
+      yield ev('response.output_item.added', { output_index, item: { ...item, summary: [] } });
+      for (const [summary_index, part] of ((item.summary ?? []) as Json[]).entries()) {
+        yield ev('response.reasoning_summary_part.added', { item_id, output_index, summary_index, part: { type: 'summary_text', text: '' } });
+        for (const delta of pieces(part.text, 24)) yield ev('response.reasoning_summary_text.delta', { item_id, output_index, summary_index, delta });
+        yield ev('response.reasoning_summary_text.done', { item_id, output_index, summary_index, text: part.text });
+        yield ev('response.reasoning_summary_part.done', { item_id, output_index, summary_index, part });
+      }
+    } else if (item.type === 'message') {
+      yield ev('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
+      for (const [content_index, part] of ((item.content ?? []) as Json[]).entries()) {
+        yield ev('response.content_part.added', { item_id, output_index, content_index, part: { ...part, text: '' } });
+        for (const delta of pieces(part.text, 24)) yield ev('response.output_text.delta', { item_id, output_index, content_index, delta });
+        yield ev('response.output_text.done', { item_id, output_index, content_index, text: part.text });
+        yield ev('response.content_part.done', { item_id, output_index, content_index, part });
+      }
+    } else if (item.type === 'function_call') {
+      yield ev('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
+      for (const delta of pieces(item.arguments, 16)) yield ev('response.function_call_arguments.delta', { item_id, output_index, delta });
+      yield ev('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments });
+    } else if (item.type === 'custom_tool_call') {
+      yield ev('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', input: '' } });
+      for (const delta of pieces(item.input, 16)) yield ev('response.custom_tool_call_input.delta', { item_id, output_index, delta });
+      yield ev('response.custom_tool_call_input.done', { item_id, output_index, input: item.input });
+    } else {
+      yield ev('response.output_item.added', { output_index, item });
+    }
+    yield ev('response.output_item.done', { output_index, item });
+  }
+  yield ev('response.completed', { response: { ...response, status: response.status ?? 'completed' } });
+}

@@ -1,0 +1,179 @@
+import type { ToolRef } from '../../schemas/call.js';
+import type { SseAnomaly, SseEvent } from './sse-parser.js';
+import { AnomalyLog, isObject, num, parseData, str, type DecodedResponse, type Json, type ResponseDecoder } from './types.js';
+
+interface ToolCallState {
+  id: string | null;
+  type: string;
+  name: string;
+  arguments: string;
+}
+
+interface ChoiceState {
+  index: number;
+  role: string;
+  content: string | null;
+  refusal: string | null;
+  reasoning_content: string | null;
+  reasoning: string | null;
+  toolCalls: Map<number, ToolCallState>;
+  finishReason: string | null;
+}
+
+const append = (a: string | null, b: unknown): string | null => (typeof b === 'string' ? (a ?? '') + b : a);
+
+/**
+ * Reassembles an OpenAI Chat Completions stream (SSE.md §2): choices and tool calls by index (id, name,
+ * argument pieces), reasoning_content / reasoning kept apart from content, the last non-null usage,
+ * [DONE]. A response that ends with finish_reason tool_calls but lacks a tool call id or name is
+ * incomplete (it cannot be exported).
+ */
+export class ChatDecoder implements ResponseDecoder {
+  readonly protocol = 'openai-chat-completions' as const;
+  private id: string | null = null;
+  private model: string | null = null;
+  private created: number | null = null;
+  private systemFingerprint: string | null = null;
+  private readonly choices = new Map<number, ChoiceState>();
+  private usage: Json | null = null;
+  private sawDone = false;
+  private error: DecodedResponse['error'] = null;
+  private readonly anomalies = new AnomalyLog();
+  private events = 0;
+  private whole: Json | null = null;
+
+  sseAnomaly(a: SseAnomaly): void {
+    this.anomalies.add(`sse: ${a.detail}`);
+  }
+
+  event(e: SseEvent): void {
+    this.events++;
+    if (e.data.trim() === '[DONE]') {
+      if (this.sawDone) this.anomalies.add(`event ${e.index}: second [DONE]`);
+      this.sawDone = true;
+      return;
+    }
+    const chunk = parseData(e, this.anomalies);
+    if (!chunk) return;
+    if (this.sawDone) this.anomalies.add(`event ${e.index}: data after [DONE]`);
+    if (isObject(chunk.error)) {
+      this.error = { type: str(chunk.error.type) ?? str(chunk.error.code), message: str(chunk.error.message) };
+      return;
+    }
+    this.id ??= str(chunk.id);
+    this.model ??= str(chunk.model);
+    this.created ??= typeof chunk.created === 'number' ? chunk.created : null;
+    this.systemFingerprint ??= str(chunk.system_fingerprint);
+    if (isObject(chunk.usage)) this.usage = chunk.usage; // cumulative snapshots: the last one wins
+    if (!Array.isArray(chunk.choices)) return;
+    for (const c of chunk.choices as unknown[]) {
+      if (!isObject(c)) continue;
+      const index = num(c.index);
+      let choice = this.choices.get(index);
+      if (!choice) {
+        choice = { index, role: 'assistant', content: null, refusal: null, reasoning_content: null, reasoning: null, toolCalls: new Map(), finishReason: null };
+        this.choices.set(index, choice);
+      }
+      const delta = isObject(c.delta) ? c.delta : {};
+      if (typeof delta.role === 'string') choice.role = delta.role;
+      choice.content = append(choice.content, delta.content);
+      choice.refusal = append(choice.refusal, delta.refusal);
+      choice.reasoning_content = append(choice.reasoning_content, delta.reasoning_content);
+      choice.reasoning = append(choice.reasoning, delta.reasoning);
+      if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls as unknown[]) if (isObject(tc)) this.toolCallDelta(e, choice, tc);
+      if (typeof c.finish_reason === 'string') choice.finishReason = c.finish_reason;
+    }
+  }
+
+  private toolCallDelta(e: SseEvent, choice: ChoiceState, tc: Json): void {
+    const k = typeof tc.index === 'number' ? tc.index : 0; // some servers omit index: treat as 0
+    let state = choice.toolCalls.get(k);
+    if (!state) {
+      state = { id: null, type: 'function', name: '', arguments: '' };
+      choice.toolCalls.set(k, state);
+    }
+    if (typeof tc.id === 'string' && tc.id !== '') {
+      if (state.id !== null && state.id !== tc.id) this.anomalies.add(`event ${e.index}: tool call ${k} changed id ${state.id} -> ${tc.id} (first kept)`);
+      state.id ??= tc.id;
+    }
+    if (typeof tc.type === 'string') state.type = tc.type;
+    const fn = isObject(tc.function) ? tc.function : {};
+    // Some servers repeat the name on every delta: set it once, never concatenate copies.
+    if (typeof fn.name === 'string' && fn.name !== '' && state.name !== fn.name) {
+      if (state.name !== '') this.anomalies.add(`event ${e.index}: tool call ${k} changed name ${state.name} -> ${fn.name} (first kept)`);
+      else state.name = fn.name;
+    }
+    if (typeof fn.arguments === 'string') state.arguments += fn.arguments;
+  }
+
+  json(body: unknown): void {
+    this.events++;
+    if (isObject(body) && isObject(body.error)) this.error = { type: str(body.error.type) ?? str(body.error.code), message: str(body.error.message) };
+    else if (isObject(body) && Array.isArray(body.choices)) this.whole = body;
+    else this.anomalies.add('response body is JSON but not a chat completion');
+  }
+
+  finish(): DecodedResponse {
+    const reasons: string[] = [];
+    let output: Json | null = null;
+    if (this.whole) {
+      output = this.whole;
+      this.usage = isObject(this.whole.usage) ? this.whole.usage : null;
+    } else if (this.events > 0 && (this.id !== null || this.choices.size > 0)) {
+      const choices = [...this.choices.values()].sort((a, b) => a.index - b.index).map((c) => this.buildChoice(c));
+      output = { id: this.id, object: 'chat.completion', created: this.created, model: this.model, choices, usage: this.usage };
+      if (this.systemFingerprint !== null) output.system_fingerprint = this.systemFingerprint;
+      if (!this.sawDone) reasons.push('the stream ended before [DONE]');
+    } else if (!this.error) reasons.push(this.events === 0 ? 'no events' : 'no chunk with an id or choices');
+    if (this.error) reasons.push(`error: ${this.error.type ?? 'error'}: ${this.error.message ?? ''}`.trim());
+
+    const choices: Json[] = output && Array.isArray(output.choices) ? output.choices : [];
+    const toolRefs: ToolRef[] = [];
+    for (const c of choices) {
+      const calls: Json[] = isObject(c.message) && Array.isArray(c.message.tool_calls) ? c.message.tool_calls : [];
+      if (c.finish_reason === 'tool_calls' && (calls.length === 0 || calls.some((t) => !t.id || !t.function?.name))) {
+        reasons.push(`choice ${c.index}: finish_reason tool_calls without a tool call id and name`);
+      }
+      for (const t of calls) if (typeof t.id === 'string' && t.id) toolRefs.push({ id: t.id, name: str(t.function?.name) ?? '' });
+    }
+    const u = this.usage;
+    const cached = u ? num(u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens) : 0;
+    return {
+      protocol: this.protocol,
+      output,
+      complete: reasons.length === 0,
+      incompleteReasons: reasons,
+      error: this.error,
+      responseId: output ? str(output.id) : null,
+      responseModel: output ? str(output.model) : null,
+      stopReason: str(choices[0]?.finish_reason),
+      usageReported: u,
+      usage: u
+        ? {
+            input: Math.max(0, num(u.prompt_tokens) - cached),
+            cached_input: cached,
+            cache_creation: 0,
+            output: num(u.completion_tokens),
+            reasoning: num(u.completion_tokens_details?.reasoning_tokens),
+          }
+        : null,
+      toolRefs,
+      anomalies: this.anomalies.list(),
+      unknownEvents: 0,
+      events: this.events,
+    };
+  }
+
+  private buildChoice(c: ChoiceState): Json {
+    const message: Json = { role: c.role, content: c.content };
+    if (c.refusal !== null) message.refusal = c.refusal;
+    if (c.reasoning_content !== null) message.reasoning_content = c.reasoning_content;
+    if (c.reasoning !== null) message.reasoning = c.reasoning;
+    if (c.toolCalls.size > 0) {
+      message.tool_calls = [...c.toolCalls.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([, t]) => ({ id: t.id, type: t.type, function: { name: t.name, arguments: t.arguments } }));
+    }
+    return { index: c.index, message, finish_reason: c.finishReason };
+  }
+}

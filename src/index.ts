@@ -1,2 +1,5 @@
 export * from './core/index.js';
 export * from './schemas/index.js';
+export * from './transforms/protocols/index.js';
+export * from './sources/proxy/index.js';
+export * from './sources/scripted-model/index.js';

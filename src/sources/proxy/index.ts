@@ -1,0 +1,5 @@
+export * from './call-record.js';
+export * from './headers.js';
+export * from './raw-log.js';
+export * from './recording-proxy.js';
+export * from './response-tap.js';

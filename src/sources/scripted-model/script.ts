@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { formatJsonPath } from '../../core/json-locate.js';
+
+/** A tool the script wants to call: the first alternative the request offers is used. */
+const ToolChoice = z.strictObject({
+  name: z.string().min(1).describe('tool name as offered; "namespace/name" for a Responses namespace tool'),
+  input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}} and {{last_tool_result}} are filled in'),
+  input_if_property: z.record(z.string(), z.unknown()).optional().describe('added to input only when the tool schema has that property'),
+});
+
+const Turn = z.strictObject({
+  thinking: z.string().optional(),
+  text: z.string().optional(),
+  tool_calls: z.array(z.array(ToolChoice).min(1)).optional().describe('each entry: alternatives, the first offered one is called'),
+});
+export type ScriptTurn = z.infer<typeof Turn>;
+
+const Scenario = z.strictObject({
+  name: z.string().min(1),
+  match: z.string().min(1).describe('a tag looked for in user messages; the latest user message holding any tag picks the scenario'),
+  turns: z.array(Turn).min(1).describe('turn k answers the k-th model call after that user message'),
+});
+
+export const Script = z
+  .strictObject({
+    max_requests: z.number().int().positive().default(200).describe('requests answered before the server refuses with 429 (runaway guard)'),
+    scenarios: z.array(Scenario),
+    fallback: Turn.describe('the reply to anything no scenario matches (titles, probes, ...)'),
+  })
+  .describe('a scripted model: replies decided from the conversation itself');
+export type Script = z.infer<typeof Script>;
+
+const delegate = (prompt: string) => [
+  { name: 'Agent', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' }, input_if_property: { run_in_background: false } },
+  { name: 'Task', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' } },
+  { name: 'task', input: { description: 'Read notes file', prompt, subagent_type: 'general' } },
+  { name: 'multi_agent_v1/spawn_agent', input: { message: prompt } },
+  { name: 'spawn_agent', input: { message: prompt } },
+];
+
+const readNotes = [
+  { name: 'Read', input: { file_path: '{{cwd}}/notes.txt' } },
+  { name: 'read', input: { filePath: '{{cwd}}/notes.txt' } },
+  { name: 'Bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } },
+  { name: 'bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } },
+  { name: 'exec_command', input: { cmd: 'head -n 1 notes.txt' } },
+  { name: 'shell', input: { command: ['bash', '-lc', 'head -n 1 notes.txt'] } },
+];
+
+/** The embedded default script: a plain answer, and a single delegation to a sub-agent that reads a file. */
+export const DEFAULT_SCRIPT: Script = Script.parse({
+  max_requests: 200,
+  scenarios: [
+    { name: 'hello', match: '[HELLO]', turns: [{ thinking: 'A greeting is all that is asked.', text: 'Hello from the scripted model.' }] },
+    {
+      name: 'write-file',
+      match: '[WRITE]',
+      turns: [
+        {
+          thinking: 'I will write the file.',
+          text: 'Writing hello.txt.',
+          tool_calls: [
+            [
+              { name: 'Write', input: { file_path: '{{cwd}}/hello.txt', content: 'hi\n' } },
+              { name: 'write', input: { filePath: '{{cwd}}/hello.txt', content: 'hi\n' } },
+              { name: 'Bash', input: { command: "printf 'hi\\n' > hello.txt", description: 'Write hello.txt' } },
+              { name: 'bash', input: { command: "printf 'hi\\n' > hello.txt", description: 'Write hello.txt' } },
+              { name: 'exec_command', input: { cmd: "printf 'hi\\n' > hello.txt" } },
+            ],
+          ],
+        },
+        { text: 'Done: hello.txt written.' },
+      ],
+    },
+    {
+      name: 'delegate-single',
+      match: '[MAIN:single]',
+      turns: [
+        { thinking: 'The user wants me to delegate. I will spawn a sub-agent.', text: 'I will delegate this to a sub-agent.', tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.')] },
+        { thinking: 'The sub-agent reported back. I will summarise.', text: 'Done. Sub-agent report: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'sub-agent-a',
+      match: '[SUB:A]',
+      turns: [{ thinking: 'Sub-agent A: I need to use a tool first.', tool_calls: [readNotes] }, { text: 'Sub-agent A result: {{last_tool_result}}' }],
+    },
+  ],
+  fallback: { text: 'Scripted reply.' },
+});
+
+export async function loadScript(path: string): Promise<Script> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8'));
+  } catch (cause) {
+    throw new RollerError(ErrorCode.SCRIPT_INVALID, `${path}: cannot read the script (${(cause as Error).message})`, { cause });
+  }
+  const result = Script.safeParse(raw);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${formatJsonPath(i.path as (string | number)[])}: ${i.message}`).join('; ');
+    throw new RollerError(ErrorCode.SCRIPT_INVALID, `${path}: not a valid script: ${issues}`);
+  }
+  return result.data;
+}

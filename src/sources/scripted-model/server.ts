@@ -1,0 +1,108 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { protocolOfPath } from '../../transforms/protocols/index.js';
+import { decodeBody } from '../../transforms/protocols/decode-body.js';
+import { conversationOf } from './conversation.js';
+import { anthropicEvents } from './encode-anthropic.js';
+import { chatChunks, responsesEvents } from './encode-openai.js';
+import { buildResponse, decide, randomId, type Reply } from './respond.js';
+import { DEFAULT_SCRIPT, type Script } from './script.js';
+
+type Json = Record<string, any>;
+
+export interface ScriptedModelOptions {
+  script?: Script;
+  host?: string;
+  port?: number;
+  /** Called for every answered model request (for logs and tests). */
+  onReply?: (info: { protocol: string; path: string; reply: Reply; response: Json }) => void;
+}
+
+export interface ScriptedModelServer {
+  readonly url: string;
+  readonly port: number;
+  /** Model requests answered so far. */
+  readonly answered: number;
+  close(): Promise<void>;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+async function writeEvents(res: ServerResponse, events: Iterable<string>): Promise<void> {
+  for (const e of events) if (!res.write(e)) await once(res, 'drain');
+  res.end();
+}
+
+/**
+ * A model server speaking the real streaming grammar of Anthropic Messages, Chat Completions and
+ * Responses (SSE.md), with replies decided by a script from the conversation itself. The embedded
+ * default model of `roller collect`, and the upstream of every proxy test.
+ */
+export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModelServer> {
+  const script = options.script ?? DEFAULT_SCRIPT;
+  let answered = 0;
+  const sockets = new Set<Socket>();
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      const requestId = `req_011C${randomId(20)}`;
+      const headers = { 'request-id': requestId, 'x-request-id': requestId };
+      if (req.method === 'GET' && /\/models$/.test(path)) {
+        return sendJson(res, 200, { object: 'list', data: [{ id: 'scripted', object: 'model', type: 'model', display_name: 'Scripted' }] }, headers);
+      }
+      if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) {
+        return sendJson(res, 200, { input_tokens: Math.ceil(Buffer.concat(parts).length / 4) }, headers);
+      }
+      const protocol = protocolOfPath(path);
+      if (req.method !== 'POST' || protocol === 'other') {
+        return sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `scripted model: no route ${req.method} ${path}` } }, headers);
+      }
+      let body: Json;
+      try {
+        body = JSON.parse(decodeBody(Buffer.concat(parts), req.headers['content-encoding']).toString('utf8')) as Json;
+      } catch (err) {
+        return sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `scripted model: body is not JSON (${(err as Error).message})` } }, headers);
+      }
+      if (answered >= script.max_requests) {
+        return sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: `scripted model: request cap of ${script.max_requests} reached` } }, headers);
+      }
+      answered++;
+      const conversation = conversationOf(protocol, body);
+      const reply = decide(script, conversation);
+      const response = buildResponse(protocol, body, conversation, reply);
+      options.onReply?.({ protocol, path, reply, response });
+      if (!body.stream) return sendJson(res, 200, response, headers);
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+      const events = protocol === 'anthropic-messages' ? anthropicEvents(response) : protocol === 'openai-chat-completions' ? chatChunks(response) : responsesEvents(response);
+      void writeEvents(res, events).catch(() => res.destroy());
+    });
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
+  const { port, address } = server.address() as AddressInfo;
+  return {
+    url: `http://${address}:${port}`,
+    port,
+    get answered() {
+      return answered;
+    },
+    async close() {
+      server.close();
+      for (const s of sockets) s.destroy();
+      await once(server, 'close').catch(() => {});
+    },
+  };
+}

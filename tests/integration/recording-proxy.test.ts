@@ -1,0 +1,256 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { init as zstdInit, compress as zstdCompress } from '@bokuweb/zstd-wasm';
+import { request } from 'undici';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createStageContext } from '../../src/core/index.js';
+import { Call as CallSchema, checkValue, type Call } from '../../src/schemas/index.js';
+import { readRawResponse, startRecordingProxy, type RecordingProxy } from '../../src/sources/proxy/index.js';
+import { startScriptedModel, type ScriptedModelServer } from '../../src/sources/scripted-model/index.js';
+import { decodeSseChunks } from '../../src/transforms/protocols/index.js';
+import { collect, startUpstream } from '../support/http.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const tmp = useTempDir('proxy');
+const DUMMY_KEYS = ['sk-ant-test-DUMMY-0123456789abcdef', 'Bearer sk-test-DUMMY-fedcba9876543210', 'session=DUMMY-cookie-value-42'];
+let n = 0;
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function harness(upstreamUrl: string, extra: Partial<Parameters<typeof startRecordingProxy>[0]> = {}) {
+  const outDir = join(tmp.path, `capture-${n++}`);
+  const proxy = await startRecordingProxy({ upstream: upstreamUrl, outDir, ...extra });
+  const calls = collect(proxy.calls(createStageContext()));
+  let closed = false;
+  const finish = async (): Promise<Call[]> => {
+    if (!closed) {
+      closed = true;
+      await proxy.close();
+    }
+    return calls;
+  };
+  cleanups.push(async () => void (await finish()));
+  return { proxy, outDir, finish };
+}
+
+async function withModel(): Promise<ScriptedModelServer> {
+  const model = await startScriptedModel();
+  cleanups.push(() => model.close());
+  return model;
+}
+
+const secretHeaders = { authorization: DUMMY_KEYS[1]!, 'x-api-key': DUMMY_KEYS[0]!, cookie: DUMMY_KEYS[2]! };
+
+async function post(proxy: RecordingProxy, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await request(`${proxy.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...secretHeaders, ...headers },
+    body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
+  });
+  const bytes = Buffer.from(await res.body.arrayBuffer());
+  return { status: res.statusCode, headers: res.headers, bytes };
+}
+
+async function allFilesText(dir: string): Promise<string> {
+  let text = '';
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) text += await readFile(join(entry.parentPath, entry.name), 'latin1');
+  }
+  return text;
+}
+
+const prompts = {
+  'anthropic-messages': ['/v1/messages?beta=true', { model: 'claude-x', stream: true, max_tokens: 100, thinking: { type: 'adaptive' }, tools: [{ name: 'Agent', input_schema: { type: 'object', properties: { prompt: {}, run_in_background: {} } } }], messages: [{ role: 'user', content: [{ type: 'text', text: '<system-reminder>x</system-reminder>' }, { type: 'text', text: '[MAIN:single] delegate please' }] }] }],
+  'openai-chat-completions': ['/v1/chat/completions', { model: 'gpt-x', stream: true, stream_options: { include_usage: true }, tools: [{ type: 'function', function: { name: 'task', parameters: { type: 'object' } } }], messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: '[MAIN:single] go' }] }],
+  'openai-responses': ['/v1/responses', { model: 'gpt-r', stream: true, reasoning: { effort: 'low' }, tools: [{ type: 'namespace', name: 'multi_agent_v1', tools: [{ type: 'function', name: 'spawn_agent', parameters: { type: 'object' } }] }], input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: '[MAIN:single] go' }] }] }],
+} as const;
+
+describe('recording proxy against the scripted model', () => {
+  it.each(Object.entries(prompts))('%s: the client gets the stream, the call records it exactly', async (protocol, [path, body]) => {
+    const model = await withModel();
+    const { proxy, outDir, finish } = await harness(model.url);
+    const res = await post(proxy, path, body, { 'x-roller-run-id': 'run-77' });
+    expect(res.status).toBe(200);
+    expect(res.headers['request-id']).toMatch(/^req_/); // response headers pass back
+    const [call] = await finish();
+    expect(checkValue(CallSchema, call)).toEqual([]);
+    expect(call).toMatchObject({ protocol, path, upstream_path: path, http_status: 200, execution_status: 'completed', response_capture_status: 'complete', capture_status: 'complete' });
+    expect(call!.context).toEqual(body);
+    expect(call!.native_identity).toEqual({ run_id: 'run-77' });
+    expect(call!.dropped_request_headers).toEqual(['x-roller-run-id']);
+    // What the client received, decoded independently, is the call's output; the raw frames are those bytes.
+    const clientView = decodeSseChunks(protocol as Call['protocol'], [res.bytes]);
+    expect(call!.output).toEqual(clientView.output);
+    expect(call!.response_id).toBe(clientView.responseId);
+    expect(call!.tool_refs.length).toBe(1);
+    expect(Buffer.concat(await collect(readRawResponse(join(outDir, call!.response_path!), call!.call_id))).equals(res.bytes)).toBe(true);
+    // Credentials reached no file.
+    const written = await allFilesText(outDir);
+    for (const key of DUMMY_KEYS) expect(written).not.toContain(key.split(' ').pop());
+  });
+
+  it('records non-streaming JSON responses too', async () => {
+    const model = await withModel();
+    const { proxy, finish } = await harness(model.url);
+    const res = await post(proxy, '/v1/messages', { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: '[HELLO]' }] });
+    const [call] = await finish();
+    expect(JSON.parse(res.bytes.toString())).toEqual(call!.output);
+    expect(call!.execution_status).toBe('completed');
+    expect((call!.output as { content: { text: string }[] }).content[0]!.text).toBe('Hello from the scripted model.');
+  });
+
+  it('decodes gzip and zstd request bodies for the record and forwards the original bytes', async () => {
+    await zstdInit();
+    const seen: { encoding: string | undefined; length: number }[] = [];
+    const body = { model: 'm', stream: false, input: '[HELLO] compressed' };
+    const upstream = await startUpstream((req, res, raw) => {
+      seen.push({ encoding: req.headers['content-encoding'], length: raw.length });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'resp_1', object: 'response', model: 'm', status: 'completed', output: [] }));
+    });
+    cleanups.push(upstream.close);
+    const { proxy, finish } = await harness(upstream.url);
+    const gz = gzipSync(Buffer.from(JSON.stringify(body)));
+    const zs = Buffer.from(zstdCompress(Buffer.from(JSON.stringify(body)), 3));
+    await post(proxy, '/v1/responses', gz, { 'content-encoding': 'gzip' });
+    await post(proxy, '/v1/responses', zs, { 'content-encoding': 'zstd' });
+    const calls = await finish();
+    expect(calls.map((c) => c.context)).toEqual([body, body]);
+    expect(seen).toEqual([
+      { encoding: 'gzip', length: gz.length },
+      { encoding: 'zstd', length: zs.length },
+    ]);
+  });
+
+  it('forwards everything but hop-by-hop and roller headers; records identity, never credentials', async () => {
+    let upstreamHeaders: Record<string, unknown> = {};
+    const upstream = await startUpstream((req, res) => {
+      upstreamHeaders = req.headers;
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_upstream_1' });
+      res.end('{"type":"message","id":"msg_1","model":"m","content":[],"usage":{"input_tokens":1,"output_tokens":1}}');
+    });
+    cleanups.push(upstream.close);
+    const { proxy, outDir, finish } = await harness(`${upstream.url}/prefix`, { correlationHeaders: { 'x-opencode-corr': 'run_id' } });
+    const res = await post(proxy, '/v1/messages?beta=true', { model: 'm', messages: [] }, {
+      'x-claude-code-session-id': 'sess-9',
+      'x-claude-code-agent-id': 'agent-3',
+      'x-roller-thread-id': 'thr-1',
+      'x-opencode-corr': 'corr-5',
+      'anthropic-version': '2023-06-01',
+    });
+    expect(res.headers['request-id']).toBe('req_upstream_1');
+    expect(upstreamHeaders).toMatchObject({ authorization: DUMMY_KEYS[1], 'x-api-key': DUMMY_KEYS[0], 'x-claude-code-session-id': 'sess-9', 'anthropic-version': '2023-06-01' });
+    expect(Object.keys(upstreamHeaders).filter((h) => h.startsWith('x-roller-') || h === 'x-opencode-corr')).toEqual([]);
+    const [call] = await finish();
+    expect(call!.upstream_path).toBe('/prefix/v1/messages?beta=true');
+    expect(call!.native_identity).toEqual({ session_id: 'sess-9', agent_id: 'agent-3', thread_id: 'thr-1', run_id: 'corr-5' });
+    expect(call!.dropped_request_headers).toEqual(['x-opencode-corr', 'x-roller-thread-id']);
+    const written = await allFilesText(outDir);
+    for (const key of DUMMY_KEYS) expect(written).not.toContain(key.split(' ').pop());
+  });
+});
+
+describe('faults end as recorded statuses', () => {
+  it('an unreachable upstream gives the client a clear 502 and records a failed call', async () => {
+    const { proxy, finish } = await harness('http://127.0.0.1:9');
+    const res = await post(proxy, '/v1/messages', { model: 'm', messages: [] });
+    expect(res.status).toBe(502);
+    expect(JSON.parse(res.bytes.toString()).error.message).toContain('could not be reached');
+    const [call] = await finish();
+    expect(call).toMatchObject({ execution_status: 'failed', response_capture_status: 'missing', http_status: null });
+    expect(call!.errors[0]!.code).toBe('ROLLER_UPSTREAM_FAILED');
+  });
+
+  it.each([500, 529])('an upstream %i is passed through and recorded as failed with its error', async (status) => {
+    const upstream = await startUpstream((_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }));
+    });
+    cleanups.push(upstream.close);
+    const { proxy, finish } = await harness(upstream.url);
+    const res = await post(proxy, '/v1/messages', { model: 'm', messages: [] });
+    expect(res.status).toBe(status);
+    const [call] = await finish();
+    expect(call).toMatchObject({ http_status: status, execution_status: 'failed', response_capture_status: 'complete' });
+    expect(call!.status_reasons.execution_status).toContain('overloaded_error');
+  });
+
+  it('an upstream reset mid-stream cuts the client too and records a partial, failed call with what arrived', async () => {
+    const upstream = await startUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: message_start\ndata: {"type":"message_start","message":{"id":"msg_cut","type":"message","role":"assistant","model":"m","content":[],"usage":{"input_tokens":5}}}\n\n');
+      res.write('event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    cleanups.push(upstream.close);
+    const { proxy, finish } = await harness(upstream.url);
+    await expect(post(proxy, '/v1/messages', { model: 'm', stream: true, messages: [] })).rejects.toThrow();
+    const [call] = await finish();
+    expect(call).toMatchObject({ response_id: 'msg_cut', execution_status: 'failed', response_capture_status: 'partial', capture_status: 'partial' });
+  });
+
+  it('malformed SSE is kept and flagged as anomalies, not a crash', async () => {
+    const upstream = await startUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: {broken\n\ndata: [DONE]\n\n');
+    });
+    cleanups.push(upstream.close);
+    const { proxy, finish } = await harness(upstream.url);
+    const res = await post(proxy, '/v1/chat/completions', { model: 'm', stream: true, messages: [] });
+    expect(res.status).toBe(200);
+    const [call] = await finish();
+    expect(call!.response_capture_status).toBe('complete');
+    expect(call!.capture_status).toBe('partial');
+    expect(call!.errors.some((e) => e.code === 'ROLLER_STREAM_ANOMALY' && e.message.includes('not valid JSON'))).toBe(true);
+  });
+
+  it('a client that aborts mid-stream is recorded as interrupted, and the proxy lives on', async () => {
+    const upstream = await startUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: ping\ndata: {"type":"ping"}\n\n');
+      const timer = setInterval(() => res.write('event: ping\ndata: {"type":"ping"}\n\n'), 10);
+      res.on('close', () => clearInterval(timer));
+    });
+    cleanups.push(upstream.close);
+    const { proxy, finish } = await harness(upstream.url);
+    const controller = new AbortController();
+    const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', body: '{"stream":true}', signal: controller.signal });
+    for await (const _ of res.body) {
+      controller.abort();
+      break;
+    }
+    const [call] = await finish();
+    expect(call).toMatchObject({ execution_status: 'interrupted', response_capture_status: 'partial' });
+  });
+
+  it('a client that stops reading makes the proxy stop reading upstream (memory stays bounded)', async () => {
+    let written = 0;
+    let upstreamRes: import('node:http').ServerResponse | undefined;
+    const chunk = Buffer.from(`event: ping\ndata: {"type":"ping","pad":"${'x'.repeat(64 * 1024)}"}\n\n`);
+    const upstream = await startUpstream((_req, res) => {
+      upstreamRes = res;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const pump = () => {
+        while (written < 512 << 20) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    cleanups.push(upstream.close);
+    const { proxy, finish } = await harness(upstream.url);
+    const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', body: '{"stream":true}' });
+    // Read nothing for a while: the upstream must stall far below the 512 MiB it wants to send.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(written).toBeLessThan(32 << 20);
+    res.body.destroy();
+    upstreamRes?.destroy();
+    const [call] = await finish();
+    expect(call!.execution_status).toBe('interrupted');
+  });
+});

@@ -2,6 +2,10 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { isRollerError } from '../core/errors.js';
 import { writeJsonSchemas } from '../pipelines/write-schemas.js';
+import { startProxyPipeline } from '../pipelines/proxy.js';
+import { loadScript } from '../sources/scripted-model/script.js';
+import { startScriptedModel } from '../sources/scripted-model/server.js';
+import { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { validateFile } from '../pipelines/validate-files.js';
 import { isRecordTypeName, recordTypes, type RecordTypeName } from '../schemas/registry.js';
 import { PipeClosed, printLine } from './output.js';
@@ -54,7 +58,57 @@ export function buildProgram(): Command {
       process.stderr.write(`${files.length} files, ${records} records, ${issues} errors\n`);
     });
 
+  program
+    .command('proxy')
+    .description('run a recording reverse proxy in front of a model API; writes DIR/calls.jsonl and DIR/raw/ until Ctrl-C or SIGTERM')
+    .requiredOption('--upstream <url>', 'base URL of the model API (a path prefix is kept)')
+    .requiredOption('--out <dir>', 'capture directory')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', portOption, 0)
+    .option('--host <addr>', 'address to bind', '127.0.0.1')
+    .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'off')
+    .action(async (opts: { upstream: string; out: string; port: number; host: string; wireTrace: WireTraceMode }) => {
+      const { proxy, done } = await startProxyPipeline({ upstream: opts.upstream, outDir: opts.out, port: opts.port, host: opts.host, wireTrace: opts.wireTrace });
+      await printLine(proxy.url);
+      process.stderr.write(`roller proxy: ${proxy.url} -> ${opts.upstream}, recording to ${opts.out} (Ctrl-C to stop)\n`);
+      const stop = () => void proxy.close();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const report = await done;
+      const calls = report.sinks[0]?.written ?? 0;
+      process.stderr.write(`roller proxy: closed; ${calls} calls recorded in ${opts.out}\n`);
+    });
+
+  program
+    .command('scripted-model')
+    .description('run the scripted model server (Anthropic Messages, Chat Completions, Responses) until Ctrl-C')
+    .option('--script <file>', 'script file (JSON); default: the embedded script')
+    .option('--port <n>', 'port (0 picks a free one)', portOption, 0)
+    .option('--host <addr>', 'address to bind', '127.0.0.1')
+    .action(async (opts: { script?: string; port: number; host: string }) => {
+      const script = opts.script ? await loadScript(opts.script) : undefined;
+      const server = await startScriptedModel({ ...(script ? { script } : {}), port: opts.port, host: opts.host });
+      await printLine(server.url);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await server.close();
+      process.stderr.write(`roller scripted-model: closed after ${server.answered} model requests\n`);
+    });
+
   return program;
+}
+
+function portOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port number from 0 to 65535');
+  return n;
+}
+
+function wireTraceOption(value: string): WireTraceMode {
+  const r = WireTraceMode.safeParse(value);
+  if (!r.success) throw new InvalidArgumentError('off, actf or full');
+  return r.data;
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { init as zstdInit, compress as zstdCompress } from '@bokuweb/zstd-wasm';
 import { request } from 'undici';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createStageContext } from '../../src/core/index.js';
 import { Call as CallSchema, checkValue, type Call } from '../../src/schemas/index.js';
 import { readRawResponse, startRecordingProxy, type RecordingProxy } from '../../src/sources/proxy/index.js';

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { createJsonlSink } from '../../core/jsonl-sink.js';
+import type { OpenOutput } from '../../core/output.js';
+import type { Sink } from '../../core/stage.js';
+import type { Call } from '../../schemas/call.js';
+
+export const CallsJsonlOptions = z
+  .strictObject({
+    path: z.string().min(1).describe('calls.jsonl path'),
+    sha256: z.boolean().default(true).describe('hash the file while writing (for the manifest)'),
+  })
+  .describe('one roller.call/v1 record per line');
+export type CallsJsonlOptions = z.input<typeof CallsJsonlOptions>;
+
+export function createCallsJsonlSink(options: CallsJsonlOptions, open?: OpenOutput): Sink<Call> {
+  const o = CallsJsonlOptions.parse(options);
+  return createJsonlSink<Call>({ path: o.path, sha256: o.sha256, name: 'calls-jsonl', ...(open ? { open } : {}) });
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { mapStage } from '../../core/compose.js';
+import { createJsonlSink } from '../../core/jsonl-sink.js';
+import type { OpenOutput } from '../../core/output.js';
+import type { Sink } from '../../core/stage.js';
+import type { Call } from '../../schemas/call.js';
+
+export const WireTraceMode = z.enum(['off', 'actf', 'full']);
+export type WireTraceMode = z.infer<typeof WireTraceMode>;
+
+export const WireTraceOptions = z
+  .strictObject({
+    path: z.string().min(1).describe('wire_trace.jsonl path'),
+    mode: WireTraceMode.describe("full: every request body as forwarded; actf: parameters, message count, and the first system prompt and tools"),
+  })
+  .describe('wire_trace.jsonl (seeds/003 §5.5), a projection of the calls');
+export type WireTraceOptions = z.input<typeof WireTraceOptions>;
+
+type Json = Record<string, unknown>;
+const CONVERSATION_KEYS = new Set(['messages', 'input', 'system', 'instructions', 'tools']);
+
+function head(call: Call): Json {
+  return { seq: call.seq, call_id: call.call_id, protocol: call.protocol, method: call.method, path: call.path, upstream_path: call.upstream_path, started_at: call.started_at };
+}
+
+/** The actf projection: no conversation content, only what ACTF needs (parameters, first system and tools). */
+function actfProjection(): (call: Call) => Json {
+  let systemSeen = false;
+  let toolsSeen = false;
+  return (call) => {
+    const body = (call.context && typeof call.context === 'object' ? call.context : {}) as Json;
+    const params = Object.fromEntries(Object.entries(body).filter(([k]) => !CONVERSATION_KEYS.has(k)));
+    // Responses accepts a bare string as input: that is one user message.
+    const conversation = Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : typeof body.input === 'string' ? [body.input] : [];
+    const out: Json = { ...head(call), model: body.model ?? null, params, message_count: conversation.length };
+    const system = body.system ?? body.instructions;
+    if (!systemSeen && system !== undefined && system !== '') {
+      systemSeen = true;
+      out.system = system;
+    }
+    if (!toolsSeen && Array.isArray(body.tools) && body.tools.length > 0) {
+      toolsSeen = true;
+      out.tools = body.tools;
+    }
+    return out;
+  };
+}
+
+export function createWireTraceSink(options: WireTraceOptions, open?: OpenOutput): Sink<Call> {
+  const o = WireTraceOptions.parse(options);
+  const jsonl = createJsonlSink<Json>({ path: o.path, name: 'wire-trace', ...(open ? { open } : {}) });
+  return {
+    name: 'wire-trace',
+    consume(input, ctx) {
+      const project = o.mode === 'full' ? (call: Call): Json => ({ ...head(call), body: call.context }) : actfProjection();
+      return jsonl.consume(mapStage('wire-trace', project)(input, ctx), ctx);
+    },
+  };
+}
+
+export const ToolsCaptureOptions = z.strictObject({ path: z.string().min(1).describe('tools_capture.jsonl path') }).describe('per-request tool snapshots of Responses calls');
+export type ToolsCaptureOptions = z.input<typeof ToolsCaptureOptions>;
+
+/** Every Responses request's full tool list (Codex ACTF needs the per-request snapshots). */
+export function createToolsCaptureSink(options: ToolsCaptureOptions, open?: OpenOutput): Sink<Call> {
+  const o = ToolsCaptureOptions.parse(options);
+  const jsonl = createJsonlSink<Json>({ path: o.path, name: 'tools-capture', ...(open ? { open } : {}) });
+  return {
+    name: 'tools-capture',
+    consume(input, ctx) {
+      const pick = mapStage('tools-capture', (call: Call): Json | undefined => {
+        const tools = (call.context as Json | null)?.tools;
+        return call.protocol === 'openai-responses' && Array.isArray(tools) ? { ...head(call), tools } : undefined;
+      });
+      return jsonl.consume(pick(input, ctx), ctx);
+    },
+  };
+}

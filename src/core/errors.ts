@@ -19,6 +19,7 @@ export const ErrorCode = {
   REQUEST_TOO_LARGE: 'ROLLER_REQUEST_TOO_LARGE',
   UPSTREAM_FAILED: 'ROLLER_UPSTREAM_FAILED',
   SCRIPT_INVALID: 'ROLLER_SCRIPT_INVALID',
+  HARNESS_INSTALL_FAILED: 'ROLLER_HARNESS_INSTALL_FAILED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

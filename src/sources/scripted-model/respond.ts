@@ -51,7 +51,7 @@ export function decide(script: Script, c: Conversation): Reply {
   const lastResult = [...c.events].reverse().find((e) => e.kind === 'tool_result');
   const vars = {
     cwd: findCwd(c.haystack),
-    last_tool_result: lastResult && lastResult.kind === 'tool_result' ? lastResult.text.slice(0, 400).replace(/\s+/g, ' ').trim() : '(no tool result)',
+    last_tool_result: lastResult && lastResult.kind === 'tool_result' ? lastResult.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '(no tool result)',
   };
   let turn: ScriptTurn = script.fallback;
   let k = 0;

@@ -3,6 +3,9 @@ import { createJsonlSink } from '../../core/jsonl-sink.js';
 import type { OpenOutput } from '../../core/output.js';
 import type { Sink } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
+import { mapStage } from '../../core/compose.js';
+import { EncodedLine } from '../../core/encoded-line.js';
+import { encodeWithContext } from '../../sources/proxy/raw-json.js';
 
 export const CallsJsonlOptions = z
   .strictObject({
@@ -14,5 +17,17 @@ export type CallsJsonlOptions = z.input<typeof CallsJsonlOptions>;
 
 export function createCallsJsonlSink(options: CallsJsonlOptions, open?: OpenOutput): Sink<Call> {
   const o = CallsJsonlOptions.parse(options);
-  return createJsonlSink<Call>({ path: o.path, sha256: o.sha256, name: 'calls-jsonl', ...(open ? { open } : {}) });
+  const jsonl = createJsonlSink<EncodedLine>({ path: o.path, sha256: o.sha256, name: 'calls-jsonl', ...(open ? { open } : {}) });
+  return {
+    name: 'calls-jsonl',
+    consume(input, ctx) {
+      return jsonl.consume(mapStage('encode-call', encodeCallLine)(input, ctx), ctx);
+    },
+  };
+}
+
+/** A call as one JSONL line; the request context is spliced in as sent when the proxy kept its text. */
+export function encodeCallLine(call: Call): EncodedLine {
+  const { context: _context, ...fields } = call;
+  return new EncodedLine(encodeWithContext(call, fields, 'context'));
 }

@@ -4,6 +4,8 @@ import { createJsonlSink } from '../../core/jsonl-sink.js';
 import type { OpenOutput } from '../../core/output.js';
 import type { Sink } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
+import { EncodedLine } from '../../core/encoded-line.js';
+import { encodeWithContext } from '../../sources/proxy/raw-json.js';
 
 export const WireTraceMode = z.enum(['off', 'actf', 'full']);
 export type WireTraceMode = z.infer<typeof WireTraceMode>;
@@ -48,12 +50,13 @@ function actfProjection(): (call: Call) => Json {
 
 export function createWireTraceSink(options: WireTraceOptions, open?: OpenOutput): Sink<Call> {
   const o = WireTraceOptions.parse(options);
-  const jsonl = createJsonlSink<Json>({ path: o.path, name: 'wire-trace', ...(open ? { open } : {}) });
+  const jsonl = createJsonlSink<Json | EncodedLine>({ path: o.path, name: 'wire-trace', ...(open ? { open } : {}) });
   return {
     name: 'wire-trace',
     consume(input, ctx) {
-      const project = o.mode === 'full' ? (call: Call): Json => ({ ...head(call), body: call.context }) : actfProjection();
-      return jsonl.consume(mapStage('wire-trace', project)(input, ctx), ctx);
+      // full: the body as forwarded, spliced from the proxy's text when it has it (never re-serialized).
+      const project = o.mode === 'full' ? (call: Call) => new EncodedLine(encodeWithContext(call, head(call), 'body')) : actfProjection();
+      return jsonl.consume(mapStage<Call, Json | EncodedLine>('wire-trace', project)(input, ctx), ctx);
     },
   };
 }

@@ -2,6 +2,7 @@ import { CALL_SCHEMA, type Call, type Protocol } from '../../schemas/call.js';
 import type { RecordedError } from '../../schemas/common.js';
 import type { DecodedResponse } from '../../transforms/protocols/types.js';
 import type { NativeIdentityHeaders } from './headers.js';
+import { attachRawContext } from './raw-json.js';
 
 /** What the proxy knows about one exchange when it ends. */
 export interface Exchange {
@@ -18,6 +19,8 @@ export interface Exchange {
   identity: NativeIdentityHeaders;
   droppedHeaders: string[];
   context: unknown;
+  /** The decoded request body text the context was parsed from (spliced into outputs as is). */
+  contextText?: string;
   decoded: DecodedResponse | null;
   /** The upstream body was read to its end. */
   upstreamEnded: boolean;
@@ -78,7 +81,7 @@ export function buildCallRecord(x: Exchange): Call {
   reasons.identity_status = 'not attributed by the proxy (the capture layer joins calls to native participants)';
   reasons.export_status = 'a call is exportable only once attributed, complete and ended normally';
 
-  return {
+  const call: Call = {
     schema: CALL_SCHEMA,
     call_id: x.callId,
     seq: x.seq,
@@ -112,6 +115,7 @@ export function buildCallRecord(x: Exchange): Call {
       ...(d?.anomalies ?? []).map((message) => ({ code: 'ROLLER_STREAM_ANOMALY', message })),
     ],
   };
+  return x.contextText === undefined ? call : attachRawContext(call, x.contextText);
 }
 
 function modelOf(context: unknown): string | null {

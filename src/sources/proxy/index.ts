@@ -3,3 +3,4 @@ export * from './headers.js';
 export * from './raw-log.js';
 export * from './recording-proxy.js';
 export * from './response-tap.js';
+export * from './raw-json.js';

@@ -30,11 +30,14 @@ export class RawResponseLog {
   /** Appends a frame; resolves when the log can take more (drain-aware). */
   async append(callId: string, chunk: Buffer): Promise<void> {
     if (this.failure) throw this.failure;
-    const header = Buffer.from(`${JSON.stringify({ c: callId, n: chunk.length })}\n`);
-    this.bytes += header.length + chunk.length + 1;
-    this.out.write(header);
-    this.out.write(chunk);
-    if (!this.out.write('\n')) await once(this.out, 'drain');
+    // One buffer per frame: three small writes per chunk cost more than the copy.
+    const header = `{"c":${JSON.stringify(callId)},"n":${chunk.length}}\n`;
+    const frame = Buffer.allocUnsafe(Buffer.byteLength(header) + chunk.length + 1);
+    const at = frame.write(header, 0, 'utf8');
+    chunk.copy(frame, at);
+    frame[frame.length - 1] = 0x0a;
+    this.bytes += frame.length;
+    if (!this.out.write(frame)) await once(this.out, 'drain');
   }
 
   get error(): Error | undefined {

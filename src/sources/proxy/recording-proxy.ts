@@ -94,7 +94,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
 
   async function record(x: Exchange): Promise<void> {
     const call = buildCallRecord(x);
-    const size = (x.context === undefined ? 0 : JSON.stringify(x.context).length) + 1024;
+    const size = (x.contextText?.length ?? 0) + 4096;
     await queue.whenSpace(size);
     queue.push(call, size);
   }
@@ -151,7 +151,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     if (body.length === 0) x.context = null;
     else {
       try {
-        x.context = JSON.parse(decodeBody(body, req.headers['content-encoding']).toString('utf8'));
+        const text = decodeBody(body, req.headers['content-encoding']).toString('utf8');
+        x.context = JSON.parse(text);
+        x.contextText = text;
       } catch (err) {
         errors.push({ code: ErrorCode.BODY_DECODE_FAILED, message: `request body not recorded as JSON: ${(err as Error).message}` });
       }
@@ -178,8 +180,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
 
     x.httpStatus = upstreamRes.statusCode;
     x.responsePath = RAW_RESPONSES_FILE;
+    // No flushHeaders(): the headers leave with the first body chunk, one write instead of two.
     res.writeHead(upstreamRes.statusCode, responseHeadersForClient(upstreamRes.headers));
-    res.flushHeaders();
     const tap = new ResponseTap(createDecoder(x.protocol), upstreamRes.headers, {
       maxJsonBytes: options.maxJsonResponseBytes ?? 64 << 20,
       ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),

@@ -60,7 +60,8 @@ export class AnthropicDecoder implements ResponseDecoder {
       case 'content_block_start': {
         const index = num(data.index);
         if (this.blocks.has(index)) this.anomalies.add(`event ${e.index}: content_block_start for block ${index}, already open (replaced)`);
-        const block: Json = isObject(data.content_block) ? structuredClone(data.content_block) : { type: 'unknown' };
+        // Freshly parsed for this event only: ours to keep, no copy needed.
+        const block: Json = isObject(data.content_block) ? data.content_block : { type: 'unknown' };
         const open: OpenBlock = { block, stopped: false };
         if (JSON_INPUT_BLOCKS.has(block.type)) open.partialJson = '';
         this.blocks.set(index, open);

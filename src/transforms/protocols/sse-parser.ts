@@ -57,6 +57,17 @@ export class SseParser {
       this.first = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
+    // Fast path (nearly every real stream): LF line ends only. indexOf beats a char loop by far.
+    if (!this.sawCR && text.indexOf('\r') === -1) {
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        this.takeLine(this.line === '' ? text.slice(start, nl) : this.line + text.slice(start, nl));
+        this.line = '';
+        start = nl + 1;
+      }
+      if (start < text.length) this.keepPartial(text.slice(start));
+      return;
+    }
     let start = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
@@ -75,10 +86,15 @@ export class SseParser {
     }
     if (start < text.length) {
       this.sawCR = false;
-      this.line += text.slice(start);
-      if (!this.skipping && this.eventChars + this.line.length > this.maxEventBytes) this.tooLarge();
-      if (this.skipping) this.line = '';
+      this.keepPartial(text.slice(start));
     }
+  }
+
+  /** The start of a line whose end has not arrived; bounded by maxEventBytes. */
+  private keepPartial(piece: string): void {
+    this.line += piece;
+    if (!this.skipping && this.eventChars + this.line.length > this.maxEventBytes) this.tooLarge();
+    if (this.skipping) this.line = '';
   }
 
   /** End of stream: a pending event without its blank line is reported, not dispatched. */

@@ -1,0 +1,143 @@
+/**
+ * Proxy benchmark (issue 3). One run prints, for SSE and JSON responses at concurrency 1, 16 and 64:
+ * p50/p99 time to first byte and to last byte, requests/s, and the proxy's RSS — for a direct
+ * connection, a bare undici pass-through (the limit for any proxy here), roller in actf and full modes,
+ * and the npm http-proxy package. Client, proxy and upstream share the machine's 2 cores.
+ *
+ *   npm run bench:proxy
+ *   npm run bench:proxy -- --requests 3000
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+
+const servers = fileURLToPath(new URL('./servers.js', import.meta.url));
+const children: ChildProcess[] = [];
+
+async function startServer(kind: string, target = ''): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(servers, [kind, target], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  children.push(child);
+  const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { url, child };
+}
+
+async function rssOf(child: ChildProcess): Promise<{ rss: number; maxRss: number }> {
+  child.send('rss');
+  const [m] = (await once(child, 'message')) as [{ rss: number; maxRss: number }];
+  return m;
+}
+
+// A realistic request: a 20 KB conversation, so the recorder has a real body to decode and write.
+const BODY = JSON.stringify({
+  model: 'bench',
+  stream: true,
+  max_tokens: 4096,
+  system: 'You are a coding agent. '.repeat(40),
+  messages: Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `Turn ${i}: ${'some file contents and tool output '.repeat(45)}` })),
+});
+
+interface Sample {
+  ttfb: number;
+  ttlb: number;
+}
+
+async function load(url: string, path: string, concurrency: number, requests: number): Promise<{ samples: Sample[]; seconds: number }> {
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
+  const samples: Sample[] = [];
+  let next = 0;
+  const one = async () => {
+    while (next < requests) {
+      next++;
+      const t0 = performance.now();
+      const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'sk-bench-dummy' }, body: BODY });
+      let ttfb = -1;
+      for await (const _ of res.body) if (ttfb < 0) ttfb = performance.now() - t0;
+      samples.push({ ttfb, ttlb: performance.now() - t0 });
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, one));
+  const seconds = (performance.now() - t0) / 1000;
+  await pool.close();
+  return { samples, seconds };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+
+async function main(): Promise<void> {
+  const requests = Number(arg('--requests', '2000'));
+  const upstream = await startServer('upstream');
+  const targets: { name: string; url: string; child?: ChildProcess }[] = [{ name: 'direct', url: upstream.url }];
+  for (const kind of ['bare', 'roller-actf', 'roller-full', 'http-proxy']) {
+    const s = await startServer(kind, upstream.url);
+    targets.push({ name: kind, url: s.url, child: s.child });
+  }
+  type Row = { target: string; kind: string; c: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null };
+  const rows: Row[] = [];
+  for (const kind of ['sse', 'json']) {
+    for (const c of [1, 16, 64]) {
+      for (const t of targets) {
+        const n = c === 1 ? Math.ceil(requests / 4) : requests;
+        await load(t.url, `/v1/messages?${kind}`, c, Math.min(200, n)); // warm-up
+        const { samples, seconds } = await load(t.url, `/v1/messages?${kind}`, c, n);
+        const rss = t.child ? (await rssOf(t.child)).rss : null;
+        const row: Row = {
+          target: t.name,
+          kind,
+          c,
+          rps: samples.length / seconds,
+          ttfb50: pct(samples.map((s) => s.ttfb), 50),
+          ttfb99: pct(samples.map((s) => s.ttfb), 99),
+          ttlb50: pct(samples.map((s) => s.ttlb), 50),
+          ttlb99: pct(samples.map((s) => s.ttlb), 99),
+          rss,
+        };
+        rows.push(row);
+        console.log(
+          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(12)} ${row.rps.toFixed(0).padStart(6)} req/s  TTFB p50 ${row.ttfb50.toFixed(2).padStart(6)} p99 ${row.ttfb99.toFixed(2).padStart(6)} ms  TTLB p50 ${row.ttlb50.toFixed(2).padStart(6)} p99 ${row.ttlb99.toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}`,
+        );
+      }
+    }
+  }
+  const get = (target: string, kind: string, c: number) => rows.find((r) => r.target === target && r.kind === kind && r.c === c)!;
+  console.log('\nratios (req/s vs the bare pass-through; targets: roller full >= 0.9 at c=16 and c=64, ahead of http-proxy):');
+  const verdicts: string[] = [];
+  for (const kind of ['sse', 'json']) {
+    for (const c of [1, 16, 64]) {
+      const bare = get('bare', kind, c).rps;
+      const line = ['direct', 'roller-actf', 'roller-full', 'http-proxy'].map((t) => `${t} ${(get(t, kind, c).rps / bare).toFixed(2)}`).join('  ');
+      console.log(`  ${kind} c=${c}: ${line}  (bare/direct ${(bare / get('direct', kind, c).rps).toFixed(2)})`);
+      if (c > 1) {
+        const full = get('roller-full', kind, c).rps;
+        verdicts.push(`${kind} c=${c} full/bare ${(full / bare).toFixed(2)} ${full / bare >= 0.9 ? 'PASS' : 'FAIL'}`);
+        verdicts.push(`${kind} c=${c} full vs http-proxy ${full > get('http-proxy', kind, c).rps ? 'PASS' : 'FAIL'}`);
+      }
+    }
+    const added = get('roller-full', kind, 1).ttfb50 - get('bare', kind, 1).ttfb50;
+    const addedDirect = get('roller-full', kind, 1).ttfb50 - get('direct', kind, 1).ttfb50;
+    console.log(`  ${kind}: added p50 TTFB at c=1: ${added.toFixed(2)} ms over bare, ${addedDirect.toFixed(2)} ms over direct (limit <= 1 ms)`);
+    verdicts.push(`${kind} added TTFB ${addedDirect <= 1 ? 'PASS' : 'FAIL'}`);
+    const rss = [1, 16, 64].map((c) => get('roller-full', kind, c).rss!);
+    console.log(`  ${kind}: roller full RSS at c=1/16/64: ${rss.map((r) => r.toFixed(0)).join(' / ')} MB`);
+  }
+  console.log(`\n${verdicts.join('; ')}`);
+}
+
+main()
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const c of children) c.kill('SIGKILL');
+  });

@@ -1,0 +1,114 @@
+/**
+ * The processes of the proxy bench. Each runs alone (its RSS is its own) and prints its URL on stdout:
+ *   upstream            a model API stub: an Anthropic-like SSE stream or a JSON body, written at once
+ *   bare                the limit: node:http + undici pass-through that records nothing
+ *   roller-actf/full    roller's recording proxy with calls.jsonl (+ wire_trace in that mode)
+ *   http-proxy          the npm http-proxy package
+ * A parent sends 'rss' over IPC and gets {rss, maxRss} back (MB).
+ */
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import httpProxy from 'http-proxy';
+import { Pool } from 'undici';
+import { startProxyPipeline } from '../../src/pipelines/proxy.js';
+import { anthropicEvents } from '../../src/sources/scripted-model/encode-anthropic.js';
+
+const message = {
+  id: 'msg_bench',
+  type: 'message',
+  role: 'assistant',
+  model: 'bench',
+  content: [
+    { type: 'thinking', thinking: 'Let me think about this for a moment. '.repeat(8), signature: 'sig_'.padEnd(64, 'x') },
+    { type: 'text', text: 'Here is the answer you asked for. '.repeat(20) },
+    { type: 'tool_use', id: 'toolu_bench', name: 'Bash', input: { command: 'ls -la src', description: 'List the sources' } },
+  ],
+  stop_reason: 'tool_use',
+  stop_sequence: null,
+  usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 4000, output_tokens: 180 },
+};
+const SSE = Buffer.from([...anthropicEvents(message)].join(''));
+const JSON_BODY = Buffer.from(JSON.stringify(message));
+
+async function listen(server: ReturnType<typeof createServer>): Promise<string> {
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function drainRequest(req: IncomingMessage, then: () => void): void {
+  req.on('data', () => {});
+  req.on('end', then);
+}
+
+async function upstream(): Promise<string> {
+  return listen(
+    createServer((req, res) => {
+      drainRequest(req, () => {
+        const sse = (req.url ?? '').includes('sse');
+        res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json', 'request-id': 'req_bench', 'content-length': sse ? SSE.length : JSON_BODY.length });
+        res.end(sse ? SSE : JSON_BODY);
+      });
+    }),
+  );
+}
+
+/** The least a proxy can do: forward bytes both ways with backpressure, record nothing. */
+async function bare(target: string): Promise<string> {
+  const pool = new Pool(target, { connections: 256 });
+  return listen(
+    createServer((req: IncomingMessage, res: ServerResponse) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', async () => {
+        try {
+          const headers = { ...req.headers };
+          delete headers.host;
+          delete headers.connection;
+          const up = await pool.request({ path: req.url ?? '/', method: 'POST', headers, body: Buffer.concat(parts) });
+          const out = { ...up.headers };
+          delete out.connection;
+          delete out['keep-alive'];
+          delete out['transfer-encoding'];
+          res.writeHead(up.statusCode, out as Record<string, string>);
+          for await (const chunk of up.body) if (!res.write(chunk)) await once(res, 'drain');
+          res.end();
+        } catch {
+          res.destroy();
+        }
+      });
+    }),
+  );
+}
+
+async function viaHttpProxy(target: string): Promise<string> {
+  const proxy = httpProxy.createProxyServer({ target, agent: new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 256 }) });
+  proxy.on('error', (_err, _req, res) => (res as ServerResponse).destroy());
+  return listen(createServer((req, res) => proxy.web(req, res)));
+}
+
+async function roller(target: string, mode: 'actf' | 'full'): Promise<string> {
+  const outDir = mkdtempSync(join(tmpdir(), `roller-bench-proxy-${mode}-`));
+  const { proxy } = await startProxyPipeline({ upstream: target, outDir, wireTrace: mode });
+  return proxy.url;
+}
+
+const [kind, target] = process.argv.slice(2);
+const start: Record<string, () => Promise<string>> = {
+  upstream,
+  bare: () => bare(target!),
+  'http-proxy': () => viaHttpProxy(target!),
+  'roller-actf': () => roller(target!, 'actf'),
+  'roller-full': () => roller(target!, 'full'),
+};
+const url = await start[kind!]!();
+process.on('message', (m) => {
+  if (m === 'rss') process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: process.resourceUsage().maxRSS / 1024 });
+  if (m === 'exit') process.exit(0); // a normal exit, so --cpu-prof can write its profile
+});
+process.stdout.write(`${url}\n`);

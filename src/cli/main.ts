@@ -66,8 +66,16 @@ export function buildProgram(): Command {
     .option('--port <n>', 'port to listen on (0 picks a free one)', portOption, 0)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'off')
-    .action(async (opts: { upstream: string; out: string; port: number; host: string; wireTrace: WireTraceMode }) => {
-      const { proxy, done } = await startProxyPipeline({ upstream: opts.upstream, outDir: opts.out, port: opts.port, host: opts.host, wireTrace: opts.wireTrace });
+    .option('--no-websocket', 'refuse WebSocket upgrades at once (clients fall back to HTTP) instead of relaying them')
+    .action(async (opts: { upstream: string; out: string; port: number; host: string; wireTrace: WireTraceMode; websocket: boolean }) => {
+      const { proxy, done } = await startProxyPipeline({
+        upstream: opts.upstream,
+        outDir: opts.out,
+        port: opts.port,
+        host: opts.host,
+        wireTrace: opts.wireTrace,
+        websocket: opts.websocket,
+      });
       await printLine(proxy.url);
       process.stderr.write(`roller proxy: ${proxy.url} -> ${opts.upstream}, recording to ${opts.out} (Ctrl-C to stop)\n`);
       const stop = () => void proxy.close();

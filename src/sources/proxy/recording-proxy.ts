@@ -14,6 +14,7 @@ import { decodeBody } from '../../transforms/protocols/decode-body.js';
 import { buildCallRecord, type Exchange } from './call-record.js';
 import { responseHeadersForClient, splitRequestHeaders, type NativeIdentityHeaders } from './headers.js';
 import { RawResponseLog } from './raw-log.js';
+import { relayWebSocket, type RelayContext } from './websocket-relay.js';
 import { ResponseTap } from './response-tap.js';
 
 export interface RecordingProxyOptions {
@@ -37,6 +38,11 @@ export interface RecordingProxyOptions {
   connections?: number;
   /** After close() is called, how long in-flight exchanges get to finish. Default 10 s. */
   closeGraceMs?: number;
+  /**
+   * Relay Responses-over-WebSocket upgrades (Codex, Pi) and record them (default). false: refuse every
+   * upgrade at once, so the client falls back to HTTP without waiting.
+   */
+  websocket?: boolean;
 }
 
 export interface RecordingProxy {
@@ -224,9 +230,26 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  // WebSocket upgrades (Codex, Pi) are refused at once, so clients fall back to HTTP without waiting.
-  server.on('upgrade', (_req, socket: Socket) => {
-    socket.end('HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\nx-roller-proxy: websocket-refused\r\n\r\n');
+  const relay: RelayContext = {
+    upstream,
+    basePath,
+    correlation: options.correlationHeaders,
+    rawLog,
+    rawPath: RAW_RESPONSES_FILE,
+    nextCall: () => {
+      const n = seq++;
+      return { callId: `c-${scope}-${String(n).padStart(6, '0')}`, seq: n };
+    },
+    record,
+  };
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (options.websocket === false || protocolOfPath(path) !== 'openai-responses') {
+      // Refused at once, so the client falls back to HTTP without waiting for a timeout.
+      socket.end('HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\nx-roller-proxy: websocket-refused\r\n\r\n');
+      return;
+    }
+    relayWebSocket(req, socket, head, relay);
   });
   server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   await once(server, 'listening');

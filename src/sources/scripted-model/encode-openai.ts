@@ -28,10 +28,15 @@ export function* chatChunks(completion: Json): Generator<string> {
   yield sseFrame(undefined, '[DONE]');
 }
 
-/** Responses: created, in_progress, each output item (added, deltas, done), completed. No [DONE]. */
+/** Responses over SSE: each event of responsesEventObjects as an `event:`/`data:` frame. No [DONE]. */
 export function* responsesEvents(response: Json): Generator<string> {
+  for (const e of responsesEventObjects(response)) yield sseFrame(e.type as string, e);
+}
+
+/** Responses events (SSE data, or WebSocket text frames): created, in_progress, each item, completed. */
+export function* responsesEventObjects(response: Json): Generator<Json> {
   let seq = 0;
-  const ev = (type: string, data: Json) => sseFrame(type, { type, sequence_number: seq++, ...data });
+  const ev = (type: string, data: Json): Json => ({ type, sequence_number: seq++, ...data });
   const shell = { ...response, status: 'in_progress', output: [], usage: null };
   yield ev('response.created', { response: shell });
   yield ev('response.in_progress', { response: shell });

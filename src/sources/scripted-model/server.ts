@@ -5,7 +5,8 @@ import { protocolOfPath } from '../../transforms/protocols/index.js';
 import { decodeBody } from '../../transforms/protocols/decode-body.js';
 import { conversationOf } from './conversation.js';
 import { anthropicEvents } from './encode-anthropic.js';
-import { chatChunks, responsesEvents } from './encode-openai.js';
+import { chatChunks, responsesEventObjects, responsesEvents } from './encode-openai.js';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { buildResponse, decide, randomId, type Reply } from './respond.js';
 import { DEFAULT_SCRIPT, type Script } from './script.js';
 
@@ -84,6 +85,37 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
       const events = protocol === 'anthropic-messages' ? anthropicEvents(response) : protocol === 'openai-chat-completions' ? chatChunks(response) : responsesEvents(response);
       void writeEvents(res, events).catch(() => res.destroy());
+    });
+  });
+  // Responses over WebSocket (Codex, Pi): each `response.create` frame is a request; events go back as frames.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (protocolOfPath((req.url ?? '/').split('?')[0]!) !== 'openai-responses') {
+      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      ws.on('message', (data, isBinary) => {
+        if (isBinary) return;
+        let frame: Json;
+        try {
+          frame = JSON.parse(data.toString()) as Json;
+        } catch {
+          return ws.send(JSON.stringify({ type: 'error', code: 'invalid_json', message: 'scripted model: frame is not JSON' }));
+        }
+        if (frame.type !== 'response.create') return;
+        if (answered >= script.max_requests) {
+          return ws.send(JSON.stringify({ type: 'error', code: 'rate_limit_exceeded', message: `scripted model: request cap of ${script.max_requests} reached` }));
+        }
+        answered++;
+        const { type: _type, ...flat } = frame;
+        const body = (frame.response as Json | undefined) ?? flat;
+        const conversation = conversationOf('openai-responses', body);
+        const reply = decide(script, conversation);
+        const response = buildResponse('openai-responses', body, conversation, reply);
+        options.onReply?.({ protocol: 'openai-responses', path: req.url ?? '/', reply, response });
+        for (const e of responsesEventObjects(response)) ws.send(JSON.stringify(e));
+      });
     });
   });
   server.on('connection', (s: Socket) => {

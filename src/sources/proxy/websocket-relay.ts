@@ -1,0 +1,145 @@
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import type { RecordedError } from '../../schemas/common.js';
+import { ResponsesDecoder } from '../../transforms/protocols/responses.js';
+import { isObject } from '../../transforms/protocols/types.js';
+import type { Exchange } from './call-record.js';
+import { splitRequestHeaders, type NativeIdentityHeaders } from './headers.js';
+import type { RawResponseLog } from './raw-log.js';
+
+/** What the relay needs from the proxy that owns it. */
+export interface RelayContext {
+  upstream: URL;
+  basePath: string;
+  correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> | undefined;
+  rawLog: RawResponseLog;
+  rawPath: string;
+  nextCall(): { callId: string; seq: number };
+  record(x: Exchange): Promise<void>;
+}
+
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.done', 'error']);
+/** ws sets these itself on the upstream handshake; extensions are not offered so frames stay uncompressed. */
+const HANDSHAKE_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-accept']);
+
+/** 1005 (no status) and 1006 (abnormal) describe a close but may not be sent in one (RFC 6455 §7.4.1). */
+function sendableCloseCode(code: number): number {
+  return code === 1000 || (code >= 1001 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999) ? code : 1000;
+}
+
+function refuse(socket: Socket, status: number, reason: string): void {
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\nx-roller-proxy: websocket-refused\r\n\r\n`);
+}
+
+/**
+ * Relays a Responses-over-WebSocket session (Codex, Pi) to the upstream and records it: every
+ * `response.create` the client sends starts a call (its payload is the context), and the upstream's
+ * event frames until the terminal one are its response, decoded like SSE events and kept in the raw log.
+ * If the upstream refuses the upgrade, the client gets the same status at once (and falls back to HTTP).
+ */
+export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayContext): void {
+  const url = req.url ?? '/';
+  const split = splitRequestHeaders(req.headers, ctx.correlation);
+  const headers = Object.fromEntries(Object.entries(split.forward).filter(([k]) => !HANDSHAKE_HEADERS.has(k)));
+  const target = new URL(ctx.basePath + url, ctx.upstream);
+  target.protocol = ctx.upstream.protocol === 'https:' ? 'wss:' : 'ws:';
+  const upstream = new WebSocket(target, { headers, perMessageDeflate: false });
+  let current: { x: Exchange; decoder: ResponsesDecoder } | undefined;
+
+  const begin = (payload: unknown, text: string) => {
+    const { callId, seq } = ctx.nextCall();
+    const errors: RecordedError[] = [];
+    current = {
+      decoder: new ResponsesDecoder(),
+      x: {
+        callId,
+        seq,
+        protocol: 'openai-responses',
+        method: 'GET',
+        path: url,
+        upstreamPath: ctx.basePath + url,
+        startedAt: new Date().toISOString(),
+        firstByteAt: null,
+        endedAt: null,
+        httpStatus: 101,
+        identity: split.identity,
+        droppedHeaders: split.dropped,
+        context: payload,
+        contextText: text,
+        decoded: null,
+        upstreamEnded: false,
+        clientAborted: false,
+        upstreamError: null,
+        responsePath: ctx.rawPath,
+        errors,
+      },
+    };
+  };
+  const end = (how: { upstreamEnded?: boolean; clientAborted?: boolean; upstreamError?: string }) => {
+    if (!current) return;
+    const { x, decoder } = current;
+    current = undefined;
+    x.upstreamEnded = how.upstreamEnded ?? false;
+    x.clientAborted = how.clientAborted ?? false;
+    x.upstreamError = how.upstreamError ?? null;
+    x.decoded = decoder.finish();
+    x.endedAt = new Date().toISOString();
+    void ctx.record(x);
+  };
+
+  upstream.once('unexpected-response', (_r, res) => {
+    refuse(socket, res.statusCode ?? 502, res.statusMessage ?? 'Upstream refused the upgrade');
+    res.resume();
+  });
+  upstream.once('error', (err) => {
+    if (socket.writable && !upgraded) refuse(socket, 502, 'Bad Gateway');
+    end({ upstreamError: err.message });
+  });
+  let upgraded = false;
+  upstream.once('open', () => {
+    const server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+    server.handleUpgrade(req, socket, head, (client) => {
+      upgraded = true;
+      client.on('message', (data: RawData, isBinary: boolean) => {
+        const text = isBinary ? undefined : data.toString();
+        if (text !== undefined) {
+          try {
+            const payload: unknown = JSON.parse(text);
+            if (isObject(payload) && payload.type === 'response.create') {
+              if (current) end({ clientAborted: true }); // a new request before the last one ended
+              begin(payload, text);
+            }
+          } catch {
+            // not JSON: relayed as is, not a model request
+          }
+        }
+        upstream.send(data, { binary: isBinary });
+      });
+      upstream.on('message', (data: RawData, isBinary: boolean) => {
+        client.send(data, { binary: isBinary });
+        if (!current || isBinary) return;
+        const buf = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+        current.x.firstByteAt ??= new Date().toISOString();
+        void ctx.rawLog.append(current.x.callId, buf);
+        try {
+          const event: unknown = JSON.parse(buf.toString('utf8'));
+          if (!isObject(event)) return;
+          current.decoder.frame(event);
+          if (TERMINAL.has(String(event.type))) end({ upstreamEnded: true });
+        } catch {
+          current.x.errors.push({ code: 'ROLLER_STREAM_ANOMALY', message: 'a WebSocket text frame is not JSON' });
+        }
+      });
+      client.on('close', (code, reason) => {
+        end({ clientAborted: true });
+        upstream.close(sendableCloseCode(code), reason);
+      });
+      upstream.on('close', (code, reason) => {
+        end({ upstreamError: `the upstream closed the WebSocket (${code})` });
+        client.close(sendableCloseCode(code), reason);
+      });
+      client.on('error', () => upstream.terminate());
+    });
+  });
+}

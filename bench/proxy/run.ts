@@ -23,9 +23,9 @@ async function startServer(kind: string, target = ''): Promise<{ url: string; ch
   return { url, child };
 }
 
-async function rssOf(child: ChildProcess): Promise<{ rss: number; maxRss: number }> {
+async function statsOf(child: ChildProcess): Promise<{ rss: number; maxRss: number; cpuMs: number }> {
   child.send('rss');
-  const [m] = (await once(child, 'message')) as [{ rss: number; maxRss: number }];
+  const [m] = (await once(child, 'message')) as [{ rss: number; maxRss: number; cpuMs: number }];
   return m;
 }
 
@@ -82,15 +82,19 @@ async function main(): Promise<void> {
     const s = await startServer(kind, upstream.url);
     targets.push({ name: kind, url: s.url, child: s.child });
   }
-  type Row = { target: string; kind: string; c: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null };
+  type Row = { target: string; kind: string; c: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null };
   const rows: Row[] = [];
   for (const kind of ['sse', 'json']) {
     for (const c of [1, 16, 64]) {
       for (const t of targets) {
         const n = c === 1 ? Math.ceil(requests / 4) : requests;
         await load(t.url, `/v1/messages?${kind}`, c, Math.min(200, n)); // warm-up
+        const before = t.child ? await statsOf(t.child) : null;
         const { samples, seconds } = await load(t.url, `/v1/messages?${kind}`, c, n);
-        const rss = t.child ? (await rssOf(t.child)).rss : null;
+        const after = t.child ? await statsOf(t.child) : null;
+        const rss = after ? after.rss : null;
+        // The proxy process's CPU (all its threads) per request: what recording costs, whatever the noise.
+        const cpuUs = before && after ? ((after.cpuMs - before.cpuMs) * 1000) / samples.length : null;
         const row: Row = {
           target: t.name,
           kind,
@@ -101,10 +105,11 @@ async function main(): Promise<void> {
           ttlb50: pct(samples.map((s) => s.ttlb), 50),
           ttlb99: pct(samples.map((s) => s.ttlb), 99),
           rss,
+          cpuUs,
         };
         rows.push(row);
         console.log(
-          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(12)} ${row.rps.toFixed(0).padStart(6)} req/s  TTFB p50 ${row.ttfb50.toFixed(2).padStart(6)} p99 ${row.ttfb99.toFixed(2).padStart(6)} ms  TTLB p50 ${row.ttlb50.toFixed(2).padStart(6)} p99 ${row.ttlb99.toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}`,
+          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(12)} ${row.rps.toFixed(0).padStart(6)} req/s  TTFB p50 ${row.ttfb50.toFixed(2).padStart(6)} p99 ${row.ttfb99.toFixed(2).padStart(6)} ms  TTLB p50 ${row.ttlb50.toFixed(2).padStart(6)} p99 ${row.ttlb99.toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}  CPU ${cpuUs === null ? '   -  ' : cpuUs.toFixed(0).padStart(4) + ' us/req'}`,
         );
       }
     }

@@ -108,7 +108,7 @@ const start: Record<string, () => Promise<string>> = {
 };
 const url = await start[kind!]!();
 process.on('message', (m) => {
-  if (m === 'rss') process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: process.resourceUsage().maxRSS / 1024 });
+  if (m === 'rss') process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: process.resourceUsage().maxRSS / 1024, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000 });
   if (m === 'exit') process.exit(0); // a normal exit, so --cpu-prof can write its profile
 });
 process.stdout.write(`${url}\n`);

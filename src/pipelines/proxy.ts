@@ -20,7 +20,8 @@ export interface RunningProxyPipeline {
 /** `roller proxy`: the recording proxy feeding calls.jsonl (+ wire_trace.jsonl, tools_capture.jsonl). */
 export async function startProxyPipeline(options: ProxyPipelineOptions): Promise<RunningProxyPipeline> {
   const proxy = await startRecordingProxy(options);
-  const sinks: Sink<Call>[] = [createCallsJsonlSink({ path: join(options.outDir, 'calls.jsonl') })];
+  // No sha256 while writing: the standalone proxy publishes no manifest (the capture layer hashes at publish).
+  const sinks: Sink<Call>[] = [createCallsJsonlSink({ path: join(options.outDir, 'calls.jsonl'), sha256: false })];
   if (options.wireTrace !== 'off') {
     sinks.push(createWireTraceSink({ path: join(options.outDir, 'wire_trace.jsonl'), mode: options.wireTrace }));
     sinks.push(createToolsCaptureSink({ path: join(options.outDir, 'tools_capture.jsonl') }));

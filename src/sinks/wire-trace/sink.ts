@@ -50,7 +50,7 @@ function actfProjection(): (call: Call) => Json {
 
 export function createWireTraceSink(options: WireTraceOptions, open?: OpenOutput): Sink<Call> {
   const o = WireTraceOptions.parse(options);
-  const jsonl = createJsonlSink<Json | EncodedLine>({ path: o.path, name: 'wire-trace', ...(open ? { open } : {}) });
+  const jsonl = createJsonlSink<Json | EncodedLine>({ path: o.path, name: 'wire-trace', sha256: false, ...(open ? { open } : {}) });
   return {
     name: 'wire-trace',
     consume(input, ctx) {
@@ -67,7 +67,7 @@ export type ToolsCaptureOptions = z.input<typeof ToolsCaptureOptions>;
 /** Every Responses request's full tool list (Codex ACTF needs the per-request snapshots). */
 export function createToolsCaptureSink(options: ToolsCaptureOptions, open?: OpenOutput): Sink<Call> {
   const o = ToolsCaptureOptions.parse(options);
-  const jsonl = createJsonlSink<Json>({ path: o.path, name: 'tools-capture', ...(open ? { open } : {}) });
+  const jsonl = createJsonlSink<Json>({ path: o.path, name: 'tools-capture', sha256: false, ...(open ? { open } : {}) });
   return {
     name: 'tools-capture',
     consume(input, ctx) {

@@ -83,6 +83,39 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      name: 'delegate-parallel',
+      match: '[MAIN:parallel]',
+      turns: [
+        {
+          thinking: 'Two independent tasks: I will delegate both at once.',
+          text: 'I will delegate two tasks in parallel.',
+          tool_calls: [
+            delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.'),
+            delegate('[SUB:B] List the files in {{cwd}} and report how many there are.'),
+          ],
+        },
+        { thinking: 'Both sub-agents reported back.', text: 'Done. Sub-agent reports: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'sub-agent-b',
+      match: '[SUB:B]',
+      turns: [
+        {
+          thinking: 'Sub-agent B: list the directory.',
+          tool_calls: [
+            [
+              { name: 'Bash', input: { command: 'ls -la', description: 'List files' } },
+              { name: 'bash', input: { command: 'ls -la', description: 'List files' } },
+              { name: 'exec_command', input: { cmd: 'ls -la' } },
+              { name: 'shell', input: { command: ['bash', '-lc', 'ls -la'] } },
+            ],
+          ],
+        },
+        { text: 'Sub-agent B result: {{last_tool_result}}' },
+      ],
+    },
+    {
       name: 'sub-agent-a',
       match: '[SUB:A]',
       turns: [{ thinking: 'Sub-agent A: I need to use a tool first.', tool_calls: [readNotes] }, { text: 'Sub-agent A result: {{last_tool_result}}' }],

@@ -83,7 +83,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       options.onReply?.({ protocol, path, reply, response });
       if (!body.stream) return sendJson(res, 200, response, headers);
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
-      const events = protocol === 'anthropic-messages' ? anthropicEvents(response) : protocol === 'openai-chat-completions' ? chatChunks(response) : responsesEvents(response);
+      // Chat sends its usage chunk only when asked (stream_options.include_usage), as real servers do.
+      const chat = () => chatChunks(body.stream_options?.include_usage ? response : { ...response, usage: undefined });
+      const events = protocol === 'anthropic-messages' ? anthropicEvents(response) : protocol === 'openai-chat-completions' ? chat() : responsesEvents(response);
       void writeEvents(res, events).catch(() => res.destroy());
     });
   });

@@ -199,3 +199,31 @@ describe('broken streams are recorded, never thrown', () => {
     expect(decoded.complete).toBe(true);
   });
 });
+
+describe('Anthropic server tools and citations', () => {
+  it('keeps server_tool_use input, a whole result block, and citations on the text block', () => {
+    const ev = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const decoded = decodeSseChunks('anthropic-messages', [
+      ev('message_start', { message: { id: 'msg_s', type: 'message', role: 'assistant', model: 'm', content: [], usage: { input_tokens: 3, cache_read_input_tokens: 0 } } }),
+      ev('content_block_start', { index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } }),
+      ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"query":' } }),
+      ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '"roller"}' } }),
+      ev('content_block_stop', { index: 0 }),
+      ev('content_block_start', { index: 1, content_block: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://example.org', title: 'x' }] } }),
+      ev('content_block_stop', { index: 1 }),
+      ev('content_block_start', { index: 2, content_block: { type: 'text', text: '' } }),
+      ev('content_block_delta', { index: 2, delta: { type: 'text_delta', text: 'Found it.' } }),
+      ev('content_block_delta', { index: 2, delta: { type: 'citations_delta', citation: { type: 'web_search_result_location', url: 'https://example.org' } } }),
+      ev('content_block_stop', { index: 2 }),
+      ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9, server_tool_use: { web_search_requests: 1 } } }),
+      ev('message_stop', {}),
+    ]);
+    expect(decoded.complete).toBe(true);
+    const content = (decoded.output as Json).content as Json[];
+    expect(content[0]).toEqual({ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'roller' } });
+    expect(content[1]!.type).toBe('web_search_tool_result');
+    expect(content[2]).toEqual({ type: 'text', text: 'Found it.', citations: [{ type: 'web_search_result_location', url: 'https://example.org' }] });
+    expect(decoded.toolRefs).toEqual([{ id: 'srvtoolu_1', name: 'web_search' }]);
+    expect(decoded.usageReported).toEqual({ input_tokens: 3, cache_read_input_tokens: 0, output_tokens: 9, server_tool_use: { web_search_requests: 1 } });
+  });
+});

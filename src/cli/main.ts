@@ -6,6 +6,10 @@ import { startProxyPipeline } from '../pipelines/proxy.js';
 import { loadScript } from '../sources/scripted-model/script.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
 import { WireTraceMode } from '../sinks/wire-trace/sink.js';
+import { convertNative } from '../pipelines/convert.js';
+import { defaultCacheDir, installHarness, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/installer.js';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 import { validateFile } from '../pipelines/validate-files.js';
 import { isRecordTypeName, recordTypes, type RecordTypeName } from '../schemas/registry.js';
 import { PipeClosed, printLine } from './output.js';
@@ -104,7 +108,54 @@ export function buildProgram(): Command {
       process.stderr.write(`roller scripted-model: closed after ${server.answered} model requests\n`);
     });
 
+  const harness = program.command('harness').description('the pinned harness CLIs roller runs');
+  harness
+    .command('install')
+    .description('install the pinned version of a harness CLI from npm into the cache (reused when present); prints its path')
+    .argument('<name>', `one of: ${Object.keys(PINNED_HARNESSES).join(', ')}`, harnessName)
+    .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
+    .action(async (name: InstallableHarness, opts: { cacheDir: string }) => {
+      const installed = await installHarness(name, { cacheDir: opts.cacheDir });
+      process.stderr.write(`${installed.reused ? 'already installed' : 'installed'}: ${installed.package}@${installed.version}\n`);
+      await printLine(installed.bin);
+    });
+  harness
+    .command('list')
+    .description('the harnesses roller pins, and whether each is installed')
+    .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
+    .action(async (opts: { cacheDir: string }) => {
+      for (const [name, pin] of Object.entries(PINNED_HARNESSES)) {
+        const bin = join(opts.cacheDir, `${name}-${pin.version}`, 'node_modules', '.bin', pin.bin);
+        const present = await access(bin).then(() => true, () => false);
+        await printLine(`${name.padEnd(12)} ${`${pin.package}@${pin.version}`.padEnd(42)} ${present ? bin : 'not installed'}`);
+      }
+    });
+
+  program
+    .command('convert')
+    .description('convert an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json, usage.json')
+    .requiredOption('--harness <name>', 'claude-code', (v: string) => {
+      if (v !== 'claude-code') throw new InvalidArgumentError('only claude-code converts offline so far');
+      return v as 'claude-code';
+    })
+    .requiredOption('--native <path>', 'a CLAUDE_CONFIG_DIR, a projects/<cwd> directory or one session file')
+    .requiredOption('--out <dir>', 'output directory (one subdirectory per session when there are several)')
+    .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
+    .option('--no-keep-thinking', 'empty reasoning in SFT')
+    .action(async (opts: { harness: 'claude-code'; native: string; out: string; wire?: string; keepThinking: boolean }) => {
+      const sessions = await convertNative({ harness: opts.harness, native: opts.native, out: opts.out, keepThinking: opts.keepThinking, ...(opts.wire ? { wire: opts.wire } : {}) });
+      for (const s of sessions) {
+        const people = s.participants.map((p) => `${p.role}:${p.native_id} ${p.tokens.input}/${p.tokens.cache_creation}/${p.tokens.cache_read}/${p.tokens.output}`).join(', ');
+        await printLine(`${s.dir}: ${s.steps} steps, SFT ${s.sft.status}${s.sft.reason ? ` (${s.sft.reason})` : ''}; tokens in/cache-write/cache-read/out: ${people}`);
+      }
+    });
+
   return program;
+}
+
+function harnessName(value: string): InstallableHarness {
+  if (!Object.hasOwn(PINNED_HARNESSES, value)) throw new InvalidArgumentError(`one of: ${Object.keys(PINNED_HARNESSES).join(', ')}`);
+  return value as InstallableHarness;
 }
 
 function portOption(value: string): number {

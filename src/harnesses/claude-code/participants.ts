@@ -1,0 +1,138 @@
+import type { NativeRecord, NativeSession } from './native-session.js';
+
+type Json = Record<string, any>;
+
+export interface TokensByKind {
+  /** input tokens, excluding cache reads and cache creation */
+  input: number;
+  cache_creation: number;
+  cache_read: number;
+  output: number;
+  reasoning: number;
+}
+
+export interface ParticipantUsage {
+  participant: string;
+  role: 'root' | 'child';
+  native_id: string;
+  parent: string | null;
+  spawn_tool_call_id: string | null;
+  depth: number;
+  tokens: TokensByKind;
+  /** Distinct model messages (message.id + requestId), each counted once. */
+  messages: number;
+  message_ids: string[];
+  status: 'completed' | 'failed' | 'running' | 'unknown';
+  status_source: string | null;
+  cost_usd: number | null;
+  cost_note: string | null;
+  reason: string | null;
+}
+
+const zero = (): TokensByKind => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
+const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
+
+/**
+ * Token accounting of one participant (seeds/004): each assistant message once — Claude Code writes one
+ * record per content block, each repeating the message's final usage — keyed by message.id + requestId;
+ * the last record of a message wins. Input excludes cache reads and writes, which are counted apart.
+ */
+export function tokensOf(records: NativeRecord[]): { tokens: TokensByKind; messageIds: string[] } {
+  const byMessage = new Map<string, Json>();
+  for (const { record } of records) {
+    if (record.type !== 'assistant' || record.message?.usage == null) continue;
+    byMessage.set(`${record.message.id}\u0000${record.requestId ?? ''}`, record.message.usage);
+  }
+  const tokens = zero();
+  for (const u of byMessage.values()) {
+    tokens.input += n(u.input_tokens);
+    tokens.cache_creation += n(u.cache_creation_input_tokens);
+    tokens.cache_read += n(u.cache_read_input_tokens);
+    tokens.output += n(u.output_tokens);
+    tokens.reasoning += n(u.output_tokens_details?.thinking_tokens ?? u.output_tokens_details?.reasoning_tokens);
+  }
+  return { tokens, messageIds: [...new Set([...byMessage.keys()].map((k) => k.split('\u0000')[0]!))] };
+}
+
+/** Where a tool_use with this id was made: the participant and the evidence (file:line). */
+function findToolUse(files: { participant: string; records: NativeRecord[] }[], toolUseId: string): { participant: string; at: string } | undefined {
+  for (const f of files) {
+    for (const r of f.records) {
+      if (r.record.type !== 'assistant') continue;
+      if ((r.record.message.content as Json[]).some((b) => b.type === 'tool_use' && b.id === toolUseId)) return { participant: f.participant, at: `${r.file}:${r.line}` };
+    }
+  }
+  return undefined;
+}
+
+/** The parent's tool_result for a spawn: it says how the child ended (foreground runs). */
+function findSpawnResult(records: NativeRecord[], toolUseId: string): { status: string; at: string } | undefined {
+  for (const r of records) {
+    if (r.record.type !== 'user' || !Array.isArray(r.record.message.content)) continue;
+    if (!(r.record.message.content as Json[]).some((b) => b.type === 'tool_result' && b.tool_use_id === toolUseId)) continue;
+    const s = r.record.toolUseResult?.status;
+    if (typeof s === 'string') return { status: s, at: `${r.file}:${r.line}#toolUseResult.status` };
+  }
+  return undefined;
+}
+
+/** Participants of a session with their own usage: the main thread, and one per sub-agent file. */
+export function participantUsage(session: NativeSession): ParticipantUsage[] {
+  const rootId = `session:${session.sessionId}`;
+  const files = [{ participant: rootId, records: session.main }, ...session.subagents.map((s) => ({ participant: `agent:${s.agentId}`, records: s.records }))];
+  const lastAssistant = [...session.main].reverse().find((r) => r.record.type === 'assistant');
+  const costState = [...session.main].reverse().find((r) => r.record.type === 'cost-state');
+  const main = tokensOf(session.main);
+  const rows: ParticipantUsage[] = [
+    {
+      participant: rootId,
+      role: 'root',
+      native_id: session.sessionId,
+      parent: null,
+      spawn_tool_call_id: null,
+      depth: 0,
+      tokens: main.tokens,
+      messages: main.messageIds.length,
+      message_ids: main.messageIds,
+      status: lastAssistant?.record.message.stop_reason === 'end_turn' ? 'completed' : 'unknown',
+      status_source: lastAssistant ? `${lastAssistant.file}:${lastAssistant.line}#message.stop_reason` : null,
+      // Claude Code reports one cost for the whole session (sub-agents included): it stays on the root.
+      cost_usd: typeof costState?.record.totalCostUSD === 'number' ? costState.record.totalCostUSD : null,
+      cost_note: costState ? `${costState.file}:${costState.line}#totalCostUSD (includes sub-agents)` : 'no cost-state record',
+      reason: null,
+    },
+  ];
+  for (const sub of session.subagents) {
+    const toolUseId = typeof sub.meta?.toolUseId === 'string' ? sub.meta.toolUseId : null;
+    const spawn = toolUseId ? findToolUse(files, toolUseId) : undefined;
+    const result = toolUseId && spawn ? findSpawnResult(files.find((f) => f.participant === spawn.participant)!.records, toolUseId) : undefined;
+    const own = tokensOf(sub.records);
+    let status: ParticipantUsage['status'] = 'unknown';
+    let source: string | null = null;
+    if (result) {
+      status = result.status === 'completed' ? 'completed' : result.status === 'failed' ? 'failed' : result.status === 'async_launched' ? 'running' : 'unknown';
+      source = result.at;
+    }
+    if (status !== 'completed' && sub.meta?.finished === true) {
+      status = 'completed';
+      source = `${sub.metaFile}#finished`;
+    }
+    rows.push({
+      participant: `agent:${sub.agentId}`,
+      role: 'child',
+      native_id: sub.agentId,
+      parent: spawn?.participant ?? null,
+      spawn_tool_call_id: toolUseId,
+      depth: typeof sub.meta?.spawnDepth === 'number' ? sub.meta.spawnDepth : spawn ? 1 : 0,
+      tokens: own.tokens,
+      messages: own.messageIds.length,
+      message_ids: own.messageIds,
+      status,
+      status_source: source,
+      cost_usd: null,
+      cost_note: 'included in the root participant (Claude Code reports one total)',
+      reason: spawn ? null : toolUseId ? `no tool_use with id ${toolUseId} in any file of the session` : 'no meta.json with toolUseId: the spawning call is unknown',
+    });
+  }
+  return rows;
+}

@@ -1,0 +1,97 @@
+import { join } from 'node:path';
+import { writeJsonAtomic } from '../core/atomic-write.js';
+import { createStageContext } from '../core/context.js';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import { createJsonlSink } from '../core/jsonl-sink.js';
+import { jsonlValueSource } from '../core/jsonl-source.js';
+import { claudeCodeToActf } from '../harnesses/claude-code/actf.js';
+import { findSessionFiles, readNativeSession } from '../harnesses/claude-code/native-session.js';
+import { participantUsage, type ParticipantUsage } from '../harnesses/claude-code/participants.js';
+import { CLAUDE_CODE_RAW_SCHEMA, mergeTrace } from '../harnesses/claude-code/trace.js';
+import { Actf } from '../schemas/actf.js';
+import type { Call } from '../schemas/call.js';
+import { checkValue } from '../schemas/validate.js';
+import { formatJsonPath } from '../core/json-locate.js';
+import { projectSft } from '../transforms/sft/project.js';
+
+export interface ConvertOptions {
+  harness: 'claude-code';
+  native: string;
+  out: string;
+  /** calls.jsonl from roller's proxy: system prompt and tools come from the captured requests. */
+  wire?: string;
+  keepThinking: boolean;
+}
+
+export interface ConvertedSession {
+  sessionId: string;
+  dir: string;
+  steps: number;
+  sft: { status: 'ok' | 'unavailable'; reason: string | null };
+  participants: ParticipantUsage[];
+  rejectedLines: number;
+}
+
+async function readCalls(path: string): Promise<Call[]> {
+  const calls: Call[] = [];
+  for await (const c of jsonlValueSource<Call>(path)(createStageContext())) calls.push(c);
+  return calls;
+}
+
+/** `roller convert`: an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json and usage.json. */
+export async function convertNative(options: ConvertOptions): Promise<ConvertedSession[]> {
+  const files = await findSessionFiles(options.native);
+  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  const results: ConvertedSession[] = [];
+  for (const file of files) {
+    const session = await readNativeSession(file);
+    const dir = files.length === 1 ? options.out : join(options.out, session.sessionId);
+    const wire = calls?.filter((c) => c.native_identity.session_id === session.sessionId);
+
+    const trace = mergeTrace(session);
+    await createJsonlSink({ path: join(dir, 'trace.jsonl') }).consume(
+      (async function* () {
+        yield* trace;
+      })(),
+      createStageContext(),
+    );
+
+    const actf = claudeCodeToActf(session.main, wire && wire.length > 0 ? { wire } : {});
+    const issues = checkValue(Actf, actf);
+    if (issues.length > 0) {
+      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${file}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the session`);
+    }
+    await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
+
+    const sft = projectSft(actf, { keepThinking: options.keepThinking });
+    if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
+
+    const participants = participantUsage(session);
+    await writeJsonAtomic(join(dir, 'usage.json'), {
+      schema: 'roller.usage/v1',
+      harness: options.harness,
+      session_id: session.sessionId,
+      participants,
+    });
+    await writeJsonAtomic(join(dir, 'conversion.json'), {
+      raw_schema: CLAUDE_CODE_RAW_SCHEMA,
+      source: { root: session.root, main: session.mainFile, subagents: session.subagents.map((s) => s.records[0]?.file ?? `agent-${s.agentId}.jsonl`) },
+      system_prompt_source: actf.system_prompt_source,
+      tools_source: actf.tools_source,
+      trajectory_conversion: [
+        { target: 'actf', status: 'ok', reason: null },
+        { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
+      ],
+      rejected_lines: session.rejects.map((r) => ({ code: r.code, reason: r.reason, origin: r.origin })),
+    });
+    results.push({
+      sessionId: session.sessionId,
+      dir,
+      steps: actf.steps.length,
+      sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
+      participants,
+      rejectedLines: session.rejects.length,
+    });
+  }
+  return results;
+}

@@ -1,0 +1,111 @@
+import { readFile, writeFile, mkdir, cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isRollerError, ErrorCode } from '../../../src/core/index.js';
+import { convertNative } from '../../../src/pipelines/convert.js';
+import { Actf, SftRecord, checkValue, type Call } from '../../../src/schemas/index.js';
+import { expectGolden, stableJson, stableJsonl } from '../../support/golden.js';
+import { repoRoot } from '../../support/paths.js';
+import { useTempDir } from '../../support/temp-dir.js';
+
+type Json = Record<string, any>;
+const tmp = useTempDir('convert');
+const fixture = join(repoRoot, 'tests/fixtures/claude-code/lab-single');
+const golden = join(repoRoot, 'tests/golden/claude-code/lab-single');
+const served = JSON.parse(await readFile(join(repoRoot, 'tests/fixtures/claude-code/lab-scripted-responses.json'), 'utf8')) as { message: Json }[];
+
+describe('roller convert: the lab Claude Code run (real CLI 2.1.332)', () => {
+  it('writes trace.jsonl, trace_ACTF.json, trace_SFT.json and usage.json equal to the reviewed golden files', async () => {
+    const out = join(tmp.path, 'golden');
+    const [s] = await convertNative({ harness: 'claude-code', native: fixture, out, keepThinking: true });
+    expect(s!.sft).toEqual({ status: 'ok', reason: null });
+    await expectGolden(join(golden, 'trace.jsonl'), stableJsonl(await readFile(join(out, 'trace.jsonl'), 'utf8')));
+    for (const f of ['trace_ACTF.json', 'trace_SFT.json', 'usage.json']) {
+      await expectGolden(join(golden, f), stableJson(JSON.parse(await readFile(join(out, f), 'utf8'))));
+    }
+    expect(checkValue(Actf, JSON.parse(await readFile(join(out, 'trace_ACTF.json'), 'utf8')))).toEqual([]);
+    expect(checkValue(SftRecord, JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')))).toEqual([]);
+  });
+
+  it('gives a main participant and one sub-agent whose token sums equal the usage the scripted server sent', async () => {
+    const [s] = await convertNative({ harness: 'claude-code', native: fixture, out: join(tmp.path, 'usage'), keepThinking: true });
+    const [main, sub] = s!.participants;
+    expect(s!.participants).toHaveLength(2);
+    expect(main).toMatchObject({ role: 'root', depth: 0, status: 'completed' });
+    expect(sub).toMatchObject({ role: 'child', depth: 1, parent: main!.participant, spawn_tool_call_id: 'toolu_01TGXRCfyjW73U32GbJBqYaw', status: 'completed' });
+    for (const p of [main!, sub!]) {
+      const mine = served.filter((r) => p.message_ids.includes(r.message.id)).map((r) => r.message.usage as Json);
+      expect(mine.length).toBe(p.messages);
+      const sum = (k: string) => mine.reduce((a, u) => a + (u[k] as number), 0);
+      expect(p.tokens).toEqual({
+        input: sum('input_tokens'),
+        cache_creation: sum('cache_creation_input_tokens'),
+        cache_read: sum('cache_read_input_tokens'),
+        output: sum('output_tokens'),
+        reasoning: 0,
+      });
+    }
+    // Every served message belongs to exactly one participant.
+    expect([...main!.message_ids, ...sub!.message_ids].sort()).toEqual(served.map((r) => r.message.id).sort());
+    // The CLI's own session totals reconcile with the per-participant sums (nothing counted twice).
+    const trace = (await readFile(join(tmp.path, 'usage', 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Json);
+    const cost = trace.filter((r) => r.type === 'cost-state').at(-1)!.modelUsage['claude-opus-5-5'];
+    expect(main!.tokens.input + sub!.tokens.input).toBe(cost.inputTokens);
+    expect(main!.tokens.output + sub!.tokens.output).toBe(cost.outputTokens);
+    expect(main!.tokens.cache_read + sub!.tokens.cache_read).toBe(cost.cacheReadInputTokens);
+    expect(main!.tokens.cache_creation + sub!.tokens.cache_creation).toBe(cost.cacheCreationInputTokens);
+    expect(main!.cost_usd).toBe(0.045771);
+    expect(sub!.cost_usd).toBeNull();
+  });
+
+  it('the main ACTF holds only the main thread; system and tools come from the wire when it is given', async () => {
+    const lab = (await readFile(join(fixture, 'requests.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Json);
+    const out = join(tmp.path, 'wire');
+    await mkdir(out, { recursive: true });
+    // The lab's request log as the calls the proxy would have recorded (context = body, identity from headers).
+    const calls = lab.map((r, i) => ({ seq: i, protocol: 'anthropic-messages', context: r.body, native_identity: { session_id: r.headers['x-claude-code-session-id'], ...(r.headers['x-claude-code-agent-id'] ? { agent_id: r.headers['x-claude-code-agent-id'] } : {}) } }) as unknown as Call);
+    const wire = join(out, 'calls.jsonl');
+    await writeFile(wire, calls.map((c) => JSON.stringify(c)).join('\n'));
+    const [s] = await convertNative({ harness: 'claude-code', native: fixture, out, keepThinking: false, wire });
+    const actf = JSON.parse(await readFile(join(out, 'trace_ACTF.json'), 'utf8')) as Json;
+    expect(actf.steps.map((st: Json) => st.native_ids.message_id)).toEqual(['msg_010TYc0W6iAUsDTv7fHVEuKy', 'msg_01S7pGrUcYMxTBXv33qDyjFf']);
+    const sft = JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')) as Json;
+    expect(sft.messages.filter((m: Json) => m.role === 'assistant').every((m: Json) => m.reasoning_content === '')).toBe(true);
+    expect(actf.system_prompt_source).toBe('wire');
+    expect(actf.system_prompt).toContain('x-anthropic-billing-header');
+    expect(actf.tools.map((t: Json) => t.function.name)).toContain('Agent');
+    expect(actf.tools.length).toBe(lab[0]!.body.tools.length);
+    expect(sft.messages[0].role).toBe('system');
+    expect(s!.sft.status).toBe('ok');
+  });
+
+  it('a known record type in an unknown shape is an error naming file and line', async () => {
+    const broken = join(tmp.path, 'broken');
+    await cp(fixture, broken, { recursive: true });
+    const file = join(broken, 'projects/-workspace-demo/19dd1dea-c596-40d9-b460-8755a96c03f8.jsonl');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    const i = lines.findIndex((l) => l.includes('"type":"assistant"') || l.includes('"type": "assistant"'));
+    const rec = JSON.parse(lines[i]!) as Json;
+    rec.message.content = 'not an array';
+    lines[i] = JSON.stringify(rec);
+    await writeFile(file, lines.join('\n'));
+    await expect(convertNative({ harness: 'claude-code', native: broken, out: join(tmp.path, 'broken-out'), keepThinking: true })).rejects.toSatisfy(
+      (e) => isRollerError(e, ErrorCode.NATIVE_SHAPE_UNKNOWN) && (e as Error).message.includes(`19dd1dea-c596-40d9-b460-8755a96c03f8.jsonl:${i + 1}`),
+    );
+  });
+
+  it('a truncated last line (a killed CLI) is reported, and the rest still converts', async () => {
+    const cut = join(tmp.path, 'cut');
+    await cp(fixture, cut, { recursive: true });
+    const file = join(cut, 'projects/-workspace-demo/19dd1dea-c596-40d9-b460-8755a96c03f8.jsonl');
+    await writeFile(file, `${await readFile(file, 'utf8')}{"type":"assistant","uuid":"x","mess`);
+    const [s] = await convertNative({ harness: 'claude-code', native: cut, out: join(tmp.path, 'cut-out'), keepThinking: true });
+    expect(s!.rejectedLines).toBe(1);
+    expect(s!.steps).toBe(2);
+    const report = JSON.parse(await readFile(join(tmp.path, 'cut-out', 'conversion.json'), 'utf8')) as Json;
+    expect(report.rejected_lines[0].code).toBe('ROLLER_JSONL_TRUNCATED_LINE');
+  });
+});

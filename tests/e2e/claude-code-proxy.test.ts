@@ -1,35 +1,28 @@
 /**
- * The real Claude Code CLI (2.1.332, installed from npm by roller's pinned installer) runs headless through
- * `roller proxy` against `roller scripted-model`, delegating to a sub-agent. Every recorded call's response
- * id must be an assistant message.id in the CLI's own session files (main session and subagents/).
- * If the CLI cannot be installed this test fails, saying so: it never passes without running the CLI.
+ * The real Claude Code CLI (2.1.332, installed by `roller harness install claude-code`) runs headless through
+ * `roller proxy` against `roller scripted-model`, with no network. Four scenarios: one foreground sub-agent,
+ * two parallel sub-agents in one response, a background sub-agent with its task-notification, and a run
+ * without --forward-subagent-text. For each, every HTTP call's response id must be a native message.id, the
+ * main ACTF must hold no sub-agent step, each participant's token sums must equal the usage the server sent
+ * for its calls, and SFT must validate. If the CLI cannot be installed this fails, saying so.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCodeEnv } from '../../src/harnesses/claude-code/env.js';
-import { installHarness, type InstalledHarness } from '../../src/harnesses/installer.js';
-import { Call as CallSchema, checkValue, type Call } from '../../src/schemas/index.js';
+import { Call as CallSchema, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
 import { rollerBin } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
 
+type Json = Record<string, any>;
 const tmp = useTempDir('e2e-cc');
 const children: ChildProcess[] = [];
-let claude: InstalledHarness;
-
-beforeAll(async () => {
-  try {
-    claude = await installHarness('claude-code');
-  } catch (err) {
-    throw new Error(`Claude Code 2.1.332 could not be installed, so the e2e cannot run: ${(err as Error).message}`);
-  }
-}, 15 * 60_000);
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
+let claudeBin: string;
+let model: { child: ChildProcess; url: string };
 
 async function startRoller(...args: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -38,37 +31,55 @@ async function startRoller(...args: string[]): Promise<{ child: ChildProcess; ur
   return { child, url };
 }
 
+beforeAll(async () => {
+  try {
+    const { stdout } = await promisify(execFile)(rollerBin, ['harness', 'install', 'claude-code'], { timeout: 15 * 60_000 });
+    claudeBin = stdout.trim();
+  } catch (err) {
+    throw new Error(`Claude Code 2.1.332 could not be installed with 'roller harness install claude-code', so the e2e cannot run: ${(err as Error).message}`);
+  }
+  model = await startRoller('scripted-model');
+}, 15 * 60_000);
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
 async function nativeAssistantIds(configDir: string): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const entry of await readdir(join(configDir, 'projects'), { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
     for (const line of (await readFile(join(entry.parentPath, entry.name), 'utf8')).split('\n')) {
       if (!line.trim()) continue;
-      const rec = JSON.parse(line) as { type?: string; message?: { id?: string } };
+      const rec = JSON.parse(line) as Json;
       if (rec.type === 'assistant' && rec.message?.id) ids.add(rec.message.id);
     }
   }
   return ids;
 }
 
-describe('Claude Code through roller proxy (e2e)', () => {
-  it('records every model call of a delegating session, each joined to a native assistant message', async () => {
-    const home = join(tmp.path, 'home');
-    const work = join(tmp.path, 'demo');
-    const capture = join(tmp.path, 'capture');
+const scenarios = [
+  { name: 'single foreground sub-agent', tag: '[MAIN:single]', forward: true, agents: 1, expect: 'BLUEBIRD' },
+  { name: 'two parallel sub-agents in one response', tag: '[MAIN:parallel]', forward: true, agents: 2, expect: 'BLUEBIRD' },
+  { name: 'a background sub-agent and its task-notification', tag: '[MAIN:background]', forward: true, agents: 1, expect: 'task-notification' },
+  { name: 'a run without --forward-subagent-text', tag: '[MAIN:single]', forward: false, agents: 1, expect: 'BLUEBIRD' },
+];
+
+describe('Claude Code through roller proxy (e2e, real CLI)', () => {
+  it.each(scenarios)('$name', async (sc) => {
+    const base = join(tmp.path, sc.name.replace(/\W+/g, '-'));
+    const home = join(base, 'home');
+    const work = join(base, 'demo');
+    const capture = join(base, 'capture');
     await mkdir(join(home, '.claude'), { recursive: true });
     await mkdir(join(home, 'tmp'), { recursive: true, mode: 0o700 });
     await mkdir(work, { recursive: true });
     await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\nSecond line of notes.\n');
 
-    const model = await startRoller('scripted-model');
     const proxy = await startRoller('proxy', '--upstream', model.url, '--out', capture);
     const apiKey = 'sk-ant-test-E2E-DUMMY-KEY-000111';
-    const cli = spawn(
-      claude.bin,
-      ['-p', '[MAIN:single] Please delegate: have a sub-agent read notes.txt and tell me its first line.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'],
-      { cwd: work, env: claudeCodeEnv({ home, baseUrl: proxy.url, apiKey }), stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const args = ['-p', `${sc.tag} Please delegate: have a sub-agent read notes.txt and tell me its first line.`, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
+    if (sc.forward) args.push('--forward-subagent-text');
+    const cli = spawn(claudeBin, args, { cwd: work, env: claudeCodeEnv({ home, baseUrl: proxy.url, apiKey }), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(cli);
     let stdout = '';
     let stderr = '';
@@ -78,28 +89,52 @@ describe('Claude Code through roller proxy (e2e)', () => {
     const [code] = (await once(cli, 'exit')) as [number | null];
     clearTimeout(timer);
     expect(code, `claude exited ${code}; stderr: ${stderr.slice(0, 2000)}`).toBe(0);
-
     proxy.child.kill('SIGTERM');
     await once(proxy.child, 'exit');
-    model.child.kill('SIGTERM');
 
+    // 1. Every call is recorded, complete, and its response id is a native assistant message.id.
     const calls = (await readFile(join(capture, 'calls.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Call);
     const modelCalls = calls.filter((c) => c.protocol === 'anthropic-messages');
-    // main (delegates) -> sub-agent (Read) -> sub-agent (answer) -> main (summary), at least.
-    expect(modelCalls.length).toBeGreaterThanOrEqual(4);
     for (const c of calls) expect(checkValue(CallSchema, c)).toEqual([]);
-    for (const c of modelCalls) expect(c).toMatchObject({ execution_status: 'completed', response_capture_status: 'complete', capture_status: 'complete' });
-    // Sub-agent calls carry the agent id header; the main session's do not.
-    expect(modelCalls.some((c) => c.native_identity.agent_id)).toBe(true);
-    expect(new Set(modelCalls.map((c) => c.native_identity.session_id)).size).toBe(1);
-
+    for (const c of modelCalls) expect(c).toMatchObject({ execution_status: 'completed', response_capture_status: 'complete' });
     const native = await nativeAssistantIds(join(home, '.claude'));
-    for (const c of modelCalls) expect(native, `response ${c.response_id} of call ${c.seq} is not a native assistant message.id`).toContain(c.response_id);
+    for (const c of modelCalls) expect(native, `response ${c.response_id} (call ${c.seq}) is not a native message.id`).toContain(c.response_id);
+    expect(new Set(modelCalls.map((c) => c.native_identity.agent_id).filter(Boolean)).size).toBe(sc.agents);
 
-    const result = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; subtype?: string; result?: string }).find((e) => e.type === 'result');
+    // 2. Convert the native session with the wire.
+    const out = join(base, 'converted');
+    const conv = spawn(rollerBin, ['convert', '--harness', 'claude-code', '--native', join(home, '.claude'), '--out', out, '--wire', join(capture, 'calls.jsonl')], { stdio: 'inherit' });
+    expect(((await once(conv, 'exit')) as [number])[0]).toBe(0);
+    const actf = JSON.parse(await readFile(join(out, 'trace_ACTF.json'), 'utf8')) as Json;
+    const usage = JSON.parse(await readFile(join(out, 'usage.json'), 'utf8')) as Json;
+
+    // 3. The main ACTF holds the main thread's messages only, every one of them.
+    const mainCalls = modelCalls.filter((c) => !c.native_identity.agent_id);
+    expect(actf.steps.map((s: Json) => s.native_ids.message_id).sort()).toEqual(mainCalls.map((c) => c.response_id).sort());
+    expect(actf.system_prompt_source).toBe('wire');
+
+    // 4. Each participant's tokens equal the sums of the usage the server sent on that participant's calls.
+    const participants = usage.participants as Json[];
+    expect(participants.filter((p) => p.role === 'child')).toHaveLength(sc.agents);
+    for (const p of participants) {
+      const mine = modelCalls.filter((c) => (p.role === 'root' ? !c.native_identity.agent_id : c.native_identity.agent_id === p.native_id));
+      const sum = (k: string) => mine.reduce((a, c) => a + ((c.usage.reported as Json)[k] as number), 0);
+      expect(p.tokens, `tokens of ${p.participant}`).toEqual({
+        input: sum('input_tokens'),
+        cache_creation: sum('cache_creation_input_tokens'),
+        cache_read: sum('cache_read_input_tokens'),
+        output: sum('output_tokens'),
+        reasoning: 0,
+      });
+      if (p.role === 'child') expect(p).toMatchObject({ depth: 1, status: 'completed' });
+    }
+
+    // 5. SFT validates.
+    const sft = JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')) as unknown;
+    expect(checkValue(SftRecord, sft)).toEqual([]);
+    const result = stdout.trim().split('\n').map((l) => JSON.parse(l) as Json).filter((e) => e.type === 'result').at(-1);
     expect(result?.subtype).toBe('success');
-    expect(result?.result, result?.result).toContain('BLUEBIRD');
-    const written = await readFile(join(capture, 'calls.jsonl'), 'latin1');
-    expect(written).not.toContain(apiKey);
+    expect(JSON.stringify(actf)).toContain(sc.expect);
+    expect(await readFile(join(capture, 'calls.jsonl'), 'latin1')).not.toContain(apiKey);
   }, 300_000);
 });

@@ -49,7 +49,9 @@ export function decide(script: Script, c: Conversation): Reply {
     if (scenario) at = i;
   }
   const lastResult = [...c.events].reverse().find((e) => e.kind === 'tool_result');
+  const lastUser = [...c.events].reverse().find((e) => e.kind === 'user');
   const vars = {
+    last_user_text: lastUser && lastUser.kind === 'user' ? lastUser.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '',
     cwd: findCwd(c.haystack),
     last_tool_result: lastResult && lastResult.kind === 'tool_result' ? lastResult.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '(no tool result)',
   };

@@ -6,7 +6,7 @@ import { formatJsonPath } from '../../core/json-locate.js';
 /** A tool the script wants to call: the first alternative the request offers is used. */
 const ToolChoice = z.strictObject({
   name: z.string().min(1).describe('tool name as offered; "namespace/name" for a Responses namespace tool'),
-  input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}} and {{last_tool_result}} are filled in'),
+  input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}}, {{last_tool_result}} and {{last_user_text}} are filled in'),
   input_if_property: z.record(z.string(), z.unknown()).optional().describe('added to input only when the tool schema has that property'),
 });
 
@@ -32,8 +32,8 @@ export const Script = z
   .describe('a scripted model: replies decided from the conversation itself');
 export type Script = z.infer<typeof Script>;
 
-const delegate = (prompt: string) => [
-  { name: 'Agent', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' }, input_if_property: { run_in_background: false } },
+const delegate = (prompt: string, background = false) => [
+  { name: 'Agent', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' }, input_if_property: { run_in_background: background } },
   { name: 'Task', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' } },
   { name: 'task', input: { description: 'Read notes file', prompt, subagent_type: 'general' } },
   { name: 'multi_agent_v1/spawn_agent', input: { message: prompt } },
@@ -80,6 +80,17 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       turns: [
         { thinking: 'The user wants me to delegate. I will spawn a sub-agent.', text: 'I will delegate this to a sub-agent.', tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.')] },
         { thinking: 'The sub-agent reported back. I will summarise.', text: 'Done. Sub-agent report: {{last_tool_result}}' },
+      ],
+    },
+    {
+      // Claude Code: the Agent result is only a launch acknowledgement; the report arrives later as a
+      // <task-notification> user turn, which the third turn answers.
+      name: 'delegate-background',
+      match: '[MAIN:background]',
+      turns: [
+        { thinking: 'I will run the sub-agent in the background.', text: 'Starting a background sub-agent.', tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.', true)] },
+        { text: 'The sub-agent is running; I will wait for its report.' },
+        { thinking: 'The background sub-agent finished.', text: 'Done. Background report: {{last_user_text}}' },
       ],
     },
     {

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeCodeEnv } from '../../src/harnesses/claude-code/env.js';
+import { claudeCodePlan } from '../../src/harnesses/claude-code/launch.js';
+import { runProcess } from '../../src/sources/process-runner.js';
 import { Call as CallSchema, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
 import { rollerBin } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -70,25 +71,23 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
     const home = join(base, 'home');
     const work = join(base, 'demo');
     const capture = join(base, 'capture');
-    await mkdir(join(home, '.claude'), { recursive: true });
-    await mkdir(join(home, 'tmp'), { recursive: true, mode: 0o700 });
     await mkdir(work, { recursive: true });
     await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\nSecond line of notes.\n');
 
     const proxy = await startRoller('proxy', '--upstream', model.url, '--out', capture);
     const apiKey = 'sk-ant-test-E2E-DUMMY-KEY-000111';
-    const args = ['-p', `${sc.tag} Please delegate: have a sub-agent read notes.txt and tell me its first line.`, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
-    if (sc.forward) args.push('--forward-subagent-text');
-    const cli = spawn(claudeBin, args, { cwd: work, env: claudeCodeEnv({ home, baseUrl: proxy.url, apiKey }), stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(cli);
-    let stdout = '';
-    let stderr = '';
-    cli.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    cli.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => cli.kill('SIGKILL'), 240_000);
-    const [code] = (await once(cli, 'exit')) as [number | null];
-    clearTimeout(timer);
-    expect(code, `claude exited ${code}; stderr: ${stderr.slice(0, 2000)}`).toBe(0);
+    const plan = await claudeCodePlan({
+      bin: claudeBin,
+      prompt: `${sc.tag} Please delegate: have a sub-agent read notes.txt and tell me its first line.`,
+      home,
+      work,
+      baseUrl: proxy.url,
+      apiKey,
+      forwardSubagentText: sc.forward,
+    });
+    const outcome = await runProcess(plan, { timeoutMs: 240_000, stdoutPath: join(base, 'stream.jsonl'), stderrPath: join(base, 'stderr.txt') });
+    const stdout = await readFile(join(base, 'stream.jsonl'), 'utf8');
+    expect(outcome.exitCode, `claude exited ${outcome.exitCode}; stderr: ${(await readFile(join(base, 'stderr.txt'), 'utf8')).slice(0, 2000)}`).toBe(0);
     proxy.child.kill('SIGTERM');
     await once(proxy.child, 'exit');
 

@@ -1,0 +1,33 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ProcessPlan } from '../../sources/process-runner.js';
+import { claudeCodeEnv } from './env.js';
+
+export interface ClaudeCodeLaunch {
+  /** The installed CLI (roller harness install claude-code). */
+  bin: string;
+  prompt: string;
+  /** A fresh directory per attempt: HOME, CLAUDE_CONFIG_DIR (home/.claude) and CLAUDE_CODE_TMPDIR (home/tmp). */
+  home: string;
+  /** The task's work directory. */
+  work: string;
+  /** The recording proxy (ANTHROPIC_BASE_URL). */
+  baseUrl: string;
+  apiKey: string;
+  /** --forward-subagent-text: sub-agent text and thinking also on stdout (default true). */
+  forwardSubagentText?: boolean;
+  extraArgs?: string[];
+}
+
+/** The native config dir of a launch: where the session files are read from afterwards. */
+export const claudeConfigDir = (home: string) => join(home, '.claude');
+
+/** Headless `claude -p` with stream-json stdout, offline, in a fresh HOME (reference/harnesses/claude-code.md §3). */
+export async function claudeCodePlan(launch: ClaudeCodeLaunch): Promise<ProcessPlan> {
+  await mkdir(claudeConfigDir(launch.home), { recursive: true });
+  await mkdir(join(launch.home, 'tmp'), { recursive: true, mode: 0o700 });
+  const args = ['-p', launch.prompt, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
+  if (launch.forwardSubagentText ?? true) args.push('--forward-subagent-text');
+  args.push(...(launch.extraArgs ?? []));
+  return { command: launch.bin, args, cwd: launch.work, env: claudeCodeEnv({ home: launch.home, baseUrl: launch.baseUrl, apiKey: launch.apiKey }) };
+}

@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { finished } from 'node:stream/promises';
+
+export interface ProcessPlan {
+  command: string;
+  args: string[];
+  cwd: string;
+  /** The whole environment: nothing is inherited that is not listed here. */
+  env: Record<string, string>;
+}
+
+export interface RunProcessOptions {
+  /** Kill the whole process group (SIGTERM, then SIGKILL after graceMs) when this passes. */
+  timeoutMs: number;
+  graceMs?: number;
+  stdoutPath: string;
+  stderrPath: string;
+  signal?: AbortSignal;
+}
+
+export interface ProcessOutcome {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+}
+
+/**
+ * Runs a harness CLI headless: stdin closed, stdout and stderr streamed to files (never held in memory),
+ * in its own process group so that a timeout or an abort ends it and every process it started — a
+ * harness that leaves background children must not outlive its sample.
+ */
+export async function runProcess(plan: ProcessPlan, options: RunProcessOptions): Promise<ProcessOutcome> {
+  await mkdir(dirname(options.stdoutPath), { recursive: true });
+  await mkdir(dirname(options.stderrPath), { recursive: true });
+  const stdout = createWriteStream(options.stdoutPath);
+  const stderr = createWriteStream(options.stderrPath);
+  await Promise.all([once(stdout, 'open'), once(stderr, 'open')]);
+  const started = Date.now();
+  const child = spawn(plan.command, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // end: false — the files are ended below, after 'close', and only then awaited (pipe() would end them
+  // first, and a wait for 'finish' after that never returns).
+  child.stdout!.pipe(stdout, { end: false });
+  child.stderr!.pipe(stderr, { end: false });
+  let timedOut = false;
+  let aborted = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const killGroup = () => {
+    const pid = child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      return; // already gone
+    }
+    killTimer = setTimeout(() => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, options.graceMs ?? 5000);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, options.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    killGroup();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const closed = once(child, 'close');
+  closed.catch(() => {});
+  const [exitCode, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  clearTimeout(timer);
+  clearTimeout(killTimer);
+  options.signal?.removeEventListener('abort', onAbort);
+  // The leader is gone; make sure nothing it started lingers in its group.
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // the group is empty: the normal case
+  }
+  // A process that left the group (setsid) may still hold the pipes: give them a bounded time, then let go.
+  let capTimer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise((r) => (capTimer = setTimeout(r, options.graceMs ?? 5000)))]);
+  clearTimeout(capTimer);
+  child.stdout!.unpipe(stdout);
+  child.stderr!.unpipe(stderr);
+  child.stdout!.destroy();
+  child.stderr!.destroy();
+  stdout.end();
+  stderr.end();
+  await Promise.all([finished(stdout), finished(stderr)]);
+  return { exitCode, signal, timedOut, aborted, startedAt: new Date(started).toISOString(), endedAt: new Date().toISOString(), durationMs: Date.now() - started };
+}

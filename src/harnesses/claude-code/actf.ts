@@ -1,6 +1,7 @@
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
 import type { ContentBlock } from '../../schemas/content.js';
+import { activeBranch } from './active-branch.js';
 import type { NativeRecord } from './native-session.js';
 
 type Json = Record<string, any>;
@@ -49,7 +50,8 @@ export interface ClaudeCodeActfOptions {
  * record per content block, all sharing message.id, and they merge into one step whose usage is counted
  * once. Plaintext thinking goes to reasoning_content (redacted thinking stays in raw). Tool results are tied
  * to the step that made the call. Task-notification turns stay user input, wrapper and all. Sub-agent
- * records (sidechains) stay out: they have their own files and their own calls.
+ * records (sidechains) stay out: they have their own files and their own calls. After a rewind only the
+ * branch that continued is converted (the dead branch stays in trace.jsonl).
  */
 export function claudeCodeToActf(main: readonly NativeRecord[], options: ClaudeCodeActfOptions = {}): Actf {
   const steps: ActfStep[] = [];
@@ -67,7 +69,7 @@ export function claudeCodeToActf(main: readonly NativeRecord[], options: ClaudeC
     current = undefined;
   };
 
-  for (const { record } of main) {
+  for (const { record } of activeBranch(main)) {
     if (record.isSidechain === true) continue;
     const ts = typeof record.timestamp === 'string' ? record.timestamp : null;
     if (ts && (record.type === 'user' || record.type === 'assistant')) {

@@ -76,13 +76,29 @@ function findSpawnResult(records: NativeRecord[], toolUseId: string): { status: 
   return undefined;
 }
 
+/** The spawning tool_use id from the parent's tool_result (toolUseResult.agentId), for files without meta.json. */
+function spawnIdFromResult(files: { records: NativeRecord[] }[], agentId: string): string | undefined {
+  for (const f of files) {
+    for (const r of f.records) {
+      if (r.record.type !== 'user' || r.record.toolUseResult?.agentId !== agentId || !Array.isArray(r.record.message.content)) continue;
+      const result = (r.record.message.content as Json[]).find((b) => b.type === 'tool_result');
+      if (typeof result?.tool_use_id === 'string') return result.tool_use_id;
+    }
+  }
+  return undefined;
+}
+
 /** Participants of a session with their own usage: the main thread, and one per sub-agent file. */
 export function participantUsage(session: NativeSession): ParticipantUsage[] {
   const rootId = `session:${session.sessionId}`;
   const files = [{ participant: rootId, records: session.main }, ...session.subagents.map((s) => ({ participant: `agent:${s.agentId}`, records: s.records }))];
-  const lastAssistant = [...session.main].reverse().find((r) => r.record.type === 'assistant');
+  // Older Claude Code wrote sub-agent turns inline (isSidechain: true) in the main file: they are not the
+  // main participant's usage (seeds/004), so they go to participants of their own.
+  const own = session.main.filter((r) => r.record.isSidechain !== true);
+  const inline = session.main.filter((r) => r.record.isSidechain === true && r.record.type === 'assistant'); // usage lives on assistant records
+  const lastAssistant = [...own].reverse().find((r) => r.record.type === 'assistant');
   const costState = [...session.main].reverse().find((r) => r.record.type === 'cost-state');
-  const main = tokensOf(session.main);
+  const main = tokensOf(own);
   const rows: ParticipantUsage[] = [
     {
       participant: rootId,
@@ -102,8 +118,35 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
       reason: null,
     },
   ];
+  const inlineGroups = new Map<string, NativeRecord[]>();
+  for (const r of inline) {
+    const key = typeof r.record.agentId === 'string' ? r.record.agentId : '';
+    inlineGroups.set(key, [...(inlineGroups.get(key) ?? []), r]);
+  }
+  for (const [agentId, records] of inlineGroups) {
+    const t = tokensOf(records);
+    rows.push({
+      participant: agentId ? `agent:${agentId}` : 'sidechain:inline',
+      role: 'child',
+      native_id: agentId || 'inline-sidechain',
+      parent: rootId,
+      spawn_tool_call_id: null,
+      depth: 1,
+      tokens: t.tokens,
+      messages: t.messageIds.length,
+      message_ids: t.messageIds,
+      status: 'unknown',
+      status_source: null,
+      cost_usd: null,
+      cost_note: 'included in the root participant (Claude Code reports one total)',
+      reason: agentId
+        ? 'inline sidechain (older layout): the spawning tool call is not recorded on these lines'
+        : 'inline sidechain without agentId (older layout): its sub-agents cannot be told apart, so they are one participant',
+    });
+  }
   for (const sub of session.subagents) {
-    const toolUseId = typeof sub.meta?.toolUseId === 'string' ? sub.meta.toolUseId : null;
+    // meta.json (2.1.3xx) names the spawning call; older versions only say it in the parent's tool_result.
+    const toolUseId = typeof sub.meta?.toolUseId === 'string' ? sub.meta.toolUseId : (spawnIdFromResult(files, sub.agentId) ?? null);
     const spawn = toolUseId ? findToolUse(files, toolUseId) : undefined;
     const result = toolUseId && spawn ? findSpawnResult(files.find((f) => f.participant === spawn.participant)!.records, toolUseId) : undefined;
     const own = tokensOf(sub.records);
@@ -131,7 +174,11 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
       status_source: source,
       cost_usd: null,
       cost_note: 'included in the root participant (Claude Code reports one total)',
-      reason: spawn ? null : toolUseId ? `no tool_use with id ${toolUseId} in any file of the session` : 'no meta.json with toolUseId: the spawning call is unknown',
+      reason: spawn
+        ? null
+        : toolUseId
+          ? `no tool_use with id ${toolUseId} in any file of the session`
+          : 'no meta.json toolUseId and no tool_result naming this agentId: the spawning call is unknown',
     });
   }
   return rows;

@@ -109,3 +109,44 @@ describe('roller convert: the lab Claude Code run (real CLI 2.1.332)', () => {
     expect(report.rejected_lines[0].code).toBe('ROLLER_JSONL_TRUNCATED_LINE');
   });
 });
+
+describe('roller convert: public Claude Code fixtures (tests/fixtures/claude-code/public)', () => {
+  const pub = join(repoRoot, 'tests/fixtures/claude-code/public');
+  const cases = [
+    ['minimal_showcase', 'minimal_showcase'],
+    ['sidechain_integrated', 'sidechain_integrated.jsonl'],
+    ['dag_compact_after_rewind', 'dag_compact_after_rewind.jsonl'],
+  ] as const;
+  it.each(cases)('%s matches its reviewed golden files', async (name, input) => {
+    const out = join(tmp.path, `public-${name}`);
+    await convertNative({ harness: 'claude-code', native: join(pub, input), out, keepThinking: true });
+    const g = join(repoRoot, 'tests/golden/claude-code/public', name);
+    await expectGolden(join(g, 'trace.jsonl'), stableJsonl(await readFile(join(out, 'trace.jsonl'), 'utf8')));
+    for (const f of ['trace_ACTF.json', 'usage.json']) await expectGolden(join(g, f), stableJson(JSON.parse(await readFile(join(out, f), 'utf8'))));
+    const sft = await readFile(join(out, 'trace_SFT.json'), 'utf8').catch(() => null);
+    await expectGolden(join(g, 'trace_SFT.json'), sft === null ? 'unavailable\n' : stableJson(JSON.parse(sft)));
+  });
+
+  it('after a rewind only the branch that continued is converted; the dead one stays in trace.jsonl', async () => {
+    const out = join(tmp.path, 'rewind');
+    await convertNative({ harness: 'claude-code', native: join(pub, 'dag_compact_after_rewind.jsonl'), out, keepThinking: true });
+    const actf = JSON.parse(await readFile(join(out, 'trace_ACTF.json'), 'utf8')) as Json;
+    expect(actf.steps.map((s: Json) => s.native_ids.message_id)).toEqual(['msg_a1', 'msg_b2a', 'msg_b2a2', 'msg_p1a']);
+    expect(await readFile(join(out, 'trace.jsonl'), 'utf8')).toContain('msg_b1a');
+  });
+
+  it('inline sidechains (older layout) are not counted on the main participant', async () => {
+    const [s] = await convertNative({ harness: 'claude-code', native: join(pub, 'sidechain_integrated.jsonl'), out: join(tmp.path, 'inline'), keepThinking: true });
+    const [main, inline] = s!.participants;
+    expect(inline).toMatchObject({ role: 'child', native_id: 'inline-sidechain', messages: 1 });
+    expect(main!.message_ids).not.toContain('msg_017zj75dqWUNqVxCUrhqbTkf');
+    expect(inline!.message_ids).toEqual(['msg_017zj75dqWUNqVxCUrhqbTkf']);
+  });
+
+  it('two parallel sub-agents (CLI 2.1.173 layout) each get their own usage and spawning call', async () => {
+    const [s] = await convertNative({ harness: 'claude-code', native: join(pub, 'minimal_showcase'), out: join(tmp.path, 'showcase'), keepThinking: true });
+    const children = s!.participants.filter((p) => p.role === 'child');
+    expect(children.map((c) => c.native_id)).toEqual(['showcol1', 'showcol2']);
+    for (const c of children) expect(c.parent).toBe(s!.participants[0]!.participant);
+  });
+});

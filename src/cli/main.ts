@@ -141,12 +141,21 @@ export function buildProgram(): Command {
     .requiredOption('--native <path>', 'a CLAUDE_CONFIG_DIR, a projects/<cwd> directory or one session file')
     .requiredOption('--out <dir>', 'output directory (one subdirectory per session when there are several)')
     .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
+    .option('--stream <file>', 'the CLI stream-json stdout: cross-checked against the native files (conversion.json)')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
-    .action(async (opts: { harness: 'claude-code'; native: string; out: string; wire?: string; keepThinking: boolean }) => {
-      const sessions = await convertNative({ harness: opts.harness, native: opts.native, out: opts.out, keepThinking: opts.keepThinking, ...(opts.wire ? { wire: opts.wire } : {}) });
+    .action(async (opts: { harness: 'claude-code'; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean }) => {
+      const sessions = await convertNative({
+        harness: opts.harness,
+        native: opts.native,
+        out: opts.out,
+        keepThinking: opts.keepThinking,
+        ...(opts.wire ? { wire: opts.wire } : {}),
+        ...(opts.stream ? { stream: opts.stream } : {}),
+      });
       for (const s of sessions) {
         const people = s.participants.map((p) => `${p.role}:${p.native_id} ${p.tokens.input}/${p.tokens.cache_creation}/${p.tokens.cache_read}/${p.tokens.output}`).join(', ');
-        await printLine(`${s.dir}: ${s.steps} steps, SFT ${s.sft.status}${s.sft.reason ? ` (${s.sft.reason})` : ''}; tokens in/cache-write/cache-read/out: ${people}`);
+        const check = s.streamCheck === null ? '' : s.streamCheck.length === 0 ? '; stream agrees' : `; stream disagrees: ${s.streamCheck.join('; ')}`;
+        await printLine(`${s.dir}: ${s.steps} steps, SFT ${s.sft.status}${s.sft.reason ? ` (${s.sft.reason})` : ''}; tokens in/cache-write/cache-read/out: ${people}${check}`);
       }
     });
 

@@ -8,6 +8,7 @@ import { claudeCodeToActf } from '../harnesses/claude-code/actf.js';
 import { findSessionFiles, readNativeSession } from '../harnesses/claude-code/native-session.js';
 import { participantUsage, type ParticipantUsage } from '../harnesses/claude-code/participants.js';
 import { CLAUDE_CODE_RAW_SCHEMA, mergeTrace } from '../harnesses/claude-code/trace.js';
+import { crossCheckStream, readStreamJson } from '../harnesses/claude-code/stream-json.js';
 import { Actf } from '../schemas/actf.js';
 import type { Call } from '../schemas/call.js';
 import { checkValue } from '../schemas/validate.js';
@@ -20,6 +21,8 @@ export interface ConvertOptions {
   out: string;
   /** calls.jsonl from roller's proxy: system prompt and tools come from the captured requests. */
   wire?: string;
+  /** The CLI's --output-format stream-json stdout: cross-checked against the native files. */
+  stream?: string;
   keepThinking: boolean;
 }
 
@@ -30,6 +33,8 @@ export interface ConvertedSession {
   sft: { status: 'ok' | 'unavailable'; reason: string | null };
   participants: ParticipantUsage[];
   rejectedLines: number;
+  /** Disagreements between the stream-json stdout and the native files (null without --stream). */
+  streamCheck: string[] | null;
 }
 
 async function readCalls(path: string): Promise<Call[]> {
@@ -67,6 +72,7 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
     if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
 
     const participants = participantUsage(session);
+    const streamCheck = options.stream ? crossCheckStream(await readStreamJson(options.stream), participants) : null;
     await writeJsonAtomic(join(dir, 'usage.json'), {
       schema: 'roller.usage/v1',
       harness: options.harness,
@@ -83,6 +89,7 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
         { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
       ],
       rejected_lines: session.rejects.map((r) => ({ code: r.code, reason: r.reason, origin: r.origin })),
+      stream_check: streamCheck === null ? null : { source: options.stream, agrees: streamCheck.length === 0, problems: streamCheck },
     });
     results.push({
       sessionId: session.sessionId,
@@ -91,6 +98,7 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
       sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
       participants,
       rejectedLines: session.rejects.length,
+      streamCheck,
     });
   }
   return results;

@@ -102,8 +102,11 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
 
     // 2. Convert the native session with the wire.
     const out = join(base, 'converted');
-    const conv = spawn(rollerBin, ['convert', '--harness', 'claude-code', '--native', join(home, '.claude'), '--out', out, '--wire', join(capture, 'calls.jsonl')], { stdio: 'inherit' });
+    const conv = spawn(rollerBin, ['convert', '--harness', 'claude-code', '--native', join(home, '.claude'), '--out', out, '--wire', join(capture, 'calls.jsonl'), '--stream', join(base, 'stream.jsonl')], { stdio: 'inherit' });
     expect(((await once(conv, 'exit')) as [number])[0]).toBe(0);
+    // The CLI's own stdout (second source) agrees with its native files.
+    const conversion = JSON.parse(await readFile(join(out, 'conversion.json'), 'utf8')) as Json;
+    expect(conversion.stream_check.problems).toEqual([]);
     const actf = JSON.parse(await readFile(join(out, 'trace_ACTF.json'), 'utf8')) as Json;
     const usage = JSON.parse(await readFile(join(out, 'usage.json'), 'utf8')) as Json;
 

@@ -110,6 +110,42 @@ describe('roller convert: the lab Claude Code run (real CLI 2.1.332)', () => {
   });
 });
 
+describe('roller convert: the lab run without --forward-subagent-text, and the stream-json cross-check', () => {
+  const runs = [
+    ['lab-single', join(repoRoot, 'tests/fixtures/claude-code/lab-single')],
+    ['lab-nofwd', join(repoRoot, 'tests/fixtures/claude-code/lab-nofwd')],
+  ] as const;
+  it.each(runs)('%s: golden files, and the stdout stream agrees with the native files', async (name, dir) => {
+    const out = join(tmp.path, `stream-${name}`);
+    const [s] = await convertNative({ harness: 'claude-code', native: dir, out, keepThinking: true, stream: join(dir, 'stream.jsonl') });
+    expect(s!.streamCheck).toEqual([]);
+    const g = join(repoRoot, 'tests/golden/claude-code', name);
+    await expectGolden(join(g, 'trace.jsonl'), stableJsonl(await readFile(join(out, 'trace.jsonl'), 'utf8')));
+    for (const f of ['trace_ACTF.json', 'trace_SFT.json', 'usage.json']) await expectGolden(join(g, f), stableJson(JSON.parse(await readFile(join(out, f), 'utf8'))));
+  });
+
+  it('a stream that disagrees with the native files is reported, not repaired', async () => {
+    const dir = join(repoRoot, 'tests/fixtures/claude-code/lab-single');
+    const stream = (await readFile(join(dir, 'stream.jsonl'), 'utf8'))
+      .split('\n')
+      .map((l) => (l.includes('"task_started"') ? l.replace('toolu_01TGXRCfyjW73U32GbJBqYaw', 'toolu_OTHER') : l))
+      .join('\n');
+    const path = join(tmp.path, 'bad-stream.jsonl');
+    await writeFile(path, stream);
+    const [s] = await convertNative({ harness: 'claude-code', native: dir, out: join(tmp.path, 'bad-stream'), keepThinking: true, stream: path });
+    expect(s!.streamCheck).toEqual(['task a3295bf2ab09c0be8: stream tool_use toolu_OTHER, native toolu_01TGXRCfyjW73U32GbJBqYaw']);
+  });
+
+  it("letta's synthetic Claude Code inputs (no message.id, a shape no real CLI writes) are refused with file and line", async () => {
+    const letta = join(repoRoot, '..', 'shared', 'reference', 'fixtures', 'claude-code', 'letta-trajectory', 'tool-call', 'input.jsonl');
+    const text = await readFile(letta, 'utf8').catch(() => null);
+    const path = join(tmp.path, 'letta-input.jsonl');
+    // Same first lines as letta's fixture when ../shared is present, an equivalent record otherwise.
+    await writeFile(path, text ?? '{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"x"}}\n{"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[]}}\n');
+    await expect(convertNative({ harness: 'claude-code', native: path, out: join(tmp.path, 'letta'), keepThinking: true })).rejects.toThrow(/letta-input\.jsonl:2: a 'assistant' record has no message\.id/);
+  });
+});
+
 describe('roller convert: public Claude Code fixtures (tests/fixtures/claude-code/public)', () => {
   const pub = join(repoRoot, 'tests/fixtures/claude-code/public');
   const cases = [

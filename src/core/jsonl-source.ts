@@ -178,8 +178,15 @@ function toBuffer(chunk: Buffer | Uint8Array | string): Buffer {
  * The bytes of a file as chunks. The same buffer is reused for every chunk: a chunk is valid only until
  * the next one is requested (LineSplitter copies what it keeps).
  */
-export async function* readFileChunks(path: string, chunkBytes = 1 << 20, mode: 'sync' | 'async' = 'sync'): AsyncGenerator<Buffer> {
-  const buf = Buffer.allocUnsafe(chunkBytes);
+export async function* readFileChunks(
+  path: string,
+  chunkBytes = 1 << 20,
+  mode: 'sync' | 'async' = 'sync',
+  /** A buffer to read into (reused across many small files: one allocation instead of one per file). */
+  into?: Buffer,
+): AsyncGenerator<Buffer> {
+  const buf = into ?? Buffer.allocUnsafe(chunkBytes);
+  chunkBytes = buf.length;
   if (mode === 'sync') {
     const fd = openSync(path, 'r');
     try {

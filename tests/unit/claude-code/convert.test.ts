@@ -186,3 +186,31 @@ describe('roller convert: public Claude Code fixtures (tests/fixtures/claude-cod
     for (const c of children) expect(c.parent).toBe(s!.participants[0]!.participant);
   });
 });
+
+describe('usage scan over a whole config tree', () => {
+  it('gives the same per-participant tokens as the full conversion, parsing only assistant lines', async () => {
+    const { scanUsage } = await import('../../../src/harnesses/claude-code/usage-scan.js');
+    const scan = await scanUsage(join(repoRoot, 'tests/fixtures/claude-code'));
+    for (const dir of ['lab-single', 'lab-nofwd']) {
+      const [s] = await convertNative({ harness: 'claude-code', native: join(repoRoot, 'tests/fixtures/claude-code', dir), out: join(tmp.path, `scan-${dir}`), keepThinking: true });
+      for (const p of s!.participants) {
+        const found = scan.participants.find((q) => q.participant === p.participant);
+        expect(found, p.participant).toBeDefined();
+        expect(found!.tokens).toEqual(p.tokens);
+        expect(found!.messages).toBe(p.messages);
+      }
+    }
+  });
+});
+
+describe('usage scan in worker threads (compiled module)', () => {
+  it('splits the files across workers and gives the same result as one thread', async () => {
+    const compiled = join(repoRoot, 'dist/src/harnesses/claude-code/usage-scan.js');
+    const mod = (await import(compiled)) as typeof import('../../../src/harnesses/claude-code/usage-scan.js');
+    const root = join(repoRoot, 'tests/fixtures/claude-code');
+    const one = await mod.scanUsage(root, { workers: 1 });
+    const two = await mod.scanUsage(root, { workers: 2 });
+    expect(two.files).toBe(one.files);
+    expect(two.participants).toEqual(one.participants);
+  });
+});

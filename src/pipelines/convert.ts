@@ -3,14 +3,15 @@ import { writeJsonAtomic } from '../core/atomic-write.js';
 import { createStageContext } from '../core/context.js';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import { createJsonlSink } from '../core/jsonl-sink.js';
-import { jsonlValueSource } from '../core/jsonl-source.js';
+import { jsonlFileSource } from '../core/jsonl-source.js';
+import { z } from 'zod';
 import { claudeCodeToActf } from '../harnesses/claude-code/actf.js';
 import { findSessionFiles, readNativeSession } from '../harnesses/claude-code/native-session.js';
 import { participantUsage, type ParticipantUsage } from '../harnesses/claude-code/participants.js';
 import { CLAUDE_CODE_RAW_SCHEMA, mergeTrace } from '../harnesses/claude-code/trace.js';
 import { crossCheckStream, readStreamJson } from '../harnesses/claude-code/stream-json.js';
 import { Actf } from '../schemas/actf.js';
-import type { Call } from '../schemas/call.js';
+import { CALL_SCHEMA, type Call } from '../schemas/call.js';
 import { checkValue } from '../schemas/validate.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import { projectSft } from '../transforms/sft/project.js';
@@ -37,9 +38,27 @@ export interface ConvertedSession {
   streamCheck: string[] | null;
 }
 
+/** What conversion reads of a call; checked at the boundary so a wrong file is a clear error, not a crash. */
+const WireCall = z.looseObject({
+  schema: z.literal(CALL_SCHEMA),
+  protocol: z.string(),
+  native_identity: z.looseObject({}),
+  context: z.unknown(),
+});
+
 async function readCalls(path: string): Promise<Call[]> {
   const calls: Call[] = [];
-  for await (const c of jsonlValueSource<Call>(path)(createStageContext())) calls.push(c);
+  for await (const env of jsonlFileSource(path)(createStageContext())) {
+    const issues = checkValue(WireCall, env.data);
+    if (issues.length > 0) {
+      throw new RollerError(
+        ErrorCode.CONVERSION_INVALID,
+        `${path}:${env.origin.line}: not a roller.call/v1 record (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); --wire takes the calls.jsonl written by roller proxy`,
+        { origin: env.origin },
+      );
+    }
+    calls.push(env.data as Call);
+  }
   return calls;
 }
 

@@ -66,7 +66,7 @@ describe('roller convert: the lab Claude Code run (real CLI 2.1.332)', () => {
     const out = join(tmp.path, 'wire');
     await mkdir(out, { recursive: true });
     // The lab's request log as the calls the proxy would have recorded (context = body, identity from headers).
-    const calls = lab.map((r, i) => ({ seq: i, protocol: 'anthropic-messages', context: r.body, native_identity: { session_id: r.headers['x-claude-code-session-id'], ...(r.headers['x-claude-code-agent-id'] ? { agent_id: r.headers['x-claude-code-agent-id'] } : {}) } }) as unknown as Call);
+    const calls = lab.map((r, i) => ({ schema: 'roller.call/v1', seq: i, protocol: 'anthropic-messages', context: r.body, native_identity: { session_id: r.headers['x-claude-code-session-id'], ...(r.headers['x-claude-code-agent-id'] ? { agent_id: r.headers['x-claude-code-agent-id'] } : {}) } }) as unknown as Call);
     const wire = join(out, 'calls.jsonl');
     await writeFile(wire, calls.map((c) => JSON.stringify(c)).join('\n'));
     const [s] = await convertNative({ harness: 'claude-code', native: fixture, out, keepThinking: false, wire });
@@ -80,6 +80,12 @@ describe('roller convert: the lab Claude Code run (real CLI 2.1.332)', () => {
     expect(actf.tools.length).toBe(lab[0]!.body.tools.length);
     expect(sft.messages[0].role).toBe('system');
     expect(s!.sft.status).toBe('ok');
+  });
+
+  it('a --wire file that is not calls.jsonl is a clear error naming file and line', async () => {
+    await expect(
+      convertNative({ harness: 'claude-code', native: fixture, out: join(tmp.path, 'bad-wire'), keepThinking: true, wire: join(fixture, 'requests.jsonl') }),
+    ).rejects.toThrow(/requests\.jsonl:1: not a roller\.call\/v1 record .*--wire takes the calls\.jsonl written by roller proxy/);
   });
 
   it('a known record type in an unknown shape is an error naming file and line', async () => {

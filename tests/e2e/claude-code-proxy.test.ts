@@ -75,7 +75,7 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
     await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\nSecond line of notes.\n');
 
     const proxy = await startRoller('proxy', '--upstream', model.url, '--out', capture);
-    const apiKey = 'sk-ant-test-E2E-DUMMY-KEY-000111';
+    const apiKey = 'dummy-e2e-api-key-000111'; // the CLI sends it; no file may hold it
     const plan = await claudeCodePlan({
       bin: claudeBin,
       prompt: `${sc.tag} Please delegate: have a sub-agent read notes.txt and tell me its first line.`,

@@ -4,36 +4,26 @@ import { gzipSync } from 'node:zlib';
 import { init as zstdInit, compress as zstdCompress } from '@bokuweb/zstd-wasm';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStageContext } from '../../src/core/index.js';
 import { Call as CallSchema, checkValue, type Call } from '../../src/schemas/index.js';
 import { readRawResponse, startRecordingProxy, type RecordingProxy } from '../../src/sources/proxy/index.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../src/sources/scripted-model/index.js';
 import { decodeSseChunks } from '../../src/transforms/protocols/index.js';
 import { collect, startUpstream } from '../support/http.js';
+import { startCapture } from '../support/capture.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const tmp = useTempDir('proxy');
-const DUMMY_KEYS = ['sk-ant-test-DUMMY-0123456789abcdef', 'Bearer sk-test-DUMMY-fedcba9876543210', 'session=DUMMY-cookie-value-42'];
-let n = 0;
+// Distinctive dummies (never real-looking keys): the scans below look for them in every file written.
+const DUMMY_KEYS = ['dummy-x-api-key-0123456789abcdef', 'Bearer dummy-bearer-token-fedcba9876543210', 'session=DUMMY-cookie-value-42'];
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
 async function harness(upstreamUrl: string, extra: Partial<Parameters<typeof startRecordingProxy>[0]> = {}) {
-  const outDir = join(tmp.path, `capture-${n++}`);
-  const proxy = await startRecordingProxy({ upstream: upstreamUrl, outDir, ...extra });
-  const calls = collect(proxy.calls(createStageContext()));
-  let closed = false;
-  const finish = async (): Promise<Call[]> => {
-    if (!closed) {
-      closed = true;
-      await proxy.close();
-    }
-    return calls;
-  };
-  cleanups.push(async () => void (await finish()));
-  return { proxy, outDir, finish };
+  const capture = await startCapture(tmp.path, upstreamUrl, extra);
+  cleanups.push(async () => void (await capture.finish()));
+  return capture;
 }
 
 async function withModel(): Promise<ScriptedModelServer> {

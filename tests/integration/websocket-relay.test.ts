@@ -2,12 +2,12 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { createStageContext } from '../../src/core/index.js';
-import { Call as CallSchema, checkValue, type Call } from '../../src/schemas/index.js';
-import { readRawResponse, startRecordingProxy } from '../../src/sources/proxy/index.js';
+import { Call as CallSchema, checkValue } from '../../src/schemas/index.js';
+import { readRawResponse } from '../../src/sources/proxy/index.js';
 import { startScriptedModel } from '../../src/sources/scripted-model/index.js';
 import { ResponsesDecoder } from '../../src/transforms/protocols/index.js';
 import { collect, startUpstream } from '../support/http.js';
+import { startCapture } from '../support/capture.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const tmp = useTempDir('ws');
@@ -15,22 +15,10 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-let n = 0;
-
 async function setup(upstreamUrl: string, websocket = true) {
-  const outDir = join(tmp.path, `capture-${n++}`);
-  const proxy = await startRecordingProxy({ upstream: upstreamUrl, outDir, websocket });
-  const calls = collect(proxy.calls(createStageContext()));
-  let closed = false;
-  const finish = async (): Promise<Call[]> => {
-    if (!closed) {
-      closed = true;
-      await proxy.close();
-    }
-    return calls;
-  };
-  cleanups.push(async () => void (await finish()));
-  return { proxy, outDir, finish };
+  const capture = await startCapture(tmp.path, upstreamUrl, { websocket });
+  cleanups.push(async () => void (await capture.finish()));
+  return capture;
 }
 
 const create = (text: string) => ({

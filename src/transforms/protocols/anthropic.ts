@@ -1,5 +1,5 @@
-import type { SseAnomaly, SseEvent } from './sse-parser.js';
-import { AnomalyLog, isObject, num, parseData, str, type DecodedResponse, type Json, type ResponseDecoder } from './types.js';
+import type { SseEvent } from './sse-parser.js';
+import { DecoderBase, errorOf, isObject, num, parseData, str, type DecodedResponse, type Json, type ResponseDecoder } from './types.js';
 
 interface OpenBlock {
   block: Json;
@@ -23,7 +23,7 @@ const DELTA_FIELD: Record<string, { field: string; blockType: string }> = {
  * message_start and message_delta merged field by field (last value wins). Broken streams are recorded
  * as anomalies, never thrown.
  */
-export class AnthropicDecoder implements ResponseDecoder {
+export class AnthropicDecoder extends DecoderBase implements ResponseDecoder {
   readonly protocol = 'anthropic-messages' as const;
   private message: Json | null = null;
   private readonly blocks = new Map<number, OpenBlock>();
@@ -31,16 +31,7 @@ export class AnthropicDecoder implements ResponseDecoder {
   private stopReason: string | null = null;
   private stopSequence: string | null = null;
   private sawStop = false;
-  private error: DecodedResponse['error'] = null;
-  private readonly anomalies = new AnomalyLog();
-  private unknownEvents = 0;
-  private events = 0;
   private pings = 0;
-  private whole: Json | null = null;
-
-  sseAnomaly(a: SseAnomaly): void {
-    this.anomalies.add(`sse: ${a.detail}`);
-  }
 
   event(e: SseEvent): void {
     this.events++;
@@ -94,8 +85,7 @@ export class AnthropicDecoder implements ResponseDecoder {
         this.pings++;
         return;
       case 'error': {
-        const err = isObject(data.error) ? data.error : {};
-        this.error = { type: str(err.type), message: str(err.message) };
+        this.error = errorOf(data.error);
         return;
       }
       default:
@@ -157,8 +147,7 @@ export class AnthropicDecoder implements ResponseDecoder {
   json(body: unknown): void {
     this.events++;
     if (isObject(body) && body.type === 'error') {
-      const err = isObject(body.error) ? body.error : {};
-      this.error = { type: str(err.type), message: str(err.message) };
+      this.error = errorOf(body.error);
     } else if (isObject(body) && body.type === 'message') this.whole = body;
     else this.anomalies.add('response body is JSON but not a message');
   }
@@ -187,14 +176,7 @@ export class AnthropicDecoder implements ResponseDecoder {
     if (this.error) reasons.push(`error event: ${this.error.type ?? 'error'}: ${this.error.message ?? ''}`.trim());
     const content: Json[] = output && Array.isArray(output.content) ? output.content : [];
     const hasUsage = Object.keys(this.usage).length > 0;
-    return {
-      protocol: this.protocol,
-      output,
-      complete: reasons.length === 0,
-      incompleteReasons: reasons,
-      error: this.error,
-      responseId: output ? str(output.id) : null,
-      responseModel: output ? str(output.model) : null,
+    return this.result(this.protocol, output, reasons, {
       stopReason: this.stopReason,
       usageReported: hasUsage ? this.usage : null,
       usage: hasUsage
@@ -207,9 +189,6 @@ export class AnthropicDecoder implements ResponseDecoder {
           }
         : null,
       toolRefs: content.filter((b) => TOOL_BLOCKS.has(b.type) && typeof b.id === 'string').map((b) => ({ id: b.id as string, name: str(b.name) ?? '' })),
-      anomalies: this.anomalies.list(),
-      unknownEvents: this.unknownEvents,
-      events: this.events,
-    };
+    });
   }
 }

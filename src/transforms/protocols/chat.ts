@@ -1,6 +1,6 @@
 import type { ToolRef } from '../../schemas/call.js';
-import type { SseAnomaly, SseEvent } from './sse-parser.js';
-import { AnomalyLog, isObject, num, parseData, str, type DecodedResponse, type Json, type ResponseDecoder } from './types.js';
+import type { SseEvent } from './sse-parser.js';
+import { DecoderBase, errorOf, isObject, num, parseData, str, type DecodedResponse, type Json, type ResponseDecoder } from './types.js';
 
 interface ToolCallState {
   id: string | null;
@@ -28,7 +28,7 @@ const append = (a: string | null, b: unknown): string | null => (typeof b === 's
  * [DONE]. A response that ends with finish_reason tool_calls but lacks a tool call id or name is
  * incomplete (it cannot be exported).
  */
-export class ChatDecoder implements ResponseDecoder {
+export class ChatDecoder extends DecoderBase implements ResponseDecoder {
   readonly protocol = 'openai-chat-completions' as const;
   private id: string | null = null;
   private model: string | null = null;
@@ -37,14 +37,6 @@ export class ChatDecoder implements ResponseDecoder {
   private readonly choices = new Map<number, ChoiceState>();
   private usage: Json | null = null;
   private sawDone = false;
-  private error: DecodedResponse['error'] = null;
-  private readonly anomalies = new AnomalyLog();
-  private events = 0;
-  private whole: Json | null = null;
-
-  sseAnomaly(a: SseAnomaly): void {
-    this.anomalies.add(`sse: ${a.detail}`);
-  }
 
   event(e: SseEvent): void {
     this.events++;
@@ -57,7 +49,7 @@ export class ChatDecoder implements ResponseDecoder {
     if (!chunk) return;
     if (this.sawDone) this.anomalies.add(`event ${e.index}: data after [DONE]`);
     if (isObject(chunk.error)) {
-      this.error = { type: str(chunk.error.type) ?? str(chunk.error.code), message: str(chunk.error.message) };
+      this.error = errorOf(chunk.error);
       return;
     }
     this.id ??= str(chunk.id);
@@ -108,7 +100,7 @@ export class ChatDecoder implements ResponseDecoder {
 
   json(body: unknown): void {
     this.events++;
-    if (isObject(body) && isObject(body.error)) this.error = { type: str(body.error.type) ?? str(body.error.code), message: str(body.error.message) };
+    if (isObject(body) && isObject(body.error)) this.error = errorOf(body.error);
     else if (isObject(body) && Array.isArray(body.choices)) this.whole = body;
     else this.anomalies.add('response body is JSON but not a chat completion');
   }
@@ -138,14 +130,7 @@ export class ChatDecoder implements ResponseDecoder {
     }
     const u = this.usage;
     const cached = u ? num(u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens) : 0;
-    return {
-      protocol: this.protocol,
-      output,
-      complete: reasons.length === 0,
-      incompleteReasons: reasons,
-      error: this.error,
-      responseId: output ? str(output.id) : null,
-      responseModel: output ? str(output.model) : null,
+    return this.result(this.protocol, output, reasons, {
       stopReason: str(choices[0]?.finish_reason),
       usageReported: u,
       usage: u
@@ -158,10 +143,7 @@ export class ChatDecoder implements ResponseDecoder {
           }
         : null,
       toolRefs,
-      anomalies: this.anomalies.list(),
-      unknownEvents: 0,
-      events: this.events,
-    };
+    });
   }
 
   private buildChoice(c: ChoiceState): Json {

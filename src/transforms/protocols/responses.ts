@@ -1,6 +1,6 @@
 import type { ToolRef } from '../../schemas/call.js';
-import type { SseAnomaly, SseEvent } from './sse-parser.js';
-import { AnomalyLog, isObject, num, parseData, str, type DecodedResponse, type Json, type ResponseDecoder } from './types.js';
+import type { SseEvent } from './sse-parser.js';
+import { DecoderBase, errorOf, isObject, num, parseData, str, type DecodedResponse, type Json, type ResponseDecoder } from './types.js';
 
 interface ItemState {
   item: Json;
@@ -21,21 +21,12 @@ const TOOL_ITEMS = new Set(['function_call', 'custom_tool_call', 'local_shell_ca
  * output_index with `output_item.done` as the source of truth, deltas as the fallback for a cut stream,
  * and the terminal completed / incomplete / failed event (its `response` carries the usage).
  */
-export class ResponsesDecoder implements ResponseDecoder {
+export class ResponsesDecoder extends DecoderBase implements ResponseDecoder {
   readonly protocol = 'openai-responses' as const;
   private shell: Json | null = null;
   private terminal: { type: string; response: Json } | null = null;
   private readonly items = new Map<number, ItemState>();
-  private error: DecodedResponse['error'] = null;
-  private readonly anomalies = new AnomalyLog();
-  private unknownEvents = 0;
-  private events = 0;
   private lastSequence = -1;
-  private whole: Json | null = null;
-
-  sseAnomaly(a: SseAnomaly): void {
-    this.anomalies.add(`sse: ${a.detail}`);
-  }
 
   event(e: SseEvent): void {
     const data = parseData(e, this.anomalies);
@@ -58,7 +49,7 @@ export class ResponsesDecoder implements ResponseDecoder {
       if (this.terminal) this.anomalies.add(`event ${index}: second terminal event ${type}`);
       const response = isObject(data.response) ? data.response : {};
       this.terminal = { type: type === 'response.done' ? `response.${str(response.status) ?? 'completed'}` : type, response };
-      if (type === 'response.failed' && isObject(response.error)) this.error = { type: str(response.error.code), message: str(response.error.message) };
+      if (type === 'response.failed' && isObject(response.error)) this.error = errorOf(response.error);
       return;
     }
     switch (type) {
@@ -120,7 +111,7 @@ export class ResponsesDecoder implements ResponseDecoder {
   json(body: unknown): void {
     this.events++;
     if (isObject(body) && isObject(body.error) && body.object !== 'response') {
-      this.error = { type: str(body.error.type) ?? str(body.error.code), message: str(body.error.message) };
+      this.error = errorOf(body.error);
     } else if (isObject(body) && (body.object === 'response' || Array.isArray(body.output))) this.whole = body;
     else this.anomalies.add('response body is JSON but not a response');
   }
@@ -130,7 +121,7 @@ export class ResponsesDecoder implements ResponseDecoder {
     let output: Json | null = null;
     if (this.whole) {
       output = this.whole;
-      if (output.status === 'failed' && isObject(output.error)) this.error = { type: str(output.error.code), message: str(output.error.message) };
+      if (output.status === 'failed' && isObject(output.error)) this.error = errorOf(output.error);
     } else if (this.terminal || this.shell || this.items.size > 0) {
       const base: Json = { ...(this.shell ?? {}), ...(this.terminal?.response ?? {}) };
       const fromTerminal: unknown = this.terminal?.response.output;
@@ -152,14 +143,7 @@ export class ResponsesDecoder implements ResponseDecoder {
       });
     const cached = usage ? num(usage.input_tokens_details?.cached_tokens) : 0;
     const status = output ? str(output.status) : null;
-    return {
-      protocol: this.protocol,
-      output,
-      complete: reasons.length === 0,
-      incompleteReasons: reasons,
-      error: this.error,
-      responseId: output ? str(output.id) : null,
-      responseModel: output ? str(output.model) : null,
+    return this.result(this.protocol, output, reasons, {
       stopReason: status === 'incomplete' ? `incomplete:${str(output?.incomplete_details?.reason) ?? 'unknown'}` : status,
       usageReported: usage,
       usage: usage
@@ -172,10 +156,7 @@ export class ResponsesDecoder implements ResponseDecoder {
           }
         : null,
       toolRefs,
-      anomalies: this.anomalies.list(),
-      unknownEvents: this.unknownEvents,
-      events: this.events,
-    };
+    });
   }
 
   /** The item as output_item.done gave it; for a cut stream, what the deltas built (flagged). */

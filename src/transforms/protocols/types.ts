@@ -75,3 +75,44 @@ export function parseData(e: SseEvent, anomalies: AnomalyLog): Json | undefined 
   }
   return undefined;
 }
+
+/** The {type, message} of an API error object (`type` or, for OpenAI-style errors, `code`). */
+export function errorOf(e: unknown): { type: string | null; message: string | null } {
+  const o = isObject(e) ? e : {};
+  return { type: str(o.type) ?? str(o.code), message: str(o.message) };
+}
+
+/** What every decoder keeps: anomalies, counts, the error, a whole (non-streaming) body. */
+export abstract class DecoderBase {
+  protected readonly anomalies = new AnomalyLog();
+  protected events = 0;
+  protected unknownEvents = 0;
+  protected error: DecodedResponse['error'] = null;
+  protected whole: Json | null = null;
+
+  sseAnomaly(a: { detail: string }): void {
+    this.anomalies.add(`sse: ${a.detail}`);
+  }
+
+  /** The result, with the fields every protocol fills the same way. */
+  protected result(
+    protocol: DecodedResponse['protocol'],
+    output: Json | null,
+    reasons: string[],
+    facts: Pick<DecodedResponse, 'stopReason' | 'usageReported' | 'usage' | 'toolRefs'>,
+  ): DecodedResponse {
+    return {
+      protocol,
+      output,
+      complete: reasons.length === 0,
+      incompleteReasons: reasons,
+      error: this.error,
+      responseId: output ? str(output.id) : null,
+      responseModel: output ? str(output.model) : null,
+      ...facts,
+      anomalies: this.anomalies.list(),
+      unknownEvents: this.unknownEvents,
+      events: this.events,
+    };
+  }
+}

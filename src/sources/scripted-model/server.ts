@@ -44,6 +44,19 @@ async function writeEvents(res: ServerResponse, events: Iterable<string>): Promi
  * Responses (SSE.md), with replies decided by a script from the conversation itself. The embedded
  * default model of `roller collect`, and the upstream of every proxy test.
  */
+/** The answer to `generate: false`: a completed response with no output and no output tokens. */
+function prewarmResponse(body: Json): Json {
+  return {
+    id: `resp_${randomId(24)}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model: body.model ?? 'scripted',
+    status: 'completed',
+    output: [],
+    usage: { input_tokens: Math.ceil(JSON.stringify(body.input ?? []).length / 4), input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: Math.ceil(JSON.stringify(body.input ?? []).length / 4) },
+  };
+}
+
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModelServer> {
   const script = options.script ?? DEFAULT_SCRIPT;
   let answered = 0;
@@ -112,6 +125,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
         answered++;
         const { type: _type, ...flat } = frame;
         const body = (frame.response as Json | undefined) ?? flat;
+        if (body.generate === false) {
+          // A prewarm (Codex over WebSocket): the server sets up the context and generates nothing.
+          for (const e of responsesEventObjects(prewarmResponse(body))) ws.send(JSON.stringify(e));
+          return;
+        }
         const conversation = conversationOf('openai-responses', body);
         const reply = decide(script, conversation);
         const response = buildResponse('openai-responses', body, conversation, reply);

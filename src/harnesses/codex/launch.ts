@@ -1,0 +1,96 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ProcessPlan } from '../../sources/process-runner.js';
+
+/** Verified against @openai/codex 0.171.0 (reference/harnesses/codex.md). */
+export const CODEX_VERIFIED_VERSIONS = ['0.171.0'] as const;
+
+export interface CodexLaunch {
+  bin: string;
+  prompt: string;
+  /** Fresh per attempt: CODEX_HOME (config.toml, sessions/) and HOME. */
+  home: string;
+  work: string;
+  /** The recording proxy, as the provider's base URL (…/v1 is appended). */
+  baseUrl: string;
+  apiKey: string;
+  /** roller's identity headers, sent on every request and stripped by the proxy before forwarding. */
+  rollerHeaders?: Record<string, string>;
+  /** Responses over WebSocket (the proxy relays and records it); default HTTP SSE. */
+  websocket?: boolean;
+  /** e.g. ['--enable', 'multi_agent_v2'] */
+  extraArgs?: string[];
+  json?: boolean;
+}
+
+const toml = (s: string) => JSON.stringify(s); // a TOML basic string is JSON-compatible for these values
+
+/**
+ * The config.toml that runs Codex headless and offline: the model provider points at the recording proxy
+ * (wire_api responses), approvals never, and the features that phone home at start-up off (plugins,
+ * remote_plugin, apps, tool_suggest, skill_mcp_dependency_install); no login shell.
+ */
+export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders' | 'websocket'>): string {
+  const headers = Object.entries(launch.rollerHeaders ?? {})
+    .map(([k, v]) => `${toml(k)} = ${toml(v)}`)
+    .join(', ');
+  return [
+    'model = "scripted-model"',
+    'model_provider = "roller"',
+    'approval_policy = "never"',
+    'sandbox_mode = "danger-full-access"',
+    'check_for_update_on_startup = false',
+    'web_search = "disabled"',
+    'allow_login_shell = false',
+    '',
+    '[model_providers.roller]',
+    'name = "roller recording proxy"',
+    `base_url = ${toml(`${launch.baseUrl.replace(/\/+$/, '')}/v1`)}`,
+    'wire_api = "responses"',
+    'env_key = "ROLLER_PROVIDER_KEY"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    'stream_idle_timeout_ms = 60000',
+    `supports_websockets = ${launch.websocket === true}`,
+    ...(headers ? [`http_headers = { ${headers} }`] : []),
+    '',
+    '[analytics]',
+    'enabled = false',
+    '[feedback]',
+    'enabled = false',
+    '[otel]',
+    'exporter = "none"',
+    'log_user_prompt = false',
+    '[features]',
+    'plugins = false',
+    'remote_plugin = false',
+    'apps = false',
+    'tool_suggest = false',
+    'skill_mcp_dependency_install = false',
+    '',
+  ].join('\n');
+}
+
+/** `codex exec --skip-git-repo-check [--json] PROMPT`, stdin closed, in a fresh CODEX_HOME. */
+export async function codexPlan(launch: CodexLaunch): Promise<ProcessPlan> {
+  await mkdir(launch.home, { recursive: true });
+  await writeFile(join(launch.home, 'config.toml'), codexConfig(launch));
+  const nowhere = 'http://127.0.0.1:9';
+  return {
+    command: launch.bin,
+    args: ['exec', '--skip-git-repo-check', ...(launch.json === false ? [] : ['--json']), ...(launch.extraArgs ?? []), launch.prompt],
+    cwd: launch.work,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      LANG: 'C.UTF-8',
+      HOME: launch.home,
+      CODEX_HOME: launch.home,
+      ROLLER_PROVIDER_KEY: launch.apiKey,
+      // Anything that is not the model API fails at once instead of leaving the machine.
+      HTTPS_PROXY: nowhere,
+      HTTP_PROXY: nowhere,
+      ALL_PROXY: nowhere,
+      NO_PROXY: '127.0.0.1,localhost',
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The real Codex CLI (0.171.0, `roller harness install codex`) runs `codex exec` through `roller proxy` against
+ * `roller scripted-model`, offline, over HTTP SSE and over the Responses WebSocket. Every generating call's
+ * response id must be a `token_usage_record.response_id` of the thread's rollout and the other way round; the
+ * thread-id header must be the rollout's session id. Fails (never passes silently) when Codex cannot install.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codexPlan } from '../../src/harnesses/codex/launch.js';
+import { Call as CallSchema, checkValue, type Call } from '../../src/schemas/index.js';
+import { runProcess } from '../../src/sources/process-runner.js';
+import { rollerBin } from '../support/paths.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+type Json = Record<string, any>;
+const tmp = useTempDir('e2e-codex');
+const children: ChildProcess[] = [];
+let codexBin: string;
+let model: { child: ChildProcess; url: string };
+
+async function startRoller(...args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { child, url };
+}
+
+beforeAll(async () => {
+  try {
+    codexBin = (await promisify(execFile)(rollerBin, ['harness', 'install', 'codex'], { timeout: 15 * 60_000 })).stdout.trim();
+  } catch (err) {
+    throw new Error(`Codex 0.171.0 could not be installed with 'roller harness install codex', so the e2e cannot run: ${(err as Error).message}`);
+  }
+  model = await startRoller('scripted-model');
+}, 15 * 60_000);
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+async function rolloutRecords(home: string): Promise<Json[]> {
+  const out: Json[] = [];
+  for (const e of await readdir(join(home, 'sessions'), { recursive: true, withFileTypes: true })) {
+    if (!e.isFile() || !e.name.endsWith('.jsonl')) continue;
+    for (const line of (await readFile(join(e.parentPath, e.name), 'utf8')).split('\n')) if (line.trim()) out.push(JSON.parse(line) as Json);
+  }
+  return out;
+}
+
+describe('Codex through roller proxy (e2e, real CLI)', () => {
+  it.each([
+    { transport: 'HTTP SSE', websocket: false },
+    { transport: 'Responses WebSocket', websocket: true },
+  ])('$transport: every call is joined to the rollout by response id', async ({ websocket }) => {
+    const base = join(tmp.path, websocket ? 'ws' : 'http');
+    const home = join(base, 'home');
+    const work = join(base, 'work');
+    await mkdir(work, { recursive: true });
+    await writeFile(join(work, 'hello.txt'), 'hello from codex-demo\n');
+    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', join(base, 'capture'));
+    const apiKey = 'dummy-codex-provider-key-42';
+    const plan = await codexPlan({ bin: codexBin, prompt: '[WRITE] please write hello.txt', home, work, baseUrl: proxy.url, apiKey, rollerHeaders: { 'x-roller-run-id': 'run-e2e' }, websocket });
+    const outcome = await runProcess(plan, { timeoutMs: 180_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
+    expect(outcome.exitCode, (await readFile(join(base, 'stderr.txt'), 'utf8')).slice(-2000)).toBe(0);
+    proxy.child.kill('SIGTERM');
+    await once(proxy.child, 'exit');
+
+    expect(await readFile(join(work, 'hello.txt'), 'utf8')).toBe('hi\n'); // the scripted exec_command ran
+    const calls = (await readFile(join(base, 'capture', 'calls.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Call);
+    for (const c of calls) {
+      expect(checkValue(CallSchema, c)).toEqual([]);
+      expect(c).toMatchObject({ protocol: 'openai-responses', execution_status: 'completed', response_capture_status: 'complete', http_status: websocket ? 101 : 200 });
+      expect(c.native_identity.run_id).toBe('run-e2e');
+      expect(c.dropped_request_headers).toContain('x-roller-run-id');
+    }
+    // A WebSocket session starts with a prewarm (generate: false) that produces nothing and is not in the rollout.
+    const prewarm = calls.filter((c) => (c.context as Json).generate === false);
+    expect(prewarm.length).toBe(websocket ? 1 : 0);
+    for (const c of prewarm) expect((c.output as Json).output).toEqual([]);
+    const generating = calls.filter((c) => (c.context as Json).generate !== false);
+    expect(generating.length).toBe(2);
+
+    const rollout = await rolloutRecords(home);
+    const native = rollout.filter((r) => r.type === 'token_usage_record').map((r) => (r.payload ?? r).response_id as string);
+    expect(generating.map((c) => c.response_id).sort()).toEqual([...native].sort());
+    const meta = rollout.find((r) => r.type === 'session_meta');
+    const threadId = (meta?.payload ?? meta)?.id as string;
+    for (const c of calls) expect(c.native_identity.thread_id).toBe(threadId);
+    for (const f of ['calls.jsonl', 'raw/responses.frames']) expect(await readFile(join(base, 'capture', f), 'latin1')).not.toContain(apiKey);
+  }, 300_000);
+});

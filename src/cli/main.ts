@@ -134,16 +134,16 @@ export function buildProgram(): Command {
   program
     .command('convert')
     .description('convert an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json, usage.json')
-    .requiredOption('--harness <name>', 'claude-code', (v: string) => {
-      if (v !== 'claude-code') throw new InvalidArgumentError('only claude-code converts offline so far');
-      return v as 'claude-code';
+    .requiredOption('--harness <name>', 'claude-code | codex', (v: string) => {
+      if (v !== 'claude-code' && v !== 'codex') throw new InvalidArgumentError('claude-code or codex (the other harnesses do not convert offline yet)');
+      return v;
     })
-    .requiredOption('--native <path>', 'a CLAUDE_CONFIG_DIR, a projects/<cwd> directory or one session file')
+    .requiredOption('--native <path>', 'claude-code: a CLAUDE_CONFIG_DIR, a projects/<cwd> dir or a session file; codex: a CODEX_HOME or a rollout file')
     .requiredOption('--out <dir>', 'output directory (one subdirectory per session when there are several)')
     .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
     .option('--stream <file>', 'the CLI stream-json stdout: cross-checked against the native files (conversion.json)')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
-    .action(async (opts: { harness: 'claude-code'; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean }) => {
+    .action(async (opts: { harness: 'claude-code' | 'codex'; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean }) => {
       const sessions = await convertNative({
         harness: opts.harness,
         native: opts.native,

@@ -1,4 +1,8 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { Rejected } from '../core/rejected.js';
+import { codexToActf } from '../harnesses/codex/actf.js';
+import { codexParticipants } from '../harnesses/codex/participants.js';
+import { CODEX_RAW_SCHEMA, findRollouts, readThread, type CodexThread } from '../harnesses/codex/rollout.js';
 import { writeJsonAtomic } from '../core/atomic-write.js';
 import { createStageContext } from '../core/context.js';
 import { ErrorCode, RollerError } from '../core/errors.js';
@@ -17,7 +21,7 @@ import { formatJsonPath } from '../core/json-locate.js';
 import { projectSft } from '../transforms/sft/project.js';
 
 export interface ConvertOptions {
-  harness: 'claude-code';
+  harness: 'claude-code' | 'codex';
   native: string;
   out: string;
   /** calls.jsonl from roller's proxy: system prompt and tools come from the captured requests. */
@@ -64,6 +68,7 @@ async function readCalls(path: string): Promise<Call[]> {
 
 /** `roller convert`: an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json and usage.json. */
 export async function convertNative(options: ConvertOptions): Promise<ConvertedSession[]> {
+  if (options.harness === 'codex') return convertCodex(options);
   const files = await findSessionFiles(options.native);
   const calls = options.wire ? await readCalls(options.wire) : undefined;
   const results: ConvertedSession[] = [];
@@ -118,6 +123,65 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
       participants,
       rejectedLines: session.rejects.length,
       streamCheck,
+    });
+  }
+  return results;
+}
+
+/** Codex: rollouts grouped by session (root thread and its children); the ACTF is the root thread's. */
+async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]> {
+  const files = findRollouts(options.native);
+  const root = files.length === 1 ? dirname(files[0]!) : options.native;
+  const rejects: Rejected[] = [];
+  const threads: CodexThread[] = [];
+  for (const f of files) threads.push(await readThread(f, root, rejects));
+  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  const sessions = [...new Set(threads.map((t) => t.sessionId))];
+  const results: ConvertedSession[] = [];
+  for (const sessionId of sessions) {
+    const tree = threads.filter((t) => t.sessionId === sessionId);
+    const rootThread = tree.find((t) => t.parentThreadId === null) ?? tree[0]!;
+    const ordered = [rootThread, ...tree.filter((t) => t !== rootThread)];
+    const dir = sessions.length === 1 ? options.out : join(options.out, sessionId);
+    // trace.jsonl: every thread's rollout, root first, each record as the CLI wrote it.
+    await createJsonlSink({ path: join(dir, 'trace.jsonl') }).consume(
+      (async function* () {
+        for (const t of ordered) for (const r of t.records) yield r.record;
+      })(),
+      createStageContext(),
+    );
+    const wire = calls?.filter((c) => c.native_identity.thread_id === rootThread.threadId);
+    const actf = codexToActf(rootThread, wire && wire.length > 0 ? { wire } : {});
+    const issues = checkValue(Actf, actf);
+    if (issues.length > 0) {
+      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${rootThread.file}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the rollout`);
+    }
+    await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
+    const sft = projectSft(actf, { keepThinking: options.keepThinking });
+    if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
+    const participants = codexParticipants(ordered);
+    await writeJsonAtomic(join(dir, 'usage.json'), { schema: 'roller.usage/v1', harness: 'codex', session_id: sessionId, participants });
+    const mine = rejects.filter((r) => ordered.some((t) => t.file === r.origin.file));
+    await writeJsonAtomic(join(dir, 'conversion.json'), {
+      raw_schema: CODEX_RAW_SCHEMA,
+      source: { root, threads: ordered.map((t) => t.file) },
+      system_prompt_source: actf.system_prompt_source,
+      tools_source: actf.tools_source,
+      trajectory_conversion: [
+        { target: 'actf', status: 'ok', reason: null },
+        { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
+      ],
+      rejected_lines: mine.map((r) => ({ code: r.code, reason: r.reason, origin: r.origin })),
+      stream_check: null,
+    });
+    results.push({
+      sessionId,
+      dir,
+      steps: actf.steps.length,
+      sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
+      participants,
+      rejectedLines: mine.length,
+      streamCheck: null,
     });
   }
   return results;

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexPlan } from '../../src/harnesses/codex/launch.js';
-import { Call as CallSchema, checkValue, type Call } from '../../src/schemas/index.js';
+import { Call as CallSchema, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
 import { runProcess } from '../../src/sources/process-runner.js';
 import { rollerBin } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -91,5 +91,26 @@ describe('Codex through roller proxy (e2e, real CLI)', () => {
     const threadId = (meta?.payload ?? meta)?.id as string;
     for (const c of calls) expect(c.native_identity.thread_id).toBe(threadId);
     for (const f of ['calls.jsonl', 'raw/responses.frames']) expect(await readFile(join(base, 'capture', f), 'latin1')).not.toContain(apiKey);
+
+    // Convert the rollout with the captured wire: the thread's tokens are the usage the server sent, and
+    // SFT is possible because the tool definitions come from the actual requests.
+    const out = join(base, 'converted');
+    const conv = spawn(rollerBin, ['convert', '--harness', 'codex', '--native', home, '--out', out, '--wire', join(base, 'capture', 'calls.jsonl')], { stdio: 'inherit' });
+    expect(((await once(conv, 'exit')) as [number])[0]).toBe(0);
+    const usage = JSON.parse(await readFile(join(out, 'usage.json'), 'utf8')) as Json;
+    const thread = (usage.participants as Json[])[0]!;
+    const sum = (f: (u: Json) => number) => generating.reduce((a, c) => a + f(c.usage.reported as Json), 0);
+    expect(thread.tokens).toEqual({
+      input: sum((u) => u.input_tokens - u.input_tokens_details.cached_tokens),
+      cache_creation: 0,
+      cache_read: sum((u) => u.input_tokens_details.cached_tokens),
+      output: sum((u) => u.output_tokens),
+      reasoning: sum((u) => u.output_tokens_details.reasoning_tokens),
+    });
+    const actf = JSON.parse(await readFile(join(out, 'trace_ACTF.json'), 'utf8')) as Json;
+    expect(actf.tools_source).toBe('wire');
+    expect(actf.steps.map((st: Json) => st.native_ids.response_id)).toEqual(generating.map((c) => c.response_id));
+    const sft = JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')) as unknown;
+    expect(checkValue(SftRecord, sft)).toEqual([]);
   }, 300_000);
 });

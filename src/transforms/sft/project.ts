@@ -33,9 +33,15 @@ function flatten(content: string | ContentBlock[] | null, images: string[], wher
   return out;
 }
 
-function toolName(t: Record<string, any>): string | undefined {
-  return t.type === 'function' ? t.function?.name : t.name;
+/** The callable names a tool definition offers: nested or flat functions, custom tools, namespace members. */
+function toolNames(t: Record<string, any>): string[] {
+  if (t.type === 'namespace') return ((t.tools ?? []) as Record<string, any>[]).flatMap((s) => toolNames(s).map((n) => `${t.name}/${n}`));
+  const name = t.type === 'function' ? (t.function?.name ?? t.name) : t.name;
+  return typeof name === 'string' ? [name] : [];
 }
+
+/** A call's name as the tools schema spells it: "namespace/name" for a namespaced Responses tool. */
+const qualified = (c: { name: string; namespace?: string | undefined }) => (c.namespace ? `${c.namespace}/${c.name}` : c.name);
 
 function projectStep(step: ActfStep, tools: Set<string>, customTools: Set<string>, images: string[], options: SftOptions, seen: Set<string>): SftMessage[] {
   const where = `step ${step.step_id}`;
@@ -46,16 +52,17 @@ function projectStep(step: ActfStep, tools: Set<string>, customTools: Set<string
     if (!call.id) throw new Unavailable(`${where}: a tool call without an id`);
     if (seen.has(call.id)) throw new Unavailable(`${where}: tool call id '${call.id}' is not unique`);
     seen.add(call.id);
-    if (!tools.has(call.name)) throw new Unavailable(`${where}: tool '${call.name}' is not in the tools schema`);
-    if (typeof call.arguments === 'string' && !customTools.has(call.name)) {
-      throw new Unavailable(`${where}: arguments of '${call.name}' are a string, not a JSON object`);
+    const name = qualified(call);
+    if (!tools.has(name)) throw new Unavailable(`${where}: tool '${name}' is not in the tools schema`);
+    if (typeof call.arguments === 'string' && !customTools.has(name)) {
+      throw new Unavailable(`${where}: arguments of '${name}' are a string, not a JSON object`);
     }
   }
   messages.push({
     role: 'assistant',
     reasoning_content: options.keepThinking ? (step.assistant_content.reasoning_content ?? '') : '',
     content: flatten(step.assistant_content.content, images, `${where} assistant content`),
-    tool_calls: calls.map((c) => ({ id: c.id, type: c.type, function: { name: c.name, arguments: c.arguments } })),
+    tool_calls: calls.map((c) => ({ id: c.id, type: c.type, function: { name: qualified(c), arguments: c.arguments } })),
   });
   const ids = new Set(calls.map((c) => c.id));
   for (const r of step.observation) {
@@ -78,8 +85,10 @@ export function projectSft(actf: Actf, options: SftOptions): SftProjection {
     const hasCalls = actf.steps.some((s) => s.assistant_content.tool_calls.length > 0);
     if (actf.tools === null && hasCalls) throw new Unavailable('the trajectory calls tools but no tools schema was captured');
     const tools = (actf.tools ?? []) as Record<string, any>[];
-    const names = new Set(tools.map(toolName).filter((x): x is string => typeof x === 'string'));
-    const custom = new Set(tools.filter((t) => t.type === 'custom').map(toolName).filter((x): x is string => typeof x === 'string'));
+    const names = new Set(tools.flatMap(toolNames));
+    const custom = new Set(
+      tools.flatMap((t) => (t.type === 'custom' ? toolNames(t) : t.type === 'namespace' ? ((t.tools ?? []) as Record<string, any>[]).filter((s) => s.type === 'custom').flatMap((s) => toolNames(s).map((n) => `${t.name}/${n}`)) : [])),
+    );
     const images: string[] = [];
     const seen = new Set<string>();
     const messages: SftMessage[] = [];

@@ -1,0 +1,69 @@
+import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
+import type { CodexThread } from './rollout.js';
+
+type Json = Record<string, any>;
+const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
+
+/**
+ * A thread's own tokens: one token_usage_record per HTTP response (deduplicated by response_id), from the
+ * thread's own records only (a v2 fork's replayed parent prefix is the parent's). OpenAI counts cached input
+ * inside input_tokens; here input excludes it, as for every harness.
+ */
+export function threadTokens(thread: CodexThread): { tokens: TokensByKind; responseIds: string[] } {
+  const byResponse = new Map<string, Json>();
+  for (const { record } of thread.own) if (record.type === 'token_usage_record') byResponse.set(record.payload.response_id, record.payload.usage ?? {});
+  const tokens: TokensByKind = { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 };
+  for (const u of byResponse.values()) {
+    tokens.input += Math.max(0, n(u.input_tokens) - n(u.cached_input_tokens));
+    tokens.cache_read += n(u.cached_input_tokens);
+    tokens.cache_creation += n(u.cache_write_input_tokens);
+    tokens.output += n(u.output_tokens);
+    tokens.reasoning += n(u.reasoning_output_tokens);
+  }
+  return { tokens, responseIds: [...byResponse.keys()] };
+}
+
+/** The spawning call in the parent: v1 spawn_agent output names the child's thread (agent_id). */
+function spawnCallOf(parent: CodexThread | undefined, childId: string): { callId: string; at: string } | undefined {
+  if (!parent) return undefined;
+  for (const r of parent.own) {
+    const p = r.record.payload as Json | undefined;
+    if (r.record.type !== 'response_item' || p?.type !== 'function_call_output' || typeof p.output !== 'string') continue;
+    try {
+      if ((JSON.parse(p.output) as Json).agent_id === childId) return { callId: p.call_id, at: `${r.file}:${r.line}` };
+    } catch {
+      // not a spawn output
+    }
+  }
+  for (const r of parent.own) {
+    const item = r.record.type === 'event_msg' && r.record.payload?.type === 'item_completed' ? (r.record.payload.item as Json) : undefined;
+    if (item?.type === 'CollabAgentToolCall' && item.tool === 'spawn_agent' && (item.receiver_thread_ids ?? []).includes(childId)) return { callId: item.id, at: `${r.file}:${r.line}` };
+  }
+  return undefined;
+}
+
+/** Participants of a Codex session tree: one per thread, the root and its children by parent_thread_id. */
+export function codexParticipants(threads: readonly CodexThread[]): ParticipantUsage[] {
+  const byId = new Map(threads.map((t) => [t.threadId, t]));
+  return threads.map((t): ParticipantUsage => {
+    const { tokens, responseIds } = threadTokens(t);
+    const complete = [...t.own].reverse().find((r) => r.record.type === 'event_msg' && (r.record.payload?.type === 'task_complete' || r.record.payload?.type === 'turn_aborted'));
+    const spawn = t.parentThreadId ? spawnCallOf(byId.get(t.parentThreadId), t.threadId) : undefined;
+    return {
+      participant: `thread:${t.threadId}`,
+      role: t.parentThreadId ? 'child' : 'root',
+      native_id: t.threadId,
+      parent: t.parentThreadId ? `thread:${t.parentThreadId}` : null,
+      spawn_tool_call_id: spawn?.callId ?? null,
+      depth: t.parentThreadId ? Math.max(1, t.depth) : 0,
+      tokens,
+      messages: responseIds.length,
+      message_ids: responseIds,
+      status: complete?.record.payload?.type === 'task_complete' ? 'completed' : complete ? 'failed' : 'unknown',
+      status_source: complete ? `${complete.file}:${complete.line}#${complete.record.payload.type}` : null,
+      cost_usd: null,
+      cost_note: 'Codex reports no cost',
+      reason: t.parentThreadId && !spawn ? (byId.has(t.parentThreadId) ? 'no spawn_agent output in the parent names this thread' : `parent thread ${t.parentThreadId} is not among the rollouts read`) : null,
+    };
+  });
+}

@@ -114,3 +114,65 @@ describe('Codex through roller proxy (e2e, real CLI)', () => {
     expect(checkValue(SftRecord, sft)).toEqual([]);
   }, 300_000);
 });
+
+describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
+  it.each([
+    { version: 'v1', args: [] as string[] },
+    { version: 'v2 (warm fork)', args: ['--enable', 'multi_agent_v2'] },
+  ])('$version: spawn, child exec_command, wait; tokens per thread; root ACTF without child steps', async ({ version, args }) => {
+    const base = join(tmp.path, `multi-${version.replace(/\W+/g, '')}`);
+    const home = join(base, 'home');
+    const work = join(base, 'work');
+    await mkdir(work, { recursive: true });
+    await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\n');
+    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', join(base, 'capture'));
+    const plan = await codexPlan({ bin: codexBin, prompt: '[MAIN:wait] use a sub-agent to read notes.txt', home, work, baseUrl: proxy.url, apiKey: 'dummy-codex-provider-key-42', extraArgs: args });
+    const outcome = await runProcess(plan, { timeoutMs: 180_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
+    expect(outcome.exitCode, (await readFile(join(base, 'stderr.txt'), 'utf8')).slice(-2000)).toBe(0);
+    proxy.child.kill('SIGTERM');
+    await once(proxy.child, 'exit');
+    expect(await readFile(join(base, 'stdout.jsonl'), 'utf8')).toContain('BLUEBIRD'); // the child's answer reached the root
+
+    const calls = (await readFile(join(base, 'capture', 'calls.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Call);
+    const rollout = await rolloutRecords(home);
+    const threadIds = new Set(rollout.filter((r) => r.type === 'session_meta').map((r) => (r.payload ?? r).id as string));
+    const responseIds = new Set(rollout.filter((r) => r.type === 'token_usage_record').map((r) => (r.payload ?? r).response_id as string));
+    expect(new Set(calls.map((c) => c.native_identity.thread_id)).size).toBe(2);
+    for (const c of calls) {
+      expect(c.execution_status).toBe('completed');
+      expect(threadIds, `thread-id ${c.native_identity.thread_id} names a rollout`).toContain(c.native_identity.thread_id);
+      expect(responseIds, `response ${c.response_id} is a token_usage_record`).toContain(c.response_id);
+    }
+    expect([...responseIds].sort()).toEqual(calls.map((c) => c.response_id).sort());
+
+    const out = join(base, 'converted');
+    const conv = spawn(rollerBin, ['convert', '--harness', 'codex', '--native', home, '--out', out, '--wire', join(base, 'capture', 'calls.jsonl')], { stdio: 'inherit' });
+    expect(((await once(conv, 'exit')) as [number])[0]).toBe(0);
+    const usage = JSON.parse(await readFile(join(out, 'usage.json'), 'utf8')) as Json;
+    const participants = usage.participants as Json[];
+    expect(participants.map((p) => p.role).sort()).toEqual(['child', 'root']);
+    for (const p of participants) {
+      const mine = calls.filter((c) => c.native_identity.thread_id === p.native_id).map((c) => c.usage.reported as Json);
+      const sum = (f: (u: Json) => number) => mine.reduce((a, u) => a + f(u), 0);
+      // For the v2 child this is the replayed-prefix check: only what the server sent to the child counts.
+      expect(p.tokens, p.participant).toEqual({
+        input: sum((u) => u.input_tokens - u.input_tokens_details.cached_tokens),
+        cache_creation: 0,
+        cache_read: sum((u) => u.input_tokens_details.cached_tokens),
+        output: sum((u) => u.output_tokens),
+        reasoning: sum((u) => u.output_tokens_details.reasoning_tokens),
+      });
+    }
+    const child = participants.find((p) => p.role === 'child')!;
+    const root = participants.find((p) => p.role === 'root')!;
+    expect(child).toMatchObject({ parent: root.participant, depth: 1, status: 'completed', reason: null });
+    const actf = JSON.parse(await readFile(join(out, 'trace_ACTF.json'), 'utf8')) as Json;
+    const rootCalls = calls.filter((c) => c.native_identity.thread_id === root.native_id);
+    expect(actf.steps.map((st: Json) => st.native_ids.response_id)).toEqual(rootCalls.map((c) => c.response_id));
+    const conversion = JSON.parse(await readFile(join(out, 'conversion.json'), 'utf8')) as Json;
+    const sftStatus = conversion.trajectory_conversion.find((t: Json) => t.target === 'sft');
+    if (sftStatus.status === 'ok') expect(checkValue(SftRecord, JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')))).toEqual([]);
+    else expect(sftStatus.reason).toMatch(/\S/);
+    expect(sftStatus.status).toBe('ok');
+  }, 300_000);
+});

@@ -23,14 +23,20 @@ export function threadTokens(thread: CodexThread): { tokens: TokensByKind; respo
   return { tokens, responseIds: [...byResponse.keys()] };
 }
 
-/** The spawning call in the parent: v1 spawn_agent output names the child's thread (agent_id). */
-function spawnCallOf(parent: CodexThread | undefined, childId: string): { callId: string; at: string } | undefined {
+/**
+ * The spawning call in the parent, by evidence: the spawn_agent output names the child — its thread id
+ * (`agent_id`, v1) or its agent path (`task_name`, v2, equal to the child's session_meta.agent_path).
+ */
+function spawnCallOf(parent: CodexThread | undefined, child: CodexThread): { callId: string; at: string } | undefined {
   if (!parent) return undefined;
+  const childId = child.threadId;
+  const path = typeof child.meta.agent_path === 'string' ? child.meta.agent_path : undefined;
   for (const r of parent.own) {
     const p = r.record.payload as Json | undefined;
     if (r.record.type !== 'response_item' || p?.type !== 'function_call_output' || typeof p.output !== 'string') continue;
     try {
-      if ((JSON.parse(p.output) as Json).agent_id === childId) return { callId: p.call_id, at: `${r.file}:${r.line}` };
+      const out = JSON.parse(p.output) as Json;
+      if (out.agent_id === childId || (path !== undefined && out.task_name === path)) return { callId: p.call_id, at: `${r.file}:${r.line}` };
     } catch {
       // not a spawn output
     }
@@ -48,7 +54,7 @@ export function codexParticipants(threads: readonly CodexThread[]): ParticipantU
   return threads.map((t): ParticipantUsage => {
     const { tokens, responseIds } = threadTokens(t);
     const complete = [...t.own].reverse().find((r) => r.record.type === 'event_msg' && (r.record.payload?.type === 'task_complete' || r.record.payload?.type === 'turn_aborted'));
-    const spawn = t.parentThreadId ? spawnCallOf(byId.get(t.parentThreadId), t.threadId) : undefined;
+    const spawn = t.parentThreadId ? spawnCallOf(byId.get(t.parentThreadId), t) : undefined;
     return {
       participant: `thread:${t.threadId}`,
       role: t.parentThreadId ? 'child' : 'root',

@@ -72,6 +72,9 @@ function responses(body: Json): Conversation {
     }
     inAssistantTurn = false;
     if (type === 'function_call_output' || type === 'custom_tool_call_output') events.push({ kind: 'tool_result', text: textOfContent(item.output) });
+    // Codex multi-agent v2: tasks and answers between agents arrive as agent_message items (the payload
+    // may be encrypted; the plain header names the message type and the task).
+    else if (type === 'agent_message') events.push({ kind: 'user', text: textOfContent(item.content) });
     else if (type === 'message' && item.role === 'user') events.push({ kind: 'user', text: textOfContent(item.content) });
     else if (type === 'message') system += `${textOfContent(item.content)}\n`;
   }

@@ -50,7 +50,23 @@ export function decide(script: Script, c: Conversation): Reply {
   }
   const lastResult = [...c.events].reverse().find((e) => e.kind === 'tool_result');
   const lastUser = [...c.events].reverse().find((e) => e.kind === 'user');
+  let lastAgentId = '';
+  if (lastResult && lastResult.kind === 'tool_result') {
+    try {
+      const parsed = JSON.parse(lastResult.text) as { agent_id?: unknown };
+      if (typeof parsed.agent_id === 'string') lastAgentId = parsed.agent_id;
+    } catch {
+      // not JSON: no agent id
+    }
+  }
+  // The agent id a spawn returned (Codex v1), from the latest spawn output in the conversation.
+  for (const e of [...c.events].reverse()) {
+    if (lastAgentId || e.kind !== 'tool_result') continue;
+    const m = /"agent_id"\s*:\s*"([^"]+)"/.exec(e.text);
+    if (m) lastAgentId = m[1]!;
+  }
   const vars = {
+    last_agent_id: lastAgentId,
     last_user_text: lastUser && lastUser.kind === 'user' ? lastUser.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '',
     cwd: findCwd(c.haystack),
     last_tool_result: lastResult && lastResult.kind === 'tool_result' ? lastResult.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '(no tool result)',

@@ -6,7 +6,7 @@ import { formatJsonPath } from '../../core/json-locate.js';
 /** A tool the script wants to call: the first alternative the request offers is used. */
 const ToolChoice = z.strictObject({
   name: z.string().min(1).describe('tool name as offered; "namespace/name" for a Responses namespace tool'),
-  input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}}, {{last_tool_result}} and {{last_user_text}} are filled in'),
+  input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}}, {{last_tool_result}}, {{last_user_text}} and {{last_agent_id}} are filled in'),
   input_if_property: z.record(z.string(), z.unknown()).optional().describe('added to input only when the tool schema has that property'),
 });
 
@@ -94,6 +94,34 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      // Codex multi-agent: spawn, wait for the child (v1: by the agent_id spawn returned; v2: the mailbox),
+      // then answer from what came back.
+      name: 'delegate-and-wait',
+      match: '[MAIN:wait]',
+      turns: [
+        {
+          thinking: 'I will spawn a sub-agent for this.',
+          tool_calls: [
+            [
+              { name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.' } },
+              { name: 'collaboration/spawn_agent', input: { task_name: 'read_notes', message: '[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.' } },
+              ...delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.'),
+            ],
+          ],
+        },
+        {
+          thinking: 'Now I wait for it.',
+          tool_calls: [
+            [
+              { name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } },
+              { name: 'collaboration/wait_agent', input: { timeout_ms: 60000 } },
+            ],
+          ],
+        },
+        { text: 'ROOT-DONE: {{last_user_text}} {{last_tool_result}}' },
+      ],
+    },
+    {
       name: 'delegate-parallel',
       match: '[MAIN:parallel]',
       turns: [
@@ -125,6 +153,13 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
         },
         { text: 'Sub-agent B result: {{last_tool_result}}' },
       ],
+    },
+    {
+      // Codex multi-agent v2: the child's task is an agent_message whose payload is encrypted; its plain
+      // header is what identifies it.
+      name: 'sub-agent-v2',
+      match: 'Message Type: NEW_TASK\nTask name: /root/read_notes',
+      turns: [{ thinking: 'Child: read the notes.', tool_calls: [readNotes] }, { text: 'Sub-agent result: {{last_tool_result}}' }],
     },
     {
       name: 'sub-agent-a',

@@ -56,3 +56,54 @@ describe('roller convert --harness codex: the lab rollouts (real CLI 0.171.0)', 
     await expectGolden(join(repoRoot, 'tests/golden/codex/lab-v1-tree/usage.json'), stableJson(JSON.parse(await readFile(join(tree.dir, 'usage.json'), 'utf8'))));
   });
 });
+
+describe('roller convert --harness codex: a real multi_agent v2 run (warm fork)', () => {
+  const v2 = join(repoRoot, 'tests/fixtures/codex/v2-run');
+  const calls = async () => (await readFile(join(v2, 'calls.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Json);
+
+  it("the forked child's tokens are only what the server sent to the child; the spawn is linked by task_name", async () => {
+    const [s] = await convertNative({ harness: 'codex', native: v2, out: join(tmp.path, 'v2'), keepThinking: true, wire: join(v2, 'calls.jsonl') });
+    const sent = await calls();
+    for (const p of s!.participants) {
+      const mine = sent.filter((c) => c.native_identity.thread_id === p.native_id).map((c) => c.usage.reported as Json);
+      const sum = (f: (u: Json) => number) => mine.reduce((a, u) => a + f(u), 0);
+      expect(p.tokens, p.participant).toEqual({
+        input: sum((u) => u.input_tokens - u.input_tokens_details.cached_tokens),
+        cache_creation: 0,
+        cache_read: sum((u) => u.input_tokens_details.cached_tokens),
+        output: sum((u) => u.output_tokens),
+        reasoning: sum((u) => u.output_tokens_details.reasoning_tokens),
+      });
+    }
+    const child = s!.participants.find((p) => p.role === 'child')!;
+    expect(child).toMatchObject({ depth: 1, status: 'completed', reason: null });
+    expect(child.spawn_tool_call_id).toMatch(/^call_/);
+    const actf = JSON.parse(await readFile(join(s!.dir, 'trace_ACTF.json'), 'utf8')) as Json;
+    const root = s!.participants.find((p) => p.role === 'root')!;
+    expect(actf.steps.map((st: Json) => st.native_ids.response_id)).toEqual(root.message_ids); // no child step
+    expect(s!.sft.status).toBe('ok');
+  });
+
+  it('a token_usage_record replayed in the fork prefix (before subagent_history_start_ordinal) is not counted', async () => {
+    const { cp, readdir, writeFile } = await import('node:fs/promises');
+    const copy = join(tmp.path, 'v2-prefix');
+    await cp(join(v2, 'sessions'), join(copy, 'sessions'), { recursive: true });
+    const files = (await readdir(join(copy, 'sessions'), { recursive: true })).filter((f) => f.endsWith('.jsonl')).map((f) => join(copy, 'sessions', f));
+    const childFile = files.find((f) => f.includes('1708'))!;
+    const rootFile = files.find((f) => !f.includes('1708'))!;
+    const before = await convertNative({ harness: 'codex', native: copy, out: join(tmp.path, 'prefix-before'), keepThinking: true });
+    const parentRecord = (await readFile(rootFile, 'utf8')).split('\n').find((l) => l.includes('"token_usage_record"'))!;
+    const lines = (await readFile(childFile, 'utf8')).split('\n');
+    const at = lines.findIndex((l) => l.includes('"turn_aborted"'));
+    const replayed: Json = { ...(JSON.parse(parentRecord) as Json), ordinal: 12 };
+    lines.splice(at, 0, JSON.stringify(replayed));
+    await writeFile(childFile, lines.join('\n'));
+    const after = await convertNative({ harness: 'codex', native: copy, out: join(tmp.path, 'prefix-after'), keepThinking: true });
+    const child = (r: typeof before) => r[0]!.participants.find((p) => p.role === 'child')!;
+    expect(child(after).tokens).toEqual(child(before).tokens);
+    expect(child(after).message_ids).toEqual(child(before).message_ids);
+    // The reader did see it (one more occurrence in the merged trace): it was excluded, not missed.
+    const count = async (dir: string) => (await readFile(join(tmp.path, dir, 'trace.jsonl'), 'utf8')).split(String(replayed.payload.response_id)).length - 1;
+    expect(await count('prefix-after')).toBe((await count('prefix-before')) + 1);
+  });
+});

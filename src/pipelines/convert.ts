@@ -1,7 +1,8 @@
 import { dirname, join } from 'node:path';
 import type { Rejected } from '../core/rejected.js';
 import { codexToActf } from '../harnesses/codex/actf.js';
-import { codexParticipants } from '../harnesses/codex/participants.js';
+import { codexParticipants, spawnsWithoutParticipant } from '../harnesses/codex/participants.js';
+import { codexSftBlocker } from '../harnesses/codex/sft-rules.js';
 import { CODEX_RAW_SCHEMA, findRollouts, readThread, type CodexThread } from '../harnesses/codex/rollout.js';
 import { writeJsonAtomic } from '../core/atomic-write.js';
 import { createStageContext } from '../core/context.js';
@@ -157,10 +158,17 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
       throw new RollerError(ErrorCode.CONVERSION_INVALID, `${rootThread.file}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the rollout`);
     }
     await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
-    const sft = projectSft(actf, { keepThinking: options.keepThinking });
+    const blocker = codexSftBlocker(actf);
+    const sft = blocker ? ({ status: 'unavailable', reason: blocker } as const) : projectSft(actf, { keepThinking: options.keepThinking });
     if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
     const participants = codexParticipants(ordered);
-    await writeJsonAtomic(join(dir, 'usage.json'), { schema: 'roller.usage/v1', harness: 'codex', session_id: sessionId, participants });
+    await writeJsonAtomic(join(dir, 'usage.json'), {
+      schema: 'roller.usage/v1',
+      harness: 'codex',
+      session_id: sessionId,
+      participants,
+      spawns_without_participant: spawnsWithoutParticipant(ordered),
+    });
     const mine = rejects.filter((r) => ordered.some((t) => t.file === r.origin.file));
     await writeJsonAtomic(join(dir, 'conversion.json'), {
       raw_schema: CODEX_RAW_SCHEMA,

@@ -73,3 +73,44 @@ export function codexParticipants(threads: readonly CodexThread[]): ParticipantU
     };
   });
 }
+
+export interface SpawnWithoutParticipant {
+  participant: string;
+  tool_call_id: string;
+  /** What the spawn output named: a thread id (v1) or an agent path (v2), when it named one. */
+  target: string | null;
+  status: 'not_collected' | 'failed';
+  reason: string;
+  source: string;
+}
+
+/**
+ * spawn_agent calls (in a thread's own records) that produced no participant: the child's rollout was not
+ * among the files read (not_collected), or the spawn itself failed (its output says how).
+ */
+export function spawnsWithoutParticipant(threads: readonly CodexThread[]): SpawnWithoutParticipant[] {
+  const ids = new Set(threads.map((t) => t.threadId));
+  const paths = new Set(threads.map((t) => t.meta.agent_path).filter((p): p is string => typeof p === 'string'));
+  const out: SpawnWithoutParticipant[] = [];
+  for (const t of threads) {
+    const spawnCalls = new Set(
+      t.own.filter((r) => r.record.type === 'response_item' && r.record.payload?.type === 'function_call' && r.record.payload.name === 'spawn_agent').map((r) => r.record.payload.call_id as string),
+    );
+    for (const r of t.own) {
+      const p = r.record.payload as Json | undefined;
+      if (r.record.type !== 'response_item' || p?.type !== 'function_call_output' || !spawnCalls.has(p.call_id)) continue;
+      const text = typeof p.output === 'string' ? p.output : JSON.stringify(p.output ?? null);
+      let parsed: Json | undefined;
+      try {
+        parsed = JSON.parse(text) as Json;
+      } catch {
+        parsed = undefined;
+      }
+      const target = typeof parsed?.agent_id === 'string' ? parsed.agent_id : typeof parsed?.task_name === 'string' ? parsed.task_name : null;
+      const source = `${r.file}:${r.line}`;
+      if (target === null) out.push({ participant: `thread:${t.threadId}`, tool_call_id: p.call_id, target, status: 'failed', reason: `the spawn returned no agent: ${text.slice(0, 200)}`, source });
+      else if (!ids.has(target) && !paths.has(target)) out.push({ participant: `thread:${t.threadId}`, tool_call_id: p.call_id, target, status: 'not_collected', reason: 'the child rollout was not among the files read', source });
+    }
+  }
+  return out;
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { convertNative } from '../../../src/pipelines/convert.js';
 import { Actf, checkValue } from '../../../src/schemas/index.js';
-import { expectGolden, stableJson } from '../../support/golden.js';
+import { expectGolden, stableJson, stableJsonl } from '../../support/golden.js';
 import { repoRoot } from '../../support/paths.js';
 import { useTempDir } from '../../support/temp-dir.js';
 
@@ -105,5 +105,41 @@ describe('roller convert --harness codex: a real multi_agent v2 run (warm fork)'
     // The reader did see it (one more occurrence in the merged trace): it was excluded, not missed.
     const count = async (dir: string) => (await readFile(join(tmp.path, dir, 'trace.jsonl'), 'utf8')).split(String(replayed.payload.response_id)).length - 1;
     expect(await count('prefix-after')).toBe((await count('prefix-before')) + 1);
+  });
+});
+
+describe('Codex spawns and SFT rules', () => {
+  const lab = join(repoRoot, 'tests/fixtures/codex/lab');
+  it('a spawn whose child rollout was not read is listed as not_collected, never dropped', async () => {
+    const rootOnly = join(lab, 'sessions/2026/11/30/rollout-2026-11-30T06-53-42-01a22b3b-143a-7721-b9f8-abb58f73e2e2.jsonl');
+    const [s] = await convertNative({ harness: 'codex', native: rootOnly, out: join(tmp.path, 'not-collected'), keepThinking: true });
+    const usage = JSON.parse(await readFile(join(s!.dir, 'usage.json'), 'utf8')) as Json;
+    expect(usage.spawns_without_participant).toEqual([
+      expect.objectContaining({ tool_call_id: 'call_mx2wwhjj0001', target: '01a22b3b-1941-7241-93cc-4715a620a477', status: 'not_collected' }),
+    ]);
+  });
+
+  it('changing tool definitions between requests make SFT unavailable, with the reason', async () => {
+    const { codexSftBlocker } = await import('../../../src/harnesses/codex/sft-rules.js');
+    const base = { schema_version: 'roller.actf/v1', system_prompt: '', system_prompt_source: 'none', tools: [], tools_source: 'wire', steps: [], timing: { started_at: null, finished_at: null, duration_ms: null } } as const;
+    const t1 = [{ type: 'function', name: 'exec_command', parameters: {} }];
+    expect(codexSftBlocker({ ...base, tools_capture: [{ seq: 0, tools: t1 }, { seq: 1, tools: t1 }] } as never)).toBeUndefined();
+    expect(codexSftBlocker({ ...base, tools_capture: [{ seq: 0, tools: t1 }, { seq: 3, tools: [...t1, { type: 'function', name: 'new_tool', parameters: {} }] }] } as never)).toBe(
+      'tool definitions changed between requests (request seq 0 vs 3); one static tools list would misstate them',
+    );
+  });
+});
+
+describe('golden: every lab Codex session with the wire (tools from the actual requests)', () => {
+  it('trace.jsonl, trace_ACTF.json, trace_SFT.json and the per-thread token table match the reviewed files', async () => {
+    const lab = join(repoRoot, 'tests/fixtures/codex/lab');
+    const sessions = await convertNative({ harness: 'codex', native: lab, out: join(tmp.path, 'golden-all'), keepThinking: true, wire: join(lab, 'wire-tools.jsonl') });
+    expect(sessions).toHaveLength(4);
+    for (const s of sessions) {
+      const g = join(repoRoot, 'tests/golden/codex/lab', s.sessionId);
+      expect(s.sft, s.sessionId).toEqual({ status: 'ok', reason: null });
+      await expectGolden(join(g, 'trace.jsonl'), stableJsonl(await readFile(join(s.dir, 'trace.jsonl'), 'utf8')));
+      for (const f of ['trace_ACTF.json', 'trace_SFT.json', 'usage.json']) await expectGolden(join(g, f), stableJson(JSON.parse(await readFile(join(s.dir, f), 'utf8'))));
+    }
   });
 });

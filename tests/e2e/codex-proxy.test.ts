@@ -176,3 +176,41 @@ describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
     expect(sftStatus.status).toBe('ok');
   }, 300_000);
 });
+
+describe('Codex multi-turn resume (e2e, real CLI)', () => {
+  it('resumes the root thread by its confirmed id after a delegation, where the newest rollout is the child', async () => {
+    const base = join(tmp.path, 'resume');
+    const home = join(base, 'home');
+    const work = join(base, 'work');
+    await mkdir(work, { recursive: true });
+    await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\n');
+    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', join(base, 'capture'));
+    const launch = { bin: codexBin, home, work, baseUrl: proxy.url, apiKey: 'dummy-codex-provider-key-42' };
+    const first = await runProcess(await codexPlan({ ...launch, prompt: '[MAIN:wait] use a sub-agent to read notes.txt' }), {
+      timeoutMs: 180_000,
+      stdoutPath: join(base, 'turn1.jsonl'),
+      stderrPath: join(base, 'turn1.err'),
+    });
+    expect(first.exitCode).toBe(0);
+    // The confirmed root id: the thread the CLI started, from its own stdout.
+    const started = (await readFile(join(base, 'turn1.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json).find((e) => e.type === 'thread.started');
+    const rootId = started!.thread_id as string;
+    const rollouts = (await rolloutRecords(home)).filter((r) => r.type === 'session_meta').map((r) => r.payload ?? r);
+    const newest = [...rollouts].sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp))).at(-1);
+    expect(newest.id).not.toBe(rootId); // --last would have resumed the child
+
+    const second = await runProcess(await codexPlan({ ...launch, prompt: '[HELLO] one more question', resumeThreadId: rootId }), {
+      timeoutMs: 180_000,
+      stdoutPath: join(base, 'turn2.jsonl'),
+      stderrPath: join(base, 'turn2.err'),
+    });
+    expect(second.exitCode, (await readFile(join(base, 'turn2.err'), 'utf8')).slice(-1500)).toBe(0);
+    proxy.child.kill('SIGTERM');
+    await once(proxy.child, 'exit');
+    const calls = (await readFile(join(base, 'capture', 'calls.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Call);
+    const last = calls.at(-1)!;
+    expect(last.native_identity.thread_id).toBe(rootId);
+    expect(JSON.stringify(last.output)).toContain('Hello from the scripted model.');
+    expect(await readFile(join(base, 'turn2.jsonl'), 'utf8')).toContain('Hello from the scripted model.');
+  }, 300_000);
+});

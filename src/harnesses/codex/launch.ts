@@ -21,6 +21,11 @@ export interface CodexLaunch {
   /** e.g. ['--enable', 'multi_agent_v2'] */
   extraArgs?: string[];
   json?: boolean;
+  /**
+   * Continue this thread (the root's confirmed id) with the prompt: `codex exec resume <id>`. Never
+   * `--last`, which picks the newest rollout — after a delegation that is a child's (seeds/000).
+   */
+  resumeThreadId?: string;
 }
 
 const toml = (s: string) => JSON.stringify(s); // a TOML basic string is JSON-compatible for these values
@@ -71,14 +76,24 @@ export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders
   ].join('\n');
 }
 
-/** `codex exec --skip-git-repo-check [--json] PROMPT`, stdin closed, in a fresh CODEX_HOME. */
+/**
+ * `codex exec --skip-git-repo-check [--json] [resume <thread id>] PROMPT`, stdin closed. A fresh CODEX_HOME
+ * for a new task; the same one (config.toml rewritten, sessions kept) to resume.
+ */
 export async function codexPlan(launch: CodexLaunch): Promise<ProcessPlan> {
   await mkdir(launch.home, { recursive: true });
   await writeFile(join(launch.home, 'config.toml'), codexConfig(launch));
   const nowhere = 'http://127.0.0.1:9';
   return {
     command: launch.bin,
-    args: ['exec', '--skip-git-repo-check', ...(launch.json === false ? [] : ['--json']), ...(launch.extraArgs ?? []), launch.prompt],
+    args: [
+      'exec',
+      '--skip-git-repo-check',
+      ...(launch.json === false ? [] : ['--json']),
+      ...(launch.extraArgs ?? []),
+      ...(launch.resumeThreadId ? ['resume', launch.resumeThreadId] : []),
+      launch.prompt,
+    ],
     cwd: launch.work,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

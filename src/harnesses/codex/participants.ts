@@ -68,7 +68,7 @@ export function codexParticipants(threads: readonly CodexThread[]): ParticipantU
       status: complete?.record.payload?.type === 'task_complete' ? 'completed' : complete ? 'failed' : 'unknown',
       status_source: complete ? `${complete.file}:${complete.line}#${complete.record.payload.type}` : null,
       cost_usd: null,
-      cost_note: 'Codex reports no cost',
+      cost_note: 'unreported: Codex reports no cost (unknown, not zero)',
       reason: t.parentThreadId && !spawn ? (byId.has(t.parentThreadId) ? 'no spawn_agent output in the parent names this thread' : `parent thread ${t.parentThreadId} is not among the rollouts read`) : null,
     };
   });

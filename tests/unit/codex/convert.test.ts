@@ -143,3 +143,28 @@ describe('golden: every lab Codex session with the wire (tools from the actual r
     }
   });
 });
+
+describe('a spawn that failed', () => {
+  it('is listed with its reason', async () => {
+    const { cp, readdir, writeFile } = await import('node:fs/promises');
+    const lab = join(repoRoot, 'tests/fixtures/codex/lab');
+    const copy = join(tmp.path, 'failed-spawn');
+    await cp(join(lab, 'sessions'), join(copy, 'sessions'), { recursive: true });
+    const rootFile = (await readdir(join(copy, 'sessions'), { recursive: true })).filter((f) => f.includes('01a22b3b-143a')).map((f) => join(copy, 'sessions', f))[0]!;
+    const lines = (await readFile(rootFile, 'utf8')).split('\n').map((l) => {
+      if (!l.includes('"function_call_output"') || !l.includes('call_mx2wwhjj0001')) return l;
+      const rec = JSON.parse(l) as Json;
+      rec.payload.output = 'collab spawn failed: agent limit reached';
+      return JSON.stringify(rec);
+    });
+    await writeFile(rootFile, lines.join('\n'));
+    const sessions = await convertNative({ harness: 'codex', native: join(copy, 'sessions'), out: join(tmp.path, 'failed-out'), keepThinking: true });
+    const tree = sessions.find((s) => s.sessionId === '01a22b3b-143a-7721-b9f8-abb58f73e2e2')!;
+    const usage = JSON.parse(await readFile(join(tree.dir, 'usage.json'), 'utf8')) as Json;
+    expect(usage.spawns_without_participant).toEqual([
+      expect.objectContaining({ tool_call_id: 'call_mx2wwhjj0001', target: null, status: 'failed', reason: 'the spawn returned no agent: collab spawn failed: agent limit reached' }),
+    ]);
+    // (This edit leaves the CollabAgentToolCall record that names the child: that evidence still links it.)
+    expect(tree.participants.find((p) => p.role === 'child')!.spawn_tool_call_id).toBe('call_mx2wwhjj0001');
+  });
+});

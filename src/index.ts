@@ -4,3 +4,4 @@ export * from './transforms/protocols/index.js';
 export * from './sources/proxy/index.js';
 export * from './sources/scripted-model/index.js';
 export * from './sinks/index.js';
+export * from './transforms/capture/index.js';

@@ -15,7 +15,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCodePlan } from '../../src/harnesses/claude-code/launch.js';
 import { runProcess } from '../../src/sources/process-runner.js';
-import { Call as CallSchema, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
+import type { ParticipantUsage } from '../../src/harnesses/claude-code/participants.js';
+import { Call as CallSchema, Relation, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
+import { attributeCalls, deriveRelations } from '../../src/transforms/capture/index.js';
 import { rollerBin } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -59,10 +61,10 @@ async function nativeAssistantIds(configDir: string): Promise<Set<string>> {
 }
 
 const scenarios = [
-  { name: 'single foreground sub-agent', tag: '[MAIN:single]', forward: true, agents: 1, expect: 'BLUEBIRD' },
-  { name: 'two parallel sub-agents in one response', tag: '[MAIN:parallel]', forward: true, agents: 2, expect: 'BLUEBIRD' },
-  { name: 'a background sub-agent and its task-notification', tag: '[MAIN:background]', forward: true, agents: 1, expect: 'task-notification' },
-  { name: 'a run without --forward-subagent-text', tag: '[MAIN:single]', forward: false, agents: 1, expect: 'BLUEBIRD' },
+  { name: 'single foreground sub-agent', tag: '[MAIN:single]', forward: true, agents: 1, expect: 'BLUEBIRD', background: false },
+  { name: 'two parallel sub-agents in one response', tag: '[MAIN:parallel]', forward: true, agents: 2, expect: 'BLUEBIRD', background: false },
+  { name: 'a background sub-agent and its task-notification', tag: '[MAIN:background]', forward: true, agents: 1, expect: 'task-notification', background: true },
+  { name: 'a run without --forward-subagent-text', tag: '[MAIN:single]', forward: false, agents: 1, expect: 'BLUEBIRD', background: false },
 ];
 
 describe('Claude Code through roller proxy (e2e, real CLI)', () => {
@@ -131,7 +133,27 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
       if (p.role === 'child') expect(p).toMatchObject({ depth: 1, status: 'completed' });
     }
 
-    // 5. SFT validates.
+    // 5. Attribution by evidence and relations (capture protocol v1).
+    const attributed = attributeCalls(modelCalls, participants as ParticipantUsage[]);
+    for (const c of attributed) expect(c.identity_status, `call ${c.seq}`).toBe('attributed');
+    expect(attributed.every((c) => c.export_status === 'exportable')).toBe(true);
+    const relations = deriveRelations({ calls: attributed, participants: participants as ParticipantUsage[] });
+    for (const r of relations) expect(checkValue(Relation, r)).toEqual([]);
+    const count = (type: string) => relations.filter((r) => r.type === type && r.status === 'established').length;
+    expect(count('spawn')).toBe(sc.agents);
+    expect(count('child_completed')).toBe(sc.agents);
+    if (sc.background) {
+      expect(count('launch_acknowledged')).toBe(1);
+      expect(count('launch_ack_in_context')).toBeGreaterThanOrEqual(1);
+      expect(count('result_delivered')).toBe(0); // the launch acknowledgement is never completion
+    } else {
+      expect(count('result_delivered')).toBe(sc.agents);
+      // every later parent call carries each result: one relation per (result, call)
+      const laterParentCalls = attributed.filter((c) => c.participant_id === participants.find((p) => p.role === 'root')!.participant && c.seq > Math.min(...attributed.filter((x) => x.tool_refs.length > 0).map((x) => x.seq)));
+      expect(count('result_in_context')).toBe(sc.agents * laterParentCalls.length);
+    }
+
+    // 6. SFT validates.
     const sft = JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')) as unknown;
     expect(checkValue(SftRecord, sft)).toEqual([]);
     const result = stdout.trim().split('\n').map((l) => JSON.parse(l) as Json).filter((e) => e.type === 'result').at(-1);

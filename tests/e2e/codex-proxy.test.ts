@@ -12,7 +12,9 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexPlan } from '../../src/harnesses/codex/launch.js';
-import { Call as CallSchema, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
+import type { ParticipantUsage } from '../../src/harnesses/claude-code/participants.js';
+import { Call as CallSchema, Relation, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
+import { attributeCalls, deriveRelations } from '../../src/transforms/capture/index.js';
 import { runProcess } from '../../src/sources/process-runner.js';
 import { rollerBin } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -169,6 +171,19 @@ describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
     const actf = JSON.parse(await readFile(join(out, 'trace_ACTF.json'), 'utf8')) as Json;
     const rootCalls = calls.filter((c) => c.native_identity.thread_id === root.native_id);
     expect(actf.steps.map((st: Json) => st.native_ids.response_id)).toEqual(rootCalls.map((c) => c.response_id));
+    // Attribution by evidence and relations: every call attributed; spawn, child_completed, and the
+    // spawn's immediate output as a launch acknowledgement (the result comes through wait_agent).
+    const attributed = attributeCalls(calls, participants as ParticipantUsage[]);
+    for (const c of attributed) expect(c.identity_status, `call ${c.seq}`).toBe('attributed');
+    const relations = deriveRelations({ calls: attributed, participants: participants as ParticipantUsage[] });
+    for (const r of relations) expect(checkValue(Relation, r)).toEqual([]);
+    const types = relations.map((r) => r.type);
+    expect(types.filter((t) => t === 'spawn')).toHaveLength(1);
+    expect(relations.find((r) => r.type === 'spawn')!.status).toBe('established');
+    expect(types).toContain('child_completed');
+    expect(types).toContain('launch_acknowledged');
+    expect(types.filter((t) => t === 'launch_ack_in_context').length).toBeGreaterThanOrEqual(1);
+    expect(types).not.toContain('result_delivered');
     const conversion = JSON.parse(await readFile(join(out, 'conversion.json'), 'utf8')) as Json;
     const sftStatus = conversion.trajectory_conversion.find((t: Json) => t.target === 'sft');
     if (sftStatus.status === 'ok') expect(checkValue(SftRecord, JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')))).toEqual([]);

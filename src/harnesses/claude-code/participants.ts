@@ -27,6 +27,11 @@ export interface ParticipantUsage {
   cost_usd: number | null;
   cost_note: string | null;
   reason: string | null;
+  /**
+   * What the spawn call's own tool result was: the child's result (a foreground run), or a launch
+   * acknowledgement (a background run; every Codex spawn) — which is never completion. null for the root.
+   */
+  spawn_result?: 'result' | 'acknowledgement' | null;
 }
 
 const zero = (): TokensByKind => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
@@ -152,6 +157,7 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
     const own = tokensOf(sub.records);
     let status: ParticipantUsage['status'] = 'unknown';
     let source: string | null = null;
+    const acknowledged = result?.status === 'async_launched' || sub.meta?.requestShape === 'background';
     if (result) {
       status = result.status === 'completed' ? 'completed' : result.status === 'failed' ? 'failed' : result.status === 'async_launched' ? 'running' : 'unknown';
       source = result.at;
@@ -174,6 +180,7 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
       status_source: source,
       cost_usd: null,
       cost_note: 'included in the root participant (Claude Code reports one total)',
+      spawn_result: toolUseId ? (acknowledged ? 'acknowledgement' : 'result') : null,
       reason: spawn
         ? null
         : toolUseId

@@ -69,6 +69,8 @@ export function codexParticipants(threads: readonly CodexThread[]): ParticipantU
       status_source: complete ? `${complete.file}:${complete.line}#${complete.record.payload.type}` : null,
       cost_usd: null,
       cost_note: 'unreported: Codex reports no cost (unknown, not zero)',
+      // spawn_agent answers at once with the child's id or path; the child's result comes through wait_agent.
+      spawn_result: t.parentThreadId ? 'acknowledgement' : null,
       reason: t.parentThreadId && !spawn ? (byId.has(t.parentThreadId) ? 'no spawn_agent output in the parent names this thread' : `parent thread ${t.parentThreadId} is not among the rollouts read`) : null,
     };
   });

@@ -1,0 +1,2 @@
+export * from './attribute.js';
+export * from './relations.js';

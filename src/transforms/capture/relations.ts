@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { RELATION_SCHEMA, type Relation } from '../../schemas/relation.js';
+import type { Call } from '../../schemas/call.js';
+import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+
+type Json = Record<string, any>;
+
+/** The tool-call ids whose results a request body carries, for each protocol's shape. */
+export function toolResultIdsIn(call: Call): Set<string> {
+  const ids = new Set<string>();
+  const body = (call.context ?? {}) as Json;
+  if (call.protocol === 'anthropic-messages') {
+    for (const m of (body.messages ?? []) as Json[]) {
+      if (Array.isArray(m.content)) for (const b of m.content as Json[]) if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') ids.add(b.tool_use_id);
+    }
+  } else if (call.protocol === 'openai-responses') {
+    for (const it of (Array.isArray(body.input) ? body.input : []) as Json[]) {
+      if ((it.type === 'function_call_output' || it.type === 'custom_tool_call_output') && typeof it.call_id === 'string') ids.add(it.call_id);
+    }
+  } else if (call.protocol === 'openai-chat-completions') {
+    for (const m of (body.messages ?? []) as Json[]) if (m.role === 'tool' && typeof m.tool_call_id === 'string') ids.add(m.tool_call_id);
+  }
+  return ids;
+}
+
+export interface RelationInput {
+  calls: readonly Call[];
+  participants: readonly ParticipantUsage[];
+  /** Random scope of this capture attempt: relation ids never collide across samples or retries. */
+  scope?: string;
+}
+
+/**
+ * Relations with evidence (seeds/000): spawn and child_completed / child_failed from native evidence, the
+ * parent call found by the spawn tool-call id in its output (else "unknown"), and one result_in_context per
+ * later call of the parent whose actual input carries that tool-call id's result. A launch acknowledgement
+ * (a background spawn's immediate result) is never completion.
+ */
+export function deriveRelations(input: RelationInput): Relation[] {
+  const scope = input.scope ?? randomBytes(4).toString('hex');
+  let n = 0;
+  const id = () => `r-${scope}-${String(n++).padStart(6, '0')}`;
+  const out: Relation[] = [];
+  const byParticipant = (p: string) => input.calls.filter((c) => c.participant_id === p).sort((a, b) => a.seq - b.seq);
+  for (const child of input.participants.filter((p) => p.role === 'child')) {
+    const tool = child.spawn_tool_call_id;
+    const parent = child.parent;
+    const base = {
+      schema: RELATION_SCHEMA,
+      parent_participant_id: parent,
+      child_participant_id: child.participant,
+      tool_call_id: tool,
+      model_tool_ref: null,
+    } as const;
+    if (!parent || !tool) {
+      out.push({ ...base, relation_id: id(), type: 'spawn', parent_call_id: 'unknown', in_call_id: null, evidence: [{ source: child.status_source ?? 'native', event_id: child.native_id, retained: true }], status: 'unknown', reason: child.reason ?? 'the spawning call is not known' });
+      continue;
+    }
+    const parentCalls = byParticipant(parent);
+    const spawning = parentCalls.filter((c) => c.tool_refs.some((r) => r.id === tool || r.item_id === tool));
+    const parentCallId = spawning.length === 1 ? spawning[0]!.call_id : 'unknown';
+    const refOf = (c: Call | undefined) => {
+      const r = c?.tool_refs.find((t) => t.id === tool);
+      return r?.item_id ? { call_id: r.id, item_id: r.item_id } : null;
+    };
+    out.push({
+      ...base,
+      model_tool_ref: refOf(spawning[0]),
+      relation_id: id(),
+      type: 'spawn',
+      parent_call_id: parentCallId,
+      in_call_id: null,
+      evidence: [{ source: child.status_source?.split('#')[0] ?? 'native', event_id: tool, retained: true }],
+      status: parentCallId === 'unknown' ? 'unknown' : 'established',
+      reason: parentCallId === 'unknown' ? `${spawning.length} parent calls carry tool call ${tool} in their output` : null,
+    });
+    if (child.status === 'completed' || child.status === 'failed') {
+      out.push({
+        ...base,
+        relation_id: id(),
+        type: child.status === 'completed' ? 'child_completed' : 'child_failed',
+        parent_call_id: parentCallId,
+        in_call_id: null,
+        evidence: [{ source: child.status_source ?? 'native', event_id: child.native_id, retained: true }],
+        status: 'established',
+        reason: null,
+      });
+    }
+    // Every later parent call whose actual input carries the result of the spawn call.
+    const later = parentCalls.filter((c) => spawning.length === 0 || c.seq > spawning[0]!.seq);
+    const carrying = later.filter((c) => toolResultIdsIn(c).has(tool));
+    if (child.spawn_result === 'acknowledgement') {
+      // The spawn's immediate result was a launch acknowledgement, never completion: how the real result
+      // reached the parent (a task-notification, a wait_agent output) is a separate relation.
+      out.push({ ...base, relation_id: id(), type: 'launch_acknowledged', parent_call_id: parentCallId, in_call_id: null, evidence: [{ source: child.status_source ?? 'native', event_id: tool, retained: true }], status: 'established', reason: null });
+      for (const c of carrying) {
+        out.push({ ...base, relation_id: id(), type: 'launch_ack_in_context', parent_call_id: parentCallId, in_call_id: c.call_id, evidence: [{ source: 'calls.jsonl', event_id: c.call_id, retained: true }], status: 'established', reason: null });
+      }
+      continue;
+    }
+    if (carrying.length > 0) {
+      out.push({ ...base, relation_id: id(), type: 'result_delivered', parent_call_id: parentCallId, in_call_id: null, evidence: [{ source: 'calls.jsonl', event_id: carrying[0]!.call_id, retained: true }], status: 'established', reason: null });
+    }
+    for (const c of carrying) {
+      out.push({ ...base, relation_id: id(), type: 'result_in_context', parent_call_id: parentCallId, in_call_id: c.call_id, evidence: [{ source: 'calls.jsonl', event_id: c.call_id, retained: true }], status: 'established', reason: null });
+    }
+  }
+  return out;
+}

@@ -145,7 +145,12 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
     if (sc.background) {
       expect(count('launch_acknowledged')).toBe(1);
       expect(count('launch_ack_in_context')).toBeGreaterThanOrEqual(1);
-      expect(count('result_delivered')).toBe(0); // the launch acknowledgement is never completion
+      // The launch acknowledgement is never completion: delivery comes only from the task-notification
+      // that names the task and the tool use, in a later request of the main agent.
+      expect(count('result_delivered')).toBe(1);
+      const delivered = relations.find((r) => r.type === 'result_delivered')!;
+      const carrier = attributed.find((c) => c.call_id === delivered.evidence[0]!.event_id)!;
+      expect(JSON.stringify(carrier.context)).toContain('<task-notification>');
     } else {
       expect(count('result_delivered')).toBe(sc.agents);
       // every later parent call carries each result: one relation per (result, call)

@@ -175,15 +175,19 @@ describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
     // spawn's immediate output as a launch acknowledgement (the result comes through wait_agent).
     const attributed = attributeCalls(calls, participants as ParticipantUsage[]);
     for (const c of attributed) expect(c.identity_status, `call ${c.seq}`).toBe('attributed');
-    const relations = deriveRelations({ calls: attributed, participants: participants as ParticipantUsage[] });
+    const agentPaths = Object.fromEntries(
+      rollout.filter((r) => r.type === 'session_meta' && typeof (r.payload ?? r).agent_path === 'string').map((r) => [(r.payload ?? r).id as string, (r.payload ?? r).agent_path as string]),
+    );
+    const relations = deriveRelations({ calls: attributed, participants: participants as ParticipantUsage[], agentPaths });
     for (const r of relations) expect(checkValue(Relation, r)).toEqual([]);
     const types = relations.map((r) => r.type);
+    // delivery: the wait_agent output naming the child (v1) or the child's FINAL_ANSWER agent_message (v2)
+    expect(types.filter((t) => t === 'result_delivered')).toHaveLength(1);
     expect(types.filter((t) => t === 'spawn')).toHaveLength(1);
     expect(relations.find((r) => r.type === 'spawn')!.status).toBe('established');
     expect(types).toContain('child_completed');
     expect(types).toContain('launch_acknowledged');
     expect(types.filter((t) => t === 'launch_ack_in_context').length).toBeGreaterThanOrEqual(1);
-    expect(types).not.toContain('result_delivered');
     const conversion = JSON.parse(await readFile(join(out, 'conversion.json'), 'utf8')) as Json;
     const sftStatus = conversion.trajectory_conversion.find((t: Json) => t.target === 'sft');
     if (sftStatus.status === 'ok') expect(checkValue(SftRecord, JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')))).toEqual([]);

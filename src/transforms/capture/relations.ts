@@ -23,11 +23,46 @@ export function toolResultIdsIn(call: Call): Set<string> {
   return ids;
 }
 
+/**
+ * Where an acknowledged child's result reaches the parent's actual input, by evidence that names the child:
+ * a Claude Code <task-notification> holding both its task id and the spawn's tool-use id (the same text
+ * without those ids is no proof), a Codex v1 wait_agent output whose status names the child's thread as
+ * completed, or a Codex v2 FINAL_ANSWER agent_message authored by the child's agent path.
+ */
+export function deliveryIn(call: Call, child: { native_id: string; spawn_tool_call_id: string | null }, agentPath?: string): boolean {
+  const body = (call.context ?? {}) as Json;
+  const text = (c: unknown): string => (typeof c === 'string' ? c : Array.isArray(c) ? (c as Json[]).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n') : '');
+  if (call.protocol === 'anthropic-messages') {
+    const tool = child.spawn_tool_call_id;
+    return ((body.messages ?? []) as Json[]).some((m) => {
+      if (m.role !== 'user') return false;
+      const t = text(m.content);
+      return t.includes('<task-notification>') && t.includes(`<task-id>${child.native_id}</task-id>`) && tool !== null && t.includes(`<tool-use-id>${tool}</tool-use-id>`);
+    });
+  }
+  if (call.protocol === 'openai-responses') {
+    return ((Array.isArray(body.input) ? body.input : []) as Json[]).some((it) => {
+      if (it.type === 'function_call_output' && typeof it.output === 'string') {
+        try {
+          const out = JSON.parse(it.output) as Json;
+          return out.status?.[child.native_id]?.completed !== undefined;
+        } catch {
+          return false;
+        }
+      }
+      return it.type === 'agent_message' && agentPath !== undefined && it.author === agentPath && text(it.content).includes('FINAL_ANSWER');
+    });
+  }
+  return false;
+}
+
 export interface RelationInput {
   calls: readonly Call[];
   participants: readonly ParticipantUsage[];
   /** Random scope of this capture attempt: relation ids never collide across samples or retries. */
   scope?: string;
+  /** Codex v2: each child thread's agent path (session_meta.agent_path), the author of its answers. */
+  agentPaths?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -95,6 +130,13 @@ export function deriveRelations(input: RelationInput): Relation[] {
       out.push({ ...base, relation_id: id(), type: 'launch_acknowledged', parent_call_id: parentCallId, in_call_id: null, evidence: [{ source: child.status_source ?? 'native', event_id: tool, retained: true }], status: 'established', reason: null });
       for (const c of carrying) {
         out.push({ ...base, relation_id: id(), type: 'launch_ack_in_context', parent_call_id: parentCallId, in_call_id: c.call_id, evidence: [{ source: 'calls.jsonl', event_id: c.call_id, retained: true }], status: 'established', reason: null });
+      }
+      const delivered = later.filter((c) => deliveryIn(c, child, input.agentPaths?.[child.native_id]));
+      if (delivered.length > 0) {
+        out.push({ ...base, relation_id: id(), type: 'result_delivered', parent_call_id: parentCallId, in_call_id: null, evidence: [{ source: 'calls.jsonl', event_id: delivered[0]!.call_id, retained: true }], status: 'established', reason: null });
+        for (const c of delivered) {
+          out.push({ ...base, relation_id: id(), type: 'result_in_context', parent_call_id: parentCallId, in_call_id: c.call_id, evidence: [{ source: 'calls.jsonl', event_id: c.call_id, retained: true }], status: 'established', reason: null });
+        }
       }
       continue;
     }

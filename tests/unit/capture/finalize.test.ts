@@ -130,4 +130,35 @@ describe('relations with evidence', () => {
     expect(rel[0]).toMatchObject({ type: 'spawn', status: 'unknown', parent_call_id: 'unknown', reason: orphan.reason });
     expect(checkValue(Relation, rel[0] as Json)).toEqual([]);
   });
+
+  it('a background result is delivered only by a notification that names both the task id and the tool-use id', () => {
+    const bg = { ...child, native_id: 'a123', spawn_result: 'acknowledgement' as const };
+    const note = (text: string, seq: number, id: string) => call(seq, id, { context: { messages: [{ role: 'user', content: text }] } });
+    const good = '<task-notification><task-id>a123</task-id><tool-use-id>toolu_A</tool-use-id><status>completed</status></task-notification>';
+    const noIds = '<task-notification><status>completed</status><summary>done</summary></task-notification>';
+    const spawnCall = call(0, 'm1', { tool_refs: [{ id: 'toolu_A', name: 'Agent' }] });
+    const withIds = deriveRelations({ calls: attributeCalls([spawnCall, note(good, 1, 'm2')], [root, bg]), participants: [root, bg] });
+    expect(withIds.filter((r) => r.type === 'result_delivered' || r.type === 'result_in_context').map((r) => [r.type, r.in_call_id])).toEqual([
+      ['result_delivered', null],
+      ['result_in_context', 'c-1'],
+    ]);
+    const textOnly = deriveRelations({ calls: attributeCalls([spawnCall, note(noIds, 1, 'm2')], [root, bg]), participants: [root, bg] });
+    expect(textOnly.map((r) => r.type)).not.toContain('result_delivered');
+  });
+
+  it('Codex: the result is delivered by the wait_agent output naming the child (v1) or its FINAL_ANSWER (v2)', () => {
+    const kid = { ...child, native_id: 'thread-kid', spawn_tool_call_id: 'call_s', spawn_result: 'acknowledgement' as const };
+    const responses = (seq: number, id: string, input: Json[], extra: Partial<Call> = {}) => call(seq, id, { protocol: 'openai-responses', context: { input }, ...extra });
+    const spawnCall = responses(0, 'm1', [], { tool_refs: [{ id: 'call_s', name: 'multi_agent_v1/spawn_agent', item_id: 'fc_s' }] });
+    const v1 = deriveRelations({
+      calls: attributeCalls([spawnCall, responses(1, 'm2', [{ type: 'function_call_output', call_id: 'call_w', output: JSON.stringify({ status: { 'thread-kid': { completed: 'hi' } } }) }])], [root, kid]),
+      participants: [root, kid],
+    });
+    expect(v1.map((r) => r.type)).toContain('result_delivered');
+    const v2input = [{ type: 'agent_message', author: '/root/kid', recipient: '/root', content: [{ type: 'input_text', text: 'Message Type: FINAL_ANSWER' }] }];
+    const v2 = deriveRelations({ calls: attributeCalls([spawnCall, responses(1, 'm2', v2input)], [root, kid]), participants: [root, kid], agentPaths: { 'thread-kid': '/root/kid' } });
+    expect(v2.map((r) => r.type)).toContain('result_delivered');
+    const other = deriveRelations({ calls: attributeCalls([spawnCall, responses(1, 'm2', v2input)], [root, kid]), participants: [root, kid], agentPaths: { 'thread-kid': '/root/other' } });
+    expect(other.map((r) => r.type)).not.toContain('result_delivered');
+  });
 });

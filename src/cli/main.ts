@@ -7,6 +7,7 @@ import { loadScript } from '../sources/scripted-model/script.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
 import { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { convertNative } from '../pipelines/convert.js';
+import { validateCapture } from '../transforms/capture/validate.js';
 import { defaultCacheDir, installHarness, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/installer.js';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -106,6 +107,17 @@ export function buildProgram(): Command {
       });
       await server.close();
       process.stderr.write(`roller scripted-model: closed after ${server.answered} model requests\n`);
+    });
+
+  program
+    .command('validate-capture')
+    .description('check a capture attempt: published hashes, schemas, attribution and every relation reference')
+    .argument('<dir>', 'a capture/attempt-NNNN directory (with manifest.json)')
+    .action(async (dir: string) => {
+      const problems = await validateCapture(dir);
+      for (const p of problems) await printLine(`${dir}/${p}`);
+      if (problems.length === 0) await printLine(`ok ${dir}`);
+      process.exitCode = problems.length === 0 ? 0 : 1;
     });
 
   const harness = program.command('harness').description('the pinned harness CLIs roller runs');

@@ -24,8 +24,9 @@ export const Participant = z
     if (p.role === 'root' && (p.parent_participant_id !== null || p.depth !== 0)) {
       ctx.addIssue({ code: 'custom', path: ['role'], message: 'a root participant has no parent and depth 0' });
     }
-    if (p.role === 'child' && (p.parent_participant_id === null || p.depth < 1)) {
-      ctx.addIssue({ code: 'custom', path: ['role'], message: 'a child participant has a parent and depth >= 1' });
+    // A child's parent may be unknown (null, with the reason in status_source): recorded, never made up.
+    if (p.role === 'child' && p.depth < 1) {
+      ctx.addIssue({ code: 'custom', path: ['depth'], message: 'a child participant has depth >= 1' });
     }
   });
 export type Participant = z.infer<typeof Participant>;

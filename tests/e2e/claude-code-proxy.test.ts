@@ -16,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCodePlan } from '../../src/harnesses/claude-code/launch.js';
 import { runProcess } from '../../src/sources/process-runner.js';
 import type { ParticipantUsage } from '../../src/harnesses/claude-code/participants.js';
-import { Call as CallSchema, Relation, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
-import { attributeCalls, deriveRelations } from '../../src/transforms/capture/index.js';
+import { Call as CallSchema, Manifest, Relation, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
+import { attributeCalls, deriveRelations, finalizeCapture } from '../../src/transforms/capture/index.js';
 import { rollerBin } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -158,7 +158,40 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
       expect(count('result_in_context')).toBe(sc.agents * laterParentCalls.length);
     }
 
-    // 6. SFT validates.
+    // 6. The published capture: manifest valid, validate-capture passes, and one changed byte is caught.
+    const attempt = join(base, 'capture', 'attempt-0001');
+    const manifest = await finalizeCapture({
+      dir: attempt,
+      calls: modelCalls,
+      participants: participants as ParticipantUsage[],
+      harness: { name: 'claude-code', version: '2.1.332' },
+      capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: true },
+      attempt: 1,
+      scope: 'e2e',
+      debugRetention: 'on-error',
+      rawResponses: join(capture, 'raw', 'responses.frames'),
+    });
+    expect(checkValue(Manifest, manifest)).toEqual([]);
+    expect(manifest).toMatchObject({ capture_status: 'complete', lifecycle: { status: 'complete', pending_participant_ids: [] }, raw_retained: false });
+    expect(manifest.participants.filter((p) => p.role === 'child')).toHaveLength(sc.agents);
+    const check = async () => {
+      try {
+        const { stdout } = await promisify(execFile)(rollerBin, ['validate-capture', attempt]);
+        return { code: 0, stdout };
+      } catch (err) {
+        return { code: (err as { code: number }).code, stdout: (err as { stdout: string }).stdout };
+      }
+    };
+    expect(await check()).toEqual({ code: 0, stdout: `ok ${attempt}\n` });
+    const bytes = await readFile(join(attempt, 'calls.jsonl'));
+    const at = bytes.indexOf('"seq":') + 6;
+    bytes[at] = bytes[at] === 0x30 ? 0x31 : 0x30; // one digit of one seq
+    await writeFile(join(attempt, 'calls.jsonl'), bytes);
+    const tampered = await check();
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toMatch(/calls\.jsonl: sha256 [0-9a-f]{64} \(\d+ bytes\) differs from the manifest's [0-9a-f]{64} \(\d+ bytes\): the file was changed after publication/);
+
+    // 7. SFT validates.
     const sft = JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')) as unknown;
     expect(checkValue(SftRecord, sft)).toEqual([]);
     const result = stdout.trim().split('\n').map((l) => JSON.parse(l) as Json).filter((e) => e.type === 'result').at(-1);

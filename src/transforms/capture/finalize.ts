@@ -1,0 +1,117 @@
+import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { writeJsonAtomic } from '../../core/atomic-write.js';
+import { createStageContext } from '../../core/context.js';
+import { sha256File } from '../../core/hashing.js';
+import { createJsonlSink } from '../../core/jsonl-sink.js';
+import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+import type { Call } from '../../schemas/call.js';
+import { CAPTURE_SCHEMA, type Manifest } from '../../schemas/manifest.js';
+import type { Relation } from '../../schemas/relation.js';
+import { encodeCallLine } from '../../sinks/calls-jsonl/sink.js';
+import { attributeCalls } from './attribute.js';
+import { deriveRelations } from './relations.js';
+
+export interface FinalizeCaptureOptions {
+  /** capture/attempt-NNNN: created; its formal files are written here. */
+  dir: string;
+  calls: readonly Call[];
+  participants: readonly ParticipantUsage[];
+  harness: Manifest['harness'];
+  capabilities: Manifest['capabilities'];
+  attempt: number;
+  scope: string;
+  debugRetention: 'on-error' | 'full' | 'off';
+  /** The proxy's raw/responses.frames (kept under raw/ when retention says so). */
+  rawResponses?: string;
+  /** Native files kept under raw/native/ when retention says so. */
+  nativeFiles?: readonly string[];
+  agentPaths?: Readonly<Record<string, string>>;
+}
+
+/**
+ * finalize_capture (seeds/000): attribute the calls, derive the relations, decide lifecycle and capture
+ * status, write calls.jsonl, relations.jsonl and raw/ (per --capture-debug), then publish manifest.json with
+ * the sha256 of every formal file — last, after everything it describes is closed.
+ */
+export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manifest> {
+  await mkdir(o.dir, { recursive: true });
+  let calls = attributeCalls(o.calls, o.participants);
+  let relations = deriveRelations({ calls, participants: o.participants, scope: o.scope, ...(o.agentPaths ? { agentPaths: o.agentPaths } : {}) });
+
+  const children = o.participants.filter((p) => p.role === 'child');
+  const pending = children.filter((p) => p.status !== 'completed' && p.status !== 'failed').map((p) => p.participant);
+  const undelivered = children.filter((p) => p.status === 'completed' && !relations.some((r) => r.type === 'result_delivered' && r.child_participant_id === p.participant));
+  const lifecycle: Manifest['lifecycle'] = {
+    status: pending.length > 0 ? 'pending' : undelivered.length > 0 || relations.some((r) => r.status === 'unknown') ? 'unknown' : 'complete',
+    pending_participant_ids: pending,
+  };
+  const callsComplete = calls.every((c) => c.capture_status === 'complete' && c.identity_status === 'attributed');
+  const captureStatus: Manifest['capture_status'] = lifecycle.status === 'complete' && callsComplete ? 'complete' : 'partial';
+  const failed = calls.some((c) => c.execution_status !== 'completed') || children.some((p) => p.status === 'failed');
+  const keepRaw = o.debugRetention === 'full' || (o.debugRetention === 'on-error' && (captureStatus !== 'complete' || failed));
+
+  // Integrity checks ran above (attribution, references); now cleanup: what is not kept is not referenced.
+  if (!keepRaw) {
+    calls = calls.map((c) => ({ ...c, response_path: null }));
+    relations = relations.map((r) => ({ ...r, evidence: r.evidence.map((e) => (e.source === 'calls.jsonl' ? e : { ...e, retained: false })) }));
+  } else {
+    await mkdir(join(o.dir, 'raw', 'native'), { recursive: true });
+    if (o.rawResponses) await copyFile(o.rawResponses, join(o.dir, 'raw', 'responses.frames'));
+    for (const f of o.nativeFiles ?? []) await copyFile(f, join(o.dir, 'raw', 'native', basename(f)));
+  }
+  if (!keepRaw) await rm(join(o.dir, 'raw'), { recursive: true, force: true });
+
+  const ctx = createStageContext();
+  await createJsonlSink({ path: join(o.dir, 'calls.jsonl') }).consume((async function* () { for (const c of calls) yield encodeCallLine(c); })(), ctx);
+  await createJsonlSink<Relation>({ path: join(o.dir, 'relations.jsonl') }).consume((async function* () { yield* relations; })(), ctx);
+
+  const files: Manifest['files'] = {};
+  const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? ['raw/responses.frames', ...(o.nativeFiles ?? []).map((f) => `raw/native/${basename(f)}`)] : [])];
+  for (const f of formal) {
+    if (f === 'raw/responses.frames' && !o.rawResponses) continue;
+    files[f] = await sha256File(join(o.dir, f));
+  }
+  const sum = (k: 'input' | 'cached_input' | 'cache_creation' | 'output' | 'reasoning') => calls.reduce((a, c) => a + (c.usage.normalized?.[k] ?? 0), 0);
+  const manifest: Manifest = {
+    schema: CAPTURE_SCHEMA,
+    storage_layout: 'compact/v2',
+    harness: o.harness,
+    capture_scope: o.scope,
+    attempt: o.attempt,
+    created_at: new Date().toISOString(),
+    participants: o.participants.map((p) => ({
+      participant_id: p.participant,
+      role: p.role,
+      native_ids: { native_id: p.native_id },
+      parent_participant_id: p.parent,
+      spawn_tool_call_id: p.spawn_tool_call_id,
+      depth: p.depth,
+      model: calls.find((c) => c.participant_id === p.participant)?.response_model ?? null,
+      call_ids: calls.filter((c) => c.participant_id === p.participant).map((c) => c.call_id),
+      status: p.status,
+      status_source: p.status_source ?? p.reason,
+    })),
+    capabilities: o.capabilities,
+    lifecycle,
+    capture_status: captureStatus,
+    debug_retention: o.debugRetention,
+    raw_retained: keepRaw,
+    totals: {
+      input: sum('input'),
+      cached_input: sum('cached_input'),
+      cache_creation: sum('cache_creation'),
+      output: sum('output'),
+      reasoning: sum('reasoning'),
+      cost_usd: o.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
+      requests: calls.length,
+      calls: calls.length,
+      relations: relations.length,
+      unattributed_calls: calls.filter((c) => c.identity_status !== 'attributed').length,
+    },
+    files,
+    errors: [],
+  };
+  await writeJsonAtomic(join(o.dir, 'manifest.json'), manifest);
+  return manifest;
+}

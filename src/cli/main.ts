@@ -8,6 +8,7 @@ import { startScriptedModel } from '../sources/scripted-model/server.js';
 import { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { convertNative } from '../pipelines/convert.js';
 import { validateCapture } from '../transforms/capture/validate.js';
+import { viewCapture } from '../transforms/capture/view.js';
 import { defaultCacheDir, installHarness, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/installer.js';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -118,6 +119,14 @@ export function buildProgram(): Command {
       for (const p of problems) await printLine(`${dir}/${p}`);
       if (problems.length === 0) await printLine(`ok ${dir}`);
       process.exitCode = problems.length === 0 ? 0 : 1;
+    });
+
+  program
+    .command('view-capture')
+    .description('the call tree of a capture attempt, expanded by agent, read from its files (nothing is written)')
+    .argument('<dir>', 'a capture/attempt-NNNN directory')
+    .action(async (dir: string) => {
+      for (const line of await viewCapture(dir)) await printLine(line);
     });
 
   const harness = program.command('harness').description('the pinned harness CLIs roller runs');

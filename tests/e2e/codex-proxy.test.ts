@@ -13,8 +13,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexPlan } from '../../src/harnesses/codex/launch.js';
 import type { ParticipantUsage } from '../../src/harnesses/claude-code/participants.js';
-import { Call as CallSchema, Relation, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
-import { attributeCalls, deriveRelations } from '../../src/transforms/capture/index.js';
+import { Call as CallSchema, Manifest, Relation, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
+import { attributeCalls, deriveRelations, finalizeCapture, validateCapture } from '../../src/transforms/capture/index.js';
 import { runProcess } from '../../src/sources/process-runner.js';
 import { rollerBin } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -188,6 +188,25 @@ describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
     expect(types).toContain('child_completed');
     expect(types).toContain('launch_acknowledged');
     expect(types.filter((t) => t === 'launch_ack_in_context').length).toBeGreaterThanOrEqual(1);
+    // The published capture validates, and the tree view shows root → child.
+    const attempt = join(base, 'capture', 'attempt-0001');
+    const manifest = await finalizeCapture({
+      dir: attempt,
+      calls,
+      participants: participants as ParticipantUsage[],
+      harness: { name: 'codex', version: '0.171.0' },
+      capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: false },
+      attempt: 1,
+      scope: 'e2e',
+      debugRetention: 'on-error',
+      agentPaths,
+    });
+    expect(checkValue(Manifest, manifest)).toEqual([]);
+    expect(manifest).toMatchObject({ capture_status: 'complete', lifecycle: { status: 'complete' } });
+    expect(await validateCapture(attempt)).toEqual([]);
+    const { stdout: view } = await promisify(execFile)(rollerBin, ['view-capture', attempt]);
+    expect(view).toMatch(/^codex 0\.171\.0 · capture complete/);
+    expect(view).toMatch(/\n {4}child thread:\S+ \(completed, spawned by call_/);
     const conversion = JSON.parse(await readFile(join(out, 'conversion.json'), 'utf8')) as Json;
     const sftStatus = conversion.trajectory_conversion.find((t: Json) => t.target === 'sft');
     if (sftStatus.status === 'ok') expect(checkValue(SftRecord, JSON.parse(await readFile(join(out, 'trace_SFT.json'), 'utf8')))).toEqual([]);

@@ -6,46 +6,26 @@
  * main ACTF must hold no sub-agent step, each participant's token sums must equal the usage the server sent
  * for its calls, and SFT must validate. If the CLI cannot be installed this fails, saying so.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeCodePlan } from '../../src/harnesses/claude-code/launch.js';
 import { runProcess } from '../../src/sources/process-runner.js';
 import type { ParticipantUsage } from '../../src/harnesses/claude-code/participants.js';
 import { Call as CallSchema, Manifest, Relation, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
 import { attributeCalls, deriveRelations, finalizeCapture } from '../../src/transforms/capture/index.js';
 import { rollerBin } from '../support/paths.js';
+import { useE2e } from '../support/e2e.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('e2e-cc');
-const children: ChildProcess[] = [];
-let claudeBin: string;
-let model: { child: ChildProcess; url: string };
+const e2e = useE2e('claude-code');
+const startRoller = e2e.startRoller;
 
-async function startRoller(...args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  return { child, url };
-}
-
-beforeAll(async () => {
-  try {
-    const { stdout } = await promisify(execFile)(rollerBin, ['harness', 'install', 'claude-code'], { timeout: 15 * 60_000 });
-    claudeBin = stdout.trim();
-  } catch (err) {
-    throw new Error(`Claude Code 2.1.332 could not be installed with 'roller harness install claude-code', so the e2e cannot run: ${(err as Error).message}`);
-  }
-  model = await startRoller('scripted-model');
-}, 15 * 60_000);
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
 
 async function nativeAssistantIds(configDir: string): Promise<Set<string>> {
   const ids = new Set<string>();
@@ -76,10 +56,10 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
     await mkdir(work, { recursive: true });
     await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\nSecond line of notes.\n');
 
-    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', capture);
+    const proxy = await startRoller('proxy', '--upstream', e2e.modelUrl, '--out', capture);
     const apiKey = 'dummy-e2e-api-key-000111'; // the CLI sends it; no file may hold it
     const plan = await claudeCodePlan({
-      bin: claudeBin,
+      bin: e2e.bin,
       prompt: `${sc.tag} Please delegate: have a sub-agent read notes.txt and tell me its first line.`,
       home,
       work,

@@ -4,45 +4,26 @@
  * response id must be a `token_usage_record.response_id` of the thread's rollout and the other way round; the
  * thread-id header must be the rollout's session id. Fails (never passes silently) when Codex cannot install.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codexPlan } from '../../src/harnesses/codex/launch.js';
 import type { ParticipantUsage } from '../../src/harnesses/claude-code/participants.js';
 import { Call as CallSchema, Manifest, Relation, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
 import { attributeCalls, deriveRelations, finalizeCapture, validateCapture } from '../../src/transforms/capture/index.js';
 import { runProcess } from '../../src/sources/process-runner.js';
 import { rollerBin } from '../support/paths.js';
+import { codexTokensOf, useE2e } from '../support/e2e.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('e2e-codex');
-const children: ChildProcess[] = [];
-let codexBin: string;
-let model: { child: ChildProcess; url: string };
+const e2e = useE2e('codex');
+const startRoller = e2e.startRoller;
 
-async function startRoller(...args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  return { child, url };
-}
-
-beforeAll(async () => {
-  try {
-    codexBin = (await promisify(execFile)(rollerBin, ['harness', 'install', 'codex'], { timeout: 15 * 60_000 })).stdout.trim();
-  } catch (err) {
-    throw new Error(`Codex 0.171.0 could not be installed with 'roller harness install codex', so the e2e cannot run: ${(err as Error).message}`);
-  }
-  model = await startRoller('scripted-model');
-}, 15 * 60_000);
-afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
-});
 
 async function rolloutRecords(home: string): Promise<Json[]> {
   const out: Json[] = [];
@@ -63,9 +44,9 @@ describe('Codex through roller proxy (e2e, real CLI)', () => {
     const work = join(base, 'work');
     await mkdir(work, { recursive: true });
     await writeFile(join(work, 'hello.txt'), 'hello from codex-demo\n');
-    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', join(base, 'capture'));
+    const proxy = await startRoller('proxy', '--upstream', e2e.modelUrl, '--out', join(base, 'capture'));
     const apiKey = 'dummy-codex-provider-key-42';
-    const plan = await codexPlan({ bin: codexBin, prompt: '[WRITE] please write hello.txt', home, work, baseUrl: proxy.url, apiKey, rollerHeaders: { 'x-roller-run-id': 'run-e2e' }, websocket });
+    const plan = await codexPlan({ bin: e2e.bin, prompt: '[WRITE] please write hello.txt', home, work, baseUrl: proxy.url, apiKey, rollerHeaders: { 'x-roller-run-id': 'run-e2e' }, websocket });
     const outcome = await runProcess(plan, { timeoutMs: 180_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
     expect(outcome.exitCode, (await readFile(join(base, 'stderr.txt'), 'utf8')).slice(-2000)).toBe(0);
     proxy.child.kill('SIGTERM');
@@ -101,14 +82,7 @@ describe('Codex through roller proxy (e2e, real CLI)', () => {
     expect(((await once(conv, 'exit')) as [number])[0]).toBe(0);
     const usage = JSON.parse(await readFile(join(out, 'usage.json'), 'utf8')) as Json;
     const thread = (usage.participants as Json[])[0]!;
-    const sum = (f: (u: Json) => number) => generating.reduce((a, c) => a + f(c.usage.reported as Json), 0);
-    expect(thread.tokens).toEqual({
-      input: sum((u) => u.input_tokens - u.input_tokens_details.cached_tokens),
-      cache_creation: 0,
-      cache_read: sum((u) => u.input_tokens_details.cached_tokens),
-      output: sum((u) => u.output_tokens),
-      reasoning: sum((u) => u.output_tokens_details.reasoning_tokens),
-    });
+    expect(thread.tokens).toEqual(codexTokensOf(generating.map((c) => c.usage.reported as Json)));
     const actf = JSON.parse(await readFile(join(out, 'trace_ACTF.json'), 'utf8')) as Json;
     expect(actf.tools_source).toBe('wire');
     expect(actf.steps.map((st: Json) => st.native_ids.response_id)).toEqual(generating.map((c) => c.response_id));
@@ -127,8 +101,8 @@ describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
     const work = join(base, 'work');
     await mkdir(work, { recursive: true });
     await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\n');
-    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', join(base, 'capture'));
-    const plan = await codexPlan({ bin: codexBin, prompt: '[MAIN:wait] use a sub-agent to read notes.txt', home, work, baseUrl: proxy.url, apiKey: 'dummy-codex-provider-key-42', extraArgs: args });
+    const proxy = await startRoller('proxy', '--upstream', e2e.modelUrl, '--out', join(base, 'capture'));
+    const plan = await codexPlan({ bin: e2e.bin, prompt: '[MAIN:wait] use a sub-agent to read notes.txt', home, work, baseUrl: proxy.url, apiKey: 'dummy-codex-provider-key-42', extraArgs: args });
     const outcome = await runProcess(plan, { timeoutMs: 180_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
     expect(outcome.exitCode, (await readFile(join(base, 'stderr.txt'), 'utf8')).slice(-2000)).toBe(0);
     proxy.child.kill('SIGTERM');
@@ -154,16 +128,9 @@ describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
     const participants = usage.participants as Json[];
     expect(participants.map((p) => p.role).sort()).toEqual(['child', 'root']);
     for (const p of participants) {
-      const mine = calls.filter((c) => c.native_identity.thread_id === p.native_id).map((c) => c.usage.reported as Json);
-      const sum = (f: (u: Json) => number) => mine.reduce((a, u) => a + f(u), 0);
       // For the v2 child this is the replayed-prefix check: only what the server sent to the child counts.
-      expect(p.tokens, p.participant).toEqual({
-        input: sum((u) => u.input_tokens - u.input_tokens_details.cached_tokens),
-        cache_creation: 0,
-        cache_read: sum((u) => u.input_tokens_details.cached_tokens),
-        output: sum((u) => u.output_tokens),
-        reasoning: sum((u) => u.output_tokens_details.reasoning_tokens),
-      });
+      const mine = calls.filter((c) => c.native_identity.thread_id === p.native_id).map((c) => c.usage.reported as Json);
+      expect(p.tokens, p.participant).toEqual(codexTokensOf(mine));
     }
     const child = participants.find((p) => p.role === 'child')!;
     const root = participants.find((p) => p.role === 'root')!;
@@ -222,8 +189,8 @@ describe('Codex multi-turn resume (e2e, real CLI)', () => {
     const work = join(base, 'work');
     await mkdir(work, { recursive: true });
     await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\n');
-    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', join(base, 'capture'));
-    const launch = { bin: codexBin, home, work, baseUrl: proxy.url, apiKey: 'dummy-codex-provider-key-42' };
+    const proxy = await startRoller('proxy', '--upstream', e2e.modelUrl, '--out', join(base, 'capture'));
+    const launch = { bin: e2e.bin, home, work, baseUrl: proxy.url, apiKey: 'dummy-codex-provider-key-42' };
     const first = await runProcess(await codexPlan({ ...launch, prompt: '[MAIN:wait] use a sub-agent to read notes.txt' }), {
       timeoutMs: 180_000,
       stdoutPath: join(base, 'turn1.jsonl'),

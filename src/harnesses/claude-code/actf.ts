@@ -1,6 +1,7 @@
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
 import type { ContentBlock } from '../../schemas/content.js';
+import { newStep } from '../../transforms/actf/step.js';
 import { activeBranch } from './active-branch.js';
 import type { NativeRecord } from './native-session.js';
 
@@ -81,14 +82,7 @@ export function claudeCodeToActf(main: readonly NativeRecord[], options: ClaudeC
       if (!current || current.messageId !== m.id) {
         closeCurrent();
         const step: ActfStep = {
-          step_id: steps.length + 1,
-          user_content: pendingUser,
-          assistant_content: { reasoning_content: null, content: '', tool_calls: [] },
-          observation: [],
-          metric: null,
-          started_at: ts,
-          finished_at: ts,
-          stop_reason: null,
+          ...newStep(steps.length + 1, pendingUser, ts),
           native_ids: { message_id: m.id, ...(typeof record.requestId === 'string' ? { request_id: record.requestId } : {}) },
         };
         pendingUser = null;

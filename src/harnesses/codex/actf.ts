@@ -1,5 +1,6 @@
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
+import { newStep } from '../../transforms/actf/step.js';
 import type { CodexThread } from './rollout.js';
 
 type Json = Record<string, any>;
@@ -37,16 +38,7 @@ export function codexToActf(thread: CodexThread, options: CodexActfOptions = {})
 
   const open = (ts: string | null) => {
     if (current) return current;
-    const step: ActfStep = {
-      step_id: steps.length + 1,
-      user_content: pending,
-      assistant_content: { reasoning_content: null, content: '', tool_calls: [] },
-      observation: [],
-      metric: null,
-      started_at: ts,
-      finished_at: ts,
-      stop_reason: null,
-    };
+    const step = newStep(steps.length + 1, pending, ts);
     pending = null;
     steps.push(step);
     current = { step, text: [], reasoning: [] };

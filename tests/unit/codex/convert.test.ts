@@ -5,6 +5,7 @@ import { convertNative } from '../../../src/pipelines/convert.js';
 import { Actf, checkValue } from '../../../src/schemas/index.js';
 import { expectGolden, stableJson, stableJsonl } from '../../support/golden.js';
 import { repoRoot } from '../../support/paths.js';
+import { codexTokensOf } from '../../support/e2e.js';
 import { useTempDir } from '../../support/temp-dir.js';
 
 type Json = Record<string, any>;
@@ -66,14 +67,7 @@ describe('roller convert --harness codex: a real multi_agent v2 run (warm fork)'
     const sent = await calls();
     for (const p of s!.participants) {
       const mine = sent.filter((c) => c.native_identity.thread_id === p.native_id).map((c) => c.usage.reported as Json);
-      const sum = (f: (u: Json) => number) => mine.reduce((a, u) => a + f(u), 0);
-      expect(p.tokens, p.participant).toEqual({
-        input: sum((u) => u.input_tokens - u.input_tokens_details.cached_tokens),
-        cache_creation: 0,
-        cache_read: sum((u) => u.input_tokens_details.cached_tokens),
-        output: sum((u) => u.output_tokens),
-        reasoning: sum((u) => u.output_tokens_details.reasoning_tokens),
-      });
+      expect(p.tokens, p.participant).toEqual(codexTokensOf(mine));
     }
     const child = s!.participants.find((p) => p.role === 'child')!;
     expect(child).toMatchObject({ depth: 1, status: 'completed', reason: null });

@@ -45,6 +45,8 @@ const scenarios = [
   { name: 'two parallel sub-agents in one response', tag: '[MAIN:parallel]', forward: true, agents: 2, expect: 'BLUEBIRD', background: false },
   { name: 'a background sub-agent and its task-notification', tag: '[MAIN:background]', forward: true, agents: 1, expect: 'task-notification', background: true },
   { name: 'a run without --forward-subagent-text', tag: '[MAIN:single]', forward: false, agents: 1, expect: 'BLUEBIRD', background: false },
+  { name: 'two sub-agents with identical prompts', tag: '[MAIN:identical]', forward: true, agents: 2, expect: 'BLUEBIRD', background: false },
+  { name: 'a tool error inside a sub-agent', tag: '[MAIN:tool-error]', forward: true, agents: 1, expect: 'the tool failed', background: false },
 ];
 
 describe('Claude Code through roller proxy (e2e, real CLI)', () => {

@@ -122,6 +122,44 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      // Two sub-agents with the very same prompt: only evidence (ids), never text, tells them apart.
+      name: 'delegate-identical',
+      match: '[MAIN:identical]',
+      turns: [
+        {
+          text: 'Two identical sub-agents.',
+          tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.'), delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.')],
+        },
+        { text: 'Done. Reports: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'delegate-tool-error',
+      match: '[MAIN:tool-error]',
+      turns: [
+        { text: 'Delegating a task whose tool call fails.', tool_calls: [delegate('[SUB:E] Show the file missing.txt in {{cwd}}.')] },
+        { text: 'Done. Sub-agent report: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'sub-agent-error',
+      match: '[SUB:E]',
+      turns: [
+        {
+          thinking: 'This file does not exist; the tool will fail.',
+          tool_calls: [
+            [
+              { name: 'Read', input: { file_path: '{{cwd}}/missing.txt' } },
+              { name: 'read', input: { filePath: '{{cwd}}/missing.txt' } },
+              { name: 'Bash', input: { command: 'cat missing.txt', description: 'Show missing.txt' } },
+              { name: 'exec_command', input: { cmd: 'cat missing.txt' } },
+            ],
+          ],
+        },
+        { text: 'Sub-agent E: the tool failed: {{last_tool_result}}' },
+      ],
+    },
+    {
       name: 'delegate-parallel',
       match: '[MAIN:parallel]',
       turns: [

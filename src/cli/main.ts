@@ -7,6 +7,7 @@ import { loadScript } from '../sources/scripted-model/script.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
 import { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { convertNative } from '../pipelines/convert.js';
+import { verifyHarness } from '../pipelines/verify.js';
 import { validateCapture } from '../transforms/capture/validate.js';
 import { viewCapture } from '../transforms/capture/view.js';
 import { defaultCacheDir, installHarness, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/installer.js';
@@ -127,6 +128,26 @@ export function buildProgram(): Command {
     .argument('<dir>', 'a capture/attempt-NNNN directory')
     .action(async (dir: string) => {
       for (const line of await viewCapture(dir)) await printLine(line);
+    });
+
+  program
+    .command('verify')
+    .description("run seeds/000's common acceptance scenarios on the real pinned harness, offline (scripted model, recording proxy), and judge each from the files")
+    .requiredOption('--harness <name>', 'claude-code | codex', (v: string) => {
+      if (v !== 'claude-code' && v !== 'codex') throw new InvalidArgumentError('claude-code or codex (the others are not verifiable yet)');
+      return v;
+    })
+    .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
+    .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
+    .action(async (opts: { harness: 'claude-code' | 'codex'; cacheDir: string; keep?: boolean }) => {
+      const results = await verifyHarness(opts.harness, {
+        cacheDir: opts.cacheDir,
+        keep: opts.keep === true,
+        onResult: (r) => void printLine(`${r.status.padEnd(14)} ${r.scenario}${r.reason ? ` — ${r.reason}` : ''}${r.seconds ? ` (${r.seconds.toFixed(1)} s)` : ''}`),
+      });
+      const tally = (s: string) => results.filter((r) => r.status === s).length;
+      process.stderr.write(`${tally('pass')} passed, ${tally('fail')} failed, ${tally('not_applicable')} not applicable, ${tally('not_run')} not run\n`);
+      process.exitCode = tally('fail') > 0 ? 1 : 0;
     });
 
   const harness = program.command('harness').description('the pinned harness CLIs roller runs');

@@ -1,0 +1,168 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { claudeCodePlan, claudeConfigDir } from '../harnesses/claude-code/launch.js';
+import type { ParticipantUsage } from '../harnesses/claude-code/participants.js';
+import { codexPlan } from '../harnesses/codex/launch.js';
+import { installHarness } from '../harnesses/installer.js';
+import type { Call } from '../schemas/call.js';
+import { SftRecord } from '../schemas/sft.js';
+import { checkValue } from '../schemas/validate.js';
+import { runProcess, type ProcessPlan } from '../sources/process-runner.js';
+import { startScriptedModel } from '../sources/scripted-model/server.js';
+import { attributeCalls, deriveRelations, finalizeCapture, validateCapture } from '../transforms/capture/index.js';
+import { convertNative } from './convert.js';
+import { startProxyPipeline } from './proxy.js';
+
+export type VerifyHarness = 'claude-code' | 'codex';
+export type ScenarioStatus = 'pass' | 'fail' | 'not_applicable' | 'not_run';
+
+export interface ScenarioResult {
+  scenario: string;
+  status: ScenarioStatus;
+  reason: string;
+  seconds: number;
+}
+
+interface Scenario {
+  name: string;
+  /** The script tag that drives it; absent: not runnable here, with the reason. */
+  prompt?: string;
+  agents?: number;
+  background?: boolean;
+  extraArgs?: string[];
+  skip?: { status: 'not_applicable' | 'not_run'; reason: string };
+}
+
+/** The common acceptance of seeds/000, per harness. A scenario a harness cannot express is not_applicable. */
+export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
+  'claude-code': [
+    { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
+    { name: 'a single sub-agent', prompt: '[MAIN:single] delegate: read notes.txt', agents: 1 },
+    { name: 'parallel sub-agents', prompt: '[MAIN:parallel] delegate two tasks', agents: 2 },
+    { name: 'two sub-agents with identical prompts', prompt: '[MAIN:identical] delegate twice', agents: 2 },
+    { name: 'a tool error inside a sub-agent', prompt: '[MAIN:tool-error] delegate a failing read', agents: 1 },
+    { name: 'a background sub-agent', prompt: '[MAIN:background] delegate in the background', agents: 1, background: true },
+    { name: 'sub-agents sharing a file', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
+    { name: 'sub-agents with different tool configurations', skip: { status: 'not_run', reason: 'needs custom agent definitions; not scripted yet' } },
+    { name: 'nested sub-agents', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
+  ],
+  codex: [
+    { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
+    { name: 'a single sub-agent (multi_agent v1)', prompt: '[MAIN:wait] use a sub-agent to read notes.txt', agents: 1 },
+    { name: 'a single sub-agent (multi_agent v2 warm fork)', prompt: '[MAIN:wait] use a sub-agent to read notes.txt', agents: 1, extraArgs: ['--enable', 'multi_agent_v2'] },
+    { name: 'a background sub-agent', skip: { status: 'not_applicable', reason: 'Codex has no background sub-agents: spawn acknowledges and wait_agent returns the result' } },
+    { name: 'parallel sub-agents', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
+    { name: 'two sub-agents with identical prompts', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
+    { name: 'a tool error inside a sub-agent', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
+    { name: 'sub-agents sharing a file', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
+    { name: 'sub-agents with different tool configurations', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
+  ],
+};
+
+type Json = Record<string, any>;
+
+/** What every runnable scenario must show (seeds/000), as a list of failures (empty: pass). */
+async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, participants: ParticipantUsage[], agentPaths: Record<string, string>): Promise<string[]> {
+  const fails: string[] = [];
+  const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
+  const attributed = attributeCalls(model, participants);
+  const bad = attributed.filter((c) => c.identity_status !== 'attributed');
+  if (bad.length > 0) fails.push(`${bad.length} calls not attributed (${bad.map((c) => c.status_reasons.identity_status).join('; ')})`);
+  const children = participants.filter((p) => p.role === 'child');
+  if (children.length !== scenario.agents) fails.push(`${children.length} sub-agents, expected ${scenario.agents}`);
+  for (const p of participants) {
+    const mine = attributed.filter((c) => c.participant_id === p.participant);
+    const sent = mine.reduce((a, c) => a + (c.usage.normalized?.output ?? 0), 0);
+    if (sent !== p.tokens.output) fails.push(`${p.participant}: native output tokens ${p.tokens.output} != ${sent} sent by the server`);
+    if (p.role === 'child' && p.status !== 'completed') fails.push(`${p.participant} is ${p.status}`);
+  }
+  const relations = deriveRelations({ calls: attributed, participants, agentPaths });
+  const count = (t: string) => relations.filter((r) => r.type === t && r.status === 'established').length;
+  if (count('spawn') !== scenario.agents) fails.push(`${count('spawn')} established spawn relations, expected ${scenario.agents}`);
+  if (count('child_completed') !== scenario.agents) fails.push(`${count('child_completed')} child_completed, expected ${scenario.agents}`);
+  if (count('result_delivered') !== scenario.agents) fails.push(`${count('result_delivered')} result_delivered, expected ${scenario.agents}`);
+  if (scenario.background && count('launch_acknowledged') !== scenario.agents) fails.push('no launch_acknowledged for the background sub-agent');
+  const manifest = await finalizeCapture({
+    dir: attempt,
+    calls: model,
+    participants,
+    harness: { name: harness, version: harness === 'codex' ? '0.171.0' : '2.1.332' },
+    capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: harness === 'claude-code' },
+    attempt: 1,
+    scope: 'verify',
+    debugRetention: 'on-error',
+    agentPaths,
+  });
+  if (manifest.capture_status !== 'complete') fails.push(`capture ${manifest.capture_status} (lifecycle ${manifest.lifecycle?.status})`);
+  fails.push(...(await validateCapture(attempt)).map((p) => `validate-capture: ${p}`));
+  const sft = await readFile(join(out, 'trace_SFT.json'), 'utf8').catch(() => undefined);
+  if (sft === undefined) {
+    const conv = JSON.parse(await readFile(join(out, 'conversion.json'), 'utf8')) as Json;
+    fails.push(`SFT unavailable: ${conv.trajectory_conversion.find((t: Json) => t.target === 'sft')?.reason}`);
+  } else if (checkValue(SftRecord, JSON.parse(sft)).length > 0) fails.push('trace_SFT.json does not validate');
+  return fails;
+}
+
+async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenario, root: string, modelUrl: string): Promise<string[]> {
+  const base = join(root, scenario.name.replace(/\W+/g, '-'));
+  const home = join(base, 'home');
+  const work = join(base, 'work');
+  await mkdir(work, { recursive: true });
+  await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\nSecond line of notes.\n');
+  const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off' });
+  const launch = { bin, prompt: scenario.prompt!, home, work, baseUrl: proxy.url, apiKey: 'roller-verify-dummy-key' };
+  const plan: ProcessPlan = harness === 'codex' ? await codexPlan({ ...launch, ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}) }) : await claudeCodePlan(launch);
+  const outcome = await runProcess(plan, { timeoutMs: 240_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
+  await proxy.close();
+  await done;
+  if (outcome.exitCode !== 0) return [`the CLI exited ${outcome.exitCode}${outcome.timedOut ? ' (timeout)' : ''}: ${(await readFile(join(base, 'stderr.txt'), 'utf8')).slice(-300)}`];
+  const calls = (await readFile(join(base, 'capture', 'calls.jsonl'), 'utf8')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call);
+  const out = join(base, 'converted');
+  const [session] = await convertNative({
+    harness,
+    native: harness === 'codex' ? home : claudeConfigDir(home),
+    out,
+    keepThinking: true,
+    wire: join(base, 'capture', 'calls.jsonl'),
+  });
+  if (!session) return ['no native session was written'];
+  const agentPaths: Record<string, string> = {};
+  if (harness === 'codex') {
+    for (const line of (await readFile(join(out, 'trace.jsonl'), 'utf8')).split('\n')) {
+      if (!line.includes('"session_meta"')) continue;
+      const p = (JSON.parse(line) as Json).payload as Json;
+      if (typeof p.agent_path === 'string' && typeof p.id === 'string') agentPaths[p.id] ??= p.agent_path;
+    }
+  }
+  return check(harness, scenario, calls, out, join(base, 'capture', 'attempt-0001'), session.participants, agentPaths);
+}
+
+/**
+ * `roller verify`: install the pinned harness, run the common acceptance scenarios on the scripted model
+ * through the recording proxy (offline), and judge each from the files: attribution, sub-agents, tokens,
+ * relations, the published capture, SFT. Nothing counts as passed that did not run.
+ */
+export async function verifyHarness(harness: VerifyHarness, options: { cacheDir?: string; keep?: boolean; onResult?: (r: ScenarioResult) => void } = {}): Promise<ScenarioResult[]> {
+  const installed = await installHarness(harness, options.cacheDir ? { cacheDir: options.cacheDir } : {});
+  const root = await mkdtemp(join(tmpdir(), `roller-verify-${harness}-`));
+  const model = await startScriptedModel();
+  const results: ScenarioResult[] = [];
+  try {
+    for (const scenario of SCENARIOS[harness]) {
+      const started = Date.now();
+      let result: ScenarioResult;
+      if (scenario.skip) result = { scenario: scenario.name, status: scenario.skip.status, reason: scenario.skip.reason, seconds: 0 };
+      else {
+        const fails = await runScenario(harness, installed.bin, scenario, root, model.url).catch((err: unknown) => [`error: ${(err as Error).message}`]);
+        result = { scenario: scenario.name, status: fails.length === 0 ? 'pass' : 'fail', reason: fails.join('; '), seconds: (Date.now() - started) / 1000 };
+      }
+      results.push(result);
+      options.onResult?.(result);
+    }
+  } finally {
+    await model.close();
+    if (!options.keep) await rm(root, { recursive: true, force: true });
+  }
+  return results;
+}

@@ -1,0 +1,25 @@
+/**
+ * `roller verify` as a user runs it: the pinned real CLI, the common acceptance scenarios, offline. Every
+ * runnable scenario must pass; the others must say not_run / not_applicable with a reason (never pass).
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { SCENARIOS } from '../../src/pipelines/verify.js';
+import { rollerBin } from '../support/paths.js';
+
+describe('roller verify (real CLIs, offline)', () => {
+  it.each(['claude-code', 'codex'] as const)('%s: every applicable scenario passes', async (harness) => {
+    const { stdout, stderr } = await promisify(execFile)(rollerBin, ['verify', '--harness', harness], { timeout: 15 * 60_000 });
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(SCENARIOS[harness].length);
+    for (const s of SCENARIOS[harness]) {
+      const line = lines.find((l) => l.slice(15).startsWith(s.name));
+      expect(line, s.name).toBeDefined();
+      expect(line!.split(' ')[0], line).toBe(s.skip ? s.skip.status : 'pass');
+      if (s.skip) expect(line).toContain(s.skip.reason);
+    }
+    const runnable = SCENARIOS[harness].filter((s) => !s.skip).length;
+    expect(stderr).toContain(`${runnable} passed, 0 failed`);
+  }, 15 * 60_000);
+});

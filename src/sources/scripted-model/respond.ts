@@ -23,6 +23,7 @@ const B62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const randomId = (n: number) => Array.from(randomBytes(n), (b) => B62[b % 62]).join('');
 
 function fill(value: unknown, vars: Record<string, string>): unknown {
+  if (value === '{{agent_ids}}') return JSON.parse(vars.agent_ids ?? '[]') as unknown; // a list, not a string
   if (typeof value === 'string') return value.replace(/\{\{(\w+)\}\}/g, (_, k: string) => vars[k] ?? '');
   if (Array.isArray(value)) return value.map((v) => fill(v, vars));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, vars)]));
@@ -65,8 +66,11 @@ export function decide(script: Script, c: Conversation): Reply {
     const m = /"agent_id"\s*:\s*"([^"]+)"/.exec(e.text);
     if (m) lastAgentId = m[1]!;
   }
+  // Every agent id spawn outputs returned so far (Codex v1), to wait on all of them.
+  const agentIds = [...new Set(c.events.flatMap((e) => (e.kind === 'tool_result' ? [...e.text.matchAll(/"agent_id"\s*:\s*"([^"]+)"/g)].map((m) => m[1]!) : [])))];
   const vars = {
     last_agent_id: lastAgentId,
+    agent_ids: JSON.stringify(agentIds),
     last_user_text: lastUser && lastUser.kind === 'user' ? lastUser.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '',
     cwd: findCwd(c.haystack),
     last_tool_result: lastResult && lastResult.kind === 'tool_result' ? lastResult.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '(no tool result)',

@@ -160,6 +160,88 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      // Codex: two children at once, then one wait on both (their ids from the spawn outputs).
+      name: 'codex-parallel',
+      match: '[MAIN:wait-parallel]',
+      turns: [
+        {
+          tool_calls: [
+            [{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.' } }],
+            [{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:B] List the files in {{cwd}}.' } }],
+          ],
+        },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: '{{agent_ids}}' } }]] },
+        // wait_agent returns at the first completion: wait again so that both results are in before answering.
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: '{{agent_ids}}' } }]] },
+        { text: 'ROOT-DONE: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'codex-identical',
+      match: '[MAIN:wait-identical]',
+      turns: [
+        {
+          tool_calls: [
+            [{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.' } }],
+            [{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.' } }],
+          ],
+        },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: '{{agent_ids}}' } }]] },
+        // wait_agent returns at the first completion: wait again so that both results are in before answering.
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: '{{agent_ids}}' } }]] },
+        { text: 'ROOT-DONE: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'codex-tool-error',
+      match: '[MAIN:wait-error]',
+      turns: [
+        { tool_calls: [[{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:E] Show the file missing.txt in {{cwd}}.' } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } }]] },
+        { text: 'ROOT-DONE: {{last_tool_result}}' },
+      ],
+    },
+    {
+      // Two sub-agents one after the other on the same file: the first writes it, the second reads it.
+      name: 'delegate-shared-file',
+      match: '[MAIN:shared]',
+      turns: [
+        { text: 'First a writer.', tool_calls: [delegate('[SUB:W] Write the word HANDOFF into shared.txt in {{cwd}}.')] },
+        { text: 'Then a reader.', tool_calls: [delegate('[SUB:R] Read shared.txt in {{cwd}} and report it.')] },
+        { text: 'Done. Reader said: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'sub-agent-writer',
+      match: '[SUB:W]',
+      turns: [
+        {
+          tool_calls: [
+            [
+              { name: 'Write', input: { file_path: '{{cwd}}/shared.txt', content: 'HANDOFF\n' } },
+              { name: 'Bash', input: { command: "printf 'HANDOFF\\n' > shared.txt", description: 'Write shared.txt' } },
+            ],
+          ],
+        },
+        { text: 'Sub-agent W wrote shared.txt.' },
+      ],
+    },
+    {
+      name: 'sub-agent-reader',
+      match: '[SUB:R]',
+      turns: [
+        {
+          tool_calls: [
+            [
+              { name: 'Read', input: { file_path: '{{cwd}}/shared.txt' } },
+              { name: 'Bash', input: { command: 'cat shared.txt', description: 'Show shared.txt' } },
+            ],
+          ],
+        },
+        { text: 'Sub-agent R read: {{last_tool_result}}' },
+      ],
+    },
+    {
       name: 'delegate-parallel',
       match: '[MAIN:parallel]',
       turns: [

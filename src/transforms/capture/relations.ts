@@ -27,7 +27,8 @@ export function toolResultIdsIn(call: Call): Set<string> {
  * Where an acknowledged child's result reaches the parent's actual input, by evidence that names the child:
  * a Claude Code <task-notification> holding both its task id and the spawn's tool-use id (the same text
  * without those ids is no proof), a Codex v1 wait_agent output whose status names the child's thread as
- * completed, or a Codex v2 FINAL_ANSWER agent_message authored by the child's agent path.
+ * completed or a <subagent_notification> naming it (agent_path) as completed, or a Codex v2 FINAL_ANSWER
+ * agent_message authored by the child's agent path.
  */
 export function deliveryIn(call: Call, child: { native_id: string; spawn_tool_call_id: string | null }, agentPath?: string): boolean {
   const body = (call.context ?? {}) as Json;
@@ -50,7 +51,13 @@ export function deliveryIn(call: Call, child: { native_id: string; spawn_tool_ca
           return false;
         }
       }
-      return it.type === 'agent_message' && agentPath !== undefined && it.author === agentPath && text(it.content).includes('FINAL_ANSWER');
+      if (it.type === 'agent_message') return agentPath !== undefined && it.author === agentPath && text(it.content).includes('FINAL_ANSWER');
+      // v1: a child that finished after the wait is announced to the parent, naming its thread.
+      if ((it.type === 'message' || it.role !== undefined) && it.role === 'user') {
+        const t = text(it.content);
+        return t.includes('<subagent_notification>') && t.includes(`"agent_path":"${child.native_id}"`) && t.includes('"completed"');
+      }
+      return false;
     });
   }
   return false;

@@ -161,4 +161,14 @@ describe('relations with evidence', () => {
     const other = deriveRelations({ calls: attributeCalls([spawnCall, responses(1, 'm2', v2input)], [root, kid]), participants: [root, kid], agentPaths: { 'thread-kid': '/root/other' } });
     expect(other.map((r) => r.type)).not.toContain('result_delivered');
   });
+
+  it('Codex v1: a <subagent_notification> delivers only when it names the child thread as completed', () => {
+    const kid = { ...child, native_id: 'thread-kid', spawn_tool_call_id: 'call_s', spawn_result: 'acknowledgement' as const };
+    const spawnCall = call(0, 'm1', { protocol: 'openai-responses', context: { input: [] }, tool_refs: [{ id: 'call_s', name: 'multi_agent_v1/spawn_agent' }] });
+    const note = (path: string) =>
+      call(1, 'm2', { protocol: 'openai-responses', context: { input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: `<subagent_notification>{"agent_path":"${path}","status":{"completed":"ok"}}</subagent_notification>` }] }] } });
+    const types = (path: string) => deriveRelations({ calls: attributeCalls([spawnCall, note(path)], [root, kid]), participants: [root, kid] }).map((r) => r.type);
+    expect(types('thread-kid')).toContain('result_delivered');
+    expect(types('thread-other')).not.toContain('result_delivered');
+  });
 });

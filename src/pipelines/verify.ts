@@ -30,6 +30,8 @@ interface Scenario {
   prompt?: string;
   agents?: number;
   background?: boolean;
+  /** The deepest sub-agent's depth, where the scenario is about nesting. */
+  depth?: number;
   extraArgs?: string[];
   skip?: { status: 'not_applicable' | 'not_run'; reason: string };
 }
@@ -45,7 +47,7 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
     { name: 'a background sub-agent', prompt: '[MAIN:background] delegate in the background', agents: 1, background: true },
     { name: 'sub-agents sharing a file', prompt: '[MAIN:shared] a writer, then a reader', agents: 2 },
     { name: 'sub-agents with different tool configurations', skip: { status: 'not_run', reason: 'needs custom agent definitions; not scripted yet' } },
-    { name: 'nested sub-agents', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
+    { name: 'nested sub-agents (root, child, grandchild)', prompt: '[MAIN:nested] delegate to a delegating sub-agent', agents: 2, depth: 2 },
   ],
   codex: [
     { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
@@ -55,7 +57,7 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
     { name: 'parallel sub-agents', prompt: '[MAIN:wait-parallel] two sub-agents at once', agents: 2 },
     { name: 'two sub-agents with identical prompts', prompt: '[MAIN:wait-identical] the same task twice', agents: 2 },
     { name: 'a tool error inside a sub-agent', prompt: '[MAIN:wait-error] a failing read', agents: 1 },
-    { name: 'sub-agents sharing a file', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
+    { name: 'sub-agents sharing a file', prompt: '[MAIN:wait-shared] a writer, then a reader', agents: 2 },
     { name: 'sub-agents with different tool configurations', skip: { status: 'not_run', reason: 'not scripted yet in the scripted model' } },
   ],
 };
@@ -71,6 +73,13 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   if (bad.length > 0) fails.push(`${bad.length} calls not attributed (${bad.map((c) => c.status_reasons.identity_status).join('; ')})`);
   const children = participants.filter((p) => p.role === 'child');
   if (children.length !== scenario.agents) fails.push(`${children.length} sub-agents, expected ${scenario.agents}`);
+  // The tree: every child hangs off a participant, one level below it.
+  for (const c of children) {
+    const parent = participants.find((p) => p.participant === c.parent);
+    if (!parent) fails.push(`${c.participant} has no parent participant (${c.reason ?? 'unknown'})`);
+    else if (c.depth !== parent.depth + 1) fails.push(`${c.participant} is at depth ${c.depth} under ${parent.participant} at depth ${parent.depth}`);
+  }
+  if (scenario.depth !== undefined && Math.max(0, ...children.map((c) => c.depth)) !== scenario.depth) fails.push(`deepest sub-agent at depth ${Math.max(0, ...children.map((c) => c.depth))}, expected ${scenario.depth}`);
   for (const p of participants) {
     const mine = attributed.filter((c) => c.participant_id === p.participant);
     const sent = mine.reduce((a, c) => a + (c.usage.normalized?.output ?? 0), 0);

@@ -220,6 +220,7 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
             [
               { name: 'Write', input: { file_path: '{{cwd}}/shared.txt', content: 'HANDOFF\n' } },
               { name: 'Bash', input: { command: "printf 'HANDOFF\\n' > shared.txt", description: 'Write shared.txt' } },
+              { name: 'exec_command', input: { cmd: "printf 'HANDOFF\\n' > shared.txt" } },
             ],
           ],
         },
@@ -235,10 +236,39 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
             [
               { name: 'Read', input: { file_path: '{{cwd}}/shared.txt' } },
               { name: 'Bash', input: { command: 'cat shared.txt', description: 'Show shared.txt' } },
+              { name: 'exec_command', input: { cmd: 'cat shared.txt' } },
             ],
           ],
         },
         { text: 'Sub-agent R read: {{last_tool_result}}' },
+      ],
+    },
+    {
+      // root -> child -> grandchild: the child delegates in turn.
+      name: 'delegate-nested',
+      match: '[MAIN:nested]',
+      turns: [
+        { text: 'Delegating to a sub-agent that delegates again.', tool_calls: [delegate('[SUB:N] Delegate to a sub-agent: [SUB:A] read notes.txt in {{cwd}}.')] },
+        { text: 'Done. Nested report: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'sub-agent-nesting',
+      match: '[SUB:N]',
+      turns: [
+        { tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.')] },
+        { text: 'Sub-agent N relays: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'codex-shared-file',
+      match: '[MAIN:wait-shared]',
+      turns: [
+        { tool_calls: [[{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:W] Write the word HANDOFF into shared.txt in {{cwd}}.' } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:R] Read shared.txt in {{cwd}} and report it.' } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } }]] },
+        { text: 'ROOT-DONE: {{last_tool_result}}' },
       ],
     },
     {

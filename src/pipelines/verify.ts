@@ -32,6 +32,10 @@ interface Scenario {
   background?: boolean;
   /** The deepest sub-agent's depth, where the scenario is about nesting. */
   depth?: number;
+  /** Files created in the work directory first (e.g. a project's custom agent definitions). */
+  files?: Record<string, string>;
+  /** The sub-agents' requests must carry tool lists of their own: different from each other's. */
+  distinctTools?: boolean;
   extraArgs?: string[];
   skip?: { status: 'not_applicable' | 'not_run'; reason: string };
 }
@@ -46,7 +50,15 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
     { name: 'a tool error inside a sub-agent', prompt: '[MAIN:tool-error] delegate a failing read', agents: 1 },
     { name: 'a background sub-agent', prompt: '[MAIN:background] delegate in the background', agents: 1, background: true },
     { name: 'sub-agents sharing a file', prompt: '[MAIN:shared] a writer, then a reader', agents: 2 },
-    { name: 'sub-agents with different tool configurations', skip: { status: 'not_run', reason: 'needs custom agent definitions; not scripted yet' } },
+    {
+      name: 'sub-agents with different tool configurations',
+      prompt: '[MAIN:tools] a general-purpose and a read-only sub-agent',
+      agents: 2,
+      distinctTools: true,
+      files: {
+        '.claude/agents/reader.md': '---\nname: reader\ndescription: Reads files and reports their content. Read-only.\ntools: Read\n---\nYou read the file you are asked about and report its first line. You never change anything.\n',
+      },
+    },
     { name: 'nested sub-agents (root, child, grandchild)', prompt: '[MAIN:nested] delegate to a delegating sub-agent', agents: 2, depth: 2 },
   ],
   codex: [
@@ -92,6 +104,13 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   if (count('child_completed') !== scenario.agents) fails.push(`${count('child_completed')} child_completed, expected ${scenario.agents}`);
   if (count('result_delivered') !== scenario.agents) fails.push(`${count('result_delivered')} result_delivered, expected ${scenario.agents}`);
   if (scenario.background && count('launch_acknowledged') !== scenario.agents) fails.push('no launch_acknowledged for the background sub-agent');
+  if (scenario.distinctTools) {
+    // What each sub-agent was actually offered (its captured requests), never the parent's list copied over.
+    const toolsOf = (p: ParticipantUsage) =>
+      JSON.stringify([...new Set(attributed.filter((c) => c.participant_id === p.participant).flatMap((c) => (((c.context as Json | null)?.tools ?? []) as Json[]).map((t) => String(t.name))))].sort());
+    const sets = new Set(children.map(toolsOf));
+    if (sets.size !== children.length) fails.push(`the sub-agents were offered the same tools (${[...sets].join(' | ')})`);
+  }
   const manifest = await finalizeCapture({
     dir: attempt,
     calls: model,
@@ -119,6 +138,10 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
   const work = join(base, 'work');
   await mkdir(work, { recursive: true });
   await writeFile(join(work, 'notes.txt'), 'The secret word is BLUEBIRD.\nSecond line of notes.\n');
+  for (const [rel, text] of Object.entries(scenario.files ?? {})) {
+    await mkdir(join(work, rel, '..'), { recursive: true });
+    await writeFile(join(work, rel), text);
+  }
   const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off' });
   const launch = { bin, prompt: scenario.prompt!, home, work, baseUrl: proxy.url, apiKey: 'roller-verify-dummy-key' };
   const plan: ProcessPlan = harness === 'codex' ? await codexPlan({ ...launch, ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}) }) : await claudeCodePlan(launch);

@@ -32,8 +32,8 @@ export const Script = z
   .describe('a scripted model: replies decided from the conversation itself');
 export type Script = z.infer<typeof Script>;
 
-const delegate = (prompt: string, background = false) => [
-  { name: 'Agent', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' }, input_if_property: { run_in_background: background } },
+const delegate = (prompt: string, background = false, agentType = 'general-purpose') => [
+  { name: 'Agent', input: { description: 'Read notes file', prompt, subagent_type: agentType }, input_if_property: { run_in_background: background } },
   { name: 'Task', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' } },
   { name: 'task', input: { description: 'Read notes file', prompt, subagent_type: 'general' } },
   { name: 'multi_agent_v1/spawn_agent', input: { message: prompt } },
@@ -269,6 +269,19 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
         { tool_calls: [[{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:R] Read shared.txt in {{cwd}} and report it.' } }]] },
         { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } }]] },
         { text: 'ROOT-DONE: {{last_tool_result}}' },
+      ],
+    },
+    {
+      // Two sub-agents of different types: a general-purpose one and a read-only custom agent ("reader",
+      // defined by the project). Each must keep its own tools, not the parent's.
+      name: 'delegate-tool-configs',
+      match: '[MAIN:tools]',
+      turns: [
+        {
+          text: 'Two sub-agents with different tools.',
+          tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.'), delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.', false, 'reader')],
+        },
+        { text: 'Done. Reports: {{last_tool_result}}' },
       ],
     },
     {

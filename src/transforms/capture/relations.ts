@@ -63,6 +63,17 @@ export function deliveryIn(call: Call, child: { native_id: string; spawn_tool_ca
   return false;
 }
 
+/**
+ * Does an output's tool ref match a native tool id? A composite native id `call_id|item_id` (OpenClaw's
+ * Responses SDK) must match both the output's call_id and its item_id — one of the two is not enough
+ * (seeds/000). A plain id matches the call id.
+ */
+export function refMatches(ref: { id: string; item_id?: string | undefined }, nativeId: string): boolean {
+  const bar = nativeId.indexOf('|');
+  if (bar === -1) return ref.id === nativeId;
+  return ref.id === nativeId.slice(0, bar) && ref.item_id === nativeId.slice(bar + 1);
+}
+
 export interface RelationInput {
   calls: readonly Call[];
   participants: readonly ParticipantUsage[];
@@ -99,10 +110,10 @@ export function deriveRelations(input: RelationInput): Relation[] {
       continue;
     }
     const parentCalls = byParticipant(parent);
-    const spawning = parentCalls.filter((c) => c.tool_refs.some((r) => r.id === tool || r.item_id === tool));
+    const spawning = parentCalls.filter((c) => c.tool_refs.some((r) => refMatches(r, tool)));
     const parentCallId = spawning.length === 1 ? spawning[0]!.call_id : 'unknown';
     const refOf = (c: Call | undefined) => {
-      const r = c?.tool_refs.find((t) => t.id === tool);
+      const r = c?.tool_refs.find((t) => refMatches(t, tool));
       return r?.item_id ? { call_id: r.id, item_id: r.item_id } : null;
     };
     out.push({

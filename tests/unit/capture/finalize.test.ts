@@ -171,4 +171,13 @@ describe('relations with evidence', () => {
     expect(types('thread-kid')).toContain('result_delivered');
     expect(types('thread-other')).not.toContain('result_delivered');
   });
+
+  it('a composite native tool id call_id|item_id must match both in the spawning output; one of the two is not enough', () => {
+    const kid = { ...child, spawn_tool_call_id: 'call_9|fc_9' };
+    const spawnWith = (ref: { id: string; name: string; item_id?: string }) =>
+      deriveRelations({ calls: attributeCalls([call(0, 'm1', { protocol: 'openai-responses', tool_refs: [ref] })], [root, kid]), participants: [root, kid] })[0]!;
+    expect(spawnWith({ id: 'call_9', name: 'sessions_spawn', item_id: 'fc_9' })).toMatchObject({ parent_call_id: 'c-0', status: 'established', model_tool_ref: { call_id: 'call_9', item_id: 'fc_9' } });
+    expect(spawnWith({ id: 'call_9', name: 'sessions_spawn', item_id: 'fc_OTHER' })).toMatchObject({ parent_call_id: 'unknown', status: 'unknown' });
+    expect(spawnWith({ id: 'call_OTHER', name: 'sessions_spawn', item_id: 'fc_9' })).toMatchObject({ parent_call_id: 'unknown', status: 'unknown' });
+  });
 });

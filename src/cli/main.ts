@@ -8,6 +8,7 @@ import { startScriptedModel } from '../sources/scripted-model/server.js';
 import { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { convertNative } from '../pipelines/convert.js';
 import { verifyHarness } from '../pipelines/verify.js';
+import { CONVERTIBLE_HARNESSES, isConvertibleHarness, type ConvertibleHarness } from '../harnesses/launch.js';
 import { validateCapture } from '../transforms/capture/validate.js';
 import { viewCapture } from '../transforms/capture/view.js';
 import { defaultCacheDir, installHarness, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/installer.js';
@@ -133,10 +134,7 @@ export function buildProgram(): Command {
   program
     .command('verify')
     .description("run seeds/000's common acceptance scenarios on the real pinned harness, offline (scripted model, recording proxy), and judge each from the files")
-    .requiredOption('--harness <name>', 'claude-code | codex', (v: string) => {
-      if (v !== 'claude-code' && v !== 'codex') throw new InvalidArgumentError('claude-code or codex (the others are not verifiable yet)');
-      return v;
-    })
+    .requiredOption('--harness <name>', CONVERTIBLE_HARNESSES.join(' | '), convertibleHarness)
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
     .action(async (opts: { harness: 'claude-code' | 'codex'; cacheDir: string; keep?: boolean }) => {
@@ -176,10 +174,7 @@ export function buildProgram(): Command {
   program
     .command('convert')
     .description('convert an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json, usage.json')
-    .requiredOption('--harness <name>', 'claude-code | codex', (v: string) => {
-      if (v !== 'claude-code' && v !== 'codex') throw new InvalidArgumentError('claude-code or codex (the other harnesses do not convert offline yet)');
-      return v;
-    })
+    .requiredOption('--harness <name>', CONVERTIBLE_HARNESSES.join(' | '), convertibleHarness)
     .requiredOption('--native <path>', 'claude-code: a CLAUDE_CONFIG_DIR, a projects/<cwd> dir or a session file; codex: a CODEX_HOME or a rollout file')
     .requiredOption('--out <dir>', 'output directory (one subdirectory per session when there are several)')
     .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
@@ -202,6 +197,11 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+function convertibleHarness(value: string): ConvertibleHarness {
+  if (!isConvertibleHarness(value)) throw new InvalidArgumentError(`${CONVERTIBLE_HARNESSES.join(' or ')} (the other harnesses do not convert or verify offline yet)`);
+  return value;
 }
 
 function harnessName(value: string): InstallableHarness {

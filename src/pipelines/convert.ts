@@ -1,3 +1,4 @@
+import type { ConvertibleHarness } from '../harnesses/launch.js';
 import { dirname, join } from 'node:path';
 import type { Rejected } from '../core/rejected.js';
 import { codexToActf } from '../harnesses/codex/actf.js';
@@ -22,7 +23,7 @@ import { formatJsonPath } from '../core/json-locate.js';
 import { projectSft } from '../transforms/sft/project.js';
 
 export interface ConvertOptions {
-  harness: 'claude-code' | 'codex';
+  harness: ConvertibleHarness;
   native: string;
   out: string;
   /** calls.jsonl from roller's proxy: system prompt and tools come from the captured requests. */

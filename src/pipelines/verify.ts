@@ -1,3 +1,4 @@
+import type { ConvertibleHarness } from '../harnesses/launch.js';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { attributeCalls, deriveRelations, finalizeCapture, validateCapture } fro
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
 
-export type VerifyHarness = 'claude-code' | 'codex';
+export type VerifyHarness = ConvertibleHarness;
 export type ScenarioStatus = 'pass' | 'fail' | 'not_applicable' | 'not_run';
 
 export interface ScenarioResult {

@@ -1,22 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
+import type { HarnessLaunch } from '../launch.js';
 import { claudeCodeEnv } from './env.js';
 
-export interface ClaudeCodeLaunch {
-  /** The installed CLI (roller harness install claude-code). */
-  bin: string;
-  prompt: string;
-  /** A fresh directory per attempt: HOME, CLAUDE_CONFIG_DIR (home/.claude) and CLAUDE_CODE_TMPDIR (home/tmp). */
-  home: string;
-  /** The task's work directory. */
-  work: string;
-  /** The recording proxy (ANTHROPIC_BASE_URL). */
-  baseUrl: string;
-  apiKey: string;
+/** home holds HOME, CLAUDE_CONFIG_DIR (home/.claude) and CLAUDE_CODE_TMPDIR (home/tmp); baseUrl is ANTHROPIC_BASE_URL. */
+export interface ClaudeCodeLaunch extends HarnessLaunch {
   /** --forward-subagent-text: sub-agent text and thinking also on stdout (default true). */
   forwardSubagentText?: boolean;
-  extraArgs?: string[];
 }
 
 /** The native config dir of a launch: where the session files are read from afterwards. */

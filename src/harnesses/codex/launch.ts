@@ -1,25 +1,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
+import type { HarnessLaunch } from '../launch.js';
 
 /** Verified against @openai/codex 0.171.0 (reference/harnesses/codex.md). */
 export const CODEX_VERIFIED_VERSIONS = ['0.171.0'] as const;
 
-export interface CodexLaunch {
-  bin: string;
-  prompt: string;
-  /** Fresh per attempt: CODEX_HOME (config.toml, sessions/) and HOME. */
-  home: string;
-  work: string;
-  /** The recording proxy, as the provider's base URL (…/v1 is appended). */
-  baseUrl: string;
-  apiKey: string;
+/** home is CODEX_HOME (config.toml, sessions/) and HOME; baseUrl gets /v1 appended for the provider. */
+export interface CodexLaunch extends HarnessLaunch {
   /** roller's identity headers, sent on every request and stripped by the proxy before forwarding. */
   rollerHeaders?: Record<string, string>;
   /** Responses over WebSocket (the proxy relays and records it); default HTTP SSE. */
   websocket?: boolean;
-  /** e.g. ['--enable', 'multi_agent_v2'] */
-  extraArgs?: string[];
   json?: boolean;
   /**
    * Continue this thread (the root's confirmed id) with the prompt: `codex exec resume <id>`. Never

@@ -1,0 +1,23 @@
+/** What every harness launch plan needs, whatever the harness. */
+export interface HarnessLaunch {
+  /** The installed CLI (`roller harness install <name>`). */
+  bin: string;
+  prompt: string;
+  /** A fresh directory per attempt: the harness's HOME and config/state dirs live under it. */
+  home: string;
+  /** The task's work directory. */
+  work: string;
+  /** The recording proxy, as the model API's base URL. */
+  baseUrl: string;
+  /** Handed to the CLI; forwarded by the proxy, never written. */
+  apiKey: string;
+  extraArgs?: string[];
+}
+
+/** The harnesses with an offline converter and acceptance scenarios so far. */
+export const CONVERTIBLE_HARNESSES = ['claude-code', 'codex'] as const;
+export type ConvertibleHarness = (typeof CONVERTIBLE_HARNESSES)[number];
+
+export function isConvertibleHarness(name: string): name is ConvertibleHarness {
+  return (CONVERTIBLE_HARNESSES as readonly string[]).includes(name);
+}

@@ -137,7 +137,7 @@ export function buildProgram(): Command {
     .requiredOption('--harness <name>', CONVERTIBLE_HARNESSES.join(' | '), convertibleHarness)
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
-    .action(async (opts: { harness: 'claude-code' | 'codex'; cacheDir: string; keep?: boolean }) => {
+    .action(async (opts: { harness: ConvertibleHarness; cacheDir: string; keep?: boolean }) => {
       const results = await verifyHarness(opts.harness, {
         cacheDir: opts.cacheDir,
         keep: opts.keep === true,
@@ -180,7 +180,7 @@ export function buildProgram(): Command {
     .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
     .option('--stream <file>', 'the CLI stream-json stdout: cross-checked against the native files (conversion.json)')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
-    .action(async (opts: { harness: 'claude-code' | 'codex'; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean }) => {
+    .action(async (opts: { harness: ConvertibleHarness; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean }) => {
       const sessions = await convertNative({
         harness: opts.harness,
         native: opts.native,

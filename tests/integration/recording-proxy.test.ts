@@ -216,6 +216,47 @@ describe('faults end as recorded statuses', () => {
     expect(call).toMatchObject({ execution_status: 'interrupted', response_capture_status: 'partial' });
   });
 
+  const MESSAGE_START = Buffer.from(
+    'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_long","type":"message","role":"assistant","model":"claude-x","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":0}}}\n\n',
+  );
+  const MESSAGE_END = Buffer.from(
+    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n',
+  );
+  it('a long stream with many backpressure pauses leaves no listeners behind on the client response', async () => {
+    // 64 KiB chunks overrun the response's 16 KiB buffer, so nearly every write waits for 'drain'.
+    const chunk = Buffer.from(`event: ping\ndata: {"type":"ping","pad":"${'x'.repeat(64 * 1024)}"}\n\n`);
+    const upstream = await startUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(MESSAGE_START);
+      let left = 64;
+      const pump = () => {
+        while (left-- > 0) if (!res.write(chunk)) return void res.once('drain', pump);
+        res.end(MESSAGE_END);
+      };
+      pump();
+    });
+    cleanups.push(upstream.close);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void (w.name === 'MaxListenersExceededWarning' && warnings.push(w.message));
+    process.on('warning', onWarning);
+    try {
+      const { proxy, finish } = await harness(upstream.url);
+      const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', body: '{"stream":true}' });
+      let received = 0;
+      for await (const part of res.body) {
+        received += (part as Buffer).length;
+        await new Promise((r) => setImmediate(r)); // a client a little slower than the proxy
+      }
+      expect(received).toBe(MESSAGE_START.length + 64 * chunk.length + MESSAGE_END.length);
+      const [call] = await finish();
+      expect(call!.execution_status).toBe('completed');
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it('a client that stops reading makes the proxy stop reading upstream (memory stays bounded)', async () => {
     let written = 0;
     let upstreamRes: import('node:http').ServerResponse | undefined;

@@ -205,7 +205,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       for await (const chunk of upstreamRes.body as AsyncIterable<Buffer>) {
         x.firstByteAt ??= new Date().toISOString();
         if (!x.clientAborted && !res.write(chunk)) {
-          await Promise.race([once(res, 'drain'), once(res, 'close')]);
+          await drainOrClose(res);
         }
         tap.push(chunk);
         await rawLog.append(x.callId, chunk);
@@ -288,4 +288,21 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       return closed;
     },
   };
+}
+
+/**
+ * Waits for the client to drain or go away, and then drops both listeners. Not
+ * `Promise.race([once(res, 'drain'), once(res, 'close')])`: the loser's listeners stay on the
+ * response, one pair per backpressure pause, for the whole stream.
+ */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -17,7 +17,9 @@ const servers = fileURLToPath(new URL('./servers.js', import.meta.url));
 const children: ChildProcess[] = [];
 
 async function startServer(kind: string, target = ''): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(servers, [kind, target], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  // BENCH_CPU_PROF=DIR: every server writes a V8 CPU profile to DIR when the run ends.
+  const prof = process.env.BENCH_CPU_PROF;
+  const child = fork(servers, [kind, target], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
   children.push(child);
   const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   return { url, child };
@@ -29,14 +31,44 @@ async function statsOf(child: ChildProcess): Promise<{ rss: number; maxRss: numb
   return m;
 }
 
-// A realistic request: a 20 KB conversation, so the recorder has a real body to decode and write.
-const BODY = JSON.stringify({
-  model: 'bench',
-  stream: true,
-  max_tokens: 4096,
-  system: 'You are a coding agent. '.repeat(40),
-  messages: Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `Turn ${i}: ${'some file contents and tool output '.repeat(45)}` })),
-});
+async function projectedOf(child: ChildProcess): Promise<number> {
+  child.send('projected');
+  const [m] = (await once(child, 'message')) as [{ projected: number }];
+  return m.projected;
+}
+
+/**
+ * How long after the load the projection (calls.jsonl) was complete: roller forwards first and projects
+ * the wire log when the machine has room, so this is the rest of the price of recording.
+ */
+async function drainMs(child: ChildProcess, expected: number): Promise<number | null> {
+  const t0 = performance.now();
+  for (;;) {
+    const n = await projectedOf(child);
+    if (n < 0) return null;
+    if (n >= expected) return performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * Realistic requests: every client connection is an agent session whose conversation grows by a turn per
+ * request (each turn unique), with the cache breakpoint moved to the newest message as Claude Code does,
+ * and the system prompt and tools after the messages. Sessions restart after 24 turns; bodies average
+ * about 20 KB. Every target gets the same bodies in the same order.
+ */
+const TURNS = 24;
+const TOOLS = Array.from({ length: 8 }, (_, i) => ({ name: `tool_${i}`, description: 'A tool the agent can call. '.repeat(6), input_schema: { type: 'object', properties: { arg: { type: 'string' } } } }));
+function sessionBodies(session: number): Buffer[] {
+  return Array.from({ length: TURNS }, (_, turn) => {
+    const messages = Array.from({ length: turn + 1 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: [{ type: 'text', text: `Session ${session} turn ${i}: ${'file contents and tool output '.repeat(50)}`, ...(i === turn ? { cache_control: { type: 'ephemeral' } } : {}) }],
+    }));
+    return Buffer.from(JSON.stringify({ model: 'bench', messages, system: 'You are a coding agent. '.repeat(40), tools: TOOLS, max_tokens: 4096, stream: true }));
+  });
+}
+const SESSIONS = Array.from({ length: 64 }, (_, s) => sessionBodies(s));
 
 interface Sample {
   ttfb: number;
@@ -47,18 +79,22 @@ async function load(url: string, path: string, concurrency: number, requests: nu
   const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
   const samples: Sample[] = [];
   let next = 0;
-  const one = async () => {
+  const one = async (slot: number) => {
+    let turn = 0;
     while (next < requests) {
       next++;
+      const body = SESSIONS[slot]![turn % TURNS]!;
+      // A session header, as Claude Code sends one (x-claude-code-session-id) and roller injects for the others.
+      const session = `bench-${slot}-${Math.floor(turn++ / TURNS)}`;
       const t0 = performance.now();
-      const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'sk-bench-dummy' }, body: BODY });
+      const res = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'sk-bench-dummy', 'x-claude-code-session-id': session }, body });
       let ttfb = -1;
       for await (const _ of res.body) if (ttfb < 0) ttfb = performance.now() - t0;
       samples.push({ ttfb, ttlb: performance.now() - t0 });
     }
   };
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, one));
+  await Promise.all(Array.from({ length: concurrency }, (_, slot) => one(slot)));
   const seconds = (performance.now() - t0) / 1000;
   await pool.close();
   return { samples, seconds };
@@ -77,20 +113,27 @@ function arg(name: string, fallback: string): string {
 async function main(): Promise<void> {
   const requests = Number(arg('--requests', '2000'));
   const upstream = await startServer('upstream');
-  const targets: { name: string; url: string; child?: ChildProcess }[] = [{ name: 'direct', url: upstream.url }];
-  for (const kind of ['bare', 'roller-actf', 'roller-full', 'http-proxy']) {
+  const targets: { name: string; url: string; child?: ChildProcess; sent: number }[] = [{ name: 'direct', url: upstream.url, sent: 0 }];
+  const only = arg('--targets', 'bare,roller-actf,roller-full,http-proxy').split(',');
+  for (const kind of only) {
     const s = await startServer(kind, upstream.url);
-    targets.push({ name: kind, url: s.url, child: s.child });
+    targets.push({ name: kind, url: s.url, child: s.child, sent: 0 });
   }
-  type Row = { target: string; kind: string; c: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null };
+  type Row = { target: string; kind: string; c: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null; drain: number | null; sustained: number };
   const rows: Row[] = [];
-  for (const kind of ['sse', 'json']) {
-    for (const c of [1, 16, 64]) {
+  const kinds = arg('--kinds', 'sse,json').split(',');
+  const levels = arg('--concurrency', '1,16,64').split(',').map(Number);
+  for (const kind of kinds) {
+    for (const c of levels) {
       for (const t of targets) {
         const n = c === 1 ? Math.ceil(requests / 4) : requests;
         await load(t.url, `/v1/messages?${kind}`, c, Math.min(200, n)); // warm-up
+        t.sent += Math.min(200, n);
+        if (t.child) await drainMs(t.child, t.sent); // the warm-up's projection is not this point's
         const before = t.child ? await statsOf(t.child) : null;
         const { samples, seconds } = await load(t.url, `/v1/messages?${kind}`, c, n);
+        t.sent += n;
+        const drain = t.child ? await drainMs(t.child, t.sent) : null;
         const after = t.child ? await statsOf(t.child) : null;
         const rss = after ? after.rss : null;
         // The proxy process's CPU (all its threads) per request: what recording costs, whatever the noise.
@@ -106,14 +149,17 @@ async function main(): Promise<void> {
           ttlb99: pct(samples.map((s) => s.ttlb), 99),
           rss,
           cpuUs,
+          drain,
+          sustained: samples.length / (seconds + (drain ?? 0) / 1000),
         };
         rows.push(row);
         console.log(
-          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(12)} ${row.rps.toFixed(0).padStart(6)} req/s  TTFB p50 ${row.ttfb50.toFixed(2).padStart(6)} p99 ${row.ttfb99.toFixed(2).padStart(6)} ms  TTLB p50 ${row.ttlb50.toFixed(2).padStart(6)} p99 ${row.ttlb99.toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}  CPU ${cpuUs === null ? '   -  ' : cpuUs.toFixed(0).padStart(4) + ' us/req'}`,
+          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(12)} ${row.rps.toFixed(0).padStart(6)} req/s  TTFB p50 ${row.ttfb50.toFixed(2).padStart(6)} p99 ${row.ttfb99.toFixed(2).padStart(6)} ms  TTLB p50 ${row.ttlb50.toFixed(2).padStart(6)} p99 ${row.ttlb99.toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}  CPU ${cpuUs === null ? '   -  ' : cpuUs.toFixed(0).padStart(4) + ' us/req'}${drain === null ? '' : `  projected +${drain.toFixed(0)} ms (incl. ${row.sustained.toFixed(0)} req/s)`}`,
         );
       }
     }
   }
+  if (!['bare', 'roller-full', 'http-proxy'].every((t) => only.includes(t)) || kinds.length < 2 || levels.join() !== '1,16,64') return; // a partial run: rows only
   const get = (target: string, kind: string, c: number) => rows.find((r) => r.target === target && r.kind === kind && r.c === c)!;
   console.log('\nratios (req/s vs the bare pass-through; targets: roller full >= 0.9 at c=16 and c=64, ahead of http-proxy):');
   const verdicts: string[] = [];
@@ -143,6 +189,10 @@ main()
     console.error(err);
     process.exitCode = 1;
   })
-  .finally(() => {
+  .finally(async () => {
+    if (process.env.BENCH_CPU_PROF) {
+      // A normal exit, so that the profiles get written.
+      await Promise.all(children.map((c) => (c.send('exit'), once(c, 'exit'))));
+    }
     for (const c of children) c.kill('SIGKILL');
   });

@@ -4,10 +4,11 @@
  *   bare                the limit: node:http + undici pass-through that records nothing
  *   roller-actf/full    roller's recording proxy with calls.jsonl (+ wire_trace in that mode)
  *   http-proxy          the npm http-proxy package
- * A parent sends 'rss' over IPC and gets {rss, maxRss} back (MB).
+ * A parent sends 'rss' over IPC and gets {rss, maxRss, cpuMs} back (MB, ms), or 'projected' and gets the
+ * number of calls a roller pipeline has written to calls.jsonl so far.
  */
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 import httpProxy from 'http-proxy';
 import { Pool } from 'undici';
 import { startProxyPipeline } from '../../src/pipelines/proxy.js';
+import { startRecordingProxy } from '../../src/sources/proxy/recording-proxy.js';
 import { anthropicEvents } from '../../src/sources/scripted-model/encode-anthropic.js';
 
 const message = {
@@ -92,10 +94,35 @@ async function viaHttpProxy(target: string): Promise<string> {
   return listen(createServer((req, res) => proxy.web(req, res)));
 }
 
+/** The capture directory of a roller target, to count projected calls in. */
+let captureDir: string | undefined;
+
 async function roller(target: string, mode: 'actf' | 'full'): Promise<string> {
-  const outDir = mkdtempSync(join(tmpdir(), `roller-bench-proxy-${mode}-`));
-  const { proxy } = await startProxyPipeline({ upstream: target, outDir, wireTrace: mode });
+  captureDir = mkdtempSync(join(tmpdir(), `roller-bench-proxy-${mode}-`));
+  const { proxy } = await startProxyPipeline({ upstream: target, outDir: captureDir, wireTrace: mode });
   return proxy.url;
+}
+
+/**
+ * Lines of calls.jsonl so far: how many calls the projection has written (-1: not a roller pipeline).
+ * Counted incrementally — re-reading a growing file every poll would cost more than what it measures.
+ */
+let counted = { offset: 0, lines: 0 };
+const scratch = Buffer.allocUnsafe(1 << 20);
+function projectedCalls(): number {
+  if (!captureDir) return -1;
+  const fd = openSync(join(captureDir, 'calls.jsonl'), 'r');
+  try {
+    for (;;) {
+      const n = readSync(fd, scratch, 0, scratch.length, counted.offset);
+      if (n === 0) break;
+      for (let i = scratch.indexOf(10); i !== -1 && i < n; i = scratch.indexOf(10, i + 1)) counted.lines++;
+      counted = { offset: counted.offset + n, lines: counted.lines };
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return counted.lines;
 }
 
 const [kind, target] = process.argv.slice(2);
@@ -105,9 +132,16 @@ const start: Record<string, () => Promise<string>> = {
   'http-proxy': () => viaHttpProxy(target!),
   'roller-actf': () => roller(target!, 'actf'),
   'roller-full': () => roller(target!, 'full'),
+  'roller-inline': async () => {
+    captureDir = mkdtempSync(join(tmpdir(), 'roller-bench-proxy-inline-'));
+    return (await startProxyPipeline({ upstream: target!, outDir: captureDir, wireTrace: 'full', projection: 'inline' })).proxy.url;
+  },
+  // The request path alone: the wire log written, nothing projected (what forwarding + recording costs).
+  'roller-wire-only': async () => (await startRecordingProxy({ upstream: target!, outDir: mkdtempSync(join(tmpdir(), 'roller-bench-proxy-wire-')) })).url,
 };
 const url = await start[kind!]!();
 process.on('message', (m) => {
+  if (m === 'projected') process.send!({ projected: projectedCalls() });
   if (m === 'rss') process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: process.resourceUsage().maxRSS / 1024, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000 });
   if (m === 'exit') process.exit(0); // a normal exit, so --cpu-prof can write its profile
 });

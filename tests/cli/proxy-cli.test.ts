@@ -59,7 +59,7 @@ describe('roller proxy and roller scripted-model', () => {
     expect(wire[1]!.tools).toEqual([{ type: 'function', name: 'exec_command', parameters: {} }]);
     const tools = (await readFile(join(out, 'tools_capture.jsonl'), 'utf8')).trim().split('\n');
     expect(tools).toHaveLength(1);
-    for (const f of ['calls.jsonl', 'wire_trace.jsonl', 'tools_capture.jsonl', 'raw/responses.frames']) {
+    for (const f of ['calls.jsonl', 'wire_trace.jsonl', 'tools_capture.jsonl', 'raw/wire.frames']) {
       expect(await readFile(join(out, f), 'latin1')).not.toContain('sk-test-cli-SECRET');
     }
   });

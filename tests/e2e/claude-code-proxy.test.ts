@@ -151,7 +151,7 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
       attempt: 1,
       scope: 'e2e',
       debugRetention: 'on-error',
-      rawResponses: join(capture, 'raw', 'responses.frames'),
+      wireLog: join(capture, 'raw', 'wire.frames'),
     });
     expect(checkValue(Manifest, manifest)).toEqual([]);
     expect(manifest).toMatchObject({ capture_status: 'complete', lifecycle: { status: 'complete', pending_participant_ids: [] }, raw_retained: false });

@@ -73,7 +73,7 @@ describe('Codex through roller proxy (e2e, real CLI)', () => {
     const meta = rollout.find((r) => r.type === 'session_meta');
     const threadId = (meta?.payload ?? meta)?.id as string;
     for (const c of calls) expect(c.native_identity.thread_id).toBe(threadId);
-    for (const f of ['calls.jsonl', 'raw/responses.frames']) expect(await readFile(join(base, 'capture', f), 'latin1')).not.toContain(apiKey);
+    for (const f of ['calls.jsonl', 'raw/wire.frames']) expect(await readFile(join(base, 'capture', f), 'latin1')).not.toContain(apiKey);
 
     // Convert the rollout with the captured wire: the thread's tokens are the usage the server sent, and
     // SFT is possible because the tool definitions come from the actual requests.

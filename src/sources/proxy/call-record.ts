@@ -30,6 +30,8 @@ export interface Exchange {
   upstreamError: string | null;
   responsePath: string | null;
   errors: RecordedError[];
+  /** The capture ended (the proxy stopped) before this exchange did. */
+  unfinished?: boolean;
 }
 
 /**
@@ -41,7 +43,10 @@ export function buildCallRecord(x: Exchange): Call {
   const d = x.decoded;
 
   let execution: Call['execution_status'] = 'completed';
-  if (x.upstreamError) {
+  if (x.unfinished) {
+    execution = 'interrupted';
+    reasons.execution_status = 'the capture ended before this exchange did (the proxy stopped mid-exchange)';
+  } else if (x.upstreamError) {
     execution = 'failed';
     reasons.execution_status = `upstream: ${x.upstreamError}`;
   } else if (x.clientAborted && !x.upstreamEnded) {

@@ -83,3 +83,18 @@ export function responseHeadersForClient(headers: Record<string, string | string
   }
   return out;
 }
+
+/** Response headers as recorded in the wire log: credentials (set-cookie) never written. */
+export function recordedResponseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+  // Model APIs do not set cookies; copying every response's headers to drop none was a measurable cost.
+  // (undici and node:http give header names in lower case.)
+  let secret = false;
+  for (const name of SECRET_HEADERS) if (name in headers) secret = true;
+  if (!secret) return headers;
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || SECRET_HEADERS.has(name.toLowerCase())) continue;
+    out[name] = value;
+  }
+  return out;
+}

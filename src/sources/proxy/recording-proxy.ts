@@ -1,26 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { BoundedQueue, type Capacity } from '../../core/bounded-queue.js';
-import { ErrorCode } from '../../core/errors.js';
+import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { Source } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
 import type { RecordedError } from '../../schemas/common.js';
-import { createDecoder, protocolOfPath } from '../../transforms/protocols/index.js';
-import { decodeBody } from '../../transforms/protocols/decode-body.js';
-import { buildCallRecord, type Exchange } from './call-record.js';
-import { responseHeadersForClient, splitRequestHeaders, type NativeIdentityHeaders } from './headers.js';
-import { RawResponseLog } from './raw-log.js';
+import { protocolOfPath } from '../../transforms/protocols/index.js';
+import { recordedResponseHeaders, responseHeadersForClient, splitRequestHeaders, type NativeIdentityHeaders } from './headers.js';
+import { projectCalls } from './project-calls.js';
+import { readWireFrames } from './wire-frames.js';
+import { WIRE_LOG_FILE, WireLogWriter, type EndMeta, type RequestMeta, type ResponseHeadMeta } from './wire-log.js';
 import { relayWebSocket, type RelayContext } from './websocket-relay.js';
-import { ResponseTap } from './response-tap.js';
 
 export interface RecordingProxyOptions {
   /** Base URL of the model API; a path prefix is kept (http://host:port/prefix + request path). */
   upstream: string;
-  /** Capture directory: raw/responses.frames is written here. */
+  /** Capture directory: the wire log (raw/wire.frames) is written here. */
   outDir: string;
   host?: string;
   /** 0 (default) picks a free port. */
@@ -30,10 +28,9 @@ export interface RecordingProxyOptions {
   /** Extra correlation headers: removed before forwarding, their value kept as this identity field. */
   correlationHeaders?: Readonly<Record<string, keyof NativeIdentityHeaders>>;
   maxRequestBytes?: number;
+  /** Limits of the projection of calls (`calls`), not of forwarding. */
   maxJsonResponseBytes?: number;
   maxEventBytes?: number;
-  /** Calls waiting for the consumer of `calls`; a handler waits for room before it records. */
-  queue?: Partial<Capacity>;
   /** Upstream connections. */
   connections?: number;
   /** After close() is called, how long in-flight exchanges get to finish. Default 10 s. */
@@ -49,13 +46,19 @@ export interface RecordingProxy {
   readonly url: string;
   readonly port: number;
   readonly captureScope: string;
-  /** The calls, as they end. Consume it exactly once; it ends after close(). */
+  /** The wire log being written (WIRE_LOG_FILE under outDir). */
+  readonly wirePath: string;
+  /** The log's progress signal (shareable with a worker): see WireLogWriter.progress. */
+  readonly wireProgress: Int32Array;
+  /**
+   * The calls, as they end, projected from the wire log in the consuming thread (it follows the log; the
+   * request path never waits for it). Consume it at most once; it ends after close().
+   */
   readonly calls: Source<Call>;
-  /** Stop accepting, let in-flight exchanges finish (bounded), close the raw log, end `calls`. */
+  /** Stop accepting, let in-flight exchanges finish (bounded), close the wire log (which ends `calls`). */
   close(): Promise<void>;
 }
 
-export const RAW_RESPONSES_FILE = 'raw/responses.frames';
 
 class RequestTooLarge extends Error {}
 
@@ -90,8 +93,10 @@ function jsonError(res: ServerResponse, status: number, type: string, message: s
 
 /**
  * A recording reverse proxy (node:http in front, undici behind). Every byte of a response goes to the
- * client as it arrives; a copy goes to one append-only frames file and to the protocol decoder. A slow
- * client slows the upstream read (drain), so no response is ever held whole in memory.
+ * client as it arrives, and the request body and the response bytes go to the wire log — nothing else
+ * happens on the request path: decoding and call records are projected from the log behind it (`calls`,
+ * or a projector worker in the proxy pipeline). A slow client slows the upstream read (drain), and a slow
+ * disk does too, so no response is ever held whole in memory.
  */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
   const upstream = new URL(options.upstream);
@@ -99,52 +104,45 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const scope = options.captureScope ?? randomBytes(4).toString('hex');
   const maxRequestBytes = options.maxRequestBytes ?? 64 << 20;
   const pool = new Pool(upstream.origin, { connections: options.connections ?? 256, pipelining: 1 });
-  const rawLog = await RawResponseLog.open(join(options.outDir, RAW_RESPONSES_FILE));
-  const lifetime = new AbortController();
-  const queue = new BoundedQueue<Call>({ items: 256, bytes: 256 << 20, ...options.queue }, lifetime.signal);
+  const wire = await WireLogWriter.open(join(options.outDir, WIRE_LOG_FILE));
   const inFlight = new Set<Promise<void>>();
   const sockets = new Set<Socket>();
   let seq = 0;
+  let consumed = false;
 
-  async function record(x: Exchange): Promise<void> {
-    const call = buildCallRecord(x);
-    const size = (x.contextText?.length ?? 0) + 4096;
-    await queue.whenSpace(size);
-    queue.push(call, size);
+  function end(callId: string, meta: EndMeta): Promise<void> | undefined {
+    return wire.append(callId, 'x', meta);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const n = seq++;
+    const callId = `c-${scope}-${String(n).padStart(6, '0')}`;
     const url = req.url ?? '/';
     const pathname = url.split('?')[0] ?? '/';
     const split = splitRequestHeaders(req.headers, options.correlationHeaders);
     const errors: RecordedError[] = [];
-    const x: Exchange = {
-      callId: `c-${scope}-${String(n).padStart(6, '0')}`,
+    const meta: RequestMeta = {
       seq: n,
+      transport: 'http',
       protocol: protocolOfPath(pathname),
       method: req.method ?? 'GET',
       path: url,
-      upstreamPath: basePath + url,
-      startedAt: new Date().toISOString(),
-      firstByteAt: null,
-      endedAt: null,
-      httpStatus: null,
+      upstream_path: basePath + url,
+      started_at: Date.now(),
       identity: split.identity,
-      droppedHeaders: split.dropped,
-      context: undefined,
-      decoded: null,
-      upstreamEnded: false,
-      clientAborted: false,
-      upstreamError: null,
-      responsePath: null,
-      errors,
+      dropped: split.dropped,
     };
-    const abort = new AbortController();
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined) meta.content_encoding = encoding;
+    let clientAborted = false;
+    let firstByteAt: number | null = null;
+    // An EventEmitter, not an AbortController: undici takes either, and an AbortSignal per request
+    // (creation, listeners) was the single biggest cost of the request path after the socket writes.
+    const abort = new EventEmitter();
     res.on('close', () => {
       if (!res.writableFinished) {
-        x.clientAborted = true;
-        abort.abort(new Error('client closed the connection'));
+        clientAborted = true;
+        abort.emit('abort');
       }
     });
 
@@ -152,82 +150,75 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     try {
       body = await readRequestBody(req, maxRequestBytes);
     } catch (err) {
-      x.endedAt = new Date().toISOString();
-      if (err instanceof RequestTooLarge) {
+      const tooLarge = err instanceof RequestTooLarge;
+      if (tooLarge) {
         errors.push({ code: ErrorCode.REQUEST_TOO_LARGE, message: `${err.message}; raise maxRequestBytes` });
-        x.upstreamError = 'not forwarded: request too large';
         jsonError(res, 413, 'roller_request_too_large', `roller proxy: ${err.message}`);
-      } else {
-        x.clientAborted = true;
       }
-      return record(x);
+      meta.body_omitted = tooLarge ? 'too large' : 'the client aborted before the body ended';
+      wire.appendRequest(callId, meta);
+      return end(callId, {
+        first_byte_at: null,
+        ended_at: Date.now(),
+        upstream_ended: false,
+        client_aborted: !tooLarge,
+        upstream_error: tooLarge ? 'not forwarded: request too large' : null,
+        errors,
+      });
     }
-    if (body.length === 0) x.context = null;
-    else {
-      try {
-        const text = decodeBody(body, req.headers['content-encoding']).toString('utf8');
-        x.context = JSON.parse(text);
-        x.contextText = text;
-      } catch (err) {
-        errors.push({ code: ErrorCode.BODY_DECODE_FAILED, message: `request body not recorded as JSON: ${(err as Error).message}` });
-      }
+    await wire.appendRequest(callId, meta, body);
+    if (clientAborted) {
+      return end(callId, { first_byte_at: null, ended_at: Date.now(), upstream_ended: false, client_aborted: true, upstream_error: null, errors });
     }
 
     let upstreamRes: Awaited<ReturnType<Pool['request']>>;
     try {
       upstreamRes = await pool.request({
-        path: x.upstreamPath,
-        method: x.method as 'POST',
+        path: meta.upstream_path,
+        method: meta.method as 'POST',
         headers: split.forward,
         body: body.length > 0 ? body : null,
-        signal: abort.signal,
+        signal: abort,
       });
     } catch (err) {
-      x.endedAt = new Date().toISOString();
-      if (!x.clientAborted) {
-        x.upstreamError = (err as Error).message;
-        errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: `connecting to ${upstream.origin} failed: ${(err as Error).message}` });
-        jsonError(res, 502, 'roller_upstream_unreachable', `roller proxy: the model API at ${upstream.origin} could not be reached (${(err as Error).message})`);
+      let upstreamError: string | null = null;
+      if (!clientAborted) {
+        upstreamError = (err as Error).message;
+        errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: `connecting to ${upstream.origin} failed: ${upstreamError}` });
+        jsonError(res, 502, 'roller_upstream_unreachable', `roller proxy: the model API at ${upstream.origin} could not be reached (${upstreamError})`);
       }
-      return record(x);
+      return end(callId, { first_byte_at: null, ended_at: Date.now(), upstream_ended: false, client_aborted: clientAborted, upstream_error: upstreamError, errors });
     }
 
-    x.httpStatus = upstreamRes.statusCode;
-    x.responsePath = RAW_RESPONSES_FILE;
     // No flushHeaders(): the headers leave with the first body chunk, one write instead of two.
     res.writeHead(upstreamRes.statusCode, responseHeadersForClient(upstreamRes.headers));
-    const tap = new ResponseTap(createDecoder(x.protocol), upstreamRes.headers, {
-      maxJsonBytes: options.maxJsonResponseBytes ?? 64 << 20,
-      ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
-      onError: (e) => errors.push(e),
-    });
+    wire.append(callId, 'r', { status: upstreamRes.statusCode, headers: recordedResponseHeaders(upstreamRes.headers) } satisfies ResponseHeadMeta);
+    let upstreamEnded = false;
+    let upstreamError: string | null = null;
     try {
       for await (const chunk of upstreamRes.body as AsyncIterable<Buffer>) {
-        x.firstByteAt ??= new Date().toISOString();
-        if (!x.clientAborted && !res.write(chunk)) {
-          await drainOrClose(res);
-        }
-        tap.push(chunk);
-        await rawLog.append(x.callId, chunk);
+        firstByteAt ??= Date.now();
+        if (!clientAborted && !res.write(chunk)) await drainOrClose(res);
+        const full = wire.append(callId, 'd', undefined, chunk);
+        if (full) await full;
       }
-      x.upstreamEnded = true;
+      upstreamEnded = true;
     } catch (err) {
-      if (!x.clientAborted) {
-        x.upstreamError = `the response was cut: ${(err as Error).message}`;
-        errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: x.upstreamError });
+      if (!clientAborted) {
+        upstreamError = `the response was cut: ${(err as Error).message}`;
+        errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: upstreamError });
       }
     }
-    x.decoded = await tap.finish();
-    x.endedAt = new Date().toISOString();
-    if (!x.clientAborted) {
-      if (x.upstreamEnded) res.end();
+    if (!clientAborted) {
+      if (upstreamEnded) res.end();
       else res.destroy(); // the client must see the cut too, not a clean end
     }
-    return record(x);
+    return end(callId, { first_byte_at: firstByteAt, ended_at: Date.now(), upstream_ended: upstreamEnded, client_aborted: clientAborted, upstream_error: upstreamError, errors });
   }
 
   const server: Server = createServer((req, res) => {
-    const p = handle(req, res).catch((err: unknown) => {
+    wire.opened();
+    const p = handle(req, res).finally(() => wire.ended()).catch((err: unknown) => {
       // A bug in the proxy itself: answer the client, never crash the process.
       jsonError(res, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
     });
@@ -242,13 +233,11 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     upstream,
     basePath,
     correlation: options.correlationHeaders,
-    rawLog,
-    rawPath: RAW_RESPONSES_FILE,
+    wire,
     nextCall: () => {
       const n = seq++;
       return { callId: `c-${scope}-${String(n).padStart(6, '0')}`, seq: n };
     },
-    record,
   };
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -268,9 +257,16 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
     port,
     captureScope: scope,
+    wirePath: wire.path,
+    wireProgress: wire.progress,
     calls: (ctx) => {
-      ctx.signal.addEventListener('abort', () => queue.fail(new Error('the consumer of proxy calls aborted')), { once: true });
-      return queue.drain();
+      if (consumed) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'proxy.calls is consumed once; follow the wire log with readWireFrames for a second reader');
+      consumed = true;
+      return projectCalls(readWireFrames(wire.path, { follow: wire.progress, signal: ctx.signal }), {
+        responsePath: WIRE_LOG_FILE,
+        ...(options.maxJsonResponseBytes === undefined ? {} : { maxJsonResponseBytes: options.maxJsonResponseBytes }),
+        ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+      });
     },
     close() {
       closed ??= (async () => {
@@ -282,8 +278,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         for (const s of sockets) s.destroy();
         await Promise.allSettled([...inFlight]);
         await pool.close();
-        await rawLog.close();
-        queue.close();
+        await wire.close();
       })();
       return closed;
     },

@@ -2,21 +2,17 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { RecordedError } from '../../schemas/common.js';
-import { ResponsesDecoder } from '../../transforms/protocols/responses.js';
 import { isObject } from '../../transforms/protocols/types.js';
-import type { Exchange } from './call-record.js';
 import { splitRequestHeaders, type NativeIdentityHeaders } from './headers.js';
-import type { RawResponseLog } from './raw-log.js';
+import type { EndMeta, WireLogWriter } from './wire-log.js';
 
 /** What the relay needs from the proxy that owns it. */
 export interface RelayContext {
   upstream: URL;
   basePath: string;
   correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> | undefined;
-  rawLog: RawResponseLog;
-  rawPath: string;
+  wire: WireLogWriter;
   nextCall(): { callId: string; seq: number };
-  record(x: Exchange): Promise<void>;
 }
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.done', 'error']);
@@ -35,7 +31,8 @@ function refuse(socket: Socket, status: number, reason: string): void {
 /**
  * Relays a Responses-over-WebSocket session (Codex, Pi) to the upstream and records it: every
  * `response.create` the client sends starts a call (its payload is the context), and the upstream's
- * event frames until the terminal one are its response, decoded like SSE events and kept in the raw log.
+ * event frames until the terminal one are its response, kept in the wire log one frame per message (and
+ * decoded like SSE events by the projection).
  * If the upstream refuses the upgrade, the client gets the same status at once (and falls back to HTTP).
  */
 export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayContext): void {
@@ -45,47 +42,40 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
   const target = new URL(ctx.basePath + url, ctx.upstream);
   target.protocol = ctx.upstream.protocol === 'https:' ? 'wss:' : 'ws:';
   const upstream = new WebSocket(target, { headers, perMessageDeflate: false });
-  let current: { x: Exchange; decoder: ResponsesDecoder } | undefined;
+  let current: { callId: string; firstByteAt: number | null; errors: RecordedError[] } | undefined;
 
-  const begin = (payload: unknown, text: string) => {
+  const begin = (text: string) => {
     const { callId, seq } = ctx.nextCall();
-    const errors: RecordedError[] = [];
-    current = {
-      decoder: new ResponsesDecoder(),
-      x: {
-        callId,
-        seq,
-        protocol: 'openai-responses',
-        method: 'GET',
-        path: url,
-        upstreamPath: ctx.basePath + url,
-        startedAt: new Date().toISOString(),
-        firstByteAt: null,
-        endedAt: null,
-        httpStatus: 101,
-        identity: split.identity,
-        droppedHeaders: split.dropped,
-        context: payload,
-        contextText: text,
-        decoded: null,
-        upstreamEnded: false,
-        clientAborted: false,
-        upstreamError: null,
-        responsePath: ctx.rawPath,
-        errors,
-      },
+    current = { callId, firstByteAt: null, errors: [] };
+    ctx.wire.opened();
+    const meta = {
+      seq,
+      transport: 'websocket' as const,
+      protocol: 'openai-responses' as const,
+      method: 'GET',
+      path: url,
+      upstream_path: ctx.basePath + url,
+      started_at: Date.now(),
+      identity: split.identity,
+      dropped: split.dropped,
     };
+    ctx.wire.appendRequest(callId, meta, Buffer.from(text, 'utf8'));
+    ctx.wire.append(callId, 'r', { status: 101, headers: {} });
   };
   const end = (how: { upstreamEnded?: boolean; clientAborted?: boolean; upstreamError?: string }) => {
     if (!current) return;
-    const { x, decoder } = current;
+    const { callId, firstByteAt, errors } = current;
     current = undefined;
-    x.upstreamEnded = how.upstreamEnded ?? false;
-    x.clientAborted = how.clientAborted ?? false;
-    x.upstreamError = how.upstreamError ?? null;
-    x.decoded = decoder.finish();
-    x.endedAt = new Date().toISOString();
-    void ctx.record(x);
+    const meta: EndMeta = {
+      first_byte_at: firstByteAt,
+      ended_at: Date.now(),
+      upstream_ended: how.upstreamEnded ?? false,
+      client_aborted: how.clientAborted ?? false,
+      upstream_error: how.upstreamError ?? null,
+      errors,
+    };
+    ctx.wire.append(callId, 'x', meta);
+    ctx.wire.ended();
   };
 
   upstream.once('unexpected-response', (_r, res) => {
@@ -108,7 +98,7 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
             const payload: unknown = JSON.parse(text);
             if (isObject(payload) && payload.type === 'response.create') {
               if (current) end({ clientAborted: true }); // a new request before the last one ended
-              begin(payload, text);
+              begin(text);
             }
           } catch {
             // not JSON: relayed as is, not a model request
@@ -120,15 +110,14 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
         client.send(data, { binary: isBinary });
         if (!current || isBinary) return;
         const buf = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
-        current.x.firstByteAt ??= new Date().toISOString();
-        void ctx.rawLog.append(current.x.callId, buf);
+        current.firstByteAt ??= Date.now();
+        ctx.wire.append(current.callId, 'd', undefined, buf);
+        // Only the event type is needed here (where a response ends); the projection decodes the rest.
         try {
           const event: unknown = JSON.parse(buf.toString('utf8'));
-          if (!isObject(event)) return;
-          current.decoder.frame(event);
-          if (TERMINAL.has(String(event.type))) end({ upstreamEnded: true });
+          if (isObject(event) && TERMINAL.has(String(event.type))) end({ upstreamEnded: true });
         } catch {
-          current.x.errors.push({ code: 'ROLLER_STREAM_ANOMALY', message: 'a WebSocket text frame is not JSON' });
+          // recorded as it came; the projection reports a frame that is not JSON
         }
       });
       client.on('close', (code, reason) => {

@@ -22,8 +22,8 @@ export interface FinalizeCaptureOptions {
   attempt: number;
   scope: string;
   debugRetention: 'on-error' | 'full' | 'off';
-  /** The proxy's raw/responses.frames (kept under raw/ when retention says so). */
-  rawResponses?: string;
+  /** The proxy's wire log, raw/wire.frames (kept under raw/ when retention says so). */
+  wireLog?: string;
   /** Native files kept under raw/native/ when retention says so. */
   nativeFiles?: readonly string[];
   agentPaths?: Readonly<Record<string, string>>;
@@ -57,7 +57,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     relations = relations.map((r) => ({ ...r, evidence: r.evidence.map((e) => (e.source === 'calls.jsonl' ? e : { ...e, retained: false })) }));
   } else {
     await mkdir(join(o.dir, 'raw', 'native'), { recursive: true });
-    if (o.rawResponses) await copyFile(o.rawResponses, join(o.dir, 'raw', 'responses.frames'));
+    if (o.wireLog) await copyFile(o.wireLog, join(o.dir, 'raw', 'wire.frames'));
     for (const f of o.nativeFiles ?? []) await copyFile(f, join(o.dir, 'raw', 'native', basename(f)));
   }
   if (!keepRaw) await rm(join(o.dir, 'raw'), { recursive: true, force: true });
@@ -67,9 +67,9 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
   await createJsonlSink<Relation>({ path: join(o.dir, 'relations.jsonl') }).consume((async function* () { yield* relations; })(), ctx);
 
   const files: Manifest['files'] = {};
-  const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? ['raw/responses.frames', ...(o.nativeFiles ?? []).map((f) => `raw/native/${basename(f)}`)] : [])];
+  const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? ['raw/wire.frames', ...(o.nativeFiles ?? []).map((f) => `raw/native/${basename(f)}`)] : [])];
   for (const f of formal) {
-    if (f === 'raw/responses.frames' && !o.rawResponses) continue;
+    if (f === 'raw/wire.frames' && !o.wireLog) continue;
     files[f] = await sha256File(join(o.dir, f));
   }
   const sum = (k: 'input' | 'cached_input' | 'cache_creation' | 'output' | 'reasoning') => calls.reduce((a, c) => a + (c.usage.normalized?.[k] ?? 0), 0);

@@ -22,18 +22,18 @@ describe('publishing a capture', () => {
   it('on-error keeps raw/ only when something went wrong; after cleanup nothing points at removed files', async () => {
     const frames = join(tmp.path, 'frames');
     await writeFile(frames, 'x');
-    const ok = await finalizeCapture({ ...common, dir: join(tmp.path, 'ok'), calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'on-error', rawResponses: frames });
+    const ok = await finalizeCapture({ ...common, dir: join(tmp.path, 'ok'), calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'on-error', wireLog: frames });
     expect(ok).toMatchObject({ capture_status: 'complete', raw_retained: false });
     const written = JSON.parse((await readFile(join(tmp.path, 'ok', 'calls.jsonl'), 'utf8')).trim()) as Json;
     expect(written.response_path).toBeNull();
     expect(Object.keys(ok.files).sort()).toEqual(['calls.jsonl', 'relations.jsonl']);
 
-    const bad = await finalizeCapture({ ...common, dir: join(tmp.path, 'bad'), calls: [call(0, 'm1', { execution_status: 'failed' })], participants: [person('root', ['m1'])], debugRetention: 'on-error', rawResponses: frames });
+    const bad = await finalizeCapture({ ...common, dir: join(tmp.path, 'bad'), calls: [call(0, 'm1', { execution_status: 'failed' })], participants: [person('root', ['m1'])], debugRetention: 'on-error', wireLog: frames });
     expect(bad.raw_retained).toBe(true);
-    expect(Object.keys(bad.files)).toContain('raw/responses.frames');
-    const full = await finalizeCapture({ ...common, dir: join(tmp.path, 'full'), calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'full', rawResponses: frames });
+    expect(Object.keys(bad.files)).toContain('raw/wire.frames');
+    const full = await finalizeCapture({ ...common, dir: join(tmp.path, 'full'), calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'full', wireLog: frames });
     expect(full.raw_retained).toBe(true);
-    const off = await finalizeCapture({ ...common, dir: join(tmp.path, 'off'), calls: [call(0, 'm1', { execution_status: 'failed' })], participants: [person('root', ['m1'])], debugRetention: 'off', rawResponses: frames });
+    const off = await finalizeCapture({ ...common, dir: join(tmp.path, 'off'), calls: [call(0, 'm1', { execution_status: 'failed' })], participants: [person('root', ['m1'])], debugRetention: 'off', wireLog: frames });
     expect(off.raw_retained).toBe(false);
     for (const m of [ok, bad, full, off]) expect(checkValue(Manifest, m)).toEqual([]);
   });

@@ -1,0 +1,136 @@
+/**
+ * Request bodies of a coding agent repeat each other: call N+1 sends call N's conversation again with a
+ * turn added in the middle of the JSON (before the closing brackets, the tools, the settings). The wire
+ * log stores such a body as a reference to a recent body plus the bytes that differ:
+ *   body = base[0, prefix) + middle + base[base.length - suffix, base.length)
+ * which turns the quadratic growth of a capture into linear, and takes the page-cache copy of the
+ * repeated bytes (about 2 µs per KB here) off the request path. Writer and reader keep the same bases,
+ * so a log decodes alone.
+ */
+export interface BodyDelta {
+  /** Call id of the base body (see DeltaWindow for which bodies can be bases). */
+  base: string;
+  prefix: number;
+  suffix: number;
+}
+
+/** Bases kept: one per conversation key (LRU), at most this many and this many bytes. */
+export const DELTA_MAX_KEYS = 256;
+export const DELTA_MAX_BYTES = 64 << 20;
+/** Bodies bigger than this are never kept as bases (they still get written, whole or as deltas). */
+export const DELTA_MAX_BASE_BYTES = 16 << 20;
+/** A delta is used only when it saves at least this many bytes. */
+const MIN_SAVING = 512;
+const BLOCK = 4096;
+
+/** a[aFrom, aFrom + n) equals b[bFrom, bFrom + n), without creating views. */
+const same = (a: Buffer, aFrom: number, b: Buffer, bFrom: number, n: number): boolean => a.compare(b, bFrom, bFrom + n, aFrom, aFrom + n) === 0;
+
+/** Length of the common prefix of a and b. Block-wise memcmp, then a binary search in the last block. */
+export function commonPrefix(a: Buffer, b: Buffer): number {
+  const max = Math.min(a.length, b.length);
+  let at = 0;
+  while (at < max) {
+    const step = Math.min(BLOCK, max - at);
+    if (same(a, at, b, at, step)) {
+      at += step;
+      continue;
+    }
+    let lo = 0; // common length within this block
+    let hi = step - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (same(a, at + lo, b, at + lo, mid - lo)) lo = mid;
+      else hi = mid - 1;
+    }
+    return at + lo;
+  }
+  return max;
+}
+
+/** Length of the common suffix of a and b, at most `limit` bytes. */
+export function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
+  const max = Math.min(a.length, b.length, limit);
+  let n = 0;
+  while (n < max) {
+    const step = Math.min(BLOCK, max - n);
+    if (same(a, a.length - n - step, b, b.length - n - step, step)) {
+      n += step;
+      continue;
+    }
+    let lo = 0;
+    let hi = step - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (same(a, a.length - n - mid, b, b.length - n - mid, mid - lo)) lo = mid;
+      else hi = mid - 1;
+    }
+    return n + lo;
+  }
+  return max;
+}
+
+interface Base {
+  id: string;
+  body: Buffer;
+}
+
+/**
+ * The bases: the last body of each conversation (keyed by the identity headers the harness sends —
+ * session, thread, agent — so that interleaved sessions find their own), plus the last body of all.
+ * Writer and reader apply the same rule to the same sequence, so they hold the same bases.
+ */
+export class DeltaWindow {
+  private readonly byKey = new Map<string, Base>();
+  private bytes = 0;
+  private last: Base | undefined;
+
+  /** Every whole request body (no content-encoding, not omitted) goes through here, in log order. */
+  remember(key: string, callId: string, body: Buffer): void {
+    if (body.length > DELTA_MAX_BASE_BYTES) return;
+    const base = { id: callId, body };
+    const old = this.byKey.get(key);
+    if (old) {
+      this.bytes -= old.body.length;
+      this.byKey.delete(key);
+    }
+    this.byKey.set(key, base);
+    this.bytes += body.length;
+    this.last = base;
+    while (this.byKey.size > DELTA_MAX_KEYS || this.bytes > DELTA_MAX_BYTES) {
+      const [k, b] = this.byKey.entries().next().value as [string, Base];
+      this.byKey.delete(k);
+      this.bytes -= b.body.length;
+    }
+  }
+
+  /** The better delta of `body` against its conversation's last body and the last body of all. */
+  encode(key: string, body: Buffer): BodyDelta | undefined {
+    let best: BodyDelta | undefined;
+    let bestSaving = MIN_SAVING - 1;
+    const own = this.byKey.get(key);
+    for (const base of own === this.last ? [own] : [own, this.last]) {
+      if (!base) continue;
+      const prefix = commonPrefix(base.body, body);
+      const suffix = commonSuffix(base.body, body, Math.min(base.body.length, body.length) - prefix);
+      if (prefix + suffix > bestSaving) {
+        best = { base: base.id, prefix, suffix };
+        bestSaving = prefix + suffix;
+      }
+    }
+    return best;
+  }
+
+  /** The whole body of a delta frame, or undefined when its base is not held. */
+  decode(key: string, delta: BodyDelta, middle: Buffer): Buffer | undefined {
+    const own = this.byKey.get(key);
+    const base = own?.id === delta.base ? own : this.last?.id === delta.base ? this.last : undefined;
+    if (!base || delta.prefix + delta.suffix > base.body.length) return undefined;
+    return Buffer.concat([base.body.subarray(0, delta.prefix), middle, base.body.subarray(base.body.length - delta.suffix)]);
+  }
+}
+
+/** The conversation a request belongs to, from its identity headers ('' when it sends none). */
+export function conversationKey(identity: { session_id?: string; thread_id?: string; agent_id?: string }): string {
+  return `${identity.session_id ?? ''}\u0000${identity.thread_id ?? ''}\u0000${identity.agent_id ?? ''}`;
+}

@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { commonPrefix, commonSuffix, conversationKey, DeltaWindow } from '../../../src/sources/proxy/body-delta.js';
+
+function naivePrefix(a: Buffer, b: Buffer): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+function naiveSuffix(a: Buffer, b: Buffer, limit: number): number {
+  let i = 0;
+  while (i < limit && i < a.length && i < b.length && a[a.length - 1 - i] === b[b.length - 1 - i]) i++;
+  return i;
+}
+
+// Bodies that share long runs (so block boundaries and the binary search are exercised) and differ anywhere.
+const shared = fc.uint8Array({ minLength: 0, maxLength: 9000 }).map((u) => Buffer.from(u));
+const bytes = fc.uint8Array({ minLength: 0, maxLength: 300 }).map((u) => Buffer.from(u));
+
+describe('body delta', () => {
+  it('commonPrefix and commonSuffix agree with a byte-by-byte scan', () => {
+    fc.assert(
+      fc.property(shared, bytes, bytes, shared, fc.nat(20000), (head, x, y, tail, limit) => {
+        const a = Buffer.concat([head, x, tail]);
+        const b = Buffer.concat([head, y, tail]);
+        expect(commonPrefix(a, b)).toBe(naivePrefix(a, b));
+        const max = Math.min(limit, a.length, b.length);
+        expect(commonSuffix(a, b, max)).toBe(naiveSuffix(a, b, max));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a body encoded against the window decodes to the same bytes on a window fed the same sequence', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('s1', 's2', 's3'), shared, bytes), { minLength: 1, maxLength: 12 }), (steps) => {
+        const writer = new DeltaWindow();
+        const reader = new DeltaWindow();
+        const last = new Map<string, Buffer>();
+        steps.forEach(([session, grow, turn], i) => {
+          const key = conversationKey({ session_id: session });
+          // A conversation grows in the middle: previous body, a new turn, the same closing part.
+          const prev = last.get(session) ?? Buffer.from('{"messages":[]}');
+          const body = Buffer.concat([prev.subarray(0, Math.max(0, prev.length - 2)), grow, turn, Buffer.from(']}')]);
+          last.set(session, body);
+          const delta = writer.encode(key, body);
+          writer.remember(key, `c${i}`, body);
+          const stored = delta ? body.subarray(delta.prefix, body.length - delta.suffix) : body;
+          const back = delta ? reader.decode(key, delta, stored) : stored;
+          expect(back?.equals(body)).toBe(true);
+          reader.remember(key, `c${i}`, back!);
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('finds a session\'s own previous body among interleaved sessions', () => {
+    const w = new DeltaWindow();
+    const filler = 'tool output '.repeat(500);
+    for (let s = 0; s < 40; s++) w.remember(conversationKey({ session_id: `s${s}` }), `c${s}`, Buffer.from(`{"messages":["s${s} ${filler}"],"tools":[]}`));
+    const next = Buffer.from(`{"messages":["s7 ${filler}","a new turn"],"tools":[]}`);
+    const delta = w.encode(conversationKey({ session_id: 's7' }), next);
+    expect(delta?.base).toBe('c7');
+    expect(next.length - delta!.prefix - delta!.suffix).toBe('","a new turn'.length);
+  });
+});

@@ -1,0 +1,167 @@
+import { appendFile, readFile, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ErrorCode, isRollerError } from '../../../src/core/errors.js';
+import { projectCalls, readWireFrames, WireLogWriter, type RequestMeta } from '../../../src/sources/proxy/index.js';
+import { anthropicEvents } from '../../../src/sources/scripted-model/encode-anthropic.js';
+import { collect } from '../../support/http.js';
+import { useTempDir } from '../../support/temp-dir.js';
+
+const tmp = useTempDir('wire-log');
+
+const message = {
+  id: 'msg_wire_1',
+  type: 'message',
+  role: 'assistant',
+  model: 'm',
+  content: [{ type: 'text', text: 'hello' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 3, output_tokens: 2 },
+};
+const SSE = Buffer.from([...anthropicEvents(message)].join(''));
+
+function meta(seq: number, session: string): RequestMeta {
+  return {
+    seq,
+    transport: 'http',
+    protocol: 'anthropic-messages',
+    method: 'POST',
+    path: '/v1/messages',
+    upstream_path: '/v1/messages',
+    started_at: Date.UTC(2026, 10, 30, 12, 0, seq),
+    identity: { session_id: session },
+    dropped: [],
+  };
+}
+
+const body = (turns: number, session: string) =>
+  Buffer.from(JSON.stringify({ model: 'm', stream: true, messages: Array.from({ length: turns }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `${session} turn ${i} ${'x'.repeat(900)}` })), tools: [{ name: 'Bash' }] }));
+
+/** One whole exchange: request, head, the SSE in two chunks, end. */
+async function exchange(w: WireLogWriter, id: string, seq: number, session: string, turns: number): Promise<void> {
+  await w.appendRequest(id, meta(seq, session), body(turns, session));
+  w.append(id, 'r', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  w.append(id, 'd', undefined, SSE.subarray(0, 100));
+  w.append(id, 'd', undefined, SSE.subarray(100));
+  w.append(id, 'x', { first_byte_at: Date.UTC(2026, 10, 30, 12, 0, seq), ended_at: Date.UTC(2026, 10, 30, 12, 0, seq + 1), upstream_ended: true, client_aborted: false, upstream_error: null, errors: [] });
+}
+
+/** Bytes of request frames' payloads, read from the frame headers. */
+function requestBytesStored(log: Buffer): number {
+  let at = 0;
+  let total = 0;
+  while (at < log.length) {
+    const nl = log.indexOf(10, at);
+    const h = JSON.parse(log.toString('utf8', at, nl)) as { k: string; n: number };
+    if (h.k === 'q') total += h.n;
+    at = nl + 1 + h.n + 1;
+  }
+  return total;
+}
+
+describe('wire log', () => {
+  it('round-trips requests (delta-encoded across interleaved sessions) and projects one complete call per exchange', async () => {
+    const path = join(tmp.path, 'a', 'wire.frames');
+    const w = await WireLogWriter.open(path);
+    let seq = 0;
+    for (let turn = 1; turn <= 6; turn++) for (const s of ['sA', 'sB']) await exchange(w, `c-${s}-${turn}`, seq++, s, turn);
+    await w.close();
+    const whole = Array.from({ length: 6 }, (_, i) => 2 * body(i + 1, 'sA').length).reduce((a, b) => a + b, 0);
+    // The repeated conversation is stored once: request frames hold only each new turn after the first.
+    expect(requestBytesStored(await readFile(path))).toBeLessThan(whole / 3);
+
+    const frames = await collect(readWireFrames(path));
+    const requests = frames.filter((f) => f.k === 'q');
+    expect(requests.map((f) => f.body.toString())).toEqual(Array.from({ length: 12 }, (_, i) => body(Math.floor(i / 2) + 1, i % 2 ? 'sB' : 'sA').toString()));
+    expect(requests.every((f) => (f.m as RequestMeta).delta === undefined)).toBe(true);
+
+    const calls = await collect(projectCalls(readWireFrames(path), { responsePath: 'raw/wire.frames' }));
+    expect(calls).toHaveLength(12);
+    for (const c of calls) {
+      expect(c.response_id).toBe('msg_wire_1');
+      expect(c.execution_status).toBe('completed');
+      expect(c.capture_status).toBe('complete');
+    }
+    expect(calls[11]!.context).toEqual(JSON.parse(body(6, 'sB').toString()));
+    expect(calls[0]!.started_at).toBe('2026-11-30T12:00:00.000Z');
+  });
+
+  it('a follower sees frames as they land and ends when the writer closes', async () => {
+    const path = join(tmp.path, 'b', 'wire.frames');
+    const w = await WireLogWriter.open(path);
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const c of projectCalls(readWireFrames(path, { follow: w.progress }), { responsePath: 'raw/wire.frames' })) seen.push(c.call_id);
+    })();
+    await exchange(w, 'c-1', 0, 's', 1);
+    await new Promise((r) => setTimeout(r, 150)); // idle longer than the follower's poll
+    expect(seen).toEqual(['c-1']);
+    await exchange(w, 'c-2', 1, 's', 2);
+    await w.close();
+    await reading;
+    expect(seen).toEqual(['c-1', 'c-2']);
+  });
+
+  it('an exchange the log never ends (the proxy was killed) is still a call: interrupted, with what was captured', async () => {
+    const path = join(tmp.path, 'c', 'wire.frames');
+    const w = await WireLogWriter.open(path);
+    await exchange(w, 'c-done', 0, 's', 1);
+    await w.appendRequest('c-cut', meta(1, 's'), body(2, 's'));
+    w.append('c-cut', 'r', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    w.append('c-cut', 'd', undefined, SSE.subarray(0, 200));
+    await w.close();
+    // and a crash in the middle of writing a frame
+    await appendFile(path, '{"c":"c-cut","k":"d","n":500}\nonly a few bytes');
+    let truncated = 0;
+    const calls = await collect(projectCalls(readWireFrames(path, { onTruncated: (n) => (truncated = n) }), { responsePath: 'raw/wire.frames' }));
+    expect(truncated).toBeGreaterThan(0);
+    expect(calls.map((c) => [c.call_id, c.execution_status, c.response_capture_status])).toEqual([
+      ['c-done', 'completed', 'complete'],
+      ['c-cut', 'interrupted', 'partial'],
+    ]);
+    expect(calls[1]!.errors.map((e) => e.code)).toContain(ErrorCode.WIRE_LOG_INCOMPLETE);
+    expect(calls[1]!.context).toEqual(JSON.parse(body(2, 's').toString()));
+  });
+
+  it('a corrupt frame header is a typed error naming the file and byte offset, after the intact frames', async () => {
+    const path = join(tmp.path, 'd', 'wire.frames');
+    const w = await WireLogWriter.open(path);
+    await exchange(w, 'c-ok', 0, 's', 1);
+    await w.close();
+    const good = (await readFile(path)).length;
+    await appendFile(path, 'this is not a frame header\n');
+    const frames: string[] = [];
+    const err = await (async () => {
+      for await (const f of readWireFrames(path)) frames.push(f.k);
+    })().catch((e: unknown) => e);
+    expect(frames).toEqual(['q', 'r', 'd', 'd', 'x']);
+    expect(isRollerError(err, ErrorCode.WIRE_LOG_CORRUPT)).toBe(true);
+    expect((err as Error).message).toContain(`${path}: byte ${good}`);
+  });
+
+  it('a delta whose base is not in the log (a log cut at the front) leaves the body out, saying why', async () => {
+    const path = join(tmp.path, 'e', 'wire.frames');
+    const w = await WireLogWriter.open(path);
+    await exchange(w, 'c-1', 0, 's', 3);
+    const firstFrames = 5; // q r d d x
+    await exchange(w, 'c-2', 1, 's', 4);
+    await w.close();
+    const all = await readFile(path);
+    // Drop the first exchange (its five frames), keeping the second, whose request is a delta against it.
+    const lines = all.toString('latin1');
+    let cut = 0;
+    for (let i = 0; i < firstFrames; i++) {
+      const nl = lines.indexOf('\n', cut);
+      const n = (JSON.parse(lines.slice(cut, nl)) as { n: number }).n;
+      cut = nl + 1 + n + 1;
+    }
+    const cutPath = join(tmp.path, 'e', 'cut.frames');
+    await writeFile(cutPath, all.subarray(cut));
+    const calls = await collect(projectCalls(readWireFrames(cutPath), { responsePath: 'raw/wire.frames' }));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.context).toBeNull();
+    expect(calls[0]!.capture_status).toBe('partial');
+    await truncate(cutPath, 0);
+  });
+});

@@ -220,3 +220,40 @@ describe('usage scan in worker threads (compiled module)', () => {
     expect(two.participants).toEqual(one.participants);
   });
 });
+
+describe('usage scan across read boundaries', () => {
+  it('counts the same as a whole-file parse when lines and markers straddle 1 MB reads, a line outgrows the buffer, and the last line has no newline', async () => {
+    const { scanFiles } = await import('../../../src/harnesses/claude-code/usage-scan.js');
+    const { writeFile: write } = await import('node:fs/promises');
+    for (const seed of [1, 2, 3, 4, 5]) {
+      let x = seed * 7919;
+      const rand = (n: number) => ((x = (x * 1103515245 + 12345) % 2147483648), x % n);
+      const lines: string[] = [];
+      for (let i = 0; i < 400; i++) {
+        const big = i === 200 ? 1_300_000 : rand(9000); // one line longer than the read buffer
+        if (rand(3) === 0) lines.push(JSON.stringify({ type: 'user', message: { role: 'user', content: 'u'.repeat(big) } }));
+        else
+          lines.push(
+            JSON.stringify({
+              parentUuid: null,
+              message: { id: `msg_${rand(150)}`, type: 'message', role: 'assistant', content: [{ type: 'text', text: 'a'.repeat(big) }], usage: { input_tokens: rand(50), cache_creation_input_tokens: rand(900), cache_read_input_tokens: rand(5000), output_tokens: rand(300) } },
+              requestId: `req_${rand(3)}`,
+              type: 'assistant',
+              uuid: `u${i}`,
+            }),
+          );
+      }
+      const file = join(tmp.path, `boundaries-${seed}.jsonl`);
+      await write(file, lines.join('\n')); // no newline after the last line
+      const [scanned] = (await scanFiles([file])).participants;
+      const last = new Map<string, Record<string, number>>();
+      for (const l of lines) {
+        const r = JSON.parse(l) as { type: string; requestId?: string; message: { id: string; usage?: Record<string, number> } };
+        if (r.type === 'assistant' && r.message.usage) last.set(`${r.message.id}\u0000${r.requestId ?? ''}`, r.message.usage);
+      }
+      const sum = (k: string) => [...last.values()].reduce((a, u) => a + (u[k] ?? 0), 0);
+      expect(scanned!.messages).toBe(last.size);
+      expect(scanned!.tokens).toEqual({ input: sum('input_tokens'), cache_creation: sum('cache_creation_input_tokens'), cache_read: sum('cache_read_input_tokens'), output: sum('output_tokens'), reasoning: 0 });
+    }
+  });
+});

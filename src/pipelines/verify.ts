@@ -11,7 +11,8 @@ import { SftRecord } from '../schemas/sft.js';
 import { checkValue } from '../schemas/validate.js';
 import { runProcess, type ProcessPlan } from '../sources/process-runner.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
-import { attributeCalls, deriveRelations, finalizeCapture, validateCapture } from '../transforms/capture/index.js';
+import { perIdNativeCapture } from '../harnesses/native-capture.js';
+import { attributeCalls, deriveRelations, finalizeNativeCapture, validateCapture } from '../transforms/capture/index.js';
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
 
@@ -118,18 +119,16 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
     const sets = new Set(children.map(toolsOf));
     if (sets.size !== children.length) fails.push(`the sub-agents were offered the same tools (${[...sets].join(' | ')})`);
   }
-  const manifest = await finalizeCapture({
-    dir: attempt,
-    calls: model,
-    participants,
+  const native = perIdNativeCapture({
     harness: { name: harness, version: harness === 'codex' ? '0.171.0' : '2.1.332' },
-    capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: harness === 'claude-code' },
-    attempt: 1,
-    scope: 'verify',
-    debugRetention: 'on-error',
+    participants,
+    background: harness === 'claude-code',
+    nativeFiles: [],
     agentPaths,
   });
-  if (manifest.capture_status !== 'complete') fails.push(`capture ${manifest.capture_status} (lifecycle ${manifest.lifecycle?.status})`);
+  const manifest = await finalizeNativeCapture(native, { dir: attempt, calls: model, attempt: 1, scope: 'verify', debugRetention: 'on-error' });
+  if (manifest.capture_status !== 'complete') fails.push(`capture ${manifest.capture_status} (lifecycle ${manifest.lifecycle?.status}, coverage ${manifest.coverage?.status})`);
+  if (manifest.coverage?.status !== 'verified') fails.push(`coverage ${manifest.coverage?.status}: ${manifest.coverage?.detail} ${manifest.coverage?.missing.join(', ')}`);
   fails.push(...(await validateCapture(attempt)).map((p) => `validate-capture: ${p}`));
   const sft = await readFile(join(out, 'trace_SFT.json'), 'utf8').catch(() => undefined);
   if (sft === undefined) {

@@ -39,6 +39,18 @@ export const Capabilities = z.strictObject({
   background: z.boolean(),
 });
 
+export const Coverage = z
+  .strictObject({
+    method: z.enum(['per_id', 'count', 'none']),
+    status: z.enum(['verified', 'mismatch', 'unverified']),
+    expected: NonNegativeInt.describe('native outputs (ids or counted messages)'),
+    matched: NonNegativeInt,
+    missing: z.array(z.string()).describe('per_id: participant: output id without a call; count: participant: native n, captured m'),
+    detail: z.string(),
+  })
+  .describe('the check of captured calls against native outputs (seeds/000)');
+export type Coverage = z.infer<typeof Coverage>;
+
 export const Lifecycle = z.strictObject({
   status: z.enum(['complete', 'pending', 'unknown', 'unsupported']),
   pending_participant_ids: z.array(z.string()),
@@ -55,6 +67,7 @@ export const Manifest = z
     participants: z.array(Participant),
     capabilities: Capabilities,
     lifecycle: Lifecycle.optional().describe('absent in older records'),
+    coverage: Coverage.optional().describe('absent in older records'),
     capture_status: z.enum(['complete', 'partial', 'error']),
     debug_retention: z.enum(['on-error', 'full', 'off']),
     raw_retained: z.boolean(),
@@ -83,6 +96,9 @@ export const Manifest = z
         });
       }
     });
+    if (m.coverage?.status === 'mismatch' && m.capture_status === 'complete') {
+      ctx.addIssue({ code: 'custom', path: ['capture_status'], message: 'native outputs and captured calls do not match: the capture must not be complete' });
+    }
     if (m.lifecycle && m.lifecycle.status !== 'complete' && m.capture_status === 'complete') {
       ctx.addIssue({ code: 'custom', path: ['capture_status'], message: `lifecycle is ${m.lifecycle.status}: the capture must not be complete` });
     }

@@ -7,3 +7,4 @@ export * from './recording-proxy.js';
 export * from './response-tap.js';
 export * from './raw-json.js';
 export * from './websocket-relay.js';
+export * from './wire-publish.js';

@@ -31,3 +31,13 @@ export function encodeWithContext(call: Call, fields: object, contextKey: string
   const open = head.length > 2 ? `${head.slice(0, -1)},` : '{';
   return Buffer.from(`${open}${JSON.stringify(contextKey)}:${context}}\n`, 'utf8');
 }
+
+/**
+ * `{ ...call, ...patch }` that keeps the raw context text: a spread copies only enumerable fields, and the
+ * record would otherwise be written with its context re-serialized instead of as it was sent.
+ */
+export function withCallFields<T extends object>(call: T, patch: Partial<T>): T {
+  const next = { ...call, ...patch };
+  const raw = (call as { [RAW_CONTEXT]?: string })[RAW_CONTEXT];
+  return raw === undefined ? next : attachRawContext(next, raw);
+}

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { conversationKey, DeltaWindow } from './body-delta.js';
-import { lastWriteAt, PROGRESS_CLOSED, PROGRESS_GENERATION, PROGRESS_OPEN_EXCHANGES, type FrameKind, type RequestMeta } from './wire-log.js';
+import { lastWriteAt, PROGRESS_CLOSED, PROGRESS_GENERATION, PROGRESS_OPEN_EXCHANGES, type BodyRef, type FrameKind, type RequestMeta } from './wire-log.js';
 
 export interface WireFrame {
   /** Call id. */
@@ -28,6 +28,8 @@ export interface ReadWireOptions {
    * the way of forwarding, and does it when the agent is waiting for the model or running a tool.
    */
   yieldTo?: { quietMs: number; maxLagMs: number };
+  /** Resolves the body of a request frame that holds a body_ref (a published capture's raw/). */
+  bodies?: (ref: BodyRef) => Buffer | undefined;
   /** Called when the log ends inside a frame (a crash mid-write): how many bytes were left over. */
   onTruncated?(bytes: number, offset: number): void;
 }
@@ -85,7 +87,7 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
         const end = nl + 1 + header.n;
         if (pending.length < end + 1) break;
         let body = pending.subarray(nl + 1, end);
-        if (header.k === 'q') body = wholeRequestBody(header, body, window);
+        if (header.k === 'q') body = wholeRequestBody(header, body, window, options.bodies);
         yield { c: header.c, k: header.k, ...(header.m === undefined ? {} : { m: header.m }), body, offset: pendingOffset + at };
         at = end + 1;
       }
@@ -103,9 +105,17 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
  * the window by the writer's rule. A delta whose base is missing (a log cut at the front) leaves the
  * body out, saying why.
  */
-function wholeRequestBody(header: Header, bytes: Buffer, window: DeltaWindow): Buffer {
+function wholeRequestBody(header: Header, bytes: Buffer, window: DeltaWindow, bodies: ReadWireOptions['bodies']): Buffer {
   const m = header.m as RequestMeta | undefined;
   if (!m) return bytes;
+  if (m.body_ref) {
+    // Not in the log, so not a delta base either (the writer's rule: only bytes in the log).
+    const ref = m.body_ref;
+    delete m.body_ref;
+    const body = bodies?.(ref);
+    if (!body) m.body_omitted = `its body is ${ref.file} ${ref.call_id} ${ref.pointer}, which ${bodies ? 'was not found' : 'this reader was not given'}`;
+    return body ?? Buffer.alloc(0);
+  }
   let body: Buffer | undefined = bytes;
   const key = conversationKey(m.identity);
   if (m.delta) {

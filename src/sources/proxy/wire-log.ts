@@ -41,6 +41,20 @@ export interface RequestMeta {
   body_omitted?: string;
   /** The frame holds only what differs from a recent body (readers give back the whole body). */
   delta?: BodyDelta;
+  /**
+   * In a published capture: the frame holds no bytes, the body is the call's context in calls.jsonl
+   * (seeds/000: a request body is not stored a second time). Readers resolve it with `bodies`.
+   */
+  body_ref?: BodyRef;
+}
+
+export interface BodyRef {
+  file: 'calls.jsonl';
+  call_id: string;
+  /** JSON pointer into the call record. */
+  pointer: '/context';
+  /** The content-encoding the body had on the wire (the reference is to the decoded JSON). */
+  wire_content_encoding?: string;
 }
 
 export interface ResponseHeadMeta {

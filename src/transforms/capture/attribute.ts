@@ -1,5 +1,6 @@
 import type { Call } from '../../schemas/call.js';
 import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+import { withCallFields } from '../../sources/proxy/raw-json.js';
 
 /**
  * Attribution by evidence only (seeds/000): a call belongs to the participant whose native outputs include
@@ -28,7 +29,7 @@ export function attributeCalls(calls: readonly Call[], participants: readonly Pa
         ? `response ${call.response_id} is no participant's native output`
         : 'the call has no response id to join on';
     }
-    const next: Call = { ...call, participant_id, identity_status, status_reasons: reasons };
+    const next: Call = withCallFields(call, { participant_id, identity_status, status_reasons: reasons });
     return withExportStatus(next);
   });
 }
@@ -48,5 +49,5 @@ export function withExportStatus(call: Call): Call {
   const reasons = { ...call.status_reasons };
   if (why.length === 0) delete reasons.export_status;
   else reasons.export_status = why.join('; ');
-  return { ...call, export_status: why.length === 0 ? 'exportable' : 'not_exportable', status_reasons: reasons };
+  return withCallFields(call, { export_status: why.length === 0 ? 'exportable' : 'not_exportable', status_reasons: reasons });
 }

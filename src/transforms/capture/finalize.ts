@@ -9,7 +9,11 @@ import type { Call } from '../../schemas/call.js';
 import { CAPTURE_SCHEMA, type Manifest } from '../../schemas/manifest.js';
 import type { Relation } from '../../schemas/relation.js';
 import { encodeCallLine } from '../../sinks/calls-jsonl/sink.js';
-import { attributeCalls } from './attribute.js';
+import { withCallFields } from '../../sources/proxy/raw-json.js';
+import { publishWireLog } from '../../sources/proxy/wire-publish.js';
+import type { HeaderJoin, NativeCapture, NativeOutputs } from '../../harnesses/native-capture.js';
+import { attributeCalls, withExportStatus } from './attribute.js';
+import { checkCoverage, joinByHeader } from './coverage.js';
 import { deriveRelations } from './relations.js';
 
 export interface FinalizeCaptureOptions {
@@ -22,11 +26,32 @@ export interface FinalizeCaptureOptions {
   attempt: number;
   scope: string;
   debugRetention: 'on-error' | 'full' | 'off';
-  /** The proxy's wire log, raw/wire.frames (kept under raw/ when retention says so). */
+  /**
+   * The proxy's wire log (raw/wire.frames), kept under raw/ when retention says so — with body_refs into
+   * calls.jsonl in place of the request bodies it holds.
+   */
   wireLog?: string;
   /** Native files kept under raw/native/ when retention says so. */
   nativeFiles?: readonly string[];
   agentPaths?: Readonly<Record<string, string>>;
+  /** What the native files say was output (default: per_id when capabilities say so, else none). */
+  outputs?: NativeOutputs;
+  /** Attribution by header value where response ids join nothing (count-coverage harnesses). */
+  headerJoin?: HeaderJoin;
+}
+
+/** finalizeCapture from an adapter's NativeCapture. */
+export function finalizeNativeCapture(native: NativeCapture, o: Pick<FinalizeCaptureOptions, 'dir' | 'calls' | 'attempt' | 'scope' | 'debugRetention' | 'wireLog'>): Promise<Manifest> {
+  return finalizeCapture({
+    ...o,
+    participants: native.participants,
+    harness: native.harness,
+    capabilities: native.capabilities,
+    outputs: native.outputs,
+    nativeFiles: native.nativeFiles,
+    ...(native.headerJoin ? { headerJoin: native.headerJoin } : {}),
+    ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}),
+  });
 }
 
 /**
@@ -37,6 +62,10 @@ export interface FinalizeCaptureOptions {
 export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manifest> {
   await mkdir(o.dir, { recursive: true });
   let calls = attributeCalls(o.calls, o.participants);
+  if (o.headerJoin) calls = joinByHeader(calls, o.headerJoin).map(withExportStatus);
+  const outputs: NativeOutputs =
+    o.outputs ?? (o.capabilities.native_output_coverage === 'per_id' ? { method: 'per_id' } : { method: 'none', reason: 'the adapter gave no native outputs to check against' });
+  const coverage = checkCoverage(calls, o.participants, outputs);
   let relations = deriveRelations({ calls, participants: o.participants, scope: o.scope, ...(o.agentPaths ? { agentPaths: o.agentPaths } : {}) });
 
   const children = o.participants.filter((p) => p.role === 'child');
@@ -47,17 +76,16 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     pending_participant_ids: pending,
   };
   const callsComplete = calls.every((c) => c.capture_status === 'complete' && c.identity_status === 'attributed');
-  const captureStatus: Manifest['capture_status'] = lifecycle.status === 'complete' && callsComplete ? 'complete' : 'partial';
+  const captureStatus: Manifest['capture_status'] = lifecycle.status === 'complete' && callsComplete && coverage.status !== 'mismatch' ? 'complete' : 'partial';
   const failed = calls.some((c) => c.execution_status !== 'completed') || children.some((p) => p.status === 'failed');
   const keepRaw = o.debugRetention === 'full' || (o.debugRetention === 'on-error' && (captureStatus !== 'complete' || failed));
 
   // Integrity checks ran above (attribution, references); now cleanup: what is not kept is not referenced.
   if (!keepRaw) {
-    calls = calls.map((c) => ({ ...c, response_path: null }));
+    calls = calls.map((c) => withCallFields(c, { response_path: null }));
     relations = relations.map((r) => ({ ...r, evidence: r.evidence.map((e) => (e.source === 'calls.jsonl' ? e : { ...e, retained: false })) }));
   } else {
     await mkdir(join(o.dir, 'raw', 'native'), { recursive: true });
-    if (o.wireLog) await copyFile(o.wireLog, join(o.dir, 'raw', 'wire.frames'));
     for (const f of o.nativeFiles ?? []) await copyFile(f, join(o.dir, 'raw', 'native', basename(f)));
   }
   if (!keepRaw) await rm(join(o.dir, 'raw'), { recursive: true, force: true });
@@ -65,6 +93,11 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
   const ctx = createStageContext();
   await createJsonlSink({ path: join(o.dir, 'calls.jsonl') }).consume((async function* () { for (const c of calls) yield encodeCallLine(c); })(), ctx);
   await createJsonlSink<Relation>({ path: join(o.dir, 'relations.jsonl') }).consume((async function* () { yield* relations; })(), ctx);
+  if (keepRaw && o.wireLog) {
+    // After calls.jsonl: the published wire log refers to it for every request body it holds.
+    const refs = new Set(calls.filter((c) => c.context !== null && c.context !== undefined).map((c) => c.call_id));
+    await publishWireLog(o.wireLog, join(o.dir, 'raw', 'wire.frames'), refs);
+  }
 
   const files: Manifest['files'] = {};
   const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? ['raw/wire.frames', ...(o.nativeFiles ?? []).map((f) => `raw/native/${basename(f)}`)] : [])];
@@ -94,6 +127,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     })),
     capabilities: o.capabilities,
     lifecycle,
+    coverage,
     capture_status: captureStatus,
     debug_retention: o.debugRetention,
     raw_retained: keepRaw,

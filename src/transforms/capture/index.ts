@@ -3,3 +3,4 @@ export * from './relations.js';
 export * from './finalize.js';
 export * from './validate.js';
 export * from './view.js';
+export * from './coverage.js';

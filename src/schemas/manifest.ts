@@ -105,3 +105,22 @@ export const Manifest = z
   })
   .describe('roller.capture/v1: one capture attempt (manifest.json)');
 export type Manifest = z.infer<typeof Manifest>;
+
+/**
+ * Manifests of the older layouts (seeds/000: validation stays compatible with the old layout and compact/v1):
+ * the fields compact/v2 introduced — debug_retention, raw_retained, lifecycle, coverage — may be absent.
+ */
+export const OlderManifest = z
+  .looseObject({
+    schema: z.literal(CAPTURE_SCHEMA),
+    storage_layout: z.enum(['compact/v1', 'legacy']),
+    harness: z.strictObject({ name: HarnessName, version: z.string() }),
+    capture_scope: z.string().min(1),
+    attempt: z.number().int().positive(),
+    participants: z.array(Participant),
+    capture_status: z.enum(['complete', 'partial', 'error']),
+    debug_retention: z.enum(['on-error', 'full', 'off']).optional(),
+    raw_retained: z.boolean().optional(),
+    files: z.record(z.string(), FileDigest),
+  })
+  .describe('roller.capture/v1 in the compact/v1 or legacy layout (read and validated, never written)');

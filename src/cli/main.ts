@@ -7,12 +7,14 @@ import { loadScript } from '../sources/scripted-model/script.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
 import { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { convertNative } from '../pipelines/convert.js';
+import { collect } from '../pipelines/collect/run.js';
+import { validateRun } from '../pipelines/validate-run.js';
 import { verifyHarness } from '../pipelines/verify.js';
 import { CONVERTIBLE_HARNESSES, isConvertibleHarness, type ConvertibleHarness } from '../harnesses/launch.js';
 import { validateCapture } from '../transforms/capture/validate.js';
 import { viewCapture } from '../transforms/capture/view.js';
 import { defaultCacheDir, installHarness, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/installer.js';
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { validateFile } from '../pipelines/validate-files.js';
 import { isRecordTypeName, recordTypes, type RecordTypeName } from '../schemas/registry.js';
@@ -196,7 +198,103 @@ export function buildProgram(): Command {
       }
     });
 
+  program
+    .command('validate-run')
+    .description('check a collect run: info.json, lock.json, sft.jsonl, every sample (info, ACTF, SFT) and every published capture')
+    .argument('<dir>', 'a run directory (<output>/<run-name>)')
+    .action(async (dir: string) => {
+      const problems = await validateRun(dir);
+      for (const p of problems) await printLine(p);
+      process.stderr.write(problems.length === 0 ? `ok ${dir}\n` : `${problems.length} problems in ${dir}\n`);
+      process.exitCode = problems.length === 0 ? 0 : 1;
+    });
+
+  program
+    .command('collect')
+    .description('run every task x model through a harness on the embedded scripted model (or an API), recording every call; writes a run directory (seeds/003)')
+    .requiredOption('--tasks <file>', 'tasks JSONL: one {"id","prompt", "files"?, "output_dirs"?, "timeout_s"?} per line')
+    .option('--harness <name>', CONVERTIBLE_HARNESSES.join(' | '), convertibleHarness, 'claude-code')
+    .option('--model <provider/model>', 'repeatable; scripted/<name> starts the embedded scripted model', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .option('--model-config <file>', 'JSON {"models": {"provider/model": {"api_base", "api_key_env"}}}; keys only from the environment')
+    .option('--output <dir>', 'parent directory of runs', 'runs')
+    .option('--run-name <name>', 'the run directory under --output (default: harness and time)')
+    .option('--concurrency <n>', 'samples at once', positiveInt, 1)
+    .option('--retries <n>', 'extra complete attempts of a failed sample', nonNegativeInt, 0)
+    .option('--resume', 'continue the run in --run-name: reuse finished samples, run the rest (the lock must match)')
+    .option('--timeout <s>', 'per-sample timeout in seconds (a task timeout_s wins)', positiveInt, 600)
+    .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'actf')
+    .option('--no-keep-thinking', 'empty reasoning in SFT')
+    .option('--thinking <level>', 'recorded in the lock (harness reasoning level)')
+    .option('--no-capture-calls', 'do not publish capture/ (calls, relations, manifest) per sample')
+    .option('--claude-capture-calls', 'alias of --capture-calls (the default)')
+    .option('--capture-debug <mode>', 'on-error | full | off: when capture/ keeps raw/', captureDebugOption, 'on-error')
+    .option('--runner <kind>', 'local (default) | docker', 'local')
+    .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
+    .option('--json', 'print the final run info as JSON on stdout')
+    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; cacheDir: string; json?: boolean }) => {
+      if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
+      const controller = new AbortController();
+      const onSignal = () => {
+        if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: leave now (info.json holds the last checkpoint)
+        process.stderr.write('roller collect: interrupted; queued samples are cancelled, running ones finish (Ctrl-C again to leave at once)\n');
+        controller.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      const { runDir, info } = await collect({
+        tasks: opts.tasks,
+        harness: opts.harness,
+        models: opts.model ?? ['scripted/default'],
+        ...(opts.modelConfig ? { modelConfig: opts.modelConfig } : {}),
+        output: opts.output,
+        ...(opts.runName ? { runName: opts.runName } : {}),
+        concurrency: opts.concurrency,
+        retries: opts.retries,
+        resume: opts.resume ?? false,
+        timeoutS: opts.timeout,
+        wireTrace: opts.wireTrace,
+        keepThinking: opts.keepThinking,
+        thinking: opts.thinking ?? null,
+        captureCalls: opts.captureCalls,
+        captureDebug: opts.captureDebug,
+        runner: opts.runner,
+        cacheDir: opts.cacheDir,
+        signal: controller.signal,
+        rollerVersion: pkg.version,
+        onStart: (r) => process.stderr.write(`started ${r.index}_${r.task_id} (${r.model})\n`),
+        onSample: (s, p) => {
+          const u = s.usage;
+          process.stderr.write(`[${p.done}/${p.total}] ${s.status.padEnd(7)} ${s.index}_${s.task_id} (${s.model})${u ? ` ${u.requests} requests, ${u.input + u.cached_input + u.cache_creation} in / ${u.output} out tokens` : ''}${s.error ? `: ${s.error.message}` : ''}\n`);
+        },
+      });
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      const sft = (await readFile(join(runDir, 'sft.jsonl'), 'utf8')).split('\n').filter(Boolean).length;
+      const { ok, error, timeout, skipped } = info.summary;
+      process.stderr.write(`roller collect: ${info.state}: ${ok} ok, ${skipped} reused, ${error} error, ${timeout} timeout; sft.jsonl holds ${sft} of ${info.progress.total} samples (${info.progress.total - sft} excluded: failed, not run, or no eligible SFT)\n`);
+      if (opts.json) await printLine(JSON.stringify(info));
+      else await printLine(runDir);
+      process.exitCode = info.state === 'finished' && info.summary.failed === 0 ? 0 : 1;
+    });
+
   return program;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number, at least 1');
+  return n;
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number, at least 0');
+  return n;
+}
+
+function captureDebugOption(value: string): 'on-error' | 'full' | 'off' {
+  if (value !== 'on-error' && value !== 'full' && value !== 'off') throw new InvalidArgumentError('on-error, full or off');
+  return value;
 }
 
 function convertibleHarness(value: string): ConvertibleHarness {

@@ -52,7 +52,7 @@ const WireCall = z.looseObject({
   context: z.unknown(),
 });
 
-async function readCalls(path: string): Promise<Call[]> {
+export async function readCalls(path: string): Promise<Call[]> {
   const calls: Call[] = [];
   for await (const env of jsonlFileSource(path)(createStageContext())) {
     const issues = checkValue(WireCall, env.data);

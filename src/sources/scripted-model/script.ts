@@ -21,6 +21,12 @@ const Scenario = z.strictObject({
   name: z.string().min(1),
   match: z.string().min(1).describe('a tag looked for in user messages; the latest user message holding any tag picks the scenario'),
   turns: z.array(Turn).min(1).describe('turn k answers the k-th model call after that user message'),
+  stall_first: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('the first N requests of this scenario, counted per server, get no answer at all (a hung model call: the harness waits until roller times the sample out; for retry tests)'),
 });
 
 export const Script = z
@@ -53,6 +59,23 @@ const readNotes = [
 export const DEFAULT_SCRIPT: Script = Script.parse({
   max_requests: 200,
   scenarios: [
+    { name: 'stall-once', match: '[STALL-ONCE]', stall_first: 1, turns: [{ text: 'This time the model answered.' }] },
+    {
+      name: 'symlink',
+      match: '[SYMLINK]',
+      turns: [
+        {
+          text: 'Writing a file and a link.',
+          tool_calls: [
+            [
+              { name: 'Bash', input: { command: "mkdir -p out && printf 'safe\\n' > out/safe.txt && ln -sf /etc/hostname out/link", description: 'Write a file and a link' } },
+              { name: 'exec_command', input: { cmd: "mkdir -p out && printf 'safe\\n' > out/safe.txt && ln -sf /etc/hostname out/link" } },
+            ],
+          ],
+        },
+        { text: 'Done.' },
+      ],
+    },
     { name: 'hello', match: '[HELLO]', turns: [{ thinking: 'A greeting is all that is asked.', text: 'Hello from the scripted model.' }] },
     {
       name: 'write-file',

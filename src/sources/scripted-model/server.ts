@@ -60,6 +60,15 @@ function prewarmResponse(body: Json): Json {
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModelServer> {
   const script = options.script ?? DEFAULT_SCRIPT;
   let answered = 0;
+  // stall_first: how many requests of each scenario this server has left unanswered so far.
+  const stalled = new Map<string, number>();
+  const stalls = (name: string): boolean => {
+    const n = script.scenarios.find((sc) => sc.name === name)?.stall_first ?? 0;
+    const done = stalled.get(name) ?? 0;
+    if (done >= n) return false;
+    stalled.set(name, done + 1);
+    return true;
+  };
   const sockets = new Set<Socket>();
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -92,6 +101,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       answered++;
       const conversation = conversationOf(protocol, body);
       const reply = decide(script, conversation);
+      if (stalls(reply.scenario)) return; // no answer: the client waits until it gives up (close() ends the socket)
       const response = buildResponse(protocol, body, conversation, reply);
       options.onReply?.({ protocol, path, reply, response });
       if (!body.stream) return sendJson(res, 200, response, headers);
@@ -132,6 +142,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
         }
         const conversation = conversationOf('openai-responses', body);
         const reply = decide(script, conversation);
+        if (stalls(reply.scenario)) return;
         const response = buildResponse('openai-responses', body, conversation, reply);
         options.onReply?.({ protocol: 'openai-responses', path: req.url ?? '/', reply, response });
         for (const e of responsesEventObjects(response)) ws.send(JSON.stringify(e));

@@ -1,0 +1,276 @@
+import { createWriteStream, existsSync } from 'node:fs';
+import { lstat, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import stableStringify from 'fast-json-stable-stringify';
+import { writeJsonAtomic } from '../../core/atomic-write.js';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { installHarness } from '../../harnesses/installer.js';
+import type { ConvertibleHarness } from '../../harnesses/launch.js';
+import { Actf } from '../../schemas/actf.js';
+import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
+import { RUN_INFO_SCHEMA, type RunInfo, type SampleInfo } from '../../schemas/run-info.js';
+import { checkValue } from '../../schemas/validate.js';
+import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
+import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
+import { projectSft } from '../../transforms/sft/project.js';
+import { lockDifferences, redactConfig } from './lock.js';
+import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
+import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
+import { loadTasks } from './tasks.js';
+
+export interface CollectOptions {
+  tasks: string;
+  harness: ConvertibleHarness;
+  models: string[];
+  modelConfig?: string;
+  output: string;
+  runName?: string;
+  concurrency?: number;
+  retries?: number;
+  resume?: boolean;
+  timeoutS?: number;
+  wireTrace?: WireTraceMode;
+  keepThinking?: boolean;
+  thinking?: string | null;
+  captureCalls?: boolean;
+  captureDebug?: 'on-error' | 'full' | 'off';
+  runner?: 'local' | 'docker';
+  cacheDir?: string;
+  /** Ctrl-C: queued samples are cancelled, running ones finish and are collected. */
+  signal?: AbortSignal;
+  onSample?: (info: SampleInfo, progress: { done: number; total: number }) => void;
+  onStart?: (request: { index: number; task_id: string; model: string }) => void;
+  rollerVersion?: string;
+}
+
+export interface CollectResult {
+  runDir: string;
+  info: RunInfo;
+}
+
+/** Checkpoints of info.json (seeds/003 §5.2): the first result, every 25 more, and results ≥ 30 s apart. */
+class RunInfoCheckpoints {
+  private sinceWrite = 0;
+  private lastResultAt = 0;
+  private written = 0;
+  constructor(private readonly write: () => Promise<void>) {}
+  async result(): Promise<void> {
+    const now = Date.now();
+    const due = this.written === 0 || ++this.sinceWrite >= 25 || now - this.lastResultAt >= 30_000;
+    this.lastResultAt = now;
+    if (!due) return;
+    this.sinceWrite = 0;
+    this.written++;
+    await this.write();
+  }
+}
+
+/**
+ * `roller collect`: every task × model through the harness, each sample in its own attempt directories,
+ * recorded by the proxy, converted and published; lock.json first (resume compares it field by field before
+ * any harness starts), info.json at checkpoints, run-level sft.jsonl at the end (partial on interrupt).
+ */
+export async function collect(o: CollectOptions): Promise<CollectResult> {
+  if ((o.runner ?? 'local') === 'docker') {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker is not available in this version of roller: use --runner local (the default)');
+  }
+  const bundle = await loadTasks(o.tasks);
+  const modelConfig = await loadModelConfig(o.modelConfig);
+  const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
+  if (o.harness === 'codex' && models.some((m) => m.kind === 'api')) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, 'collect with codex runs only scripted/<name> models in this version (its provider config points at the embedded model)');
+  }
+  const runName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const runDir = join(o.output, runName);
+  const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
+  const installed = await installHarness(o.harness, o.cacheDir ? { cacheDir: o.cacheDir } : {});
+  const wireTrace = o.wireTrace ?? 'actf';
+  const lock: Lock = {
+    schema: LOCK_SCHEMA,
+    roller_version: o.rollerVersion ?? '0.1.0',
+    created_at: new Date().toISOString(),
+    requests: requests.map((r) => ({ index: r.index, task_id: r.task.id, model: r.model.id })),
+    task_bundle_digest: bundle.digest,
+    harness: { name: o.harness, version: installed.version },
+    models: Object.fromEntries(models.map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted' })])),
+    image_id: null,
+    timeout_s: o.timeoutS ?? 600,
+    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? true },
+  };
+
+  const reusable = new Map<number, SampleInfo>();
+  if (existsSync(join(runDir, 'lock.json'))) {
+    if (!o.resume) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} already holds a run: pass --resume to continue it, or choose another --run-name`);
+    const old = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
+    const diff = lockDifferences(old, lock);
+    if (diff.length > 0) {
+      throw new RollerError(ErrorCode.INVALID_OPTIONS, `--resume: this run was collected under other conditions; nothing was started. Differences (old -> now):\n  ${diff.join('\n  ')}\nStart a new run (another --run-name) to collect under the new ones.`);
+    }
+    for (const r of requests) {
+      const info = await reusableSample(sampleDirOf(runDir, r), r, bundle.digest, o.keepThinking ?? true);
+      if (info) reusable.set(r.index, info);
+    }
+  } else if (o.resume && existsSync(join(runDir, 'info.json'))) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} has no lock.json (an older run): rerun it into a new --run-name; its samples cannot be trusted for reuse`);
+  }
+  await mkdir(runDir, { recursive: true });
+  await writeJsonAtomic(join(runDir, 'lock.json'), lock);
+
+  const rows = new Map<number, RunInfo['samples'][number]>();
+  const created = new Date().toISOString();
+  let state: RunInfo['state'] = 'initializing';
+  const config = { harness: o.harness, models: o.models, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, capture_debug: o.captureDebug ?? 'on-error', runner: 'local' };
+  const snapshot = (): RunInfo => {
+    const list = [...rows.values()].sort((a, b) => a.index - b.index);
+    const count = (s: string) => list.filter((r) => r.status === s).length;
+    const total = (k: 'input' | 'cached_input' | 'cache_creation' | 'output' | 'reasoning' | 'requests') => list.reduce((a, r) => a + (r.usage?.[k] ?? 0), 0);
+    const costs = list.map((r) => r.usage?.cost_usd).filter((c): c is number => typeof c === 'number');
+    return {
+      schema: RUN_INFO_SCHEMA,
+      roller_version: lock.roller_version,
+      run_name: runName,
+      state,
+      created_at: created,
+      updated_at: new Date().toISOString(),
+      config,
+      progress: { total: requests.length, processed: list.length, pending: requests.length - list.length },
+      requests: { tasks: bundle.tasks.length, models: models.length },
+      summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout') },
+      usage: { input: total('input'), cached_input: total('cached_input'), cache_creation: total('cache_creation'), output: total('output'), reasoning: total('reasoning'), cost_usd: costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null, requests: total('requests') },
+      samples: list,
+      errors: [],
+    };
+  };
+  const writeInfo = async (): Promise<void> => void (await writeJsonAtomic(join(runDir, 'info.json'), snapshot()));
+  await writeInfo();
+  state = 'running';
+  const checkpoints = new RunInfoCheckpoints(writeInfo);
+
+  const settings: SampleSettings = {
+    harness: o.harness,
+    harnessVersion: installed.version,
+    bin: installed.bin,
+    runDir,
+    taskDigest: bundle.digest,
+    timeoutS: lock.timeout_s,
+    retries: o.retries ?? 0,
+    wireTrace,
+    keepThinking: o.keepThinking ?? true,
+    captureCalls: o.captureCalls ?? true,
+    captureDebug: o.captureDebug ?? 'on-error',
+    upstreams: new Map(),
+  };
+  const rowOf = (info: SampleInfo, status = info.status): RunInfo['samples'][number] => ({
+    index: info.index,
+    task_id: info.task_id,
+    model: info.model,
+    status,
+    error: info.error,
+    path: sampleDirOf('', { index: info.index, task: { id: info.task_id }, model: { id: info.model } }).replace(/^[\\/]/, ''),
+    usage: info.usage,
+  });
+  let done = 0;
+  const record = async (info: SampleInfo, status = info.status) => {
+    rows.set(info.index, rowOf(info, status));
+    done++;
+    o.onSample?.({ ...info, status }, { done, total: requests.length });
+    await checkpoints.result();
+  };
+
+  // One embedded scripted model per scripted model id for the whole run (its runaway cap scaled to the
+  // run); API models go to their base.
+  const servers: ScriptedModelServer[] = [];
+  const upstreams = new Map<string, string>();
+  for (const m of models) {
+    if (m.kind === 'api') upstreams.set(m.id, m.apiBase);
+    else if (!upstreams.has(m.id)) {
+      const server = await startScriptedModel({ script: { ...m.script, max_requests: m.script.max_requests * Math.max(1, requests.length) } });
+      servers.push(server);
+      upstreams.set(m.id, server.url);
+    }
+  }
+  settings.upstreams = upstreams;
+
+  const queue = [...requests];
+  const worker = async () => {
+    for (let r = queue.shift(); r; r = queue.shift()) {
+      if (o.signal?.aborted) return; // queued samples are cancelled; running ones finish
+      const reused = reusable.get(r.index);
+      if (reused) await record(reused, 'skipped');
+      else {
+        o.onStart?.({ index: r.index, task_id: r.task.id, model: r.model.id });
+        await record(await runSample(r, settings));
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, o.concurrency ?? 1) }, worker));
+  } finally {
+    for (const server of servers) await server.close();
+  }
+
+  state = 'finalizing';
+  await writeInfo();
+  try {
+    await writeRunSft(runDir, requests.map((r) => ({ dir: sampleDirOf(runDir, r), row: rows.get(r.index) })));
+    state = o.signal?.aborted ? 'interrupted' : 'finished';
+  } catch (err) {
+    state = 'finalization_error';
+    await writeInfo();
+    throw err;
+  }
+  await writeInfo();
+  return { runDir, info: snapshot() };
+}
+
+/**
+ * Run-level sft.jsonl (seeds/003 §4.4): the SFT records of ok and reused samples whose SFT is eligible, in
+ * request-index order, streamed to a temp file and renamed (an empty file when none is eligible).
+ */
+async function writeRunSft(runDir: string, samples: { dir: string; row: RunInfo['samples'][number] | undefined }[]): Promise<number> {
+  const tmp = join(runDir, `.sft.jsonl.${process.pid}.tmp`);
+  const out = createWriteStream(tmp);
+  let n = 0;
+  for (const { dir, row } of samples) {
+    if (!row || (row.status !== 'ok' && row.status !== 'skipped')) continue;
+    const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
+    if (!info.runtime.sft_eligibility?.eligible || !info.trajectory.sft) continue;
+    const record = JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')) as unknown;
+    if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
+    n++;
+  }
+  out.end();
+  await finished(out);
+  await rename(tmp, join(runDir, 'sft.jsonl'));
+  await rm(tmp, { force: true });
+  return n;
+}
+
+/**
+ * A finished sample a resume may reuse (seeds/003 §7.4): it was ok, it is this request, its bundle digest
+ * matches, raw and a valid ACTF are there, the SFT is exactly the projection of that ACTF, and its results
+ * are still there with their sizes. Anything less: the sample is run again.
+ */
+async function reusableSample(dir: string, r: { index: number; task: { id: string }; model: { id: string } }, digest: string, keepThinking: boolean): Promise<SampleInfo | undefined> {
+  try {
+    const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
+    if ((info.status !== 'ok' && info.status !== 'skipped') || info.index !== r.index || info.task_id !== r.task.id || info.model !== r.model.id) return undefined;
+    if (info.provenance.task_bundle_digest !== digest || !info.trajectory.raw || !info.trajectory.actf) return undefined;
+    if (!existsSync(join(dir, info.trajectory.raw))) return undefined;
+    const actf = JSON.parse(await readFile(join(dir, info.trajectory.actf), 'utf8')) as Actf;
+    if (checkValue(Actf, actf).length > 0) return undefined;
+    if (info.trajectory.sft) {
+      const sft = JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')) as unknown;
+      const again = projectSft(actf, { keepThinking });
+      if (again.status !== 'ok' || stableStringify(again.record) !== stableStringify(sft)) return undefined;
+    }
+    for (const f of info.results) {
+      const st = await lstat(join(dir, 'results', f.path)).catch(() => undefined);
+      if (!st?.isFile() || st.size !== f.size) return undefined;
+    }
+    return info;
+  } catch {
+    return undefined;
+  }
+}

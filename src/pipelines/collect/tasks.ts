@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import stableStringify from 'fast-json-stable-stringify';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { formatJsonPath } from '../../core/json-locate.js';
+import { Task } from '../../schemas/task.js';
+import { checkValue } from '../../schemas/validate.js';
+
+export interface TaskBundle {
+  tasks: Task[];
+  /** sha256 of the tasks in canonical JSON, in file order: resume refuses a changed bundle. */
+  digest: string;
+}
+
+/**
+ * A tasks JSONL file, every line checked before anything runs: a bad line is an error naming file and
+ * line; duplicate ids are refused (an id names the sample's directory).
+ */
+export async function loadTasks(path: string): Promise<TaskBundle> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new RollerError(ErrorCode.FILE_NOT_FOUND, `tasks file ${path} cannot be read (${(err as Error).message}); pass --tasks with a JSONL file of {"id","prompt"} lines`);
+  }
+  const tasks: Task[] = [];
+  const seen = new Map<string, number>();
+  const problems: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      problems.push(`${path}:${i + 1}: not JSON (${(err as Error).message})`);
+      return;
+    }
+    const issues = checkValue(Task, value);
+    if (issues.length > 0) {
+      for (const issue of issues) problems.push(`${path}:${i + 1}: ${formatJsonPath(issue.path)}: ${issue.message}`);
+      return;
+    }
+    const task = value as Task;
+    if (seen.has(task.id)) problems.push(`${path}:${i + 1}: task id '${task.id}' is already used on line ${seen.get(task.id)}`);
+    seen.set(task.id, i + 1);
+    tasks.push(task);
+  });
+  if (problems.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the tasks file has errors; nothing was run:\n${problems.join('\n')}`);
+  if (tasks.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${path} holds no tasks`);
+  const digest = `sha256:${createHash('sha256').update(tasks.map((t) => stableStringify(t)).join('\n')).digest('hex')}`;
+  return { tasks, digest };
+}

@@ -1,0 +1,181 @@
+/**
+ * `roller collect` as a user runs it: the real CLIs (pinned, installed by roller), the embedded scripted
+ * model, the example tasks. Each run directory must validate as a whole (`roller validate-run`).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunInfo, SampleInfo } from '../../src/schemas/index.js';
+import { repoRoot, rollerBin } from '../support/paths.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const tmp = useTempDir('collect');
+const DUMMY_KEY = 'roller-scripted-model-dummy-key'; // what roller hands the harness for the scripted model
+
+function roller(args: string[], options: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    options.onStderr?.(stderr, child);
+  });
+  return once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }));
+}
+
+const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
+const info = (run: string) => readJson<RunInfo>(join(run, 'info.json'));
+const sample = (run: string, row: RunInfo['samples'][number]) => readJson<SampleInfo>(join(run, row.path, 'info.json'));
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
+  it('claude-code: the example tasks give a complete run; --resume reuses it; a changed option stops a resume before anything runs', async () => {
+    const out = join(tmp.path, 'runs');
+    const first = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo']);
+    expect(first.code, first.stderr).toBe(0);
+    const run = join(out, 'demo');
+    expect(first.stdout.trim()).toBe(run);
+    const validated = await roller(['validate-run', run]);
+    expect(validated.code, validated.stdout).toBe(0);
+
+    const i = info(run);
+    expect(i).toMatchObject({ state: 'finished', summary: { ok: 3, error: 0, timeout: 0, skipped: 0 }, progress: { total: 3, processed: 3, pending: 0 } });
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
+    const rows = i.samples;
+    // The write task's deliverable, with its digest; the delegation's sub-agent, relations and coverage.
+    const write = sample(run, rows[1]!);
+    expect(write.results).toEqual([expect.objectContaining({ path: 'hello.txt', size: 3, mime: 'text/plain' })]);
+    expect(readFileSync(join(run, rows[1]!.path, 'results', 'hello.txt'), 'utf8')).toBe('hi\n');
+    const delegate = sample(run, rows[2]!);
+    const participants = delegate.runtime.participants as { role: string }[];
+    expect(participants.map((p) => p.role)).toEqual(['root', 'child']);
+    const capture = join(run, rows[2]!.path, 'capture', 'attempt-0001');
+    const manifest = readJson<{ capture_status: string; coverage: { status: string } }>(join(capture, 'manifest.json'));
+    expect(manifest).toMatchObject({ capture_status: 'complete', coverage: { status: 'verified' } });
+    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
+    // No credential value in any file of the run.
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+
+    const sftBefore = readFileSync(join(run, 'sft.jsonl'));
+    const again = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(info(run).summary).toMatchObject({ ok: 0, skipped: 3 });
+    expect(readFileSync(join(run, 'sft.jsonl')).equals(sftBefore)).toBe(true);
+
+    const infoBefore = readFileSync(join(run, 'info.json'));
+    const changed = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume', '--timeout', '100', '--no-keep-thinking']);
+    expect(changed.code).toBe(2);
+    expect(changed.stderr).toContain('$.timeout_s: 600 -> 100');
+    expect(changed.stderr).toContain('$.options.keep_thinking: true -> false');
+    expect(readFileSync(join(run, 'info.json')).equals(infoBefore)).toBe(true);
+  }, 10 * 60_000);
+
+  it('claude-code: a sample that hangs once succeeds on its retry; a symbolic link in the output makes an error with the safe files copied', async () => {
+    const tasks = join(tmp.path, 'retry-tasks.jsonl');
+    await writeFile(
+      tasks,
+      [
+        { id: 'stall-once', prompt: '[STALL-ONCE] Answer when you can.', timeout_s: 8 },
+        { id: 'links', prompt: '[SYMLINK] Write out/safe.txt and a link.', output_dirs: ['out'] },
+      ]
+        .map((t) => JSON.stringify(t))
+        .join('\n'),
+    );
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'retry', '--retries', '1']);
+    expect(r.code).toBe(1); // a failed sample
+    const run = join(out, 'retry');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const [stall, links] = info(run).samples.map((row) => sample(run, row));
+    expect(stall!.status).toBe('ok');
+    expect(stall!.attempts.map((a) => a.status)).toEqual(['timeout', 'ok']);
+    expect(links!.status).toBe('error');
+    expect(links!.error?.message).toContain('out/link: a symbolic link');
+    expect(links!.attempts).toHaveLength(2);
+    const linksDir = join(run, info(run).samples[1]!.path);
+    expect(readFileSync(join(linksDir, 'results', 'out', 'safe.txt'), 'utf8')).toBe('safe\n');
+    expect(existsSync(join(linksDir, 'results', 'out', 'link'))).toBe(false);
+    expect(existsSync(join(linksDir, 'trace_SFT.json'))).toBe(false); // failed samples keep evidence, not SFT
+    expect(readdirSync(join(linksDir, 'rollout')).sort()).toEqual(['claude-code-stderr.attempt-1.log', 'claude-code-stderr.attempt-2.log', 'claude-code-stdout.attempt-1.log', 'claude-code-stdout.attempt-2.log']);
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+  }, 10 * 60_000);
+
+  it('claude-code: Ctrl-C cancels queued samples and lets the running one finish; --resume reuses what finished and runs the rest', async () => {
+    const tasks = join(tmp.path, 'interrupt-tasks.jsonl');
+    await writeFile(
+      tasks,
+      [
+        { id: 'first', prompt: '[HELLO] one' },
+        { id: 'slow', prompt: '[STALL-ONCE] two', timeout_s: 6 },
+        { id: 'third', prompt: '[HELLO] three' },
+      ]
+        .map((t) => JSON.stringify(t))
+        .join('\n'),
+    );
+    const out = join(tmp.path, 'runs');
+    let sent = false;
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'interrupt'], {
+      onStderr: (text, child) => {
+        if (!sent && text.includes('started 1_slow')) {
+          sent = true;
+          child.kill('SIGINT'); // while "slow" is running
+        }
+      },
+    });
+    expect(r.stderr).toContain('interrupted');
+    const run = join(out, 'interrupt');
+    const stopped = info(run);
+    expect(stopped.state).toBe('interrupted');
+    expect(stopped.samples.map((s) => [s.task_id, s.status])).toEqual([
+      ['first', 'ok'],
+      ['slow', 'timeout'],
+    ]);
+    expect(stopped.progress).toEqual({ total: 3, processed: 2, pending: 1 });
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1); // the partial training set
+
+    // --retries is not a trajectory-semantic option: a resume may add it (the rerun model stalls once more).
+    const resumed = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'interrupt', '--resume', '--retries', '1']);
+    const done = info(run);
+    expect(done.state).toBe('finished');
+    expect(done.samples.map((s) => [s.task_id, s.status])).toEqual([
+      ['first', 'skipped'],
+      ['slow', 'ok'], // rerun: its first attempt hangs again, the retry is answered
+      ['third', 'ok'],
+    ]);
+    expect(resumed.code).toBe(0);
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    expect(statSync(join(run, 'sft.jsonl')).size).toBeGreaterThan(0);
+  }, 10 * 60_000);
+
+  it('codex: a run with a sub-agent (multi_agent v1) validates', async () => {
+    const tasks = join(tmp.path, 'codex-tasks.jsonl');
+    await writeFile(
+      tasks,
+      [
+        { id: 'hello', prompt: '[HELLO] Say hello.' },
+        { id: 'delegate', prompt: '[MAIN:wait] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
+      ]
+        .map((t) => JSON.stringify(t))
+        .join('\n'),
+    );
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'codex']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'codex');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const rows = info(run).samples;
+    expect(rows.map((s) => s.status)).toEqual(['ok', 'ok']);
+    expect((sample(run, rows[1]!).runtime.participants as { role: string }[]).map((p) => p.role)).toEqual(['root', 'child']);
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+  }, 10 * 60_000);
+});

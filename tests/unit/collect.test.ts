@@ -1,0 +1,89 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isRollerError } from '../../src/core/errors.js';
+import { lockDifferences, redactConfig } from '../../src/pipelines/collect/lock.js';
+import { resolveModel } from '../../src/pipelines/collect/models.js';
+import { copyResults } from '../../src/pipelines/collect/results.js';
+import { loadTasks } from '../../src/pipelines/collect/tasks.js';
+import { LOCK_SCHEMA, type Lock } from '../../src/schemas/lock.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const tmp = useTempDir('collect-unit');
+
+describe('collect: tasks', () => {
+  it('names file and line of every bad task, refuses duplicate ids, and runs nothing', async () => {
+    const f = join(tmp.path, 'bad.jsonl');
+    await writeFile(f, ['{"id":"a","prompt":"x"}', '{"id":"a","prompt":"y"}', 'not json', '{"id":"../up","prompt":"z"}', '{"id":"b","prompt":"p","extra":1}'].join('\n'));
+    const err = await loadTasks(f).catch((e: unknown) => e);
+    expect(isRollerError(err)).toBe(true);
+    const text = (err as Error).message;
+    expect(text).toContain(`${f}:2: task id 'a' is already used on line 1`);
+    expect(text).toContain(`${f}:3: not JSON`);
+    expect(text).toMatch(new RegExp(`${f}:4: \\$\\.id: `));
+    expect(text).toMatch(new RegExp(`${f}:5: .*extra`));
+  });
+
+  it('the bundle digest follows content, not formatting', async () => {
+    const a = join(tmp.path, 'a.jsonl');
+    const b = join(tmp.path, 'b.jsonl');
+    await writeFile(a, '{"id":"t","prompt":"p","files":{"x":"1"}}\n');
+    await writeFile(b, '{ "files": {"x": "1"}, "prompt": "p", "id": "t" }\n\n');
+    expect((await loadTasks(a)).digest).toBe((await loadTasks(b)).digest);
+    await writeFile(b, '{"id":"t","prompt":"p2"}\n');
+    expect((await loadTasks(a)).digest).not.toBe((await loadTasks(b)).digest);
+  });
+});
+
+describe('collect: lock', () => {
+  it('never keeps a credential: keys redacted, URL userinfo and fragment removed, sensitive query values replaced', () => {
+    const out = JSON.stringify(
+      redactConfig({ api_base: 'https://user:pw@api.example.com/v1?api-version=2026-01&key=abc#frag', api_key: 'sk-live-123', api_key_env: 'MY_KEY', headers: { Authorization: 'Bearer t' }, temperature: 0 }),
+    );
+    expect(out).not.toMatch(/sk-live-123|Bearer t|user:pw|abc|frag/);
+    expect(out).toContain('api-version=2026-01');
+    expect(out).toContain('"api_key_env":"MY_KEY"'); // the name of the variable, not its value
+    expect(out).toContain('"temperature":0');
+  });
+
+  it('lists where two locks differ, ignoring when and by which roller they were written', () => {
+    const base: Lock = {
+      schema: LOCK_SCHEMA, roller_version: '0.1.0', created_at: '2026-11-30T00:00:00.000Z', requests: [{ index: 0, task_id: 't', model: 'scripted/default' }],
+      task_bundle_digest: `sha256:${'0'.repeat(64)}`, harness: { name: 'claude-code', version: '2.1.332' }, models: {}, image_id: null, timeout_s: 600,
+      options: { thinking: null, keep_thinking: true, wire_trace: 'actf', cache_trace: false, capture_calls: true },
+    };
+    expect(lockDifferences(base, { ...base, created_at: '2027-01-01T00:00:00.000Z', roller_version: '0.2.0' })).toEqual([]);
+    expect(lockDifferences(base, { ...base, requests: [{ index: 0, task_id: 'u', model: 'scripted/default' }], options: { ...base.options, wire_trace: 'full' } })).toEqual([
+      '$.requests[0].task_id: "t" -> "u"',
+      '$.options.wire_trace: "actf" -> "full"',
+    ]);
+  });
+});
+
+describe('collect: models', () => {
+  it('scripted models are embedded; API keys come only from the variable the config names', () => {
+    expect(resolveModel('scripted/default', { models: {} })).toMatchObject({ kind: 'scripted' });
+    expect(() => resolveModel('scripted/nope', { models: {} })).toThrow(/no embedded script 'nope'/);
+    const config = { models: { 'acme/m1': { api_base: 'https://api.acme.test', api_key_env: 'ACME_KEY' } } };
+    expect(() => resolveModel('acme/m1', config, {})).toThrow(/ACME_KEY named by --model-config is not set/);
+    expect(resolveModel('acme/m1', config, { ACME_KEY: 'k' })).toMatchObject({ kind: 'api', apiBase: 'https://api.acme.test', apiKey: 'k', modelName: 'm1' });
+    expect(() => resolveModel('acme/other', config, {})).toThrow(/not in --model-config/);
+  });
+});
+
+describe('collect: results/', () => {
+  it('copies ordinary files with their digests, refuses links without following them', async () => {
+    const work = join(tmp.path, 'work');
+    await mkdir(join(work, 'out', 'sub'), { recursive: true });
+    await writeFile(join(work, 'out', 'a.json'), '{}');
+    await writeFile(join(work, 'out', 'sub', 'b.txt'), 'bee');
+    await symlink('/etc/hostname', join(work, 'out', 'link'));
+    await symlink(join(work, 'out', 'sub'), join(work, 'out', 'dirlink'));
+    const r = await copyResults(work, ['out'], join(tmp.path, 'results'));
+    expect(r.files.map((f) => [f.path, f.size, f.mime])).toEqual([
+      ['out/a.json', 2, 'application/json'],
+      ['out/sub/b.txt', 3, 'text/plain'],
+    ]);
+    expect(r.refused.sort()).toEqual(['out/dirlink: a symbolic link', 'out/link: a symbolic link']);
+  });
+});

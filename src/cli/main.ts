@@ -229,9 +229,10 @@ export function buildProgram(): Command {
     .option('--claude-capture-calls', 'alias of --capture-calls (the default)')
     .option('--capture-debug <mode>', 'on-error | full | off: when capture/ keeps raw/', captureDebugOption, 'on-error')
     .option('--runner <kind>', 'local (default) | docker', 'local')
+    .option('--image <name>', '--runner docker: the image samples run in (host networking; the pinned CLI is mounted)')
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
     .option('--json', 'print the final run info as JSON on stdout')
-    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; cacheDir: string; json?: boolean }) => {
+    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean }) => {
       if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
       const controller = new AbortController();
       const onSignal = () => {
@@ -258,6 +259,7 @@ export function buildProgram(): Command {
         captureCalls: opts.captureCalls,
         captureDebug: opts.captureDebug,
         runner: opts.runner,
+        ...(opts.image ? { image: opts.image } : {}),
         cacheDir: opts.cacheDir,
         signal: controller.signal,
         rollerVersion: pkg.version,

@@ -6,6 +6,7 @@ import stableStringify from 'fast-json-stable-stringify';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { installHarness } from '../../harnesses/installer.js';
+import { connectDocker, imageId, type DockerApi } from '../../sources/docker-runner.js';
 import type { ConvertibleHarness } from '../../harnesses/launch.js';
 import { Actf } from '../../schemas/actf.js';
 import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
@@ -36,6 +37,10 @@ export interface CollectOptions {
   captureCalls?: boolean;
   captureDebug?: 'on-error' | 'full' | 'off';
   runner?: 'local' | 'docker';
+  /** --runner docker: the image samples run in (the pinned CLI is mounted into it, host networking). */
+  image?: string;
+  /** A Docker API client to use instead of the local engine's (tests). */
+  docker?: DockerApi;
   cacheDir?: string;
   /** Ctrl-C: queued samples are cancelled, running ones finish and are collected. */
   signal?: AbortSignal;
@@ -72,8 +77,12 @@ class RunInfoCheckpoints {
  * any harness starts), info.json at checkpoints, run-level sft.jsonl at the end (partial on interrupt).
  */
 export async function collect(o: CollectOptions): Promise<CollectResult> {
+  let docker: { api: DockerApi; image: string; id: string } | undefined;
   if ((o.runner ?? 'local') === 'docker') {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker is not available in this version of roller: use --runner local (the default)');
+    if (!o.image) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs, e.g. node:20-bookworm)');
+    const connected = o.docker ? { docker: o.docker } : await connectDocker();
+    if ('reason' in connected) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--runner docker: ${connected.reason}; use --runner local, or start Docker`);
+    docker = { api: connected.docker, image: o.image, id: await imageId(connected.docker, o.image) };
   }
   const bundle = await loadTasks(o.tasks);
   const modelConfig = await loadModelConfig(o.modelConfig);
@@ -94,7 +103,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     task_bundle_digest: bundle.digest,
     harness: { name: o.harness, version: installed.version },
     models: Object.fromEntries(models.map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted' })])),
-    image_id: null,
+    image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
     options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? true },
   };
@@ -120,7 +129,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   const rows = new Map<number, RunInfo['samples'][number]>();
   const created = new Date().toISOString();
   let state: RunInfo['state'] = 'initializing';
-  const config = { harness: o.harness, models: o.models, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, capture_debug: o.captureDebug ?? 'on-error', runner: 'local' };
+  const config = { harness: o.harness, models: o.models, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, capture_debug: o.captureDebug ?? 'on-error', runner: o.runner ?? 'local', image: o.image ?? null };
   const snapshot = (): RunInfo => {
     const list = [...rows.values()].sort((a, b) => a.index - b.index);
     const count = (s: string) => list.filter((r) => r.status === s).length;
@@ -160,6 +169,8 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     captureCalls: o.captureCalls ?? true,
     captureDebug: o.captureDebug ?? 'on-error',
     upstreams: new Map(),
+    installDir: installed.dir,
+    ...(docker ? { docker: { api: docker.api, image: docker.image } } : {}),
   };
   const rowOf = (info: SampleInfo, status = info.status): RunInfo['samples'][number] => ({
     index: info.index,

@@ -15,6 +15,7 @@ import type { RecordedError } from '../../schemas/common.js';
 import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
 import type { Task } from '../../schemas/task.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
+import { runInDocker, type DockerApi } from '../../sources/docker-runner.js';
 import { runProcess, type ProcessPlan } from '../../sources/process-runner.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import { finalizeNativeCapture } from '../../transforms/capture/finalize.js';
@@ -43,6 +44,10 @@ export interface SampleSettings {
   captureDebug: 'on-error' | 'full' | 'off';
   /** model id -> the base URL its calls go to (the run's embedded scripted model, or the API base). */
   upstreams: ReadonlyMap<string, string>;
+  /** Where the pinned CLI is installed (mounted read-only into a container). */
+  installDir: string;
+  /** The docker runner; absent: the local one. */
+  docker?: { api: DockerApi; image: string };
 }
 
 /** samples/<model>/<index>_<task>, the model made one safe path segment. */
@@ -165,7 +170,11 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       const launch = { bin: s.bin, prompt: r.task.prompt, home, work, baseUrl: proxy.url, apiKey: r.model.apiKey };
       const modelArgs = r.model.kind === 'api' ? (s.harness === 'codex' ? ['-m', r.model.modelName] : ['--model', r.model.modelName]) : [];
       const plan: ProcessPlan = s.harness === 'codex' ? await codexPlan({ ...launch, extraArgs: modelArgs }) : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
-      outcome = await runProcess(plan, { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: logs.stdout, stderrPath: logs.stderr });
+      const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: logs.stdout, stderrPath: logs.stderr };
+      outcome = s.docker
+        ? // Host networking: the container reaches this sample's proxy on the host's loopback.
+          await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
+        : await runProcess(plan, run);
     } finally {
       await proxy.close();
       await done.catch((err: unknown) => fail('error', ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));

@@ -1,0 +1,128 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import Docker from 'dockerode';
+import type Dockerode from 'dockerode';
+import { describe, expect, it } from 'vitest';
+import { isRollerError } from '../../src/core/errors.js';
+import { connectDocker, runInDocker, type DockerApi, type DockerContainer } from '../../src/sources/docker-runner.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const tmp = useTempDir('docker-runner');
+
+/** Docker's multiplexed attach framing: [stream, 0, 0, 0, size (BE32)] + payload. */
+function frame(stream: 1 | 2, text: string): Buffer {
+  const payload = Buffer.from(text);
+  const header = Buffer.alloc(8);
+  header[0] = stream;
+  header.writeUInt32BE(payload.length, 4);
+  return Buffer.concat([header, payload]);
+}
+
+/**
+ * An engine stand-in with dockerode's API shape; demultiplexing is dockerode's own (its modem needs no
+ * engine). `behaviour` decides what the "process" in the container does once started.
+ */
+function fakeEngine(behaviour: { output?: [1 | 2, string][]; exitCode?: number; hang?: boolean; failCreate?: string }) {
+  const log: string[] = [];
+  let created: Dockerode.ContainerCreateOptions | undefined;
+  const modem = new Docker({ socketPath: '/nonexistent.sock' }).modem;
+  const api: DockerApi = {
+    ping: async () => 'OK',
+    getImage: () => ({ inspect: async () => ({ Id: 'sha256:feed' }) }),
+    modem,
+    async createContainer(options) {
+      if (behaviour.failCreate) throw new Error(behaviour.failCreate);
+      created = options;
+      log.push('create');
+      const stream = new PassThrough();
+      let exit: (code: number) => void = () => undefined;
+      const exited = new Promise<number>((resolve) => (exit = resolve));
+      const container: DockerContainer = {
+        id: 'c0ffee',
+        attach: async () => {
+          log.push('attach');
+          return stream;
+        },
+        start: async () => {
+          log.push('start');
+          if (behaviour.hang) return;
+          for (const [s, text] of behaviour.output ?? []) stream.write(frame(s, text));
+          stream.end();
+          exit(behaviour.exitCode ?? 0);
+        },
+        wait: async () => ({ StatusCode: await exited }),
+        kill: async () => {
+          log.push('kill');
+          stream.end();
+          exit(137);
+        },
+        remove: async (o) => void log.push(`remove${o?.force ? ' force' : ''}`),
+      };
+      return container;
+    },
+  };
+  return { api, log, created: () => created };
+}
+
+const plan = { command: '/cache/claude-code-2.1.332/node_modules/.bin/claude', args: ['-p', 'hello'], cwd: '/tmp/w', env: { HOME: '/tmp/h', PATH: '/usr/bin' } };
+
+describe('docker runner (dockerode API, engine stand-in)', () => {
+  it('runs the plan as the local runner would: same command, env, cwd, mounts at the same paths, host network; stdout and stderr apart; container removed', async () => {
+    const engine = fakeEngine({ output: [[1, '{"type":"result"}\n'], [2, 'a warning\n'], [1, 'more\n']], exitCode: 0 });
+    const outcome = await runInDocker(plan, {
+      image: 'node:20-bookworm', docker: engine.api, hostNetwork: true, timeoutMs: 5000,
+      mounts: [{ path: '/tmp/h' }, { path: '/tmp/w' }, { path: '/cache/claude-code-2.1.332', readOnly: true }],
+      stdoutPath: join(tmp.path, 'a', 'stdout.log'), stderrPath: join(tmp.path, 'a', 'stderr.log'),
+    });
+    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false, aborted: false });
+    expect(await readFile(join(tmp.path, 'a', 'stdout.log'), 'utf8')).toBe('{"type":"result"}\nmore\n');
+    expect(await readFile(join(tmp.path, 'a', 'stderr.log'), 'utf8')).toBe('a warning\n');
+    expect(engine.created()).toMatchObject({
+      Image: 'node:20-bookworm',
+      Cmd: [plan.command, '-p', 'hello'],
+      Env: ['HOME=/tmp/h', 'PATH=/usr/bin'],
+      WorkingDir: '/tmp/w',
+      HostConfig: { Binds: ['/tmp/h:/tmp/h', '/tmp/w:/tmp/w', '/cache/claude-code-2.1.332:/cache/claude-code-2.1.332:ro'], NetworkMode: 'host', Init: true },
+    });
+    expect(engine.log).toEqual(['create', 'attach', 'start', 'remove force']);
+  });
+
+  it('a container that runs past the timeout is killed and removed, and the outcome says timeout', async () => {
+    const engine = fakeEngine({ hang: true });
+    const outcome = await runInDocker(plan, { image: 'img', docker: engine.api, hostNetwork: false, timeoutMs: 100, mounts: [], stdoutPath: join(tmp.path, 'b', 'o'), stderrPath: join(tmp.path, 'b', 'e') });
+    expect(outcome).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' });
+    expect(engine.log).toEqual(['create', 'attach', 'start', 'kill', 'remove force']);
+    expect(engine.created()!.HostConfig!.NetworkMode).toBe('bridge');
+  });
+
+  it('a non-zero exit is the exit code, the container still removed', async () => {
+    const engine = fakeEngine({ output: [[2, 'boom\n']], exitCode: 3 });
+    const outcome = await runInDocker(plan, { image: 'img', docker: engine.api, hostNetwork: true, timeoutMs: 5000, mounts: [], stdoutPath: join(tmp.path, 'c', 'o'), stderrPath: join(tmp.path, 'c', 'e') });
+    expect(outcome.exitCode).toBe(3);
+    expect(engine.log.at(-1)).toBe('remove force');
+  });
+
+  it('an image the engine cannot create a container from is a clear error naming the image', async () => {
+    const engine = fakeEngine({ failCreate: 'No such image: nope:1' });
+    const err = await runInDocker(plan, { image: 'nope:1', docker: engine.api, hostNetwork: true, timeoutMs: 1000, mounts: [], stdoutPath: join(tmp.path, 'd', 'o'), stderrPath: join(tmp.path, 'd', 'e') }).catch((e: unknown) => e);
+    expect(isRollerError(err)).toBe(true);
+    expect((err as Error).message).toContain('image nope:1');
+    expect((err as Error).message).toContain('No such image');
+  });
+});
+
+const engine = await connectDocker();
+if ('reason' in engine) console.log(`docker runner live test skipped: ${engine.reason}`);
+
+describe('docker runner against a live engine', () => {
+  it.skipIf('reason' in engine)('runs a command in node:20-bookworm-slim and captures its output', async () => {
+    const api = (engine as { docker: DockerApi }).docker;
+    const outcome = await runInDocker(
+      { command: 'node', args: ['-e', 'console.log("from the container")'], cwd: '/', env: { PATH: '/usr/local/bin:/usr/bin:/bin' } },
+      { image: 'node:20-bookworm-slim', docker: api, hostNetwork: true, timeoutMs: 60_000, mounts: [], stdoutPath: join(tmp.path, 'live', 'o'), stderrPath: join(tmp.path, 'live', 'e') },
+    );
+    expect(outcome.exitCode).toBe(0);
+    expect(await readFile(join(tmp.path, 'live', 'o'), 'utf8')).toBe('from the container\n');
+  });
+});

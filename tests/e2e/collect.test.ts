@@ -231,3 +231,50 @@ describe('roller collect with the docker runner (engine stand-in that runs the c
     expect((await roller(['validate-run', runDir])).code).toBe(0);
   }, 5 * 60_000);
 });
+
+describe('roller collect --resume on older runs', () => {
+  it('a run without lock.json is recaptured once before anything is reused; a sample whose main ACTF holds sub-agent steps stops a resume', async () => {
+    const tasks = join(tmp.path, 'old-tasks.jsonl');
+    await writeFile(
+      tasks,
+      [
+        { id: 'hello', prompt: '[HELLO] hi' },
+        { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } },
+      ]
+        .map((t) => JSON.stringify(t))
+        .join('\n'),
+    );
+    const out = join(tmp.path, 'runs');
+    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'older'];
+    expect((await roller(args)).code).toBe(0);
+    const run = join(out, 'older');
+    const { rmSync, writeFileSync } = await import('node:fs');
+
+    // An older run: no lock. Without --resume it is refused; with it, every sample runs again (none reused).
+    rmSync(join(run, 'lock.json'));
+    const refused = await roller(args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('without lock.json');
+    expect((await roller([...args, '--resume'])).code).toBe(0);
+    expect(info(run).summary).toMatchObject({ ok: 2, skipped: 0 });
+    expect(existsSync(join(run, '.migration.json'))).toBe(false); // recapture finished: reuse allowed again
+    expect((await roller([...args, '--resume'])).code).toBe(0);
+    expect(info(run).summary).toMatchObject({ ok: 0, skipped: 2 });
+
+    // An older roller's sample: the main ACTF holds a sub-agent's message.
+    const row = info(run).samples[1]!;
+    const dir = join(run, row.path);
+    const sidechain = readFileSync(join(dir, 'trace.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"isSidechain":true'))
+      .map((l) => JSON.parse(l) as { type: string; message?: { id?: string } })
+      .find((r) => r.type === 'assistant')!.message!.id!;
+    const actf = readJson<{ steps: { native_ids: { message_id: string } }[] }>(join(dir, 'trace_ACTF.json'));
+    actf.steps[1]!.native_ids.message_id = sidechain;
+    writeFileSync(join(dir, 'trace_ACTF.json'), JSON.stringify(actf));
+    const mixed = await roller([...args, '--resume']);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('holds sub-agent steps');
+    expect(mixed.stderr).toContain(dir);
+  }, 10 * 60_000);
+});

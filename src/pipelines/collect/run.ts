@@ -49,6 +49,9 @@ export interface CollectOptions {
   rollerVersion?: string;
 }
 
+/** Present while a run without a lock is being recaptured (seeds/003 §7.4): nothing of it is reused. */
+export const MIGRATION_MARKER = '.migration.json';
+
 export interface CollectResult {
   runDir: string;
   info: RunInfo;
@@ -84,6 +87,11 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     if ('reason' in connected) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--runner docker: ${connected.reason}; use --runner local, or start Docker`);
     docker = { api: connected.docker, image: o.image, id: await imageId(connected.docker, o.image) };
   }
+  if (o.thinking) {
+    // Recorded in the lock but not yet mapped onto each harness's request controls: refusing beats a run
+    // whose samples silently ignored it.
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: reasoning levels are not wired to the harnesses yet; run without it (the harness default applies)`);
+  }
   const bundle = await loadTasks(o.tasks);
   const modelConfig = await loadModelConfig(o.modelConfig);
   const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
@@ -109,6 +117,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   };
 
   const reusable = new Map<number, SampleInfo>();
+  const marker = join(runDir, MIGRATION_MARKER);
   if (existsSync(join(runDir, 'lock.json'))) {
     if (!o.resume) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} already holds a run: pass --resume to continue it, or choose another --run-name`);
     const old = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
@@ -116,12 +125,27 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     if (diff.length > 0) {
       throw new RollerError(ErrorCode.INVALID_OPTIONS, `--resume: this run was collected under other conditions; nothing was started. Differences (old -> now):\n  ${diff.join('\n  ')}\nStart a new run (another --run-name) to collect under the new ones.`);
     }
-    for (const r of requests) {
-      const info = await reusableSample(sampleDirOf(runDir, r), r, bundle.digest, o.keepThinking ?? true);
-      if (info) reusable.set(r.index, info);
+    const mixed: string[] = [];
+    // A run being migrated reuses nothing until one full recapture has finished (the marker says so).
+    if (!existsSync(marker)) {
+      for (const r of requests) {
+        const found = await reusableSample(sampleDirOf(runDir, r), r, bundle.digest, o.keepThinking ?? true);
+        if (found === 'mixed') mixed.push(sampleDirOf(runDir, r));
+        else if (found) reusable.set(r.index, found);
+      }
     }
+    if (mixed.length > 0) {
+      throw new RollerError(
+        ErrorCode.INVALID_OPTIONS,
+        `--resume: these samples' main ACTF/SFT holds sub-agent steps (an older roller mixed them in); they are not reused and nothing was started:\n  ${mixed.join('\n  ')}\nCollect again into a new --run-name; to keep their results, re-project a copy of their trace.jsonl offline (roller convert) and validate it first.`,
+      );
+    }
+  } else if (!o.resume && existsSync(join(runDir, 'info.json'))) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} holds a run without lock.json (an older roller): pass --resume to recapture it in place, or choose another --run-name`);
   } else if (o.resume && existsSync(join(runDir, 'info.json'))) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} has no lock.json (an older run): rerun it into a new --run-name; its samples cannot be trusted for reuse`);
+    // An older run without a lock: lock it now and rerun every sample once; the marker keeps reuse off
+    // until that recapture and the run-level SFT have succeeded, even across a crash.
+    await writeJsonAtomic(marker, { reason: 'run collected without lock.json: every sample is recaptured once before any is reused', since: new Date().toISOString() });
   }
   await mkdir(runDir, { recursive: true });
   await writeJsonAtomic(join(runDir, 'lock.json'), lock);
@@ -226,6 +250,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   try {
     await writeRunSft(runDir, requests.map((r) => ({ dir: sampleDirOf(runDir, r), row: rows.get(r.index) })));
     state = o.signal?.aborted ? 'interrupted' : 'finished';
+    if (state === 'finished') await rm(marker, { force: true });
   } catch (err) {
     state = 'finalization_error';
     await writeInfo();
@@ -263,7 +288,7 @@ async function writeRunSft(runDir: string, samples: { dir: string; row: RunInfo[
  * matches, raw and a valid ACTF are there, the SFT is exactly the projection of that ACTF, and its results
  * are still there with their sizes. Anything less: the sample is run again.
  */
-async function reusableSample(dir: string, r: { index: number; task: { id: string }; model: { id: string } }, digest: string, keepThinking: boolean): Promise<SampleInfo | undefined> {
+async function reusableSample(dir: string, r: { index: number; task: { id: string }; model: { id: string } }, digest: string, keepThinking: boolean): Promise<SampleInfo | 'mixed' | undefined> {
   try {
     const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
     if ((info.status !== 'ok' && info.status !== 'skipped') || info.index !== r.index || info.task_id !== r.task.id || info.model !== r.model.id) return undefined;
@@ -271,6 +296,7 @@ async function reusableSample(dir: string, r: { index: number; task: { id: strin
     if (!existsSync(join(dir, info.trajectory.raw))) return undefined;
     const actf = JSON.parse(await readFile(join(dir, info.trajectory.actf), 'utf8')) as Actf;
     if (checkValue(Actf, actf).length > 0) return undefined;
+    if (info.harness.name === 'claude-code' && (await mixesSubAgentSteps(join(dir, info.trajectory.raw), actf))) return 'mixed';
     if (info.trajectory.sft) {
       const sft = JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')) as unknown;
       const again = projectSft(actf, { keepThinking });
@@ -284,4 +310,25 @@ async function reusableSample(dir: string, r: { index: number; task: { id: strin
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Claude Code: does the main ACTF hold a step whose message is a sub-agent's (a sidechain record of
+ * trace.jsonl)? Older rollers put sub-agent turns into the main trajectory; such samples are never reused.
+ */
+export async function mixesSubAgentSteps(trace: string, actf: Actf): Promise<boolean> {
+  const sub = new Set<string>();
+  for (const line of (await readFile(trace, 'utf8')).split('\n')) {
+    if (!line.includes('"isSidechain":true')) continue;
+    try {
+      const r = JSON.parse(line) as { type?: string; isSidechain?: boolean; message?: { id?: string } };
+      if (r.isSidechain === true && r.type === 'assistant' && r.message?.id) sub.add(r.message.id);
+    } catch {
+      // a bad line: the raw check elsewhere reports it
+    }
+  }
+  return actf.steps.some((s) => {
+    const id = (s as { native_ids?: { message_id?: string } }).native_ids?.message_id;
+    return id !== undefined && sub.has(id);
+  });
 }

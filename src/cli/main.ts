@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { validateFile } from '../pipelines/validate-files.js';
 import { isRecordTypeName, recordTypes, type RecordTypeName } from '../schemas/registry.js';
 import { PipeClosed, printLine } from './output.js';
+import { CollectProgress } from './collect-progress.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -242,7 +243,10 @@ export function buildProgram(): Command {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      const progress = new CollectProgress();
+      let total = 0;
       const { runDir, info } = await collect({
+        onPlan: (n) => (total = n),
         tasks: opts.tasks,
         harness: opts.harness,
         models: opts.model ?? ['scripted/default'],
@@ -263,17 +267,18 @@ export function buildProgram(): Command {
         cacheDir: opts.cacheDir,
         signal: controller.signal,
         rollerVersion: pkg.version,
-        onStart: (r) => process.stderr.write(`started ${r.index}_${r.task_id} (${r.model})\n`),
-        onSample: (s, p) => {
-          const u = s.usage;
-          process.stderr.write(`[${p.done}/${p.total}] ${s.status.padEnd(7)} ${s.index}_${s.task_id} (${s.model})${u ? ` ${u.requests} requests, ${u.input + u.cached_input + u.cache_creation} in / ${u.output} out tokens` : ''}${s.error ? `: ${s.error.message}` : ''}\n`);
-        },
+        onStart: (r) => progress.started(r, total),
+        onSample: (s, p) => progress.finished(s, p),
       });
+      progress.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       const sft = (await readFile(join(runDir, 'sft.jsonl'), 'utf8')).split('\n').filter(Boolean).length;
       const { ok, error, timeout, skipped } = info.summary;
       process.stderr.write(`roller collect: ${info.state}: ${ok} ok, ${skipped} reused, ${error} error, ${timeout} timeout; sft.jsonl holds ${sft} of ${info.progress.total} samples (${info.progress.total - sft} excluded: failed, not run, or no eligible SFT)\n`);
+      const { incomplete, modelNameMismatch } = progress.flagged;
+      if (incomplete > 0) process.stderr.write(`roller collect: ${incomplete} samples end incomplete (token limit or empty answer): excluded from sft.jsonl (info.json runtime.completion_audit)\n`);
+      if (modelNameMismatch > 0) process.stderr.write(`roller collect: ${modelNameMismatch} samples were answered by a model of another name than requested (a warning: aliases are legitimate; runtime.model_identity_audit)\n`);
       if (opts.json) await printLine(JSON.stringify(info));
       else await printLine(runDir);
       process.exitCode = info.state === 'finished' && info.summary.failed === 0 ? 0 : 1;

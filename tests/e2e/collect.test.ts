@@ -278,3 +278,45 @@ describe('roller collect --resume on older runs', () => {
     expect(mixed.stderr).toContain(dir);
   }, 10 * 60_000);
 });
+
+describe('roller collect after SIGKILL', () => {
+  it('info.json is the last complete snapshot, and --resume finishes the run', async () => {
+    const tasks = join(tmp.path, 'kill-tasks.jsonl');
+    await writeFile(
+      tasks,
+      [
+        { id: 'first', prompt: '[HELLO] one' },
+        { id: 'slow', prompt: '[STALL-ONCE] two', timeout_s: 6 },
+        { id: 'third', prompt: '[HELLO] three' },
+      ]
+        .map((t) => JSON.stringify(t))
+        .join('\n'),
+    );
+    const out = join(tmp.path, 'runs');
+    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'killed'];
+    let killed = false;
+    await roller(args, {
+      onStderr: (text, child) => {
+        if (!killed && text.includes('started 1_slow')) {
+          killed = true;
+          child.kill('SIGKILL'); // no handler runs: nothing but the checkpoints already on disk
+        }
+      },
+    });
+    expect(killed).toBe(true);
+    const run = join(out, 'killed');
+    expect((await roller(['validate', '--schema', 'run-info', join(run, 'info.json')])).code).toBe(0);
+    const snapshot = info(run);
+    expect(snapshot.state).toBe('running');
+    expect(snapshot.samples.map((s) => [s.task_id, s.status])).toEqual([['first', 'ok']]);
+
+    const resumed = await roller([...args, '--resume', '--retries', '1']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(info(run).samples.map((s) => [s.task_id, s.status])).toEqual([
+      ['first', 'skipped'],
+      ['slow', 'ok'],
+      ['third', 'ok'],
+    ]);
+    expect((await roller(['validate-run', run])).code).toBe(0);
+  }, 10 * 60_000);
+});

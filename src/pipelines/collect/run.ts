@@ -46,6 +46,8 @@ export interface CollectOptions {
   signal?: AbortSignal;
   onSample?: (info: SampleInfo, progress: { done: number; total: number }) => void;
   onStart?: (request: { index: number; task_id: string; model: string }) => void;
+  /** Called once the requests are known: how many samples the run has. */
+  onPlan?: (total: number) => void;
   rollerVersion?: string;
 }
 
@@ -227,6 +229,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   }
   settings.upstreams = upstreams;
 
+  o.onPlan?.(requests.length);
   const queue = [...requests];
   const worker = async () => {
     for (let r = queue.shift(); r; r = queue.shift()) {

@@ -18,7 +18,10 @@ import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { runInDocker, type DockerApi } from '../../sources/docker-runner.js';
 import { runProcess, type ProcessPlan } from '../../sources/process-runner.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
+import { attributeCalls } from '../../transforms/capture/attribute.js';
 import { finalizeNativeCapture } from '../../transforms/capture/finalize.js';
+import type { Actf } from '../../schemas/actf.js';
+import { completionAudit, modelIdentityAudit, type CompletionAudit, type ModelIdentityAudit } from './audits.js';
 import { convertNative, readCalls } from '../convert.js';
 import { startProxyPipeline } from '../proxy.js';
 import type { ResolvedModel } from './models.js';
@@ -56,6 +59,7 @@ export function sampleDirOf(runDir: string, r: { index: number; task: { id: stri
 }
 
 interface AttemptResult {
+  audits: { completion: CompletionAudit; modelIdentity: ModelIdentityAudit } | null;
   status: SampleInfo['status'];
   error: RecordedError | null;
   elapsedMs: number;
@@ -131,9 +135,13 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
     results: result.results,
     runtime: {
       trajectory_conversion: conversion,
-      sft_eligibility: sftOk
-        ? { eligible: true, reason: null }
-        : { eligible: false, reason: result.status !== 'ok' ? `sample ${result.status}` : (conversion.find((c) => c.target === 'sft')?.reason ?? 'no SFT') },
+      sft_eligibility: !sftOk
+        ? { eligible: false, reason: result.status !== 'ok' ? `sample ${result.status}` : (conversion.find((c) => c.target === 'sft')?.reason ?? 'no SFT') }
+        : result.audits?.completion.status === 'flagged'
+          ? { eligible: false, reason: `incomplete_trajectory: ${result.audits.completion.reason}` }
+          : { eligible: true, reason: null },
+      completion_audit: result.audits?.completion ?? null,
+      model_identity_audit: result.audits?.modelIdentity ?? null,
       participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source })),
       capture: result.capture,
     },
@@ -150,7 +158,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
   const work = join(runtime, 'work');
   const captureWork = join(runtime, 'capture');
   const logs = { stdout: join(runtime, 'stdout.log'), stderr: join(runtime, 'stderr.log') };
-  const result: AttemptResult = { status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs };
+  const result: AttemptResult = { audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs };
   const fail = (status: 'error' | 'timeout', code: string, message: string) => {
     if (result.status === 'ok') {
       result.status = status;
@@ -227,6 +235,15 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         wireLog: join(captureWork, WIRE_LOG_FILE),
       });
       result.capture = { status: manifest.capture_status, path: `capture/attempt-${String(attempt).padStart(4, '0')}`, coverage: manifest.coverage?.status ?? null };
+    }
+    if (session) {
+      const root = session.participants.find((p) => p.role === 'root');
+      const attributed = attributeCalls(calls, session.participants);
+      const actf = existsSync(join(dir, 'trace_ACTF.json')) ? (JSON.parse(await readFile(join(dir, 'trace_ACTF.json'), 'utf8')) as Actf) : null;
+      result.audits = {
+        completion: completionAudit(attributed.filter((c) => c.participant_id === root?.participant && c.execution_status === 'completed'), actf),
+        modelIdentity: modelIdentityAudit(attributed),
+      };
     }
     if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));
     if (s.harness === 'codex' && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));

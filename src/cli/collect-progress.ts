@@ -1,0 +1,56 @@
+import cliProgress from 'cli-progress';
+import type { SampleInfo } from '../schemas/run-info.js';
+
+/**
+ * What `roller collect` shows while it runs: on a terminal a progress bar (done / running / failed, tokens so
+ * far) with failures logged above it; otherwise one plain line per started and finished sample.
+ */
+export class CollectProgress {
+  private readonly multi: cliProgress.MultiBar | undefined;
+  private bar: cliProgress.SingleBar | undefined;
+  private running = 0;
+  private failed = 0;
+  private tokens = 0;
+  readonly flagged = { incomplete: 0, modelNameMismatch: 0 };
+
+  constructor(private readonly out: NodeJS.WriteStream = process.stderr) {
+    if (out.isTTY) {
+      this.multi = new cliProgress.MultiBar(
+        { stream: out, format: 'samples [{bar}] {value}/{total} | running {running} | failed {failed} | tokens {tokens}', hideCursor: true, clearOnComplete: false },
+        cliProgress.Presets.shades_classic,
+      );
+    }
+  }
+
+  started(r: { index: number; task_id: string; model: string }, total: number): void {
+    this.running++;
+    if (this.multi) {
+      this.bar ??= this.multi.create(total, 0, this.payload());
+      this.bar.update(this.payload());
+    } else this.out.write(`started ${r.index}_${r.task_id} (${r.model})\n`);
+  }
+
+  finished(s: SampleInfo, p: { done: number; total: number }): void {
+    if (s.status !== 'skipped') this.running = Math.max(0, this.running - 1);
+    if (s.status === 'error' || s.status === 'timeout') this.failed++;
+    const u = s.usage;
+    if (u) this.tokens += u.input + u.cached_input + u.cache_creation + u.output;
+    const audit = s.runtime as { completion_audit?: { status?: string } | null; model_identity_audit?: { status?: string } | null };
+    if (audit.completion_audit?.status === 'flagged') this.flagged.incomplete++;
+    if (audit.model_identity_audit?.status === 'name_mismatch') this.flagged.modelNameMismatch++;
+    const line = `[${p.done}/${p.total}] ${s.status.padEnd(7)} ${s.index}_${s.task_id} (${s.model})${u ? ` ${u.requests} requests, ${u.input + u.cached_input + u.cache_creation} in / ${u.output} out tokens` : ''}${s.error ? `: ${s.error.message}` : ''}`;
+    if (this.multi) {
+      this.bar ??= this.multi.create(p.total, 0, this.payload());
+      if (s.status === 'error' || s.status === 'timeout') this.multi.log(`${line}\n`);
+      this.bar.update(p.done, this.payload());
+    } else this.out.write(`${line}\n`);
+  }
+
+  stop(): void {
+    this.multi?.stop();
+  }
+
+  private payload() {
+    return { running: this.running, failed: this.failed, tokens: this.tokens };
+  }
+}

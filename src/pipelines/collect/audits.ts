@@ -1,0 +1,82 @@
+import type { Actf } from '../../schemas/actf.js';
+import type { Call } from '../../schemas/call.js';
+
+type Json = Record<string, any>;
+
+export interface CompletionAudit {
+  status: 'flagged' | 'not_flagged' | 'not_observable';
+  reason: string | null;
+  /** Where the finding came from: the last captured response of the main participant, or the ACTF. */
+  source: 'wire' | 'actf' | null;
+  actf_stop_reason: string | null;
+}
+
+export interface ModelIdentityAudit {
+  status: 'match' | 'name_mismatch' | 'not_observable';
+  requested_models: string[];
+  response_models: string[];
+  finish_reasons: string[];
+}
+
+const TOKEN_LIMIT = new Set(['max_tokens', 'length', 'max_output_tokens', 'model_context_window_exceeded']);
+
+/** The finish reason a response declares, whatever the protocol (null when it declares none). */
+export function finishReasonOf(call: Call): string | null {
+  const o = call.output as Json | null;
+  if (!o) return null;
+  if (typeof o.stop_reason === 'string') return o.stop_reason; // Anthropic Messages
+  if (Array.isArray(o.choices) && typeof o.choices[0]?.finish_reason === 'string') return o.choices[0].finish_reason; // Chat
+  if (o.status === 'incomplete') return typeof o.incomplete_details?.reason === 'string' ? o.incomplete_details.reason : 'incomplete'; // Responses
+  if (o.status === 'completed') return 'completed';
+  return null;
+}
+
+function hasAnswerOrToolCall(call: Call): boolean {
+  const o = call.output as Json | null;
+  if (!o) return false;
+  if (Array.isArray(o.content)) return o.content.some((b: Json) => (b.type === 'text' && String(b.text ?? '').trim() !== '') || b.type === 'tool_use');
+  if (Array.isArray(o.choices)) {
+    const m = o.choices[0]?.message as Json | undefined;
+    return Boolean(m && ((typeof m.content === 'string' && m.content.trim() !== '') || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0)));
+  }
+  if (Array.isArray(o.output)) {
+    return o.output.some(
+      (i: Json) => i.type === 'function_call' || i.type === 'custom_tool_call' || (i.type === 'message' && Array.isArray(i.content) && i.content.some((c: Json) => String(c.text ?? '').trim() !== '')),
+    );
+  }
+  return false;
+}
+
+/**
+ * completion_audit (seeds/003 §6.2): the main participant's final response ended at a token limit, or is an
+ * empty answer without tool calls — the trajectory is incomplete. A final response that says so flags it
+ * even when the ACTF says stop; an earlier truncated response followed by a completed one does not. An
+ * unknown finish reason is never read as complete or incomplete.
+ */
+export function completionAudit(rootCalls: readonly Call[], actf: Actf | null): CompletionAudit {
+  const actfStop = actf?.steps.at(-1)?.stop_reason ?? null;
+  const last = [...rootCalls].sort((a, b) => a.seq - b.seq).at(-1);
+  if (last) {
+    const reason = finishReasonOf(last);
+    if (reason && TOKEN_LIMIT.has(reason)) return { status: 'flagged', reason: `the final response stopped at a token limit (${reason})`, source: 'wire', actf_stop_reason: actfStop };
+    if (reason === 'incomplete') return { status: 'flagged', reason: 'the final response is incomplete', source: 'wire', actf_stop_reason: actfStop };
+    if (reason !== null && !hasAnswerOrToolCall(last)) return { status: 'flagged', reason: 'the final response is an empty answer without tool calls', source: 'wire', actf_stop_reason: actfStop };
+    if (reason !== null) return { status: 'not_flagged', reason: null, source: 'wire', actf_stop_reason: actfStop };
+  }
+  if (actfStop && TOKEN_LIMIT.has(actfStop)) return { status: 'flagged', reason: `the last step stopped at a token limit (${actfStop})`, source: 'actf', actf_stop_reason: actfStop };
+  if (actfStop) return { status: 'not_flagged', reason: null, source: 'actf', actf_stop_reason: actfStop };
+  return { status: 'not_observable', reason: 'no final response and no ACTF stop reason to read', source: null, actf_stop_reason: null };
+}
+
+/**
+ * model_identity_audit: the models requests asked for and responses named, per the server's own words (not
+ * proof of routing). A differing name is a warning, never an exclusion: aliases are legitimate.
+ */
+export function modelIdentityAudit(calls: readonly Call[]): ModelIdentityAudit {
+  const requested = [...new Set(calls.map((c) => c.request_model).filter((m): m is string => m !== null))].sort();
+  const responded = [...new Set(calls.map((c) => c.response_model).filter((m): m is string => m !== null))].sort();
+  const finish = [...new Set(calls.map(finishReasonOf).filter((r): r is string => r !== null))].sort();
+  const pairs = calls.filter((c) => c.request_model !== null && c.response_model !== null);
+  const status = pairs.length === 0 ? 'not_observable' : pairs.every((c) => c.request_model === c.response_model) ? 'match' : 'name_mismatch';
+  return { status, requested_models: requested, response_models: responded, finish_reasons: finish };
+}

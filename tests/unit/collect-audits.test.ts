@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { completionAudit, modelIdentityAudit } from '../../src/pipelines/collect/audits.js';
+import type { Actf, Call } from '../../src/schemas/index.js';
+import { recordExamples } from '../support/record-examples.js';
+
+const base = recordExamples.call as Call;
+const call = (seq: number, output: unknown, extra: Partial<Call> = {}): Call => ({ ...base, call_id: `c-${seq}`, seq, output, ...extra } as Call);
+const text = (t: string, stop = 'end_turn') => ({ type: 'message', content: [{ type: 'text', text: t }], stop_reason: stop });
+const actf = (stop: string | null) => ({ steps: [{ stop_reason: stop }] }) as unknown as Actf;
+
+describe('completion audit (seeds/003 §6.2)', () => {
+  it('flags a final response that stopped at a token limit, even when the ACTF says it ended', () => {
+    expect(completionAudit([call(0, text('a')), call(1, text('cut', 'max_tokens'))], actf('end_turn'))).toMatchObject({ status: 'flagged', source: 'wire', actf_stop_reason: 'end_turn' });
+  });
+  it('an earlier truncated response followed by a completed one is not flagged', () => {
+    expect(completionAudit([call(0, text('cut', 'max_tokens')), call(1, text('done'))], null).status).toBe('not_flagged');
+  });
+  it('flags an empty final answer without tool calls; a final tool call is not empty', () => {
+    expect(completionAudit([call(0, text('  '))], null)).toMatchObject({ status: 'flagged', reason: expect.stringContaining('empty answer') });
+    expect(completionAudit([call(0, { type: 'message', content: [{ type: 'tool_use', id: 't', name: 'Bash', input: {} }], stop_reason: 'tool_use' })], null).status).toBe('not_flagged');
+  });
+  it('Chat length and Responses incomplete are token limits too', () => {
+    expect(completionAudit([call(0, { choices: [{ message: { content: 'x' }, finish_reason: 'length' }] })], null).status).toBe('flagged');
+    expect(completionAudit([call(0, { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [] })], null).status).toBe('flagged');
+    expect(completionAudit([call(0, { status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text: 'hi' }] }] })], null).status).toBe('not_flagged');
+  });
+  it('an unknown finish reason is never read either way: the ACTF decides, else not observable', () => {
+    expect(completionAudit([call(0, { something: 'else' })], null).status).toBe('not_observable');
+    expect(completionAudit([], actf('max_tokens'))).toMatchObject({ status: 'flagged', source: 'actf' });
+  });
+});
+
+describe('model identity audit', () => {
+  it('records what was asked for and what answered; a different name is a mismatch (a warning)', () => {
+    expect(modelIdentityAudit([call(0, text('a'), { request_model: 'm', response_model: 'm' })])).toMatchObject({ status: 'match', requested_models: ['m'], response_models: ['m'], finish_reasons: ['end_turn'] });
+    expect(modelIdentityAudit([call(0, text('a'), { request_model: 'm', response_model: 'm-2026' })]).status).toBe('name_mismatch');
+    expect(modelIdentityAudit([call(0, null, { request_model: null, response_model: null })]).status).toBe('not_observable');
+  });
+});

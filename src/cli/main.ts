@@ -228,12 +228,14 @@ export function buildProgram(): Command {
     .option('--thinking <level>', 'recorded in the lock (harness reasoning level)')
     .option('--no-capture-calls', 'do not publish capture/ (calls, relations, manifest) per sample')
     .option('--claude-capture-calls', 'alias of --capture-calls (the default)')
+    .option('--cache-trace', "OpenClaw's cache trace (an error for other harnesses)")
+    .option('--collect-path <path>', 'repeatable; a work-dir path also copied to results/legacy/', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--capture-debug <mode>', 'on-error | full | off: when capture/ keeps raw/', captureDebugOption, 'on-error')
     .option('--runner <kind>', 'local (default) | docker', 'local')
     .option('--image <name>', '--runner docker: the image samples run in (host networking; the pinned CLI is mounted)')
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
     .option('--json', 'print the final run info as JSON on stdout')
-    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean }) => {
+    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[] }) => {
       if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
       const controller = new AbortController();
       const onSignal = () => {
@@ -262,6 +264,8 @@ export function buildProgram(): Command {
         thinking: opts.thinking ?? null,
         captureCalls: opts.captureCalls,
         captureDebug: opts.captureDebug,
+        ...(opts.cacheTrace ? { cacheTrace: true } : {}),
+        ...(opts.collectPath ? { collectPaths: opts.collectPath } : {}),
         runner: opts.runner,
         ...(opts.image ? { image: opts.image } : {}),
         cacheDir: opts.cacheDir,

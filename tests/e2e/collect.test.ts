@@ -92,7 +92,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
         .join('\n'),
     );
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'retry', '--retries', '1']);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'retry', '--retries', '1', '--collect-path', 'out/safe.txt']);
     expect(r.code).toBe(1); // a failed sample
     const run = join(out, 'retry');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -104,6 +104,8 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(links!.attempts).toHaveLength(2);
     const linksDir = join(run, info(run).samples[1]!.path);
     expect(readFileSync(join(linksDir, 'results', 'out', 'safe.txt'), 'utf8')).toBe('safe\n');
+    expect(readFileSync(join(linksDir, 'results', 'legacy', 'out', 'safe.txt'), 'utf8')).toBe('safe\n'); // --collect-path
+    expect(links!.results.map((f) => f.path).sort()).toEqual(['legacy/out/safe.txt', 'out/safe.txt']);
     expect(existsSync(join(linksDir, 'results', 'out', 'link'))).toBe(false);
     expect(existsSync(join(linksDir, 'trace_SFT.json'))).toBe(false); // failed samples keep evidence, not SFT
     expect(readdirSync(join(linksDir, 'rollout')).sort()).toEqual(['claude-code-stderr.attempt-1.log', 'claude-code-stderr.attempt-2.log', 'claude-code-stdout.attempt-1.log', 'claude-code-stdout.attempt-2.log']);

@@ -35,6 +35,10 @@ export interface CollectOptions {
   keepThinking?: boolean;
   thinking?: string | null;
   captureCalls?: boolean;
+  /** OpenClaw's cache trace: no other harness has one, so asking for it elsewhere is an error. */
+  cacheTrace?: boolean;
+  /** Extra paths (relative to the work dir) copied to results/legacy/ (the older --collect-path). */
+  collectPaths?: string[];
   captureDebug?: 'on-error' | 'full' | 'off';
   runner?: 'local' | 'docker';
   /** --runner docker: the image samples run in (the pinned CLI is mounted into it, host networking). */
@@ -93,6 +97,10 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     // Recorded in the lock but not yet mapped onto each harness's request controls: refusing beats a run
     // whose samples silently ignored it.
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: reasoning levels are not wired to the harnesses yet; run without it (the harness default applies)`);
+  }
+  if (o.cacheTrace) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);
+  for (const p of o.collectPaths ?? []) {
+    if (p.startsWith('/') || p.split(/[\\/]/).includes('..')) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--collect-path '${p}' must stay inside the work directory`);
   }
   const bundle = await loadTasks(o.tasks);
   const modelConfig = await loadModelConfig(o.modelConfig);
@@ -196,6 +204,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     captureDebug: o.captureDebug ?? 'on-error',
     upstreams: new Map(),
     installDir: installed.dir,
+    collectPaths: o.collectPaths ?? [],
     ...(docker ? { docker: { api: docker.api, image: docker.image } } : {}),
   };
   const rowOf = (info: SampleInfo, status = info.status): RunInfo['samples'][number] => ({

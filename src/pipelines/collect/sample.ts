@@ -47,6 +47,8 @@ export interface SampleSettings {
   captureDebug: 'on-error' | 'full' | 'off';
   /** model id -> the base URL its calls go to (the run's embedded scripted model, or the API base). */
   upstreams: ReadonlyMap<string, string>;
+  /** --collect-path: extra work-dir paths copied to results/legacy/. */
+  collectPaths: readonly string[];
   /** Where the pinned CLI is installed (mounted read-only into a container). */
   installDir: string;
   /** The docker runner; absent: the local one. */
@@ -249,7 +251,10 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (s.harness === 'codex' && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
 
     const { files, refused } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'));
-    result.results = files;
+    // --collect-path output goes to results/legacy/ (seeds/003 §5.7), under the same safety rules.
+    const legacy = await copyResults(work, s.collectPaths, join(dir, 'results', 'legacy'));
+    result.results = [...files, ...legacy.files.map((f) => ({ ...f, path: `legacy/${f.path}` }))];
+    refused.push(...legacy.refused);
     if (refused.length > 0) fail('error', 'ROLLER_UNSAFE_OUTPUT', `the task output holds files roller does not copy: ${refused.join('; ')} (the safe files were copied)`);
   } catch (err) {
     fail('error', 'ROLLER_SAMPLE_FAILED', (err as Error).message);

@@ -225,7 +225,7 @@ export function buildProgram(): Command {
     .option('--timeout <s>', 'per-sample timeout in seconds (a task timeout_s wins)', positiveInt, 600)
     .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'actf')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
-    .option('--thinking <level>', 'recorded in the lock (harness reasoning level)')
+    .option('--thinking <level>', 'reasoning level for the harness (claude-code --effort: low..max; codex model_reasoning_effort: minimal..xhigh), audited on the wire')
     .option('--no-capture-calls', 'do not publish capture/ (calls, relations, manifest) per sample')
     .option('--claude-capture-calls', 'alias of --capture-calls (the default)')
     .option('--cache-trace', "OpenClaw's cache trace (an error for other harnesses)")
@@ -280,7 +280,9 @@ export function buildProgram(): Command {
       const sft = (await readFile(join(runDir, 'sft.jsonl'), 'utf8')).split('\n').filter(Boolean).length;
       const { ok, error, timeout, skipped } = info.summary;
       process.stderr.write(`roller collect: ${info.state}: ${ok} ok, ${skipped} reused, ${error} error, ${timeout} timeout; sft.jsonl holds ${sft} of ${info.progress.total} samples (${info.progress.total - sft} excluded: failed, not run, or no eligible SFT)\n`);
-      const { incomplete, modelNameMismatch } = progress.flagged;
+      const { incomplete, modelNameMismatch, effortMismatch, effortUnverified } = progress.flagged;
+      if (effortMismatch > 0) process.stderr.write(`roller collect: ${effortMismatch} samples sent another reasoning effort than --thinking asked: excluded from sft.jsonl (runtime.wire_effort_audit)\n`);
+      if (effortUnverified > 0) process.stderr.write(`roller collect: ${effortUnverified} samples' requests did not state the reasoning effort (unverified, not excluded)\n`);
       if (incomplete > 0) process.stderr.write(`roller collect: ${incomplete} samples end incomplete (token limit or empty answer): excluded from sft.jsonl (info.json runtime.completion_audit)\n`);
       if (modelNameMismatch > 0) process.stderr.write(`roller collect: ${modelNameMismatch} samples were answered by a model of another name than requested (a warning: aliases are legitimate; runtime.model_identity_audit)\n`);
       if (opts.json) await printLine(JSON.stringify(info));

@@ -171,13 +171,16 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
         .join('\n'),
     );
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'codex']);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'codex', '--thinking', 'low']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'codex');
     expect((await roller(['validate-run', run])).code).toBe(0);
     const rows = info(run).samples;
     expect(rows.map((s) => s.status)).toEqual(['ok', 'ok']);
     expect((sample(run, rows[1]!).runtime.participants as { role: string }[]).map((p) => p.role)).toEqual(['root', 'child']);
+    // --thinking low reached every request the harness sent (model_reasoning_effort -> reasoning.effort).
+    for (const row of rows) expect(sample(run, row).runtime.wire_effort_audit).toMatchObject({ status: 'matched', requested: 'low' });
+    expect(readJson<{ options: { thinking: string } }>(join(run, 'lock.json')).options.thinking).toBe('low');
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
   }, 10 * 60_000);
 });

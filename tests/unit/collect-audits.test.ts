@@ -37,3 +37,23 @@ describe('model identity audit', () => {
     expect(modelIdentityAudit([call(0, null, { request_model: null, response_model: null })]).status).toBe('not_observable');
   });
 });
+
+describe('wire effort and thinking audits', async () => {
+  const { wireEffortAudit, thinkingAudit, thinkingArgs } = await import('../../src/pipelines/collect/audits.js');
+  const req = (context: unknown) => call(0, null, { context } as Partial<Call>);
+  it('every request against the requested level: matched, mismatch, unverified, not observable', () => {
+    expect(wireEffortAudit([req({ output_config: { effort: 'high' } }), req({ reasoning: { effort: 'high' } })], 'high').status).toBe('matched');
+    expect(wireEffortAudit([req({ output_config: { effort: 'high' } }), req({ output_config: { effort: 'low' } })], 'high')).toMatchObject({ status: 'mismatch', observed: ['high', 'low'] });
+    expect(wireEffortAudit([req({ output_config: { effort: 'high' } }), req({ model: 'm' })], 'high').status).toBe('unverified');
+    expect(wireEffortAudit([], 'high').status).toBe('not_observable');
+  });
+  it('visible reasoning counted from the ACTF; nothing observable without --keep-thinking', () => {
+    const a = { steps: [{ assistant_content: { reasoning_content: 'I think' } }, { assistant_content: { reasoning_content: '' } }] } as unknown as Actf;
+    expect(thinkingAudit(a, 'high', true)).toEqual({ status: 'visible_reasoning', requested: 'high', steps_with_reasoning: 1 });
+    expect(thinkingAudit(a, 'high', false).status).toBe('not_observable');
+  });
+  it('the harness arguments for a level', () => {
+    expect(thinkingArgs('claude-code', 'high')).toEqual(['--effort', 'high']);
+    expect(thinkingArgs('codex', 'low')).toEqual(['-c', 'model_reasoning_effort="low"']);
+  });
+});

@@ -80,3 +80,59 @@ export function modelIdentityAudit(calls: readonly Call[]): ModelIdentityAudit {
   const status = pairs.length === 0 ? 'not_observable' : pairs.every((c) => c.request_model === c.response_model) ? 'match' : 'name_mismatch';
   return { status, requested_models: requested, response_models: responded, finish_reasons: finish };
 }
+
+/** Reasoning levels each harness takes (`--thinking`), and how it asks for them. */
+export const THINKING_LEVELS = {
+  'claude-code': ['low', 'medium', 'high', 'xhigh', 'max'],
+  codex: ['minimal', 'low', 'medium', 'high', 'xhigh'],
+} as const;
+
+/** The harness arguments that set a reasoning level: Claude Code `--effort`, Codex `model_reasoning_effort`. */
+export function thinkingArgs(harness: keyof typeof THINKING_LEVELS, level: string): string[] {
+  return harness === 'codex' ? ['-c', `model_reasoning_effort="${level}"`] : ['--effort', level];
+}
+
+export interface WireEffortAudit {
+  status: 'matched' | 'mismatch' | 'unverified' | 'not_observable';
+  requested: string;
+  /** Per request: what its body asked for (null: the control was omitted). */
+  observed: (string | null)[];
+  source: 'wire';
+}
+
+/**
+ * wire_effort_audit: every outgoing request (retries included) against the requested level — Anthropic
+ * `output_config.effort`, Responses `reasoning.effort`, Chat `reasoning_effort`. An explicit other value is a
+ * mismatch; an omitted control is unverified; no readable request is not observable. It describes what the
+ * client sent, not what the provider did.
+ */
+export function wireEffortAudit(calls: readonly Call[], requested: string): WireEffortAudit {
+  const observed = calls.map((c) => {
+    const b = c.context as Json | null;
+    const v = b?.output_config?.effort ?? b?.reasoning?.effort ?? b?.reasoning_effort;
+    return typeof v === 'string' ? v : null;
+  });
+  const status = observed.length === 0 ? 'not_observable' : observed.some((v) => v !== null && v !== requested) ? 'mismatch' : observed.some((v) => v === null) ? 'unverified' : 'matched';
+  return { status, requested, observed, source: 'wire' };
+}
+
+export interface ThinkingAudit {
+  status: 'visible_reasoning' | 'no_visible_reasoning' | 'not_observable';
+  requested: string;
+  /** ACTF steps with visible reasoning kept. */
+  steps_with_reasoning: number;
+}
+
+/**
+ * thinking_audit: visible reasoning retained in the ACTF under an explicitly requested level. With
+ * --no-keep-thinking nothing can be observed (an empty field is no evidence that the model did not reason);
+ * no visible reasoning is not proof that reasoning was off.
+ */
+export function thinkingAudit(actf: Actf | null, requested: string, keepThinking: boolean): ThinkingAudit {
+  if (!keepThinking || !actf) return { status: 'not_observable', requested, steps_with_reasoning: 0 };
+  const n = actf.steps.filter((s) => {
+    const r = (s as { assistant_content?: { reasoning_content?: unknown } }).assistant_content?.reasoning_content;
+    return typeof r === 'string' && r.trim() !== '';
+  }).length;
+  return { status: n > 0 ? 'visible_reasoning' : 'no_visible_reasoning', requested, steps_with_reasoning: n };
+}

@@ -15,6 +15,7 @@ import { checkValue } from '../../schemas/validate.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
 import { projectSft } from '../../transforms/sft/project.js';
+import { THINKING_LEVELS } from './audits.js';
 import { lockDifferences, redactConfig } from './lock.js';
 import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
@@ -93,10 +94,8 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     if ('reason' in connected) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--runner docker: ${connected.reason}; use --runner local, or start Docker`);
     docker = { api: connected.docker, image: o.image, id: await imageId(connected.docker, o.image) };
   }
-  if (o.thinking) {
-    // Recorded in the lock but not yet mapped onto each harness's request controls: refusing beats a run
-    // whose samples silently ignored it.
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: reasoning levels are not wired to the harnesses yet; run without it (the harness default applies)`);
+  if (o.thinking && !(THINKING_LEVELS[o.harness] as readonly string[]).includes(o.thinking)) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${o.harness} takes ${THINKING_LEVELS[o.harness].join(', ')}`);
   }
   if (o.cacheTrace) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);
   for (const p of o.collectPaths ?? []) {
@@ -205,6 +204,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     upstreams: new Map(),
     installDir: installed.dir,
     collectPaths: o.collectPaths ?? [],
+    thinking: o.thinking ?? null,
     ...(docker ? { docker: { api: docker.api, image: docker.image } } : {}),
   };
   const rowOf = (info: SampleInfo, status = info.status): RunInfo['samples'][number] => ({

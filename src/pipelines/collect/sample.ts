@@ -21,7 +21,7 @@ import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import { attributeCalls } from '../../transforms/capture/attribute.js';
 import { finalizeNativeCapture } from '../../transforms/capture/finalize.js';
 import type { Actf } from '../../schemas/actf.js';
-import { completionAudit, modelIdentityAudit, type CompletionAudit, type ModelIdentityAudit } from './audits.js';
+import { completionAudit, modelIdentityAudit, thinkingArgs, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
 import { convertNative, readCalls } from '../convert.js';
 import { startProxyPipeline } from '../proxy.js';
 import type { ResolvedModel } from './models.js';
@@ -47,6 +47,8 @@ export interface SampleSettings {
   captureDebug: 'on-error' | 'full' | 'off';
   /** model id -> the base URL its calls go to (the run's embedded scripted model, or the API base). */
   upstreams: ReadonlyMap<string, string>;
+  /** --thinking: the reasoning level asked of the harness (null: its default). */
+  thinking: string | null;
   /** --collect-path: extra work-dir paths copied to results/legacy/. */
   collectPaths: readonly string[];
   /** Where the pinned CLI is installed (mounted read-only into a container). */
@@ -61,7 +63,7 @@ export function sampleDirOf(runDir: string, r: { index: number; task: { id: stri
 }
 
 interface AttemptResult {
-  audits: { completion: CompletionAudit; modelIdentity: ModelIdentityAudit } | null;
+  audits: { completion: CompletionAudit; modelIdentity: ModelIdentityAudit; wireEffort: WireEffortAudit | null; thinking: ThinkingAudit | null } | null;
   status: SampleInfo['status'];
   error: RecordedError | null;
   elapsedMs: number;
@@ -141,9 +143,13 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
         ? { eligible: false, reason: result.status !== 'ok' ? `sample ${result.status}` : (conversion.find((c) => c.target === 'sft')?.reason ?? 'no SFT') }
         : result.audits?.completion.status === 'flagged'
           ? { eligible: false, reason: `incomplete_trajectory: ${result.audits.completion.reason}` }
-          : { eligible: true, reason: null },
+          : result.audits?.wireEffort?.status === 'mismatch'
+            ? { eligible: false, reason: `wire_effort_mismatch: requests asked for ${[...new Set(result.audits.wireEffort.observed)].join(', ')}, not ${result.audits.wireEffort.requested}` }
+            : { eligible: true, reason: null },
       completion_audit: result.audits?.completion ?? null,
       model_identity_audit: result.audits?.modelIdentity ?? null,
+      ...(result.audits?.wireEffort ? { wire_effort_audit: result.audits.wireEffort } : {}),
+      ...(result.audits?.thinking ? { thinking_audit: result.audits.thinking } : {}),
       participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source })),
       capture: result.capture,
     },
@@ -178,7 +184,10 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     let outcome;
     try {
       const launch = { bin: s.bin, prompt: r.task.prompt, home, work, baseUrl: proxy.url, apiKey: r.model.apiKey };
-      const modelArgs = r.model.kind === 'api' ? (s.harness === 'codex' ? ['-m', r.model.modelName] : ['--model', r.model.modelName]) : [];
+      const modelArgs = [
+        ...(r.model.kind === 'api' ? (s.harness === 'codex' ? ['-m', r.model.modelName] : ['--model', r.model.modelName]) : []),
+        ...(s.thinking ? thinkingArgs(s.harness, s.thinking) : []),
+      ];
       const plan: ProcessPlan = s.harness === 'codex' ? await codexPlan({ ...launch, extraArgs: modelArgs }) : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
       const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: logs.stdout, stderrPath: logs.stderr };
       outcome = s.docker
@@ -245,6 +254,8 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       result.audits = {
         completion: completionAudit(attributed.filter((c) => c.participant_id === root?.participant && c.execution_status === 'completed'), actf),
         modelIdentity: modelIdentityAudit(attributed),
+        wireEffort: s.thinking ? wireEffortAudit(calls.filter((c) => (c.context as { generate?: unknown } | null)?.generate !== false), s.thinking) : null,
+        thinking: s.thinking ? thinkingAudit(actf, s.thinking, s.keepThinking) : null,
       };
     }
     if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));

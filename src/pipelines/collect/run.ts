@@ -1,5 +1,5 @@
 import { createWriteStream, existsSync } from 'node:fs';
-import { lstat, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import stableStringify from 'fast-json-stable-stringify';
@@ -138,7 +138,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     // A run being migrated reuses nothing until one full recapture has finished (the marker says so).
     if (!existsSync(marker)) {
       for (const r of requests) {
-        const found = await reusableSample(sampleDirOf(runDir, r), r, bundle.digest, o.keepThinking ?? true);
+        const found = await reusableSample(sampleDirOf(runDir, r), r, bundle.digest, o.keepThinking ?? true, wireTrace);
         if (found === 'mixed') mixed.push(sampleDirOf(runDir, r));
         else if (found) reusable.set(r.index, found);
       }
@@ -300,12 +300,13 @@ async function writeRunSft(runDir: string, samples: { dir: string; row: RunInfo[
  * matches, raw and a valid ACTF are there, the SFT is exactly the projection of that ACTF, and its results
  * are still there with their sizes. Anything less: the sample is run again.
  */
-async function reusableSample(dir: string, r: { index: number; task: { id: string }; model: { id: string } }, digest: string, keepThinking: boolean): Promise<SampleInfo | 'mixed' | undefined> {
+async function reusableSample(dir: string, r: { index: number; task: { id: string }; model: { id: string } }, digest: string, keepThinking: boolean, wireTrace: WireTraceMode): Promise<SampleInfo | 'mixed' | undefined> {
   try {
     const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
     if ((info.status !== 'ok' && info.status !== 'skipped') || info.index !== r.index || info.task_id !== r.task.id || info.model !== r.model.id) return undefined;
     if (info.provenance.task_bundle_digest !== digest || !info.trajectory.raw || !info.trajectory.actf) return undefined;
-    if (!existsSync(join(dir, info.trajectory.raw))) return undefined;
+    if (!(await rawHoldsAMessage(join(dir, info.trajectory.raw)))) return undefined;
+    if (wireTrace === 'full' && !existsSync(join(dir, 'wire_trace.jsonl'))) return undefined;
     const actf = JSON.parse(await readFile(join(dir, info.trajectory.actf), 'utf8')) as Actf;
     if (checkValue(Actf, actf).length > 0) return undefined;
     if (info.harness.name === 'claude-code' && (await mixesSubAgentSteps(join(dir, info.trajectory.raw), actf))) return 'mixed';
@@ -343,4 +344,22 @@ export async function mixesSubAgentSteps(trace: string, actf: Actf): Promise<boo
     const id = (s as { native_ids?: { message_id?: string } }).native_ids?.message_id;
     return id !== undefined && sub.has(id);
   });
+}
+
+/** The raw trace starts with a JSON record and holds a model message (read from the front only: no full reread). */
+async function rawHoldsAMessage(path: string): Promise<boolean> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    const head = buf.toString('utf8', 0, bytesRead);
+    const first = head.slice(0, head.indexOf('\n') === -1 ? head.length : head.indexOf('\n'));
+    JSON.parse(first);
+    return /"type":"(assistant|response_item)"/.test(head) || /"role":"assistant"/.test(head);
+  } catch {
+    return false;
+  } finally {
+    await handle.close();
+  }
 }

@@ -10,7 +10,7 @@ import { convertNative } from '../pipelines/convert.js';
 import { collect } from '../pipelines/collect/run.js';
 import { validateRun } from '../pipelines/validate-run.js';
 import { verifyHarness } from '../pipelines/verify.js';
-import { CONVERTIBLE_HARNESSES, isConvertibleHarness, type ConvertibleHarness } from '../harnesses/launch.js';
+import { CONVERTIBLE_HARNESSES, isConvertibleHarness, isVerifiableHarness, VERIFIABLE_HARNESSES, type ConvertibleHarness, type VerifiableHarness } from '../harnesses/launch.js';
 import { validateCapture } from '../transforms/capture/validate.js';
 import { viewCapture } from '../transforms/capture/view.js';
 import { defaultCacheDir, installHarness, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/installer.js';
@@ -137,10 +137,10 @@ export function buildProgram(): Command {
   program
     .command('verify')
     .description("run seeds/000's common acceptance scenarios on the real pinned harness, offline (scripted model, recording proxy), and judge each from the files")
-    .requiredOption('--harness <name>', CONVERTIBLE_HARNESSES.join(' | '), convertibleHarness)
+    .requiredOption('--harness <name>', VERIFIABLE_HARNESSES.join(' | '), verifiableHarness)
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
-    .action(async (opts: { harness: ConvertibleHarness; cacheDir: string; keep?: boolean }) => {
+    .action(async (opts: { harness: VerifiableHarness; cacheDir: string; keep?: boolean }) => {
       const results = await verifyHarness(opts.harness, {
         cacheDir: opts.cacheDir,
         keep: opts.keep === true,
@@ -307,6 +307,11 @@ function nonNegativeInt(value: string): number {
 
 function captureDebugOption(value: string): 'on-error' | 'full' | 'off' {
   if (value !== 'on-error' && value !== 'full' && value !== 'off') throw new InvalidArgumentError('on-error, full or off');
+  return value;
+}
+
+function verifiableHarness(value: string): VerifiableHarness {
+  if (!isVerifiableHarness(value)) throw new InvalidArgumentError(`${VERIFIABLE_HARNESSES.join(' or ')} (the others have no acceptance scenarios yet)`);
   return value;
 }
 

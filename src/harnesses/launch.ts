@@ -14,10 +14,18 @@ export interface HarnessLaunch {
   extraArgs?: string[];
 }
 
-/** The harnesses with an offline converter and acceptance scenarios so far. */
-export const CONVERTIBLE_HARNESSES = ['claude-code', 'codex'] as const;
+/** The harnesses with an offline converter (roller convert) and a collect adapter so far. */
+export const CONVERTIBLE_HARNESSES = ['claude-code', 'codex', 'opencode'] as const;
 export type ConvertibleHarness = (typeof CONVERTIBLE_HARNESSES)[number];
 
 export function isConvertibleHarness(name: string): name is ConvertibleHarness {
   return (CONVERTIBLE_HARNESSES as readonly string[]).includes(name);
+}
+
+/** The harnesses `roller verify` has acceptance scenarios for so far. */
+export const VERIFIABLE_HARNESSES = ['claude-code', 'codex'] as const;
+export type VerifiableHarness = (typeof VERIFIABLE_HARNESSES)[number];
+
+export function isVerifiableHarness(name: string): name is VerifiableHarness {
+  return (VERIFIABLE_HARNESSES as readonly string[]).includes(name);
 }

@@ -1,3 +1,4 @@
+import type { Call } from '../schemas/call.js';
 import type { Manifest } from '../schemas/manifest.js';
 import type { NativeIdentityHeaders } from '../sources/proxy/headers.js';
 import type { ParticipantUsage } from './claude-code/participants.js';
@@ -12,7 +13,16 @@ import type { ParticipantUsage } from './claude-code/participants.js';
  */
 export type NativeOutputs =
   | { method: 'per_id' }
-  | { method: 'count'; counts: Readonly<Record<string, number>> }
+  | {
+      method: 'count';
+      counts: Readonly<Record<string, number>>;
+      /**
+       * Which captured calls can leave a native output (by the request's own shape, never its text, time or
+       * order), and the rule in words for the manifest — e.g. OpenCode's title requests offer no tools and
+       * write no assistant message. Absent: every completed call counts.
+       */
+      counted?: { rule: string; test(call: Call): boolean };
+    }
   | { method: 'none'; reason: string };
 
 /**

@@ -21,6 +21,10 @@ import { CALL_SCHEMA, type Call } from '../schemas/call.js';
 import { checkValue } from '../schemas/validate.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import { projectSft } from '../transforms/sft/project.js';
+import { openCodeToActf } from '../harnesses/opencode/actf.js';
+import { openCodeEvents } from '../harnesses/opencode/events.js';
+import { openCodeParticipants } from '../harnesses/opencode/participants.js';
+import { findOpenCodeDb, OPENCODE_RAW_SCHEMA, readOpenCodeStore } from '../harnesses/opencode/store.js';
 
 export interface ConvertOptions {
   harness: ConvertibleHarness;
@@ -71,6 +75,7 @@ export async function readCalls(path: string): Promise<Call[]> {
 /** `roller convert`: an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json and usage.json. */
 export async function convertNative(options: ConvertOptions): Promise<ConvertedSession[]> {
   if (options.harness === 'codex') return convertCodex(options);
+  if (options.harness === 'opencode') return convertOpenCode(options);
   const files = await findSessionFiles(options.native);
   const calls = options.wire ? await readCalls(options.wire) : undefined;
   const results: ConvertedSession[] = [];
@@ -192,6 +197,56 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
       rejectedLines: mine.length,
       streamCheck: null,
     });
+  }
+  return results;
+}
+
+/**
+ * OpenCode: the SQLite store read with SQLite (sessions, messages, parts), one converted session per root
+ * session with its child sessions; trace.jsonl holds the rows as roller.opencode-events/v1 records.
+ */
+async function convertOpenCode(options: ConvertOptions): Promise<ConvertedSession[]> {
+  const store = readOpenCodeStore(findOpenCodeDb(options.native));
+  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  const participants = openCodeParticipants(store);
+  const roots = store.sessions.filter((s) => s.parentId === null);
+  const results: ConvertedSession[] = [];
+  for (const root of roots) {
+    const tree = new Set<string>([root.id]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const s of store.sessions) if (s.parentId && tree.has(s.parentId) && !tree.has(s.id)) (tree.add(s.id), (grew = true));
+    }
+    const dir = roots.length === 1 ? options.out : join(options.out, root.id);
+    await createJsonlSink({ path: join(dir, 'trace.jsonl') }).consume(
+      (async function* () {
+        yield* openCodeEvents(store, tree);
+      })(),
+      createStageContext(),
+    );
+    const actf = openCodeToActf(store, root.id, calls ? { wire: calls } : {});
+    const issues = checkValue(Actf, actf);
+    if (issues.length > 0) {
+      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${store.path}: the ACTF produced for session ${root.id} is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the database`);
+    }
+    await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
+    const sft = projectSft(actf, { keepThinking: options.keepThinking });
+    if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
+    const mine = participants.filter((p) => tree.has(p.native_id));
+    await writeJsonAtomic(join(dir, 'usage.json'), { schema: 'roller.usage/v1', harness: 'opencode', session_id: root.id, participants: mine });
+    await writeJsonAtomic(join(dir, 'conversion.json'), {
+      raw_schema: OPENCODE_RAW_SCHEMA,
+      source: { database: store.path, sessions: [...tree] },
+      system_prompt_source: actf.system_prompt_source,
+      tools_source: actf.tools_source,
+      trajectory_conversion: [
+        { target: 'actf', status: 'ok', reason: null },
+        { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
+      ],
+      rejected_lines: [],
+      stream_check: null,
+    });
+    results.push({ sessionId: root.id, dir, steps: actf.steps.length, sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason }, participants: mine, rejectedLines: 0, streamCheck: null });
   }
   return results;
 }

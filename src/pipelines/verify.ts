@@ -1,4 +1,4 @@
-import type { ConvertibleHarness } from '../harnesses/launch.js';
+import type { VerifiableHarness } from '../harnesses/launch.js';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { attributeCalls, deriveRelations, finalizeNativeCapture, validateCapture
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
 
-export type VerifyHarness = ConvertibleHarness;
+export type VerifyHarness = VerifiableHarness;
 export type ScenarioStatus = 'pass' | 'fail' | 'not_applicable' | 'not_run';
 
 export interface ScenarioResult {

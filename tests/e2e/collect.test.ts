@@ -325,3 +325,34 @@ describe('roller collect after SIGKILL', () => {
     expect((await roller(['validate-run', run])).code).toBe(0);
   }, 10 * 60_000);
 });
+
+describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () => {
+  it('a run with a task-tool sub-agent: sessions joined by x-session-id, count coverage verified, relations, ACTF and SFT', async () => {
+    const tasks = join(tmp.path, 'opencode-tasks.jsonl');
+    await writeFile(
+      tasks,
+      [
+        { id: 'hello', prompt: '[HELLO] Say hello.' },
+        { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
+      ]
+        .map((t) => JSON.stringify(t))
+        .join('\n'),
+    );
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'opencode', '--output', out, '--run-name', 'opencode']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'opencode');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const rows = info(run).samples;
+    expect(rows.map((s) => s.status)).toEqual(['ok', 'ok']);
+    const delegate = sample(run, rows[1]!);
+    expect((delegate.runtime.participants as { role: string }[]).map((p) => p.role)).toEqual(['root', 'child']);
+    expect(delegate.trajectory).toMatchObject({ raw_schema: 'roller.opencode-events/v1', actf: 'trace_ACTF.json', sft: 'trace_SFT.json' });
+    const capture = join(run, rows[1]!.path, 'capture', 'attempt-0001');
+    const manifest = readJson<{ capture_status: string; capabilities: { native_output_coverage: string }; coverage: { method: string; status: string } }>(join(capture, 'manifest.json'));
+    expect(manifest).toMatchObject({ capture_status: 'complete', capabilities: { native_output_coverage: 'count' }, coverage: { method: 'count', status: 'verified' } });
+    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+  }, 10 * 60_000);
+});

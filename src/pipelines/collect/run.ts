@@ -94,8 +94,9 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     if ('reason' in connected) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--runner docker: ${connected.reason}; use --runner local, or start Docker`);
     docker = { api: connected.docker, image: o.image, id: await imageId(connected.docker, o.image) };
   }
-  if (o.thinking && !(THINKING_LEVELS[o.harness] as readonly string[]).includes(o.thinking)) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${o.harness} takes ${THINKING_LEVELS[o.harness].join(', ')}`);
+  if (o.thinking && !THINKING_LEVELS[o.harness].includes(o.thinking)) {
+    const levels = THINKING_LEVELS[o.harness];
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${levels.length > 0 ? `${o.harness} takes ${levels.join(', ')}` : `roller cannot set a reasoning level for ${o.harness} yet`}`);
   }
   if (o.cacheTrace) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);
   for (const p of o.collectPaths ?? []) {
@@ -104,8 +105,8 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   const bundle = await loadTasks(o.tasks);
   const modelConfig = await loadModelConfig(o.modelConfig);
   const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
-  if (o.harness === 'codex' && models.some((m) => m.kind === 'api')) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, 'collect with codex runs only scripted/<name> models in this version (its provider config points at the embedded model)');
+  if (o.harness !== 'claude-code' && models.some((m) => m.kind === 'api')) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `collect with ${o.harness} runs only scripted/<name> models in this version (its provider config points at the embedded model)`);
   }
   const runName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   const runDir = join(o.output, runName);

@@ -8,6 +8,9 @@ import type { ParticipantUsage } from '../../harnesses/claude-code/participants.
 import { claudeCodePlan, claudeConfigDir } from '../../harnesses/claude-code/launch.js';
 import { CLAUDE_CODE_RAW_SCHEMA } from '../../harnesses/claude-code/trace.js';
 import { codexPlan } from '../../harnesses/codex/launch.js';
+import { opencodePlan } from '../../harnesses/opencode/launch.js';
+import { openCodeNativeCapture } from '../../harnesses/opencode/native-capture.js';
+import { findOpenCodeDb, OPENCODE_RAW_SCHEMA, readOpenCodeStore } from '../../harnesses/opencode/store.js';
 import { CODEX_RAW_SCHEMA } from '../../harnesses/codex/rollout.js';
 import type { ConvertibleHarness } from '../../harnesses/launch.js';
 import { perIdNativeCapture } from '../../harnesses/native-capture.js';
@@ -19,6 +22,7 @@ import { runInDocker, type DockerApi } from '../../sources/docker-runner.js';
 import { runProcess, type ProcessPlan } from '../../sources/process-runner.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import { attributeCalls } from '../../transforms/capture/attribute.js';
+import { joinByHeader } from '../../transforms/capture/coverage.js';
 import { finalizeNativeCapture } from '../../transforms/capture/finalize.js';
 import type { Actf } from '../../schemas/actf.js';
 import { completionAudit, modelIdentityAudit, thinkingArgs, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
@@ -74,6 +78,8 @@ interface AttemptResult {
   capture: { status: string; path: string; coverage: string | null } | null;
   logs: { stdout: string; stderr: string };
 }
+
+const RAW_SCHEMAS: Record<ConvertibleHarness, string> = { 'claude-code': CLAUDE_CODE_RAW_SCHEMA, codex: CODEX_RAW_SCHEMA, opencode: OPENCODE_RAW_SCHEMA };
 
 const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'wire_trace.jsonl', 'tools_capture.jsonl', 'results', 'capture', 'info.json'];
 
@@ -131,7 +137,7 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
             requests: result.requests,
           },
     trajectory: {
-      raw_schema: existsSync(join(dir, 'trace.jsonl')) ? (s.harness === 'codex' ? CODEX_RAW_SCHEMA : CLAUDE_CODE_RAW_SCHEMA) : null,
+      raw_schema: existsSync(join(dir, 'trace.jsonl')) ? RAW_SCHEMAS[s.harness] : null,
       raw: existsSync(join(dir, 'trace.jsonl')) ? 'trace.jsonl' : null,
       actf: existsSync(join(dir, 'trace_ACTF.json')) ? 'trace_ACTF.json' : null,
       sft: sftOk ? 'trace_SFT.json' : null,
@@ -188,7 +194,12 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         ...(r.model.kind === 'api' ? (s.harness === 'codex' ? ['-m', r.model.modelName] : ['--model', r.model.modelName]) : []),
         ...(s.thinking ? thinkingArgs(s.harness, s.thinking) : []),
       ];
-      const plan: ProcessPlan = s.harness === 'codex' ? await codexPlan({ ...launch, extraArgs: modelArgs }) : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
+      const plan: ProcessPlan =
+        s.harness === 'codex'
+          ? await codexPlan({ ...launch, extraArgs: modelArgs })
+          : s.harness === 'opencode'
+            ? await opencodePlan({ ...launch, ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}) })
+            : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
       const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: logs.stdout, stderrPath: logs.stderr };
       outcome = s.docker
         ? // Host networking: the container reaches this sample's proxy on the host's loopback.
@@ -209,7 +220,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     result.requests = calls.length;
     const sessions = await convertNative({
       harness: s.harness,
-      native: s.harness === 'codex' ? home : claudeConfigDir(home),
+      native: s.harness === 'claude-code' ? claudeConfigDir(home) : home,
       out: dir,
       keepThinking: s.keepThinking,
       ...(existsSync(callsPath) ? { wire: callsPath } : {}),
@@ -230,13 +241,16 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
 
     if (s.captureCalls && session) {
       const capDir = join(dir, 'capture', `attempt-${String(attempt).padStart(4, '0')}`);
-      const native = perIdNativeCapture({
-        harness: { name: s.harness, version: s.harnessVersion },
-        participants: session.participants,
-        background: s.harness === 'claude-code',
-        nativeFiles: [],
-        ...(s.harness === 'codex' ? { agentPaths: await codexAgentPaths(join(dir, 'trace.jsonl')) } : {}),
-      });
+      const native =
+        s.harness === 'opencode'
+          ? { ...openCodeNativeCapture(readOpenCodeStore(findOpenCodeDb(home)), s.harnessVersion), nativeFiles: [] }
+          : perIdNativeCapture({
+              harness: { name: s.harness, version: s.harnessVersion },
+              participants: session.participants,
+              background: s.harness === 'claude-code',
+              nativeFiles: [],
+              ...(s.harness === 'codex' ? { agentPaths: await codexAgentPaths(join(dir, 'trace.jsonl')) } : {}),
+            });
       const manifest = await finalizeNativeCapture(native, {
         dir: capDir,
         calls: calls.filter((c) => (c.context as { generate?: unknown } | null)?.generate !== false),
@@ -249,7 +263,9 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     }
     if (session) {
       const root = session.participants.find((p) => p.role === 'root');
-      const attributed = attributeCalls(calls, session.participants);
+      const byId = attributeCalls(calls, session.participants);
+      // OpenCode keeps no response ids: its calls join their session by the x-session-id header.
+      const attributed = s.harness === 'opencode' ? joinByHeader(byId, { field: 'session_id', participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) }) : byId;
       const actf = existsSync(join(dir, 'trace_ACTF.json')) ? (JSON.parse(await readFile(join(dir, 'trace_ACTF.json'), 'utf8')) as Actf) : null;
       result.audits = {
         completion: completionAudit(attributed.filter((c) => c.participant_id === root?.participant && c.execution_status === 'completed'), actf),

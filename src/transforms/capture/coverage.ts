@@ -28,9 +28,11 @@ export function checkCoverage(calls: readonly Call[], participants: readonly Par
   const missing: string[] = [];
   let expected = 0;
   let matched = 0;
+  const counted = outputs.counted;
+  const excluded = counted ? calls.filter((c) => !counted.test(c)).length : 0;
   for (const p of participants) {
     const want = outputs.counts[p.participant] ?? 0;
-    const got = calls.filter((c) => c.participant_id === p.participant && c.execution_status === 'completed').length;
+    const got = calls.filter((c) => c.participant_id === p.participant && c.execution_status === 'completed' && (!counted || counted.test(c))).length;
     expected += want;
     matched += Math.min(want, got);
     if (want !== got) missing.push(`${p.participant}: native ${want}, captured ${got}`);
@@ -41,7 +43,7 @@ export function checkCoverage(calls: readonly Call[], participants: readonly Par
     expected,
     matched,
     missing,
-    detail: `${missing.length === 0 ? 'counts agree' : 'counts differ'} (a count check cannot tell which call is which output; weaker than per_id)`,
+    detail: `${missing.length === 0 ? 'counts agree' : 'counts differ'} (a count check cannot tell which call is which output; weaker than per_id)${counted ? `; counted: ${counted.rule} (${excluded} calls not counted)` : ''}`,
   };
 }
 

@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+
+/** OpenCode 1.18.x keeps sessions in SQLite (WAL mode): $XDG_DATA_HOME/opencode/opencode.db. */
+export const OPENCODE_VERIFIED_VERSIONS = ['1.18.33'] as const;
+export const OPENCODE_RAW_SCHEMA = 'roller.opencode-events/v1' as const;
+
+type Json = Record<string, any>;
+
+export interface OpenCodeSession {
+  id: string;
+  parentId: string | null;
+  agent: string | null;
+  title: string | null;
+  timeCreated: number;
+  row: Json;
+}
+
+export interface OpenCodeMessage {
+  id: string;
+  sessionId: string;
+  timeCreated: number;
+  data: Json;
+}
+
+export interface OpenCodePart {
+  id: string;
+  messageId: string;
+  sessionId: string;
+  timeCreated: number;
+  data: Json;
+}
+
+export interface OpenCodeStore {
+  path: string;
+  sessions: OpenCodeSession[];
+  messages: OpenCodeMessage[];
+  parts: OpenCodePart[];
+}
+
+/** The database under an OpenCode HOME (or XDG data dir), or the path itself when it is the .db file. */
+export function findOpenCodeDb(native: string): string {
+  for (const candidate of [native, join(native, 'opencode.db'), join(native, 'opencode', 'opencode.db'), join(native, '.local', 'share', 'opencode', 'opencode.db')]) {
+    if (candidate.endsWith('.db') && existsSync(candidate)) return candidate;
+  }
+  throw new RollerError(ErrorCode.FILE_NOT_FOUND, `no opencode.db under ${native}: pass an OpenCode HOME, its XDG data dir, or the .db file`);
+}
+
+const parse = (text: string, where: string): Json => {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${where}: the data column is not JSON; is this an OpenCode ${OPENCODE_VERIFIED_VERSIONS.join('/')} database?`);
+  }
+};
+
+/**
+ * Sessions, messages and parts, read with SQLite (never by parsing the file: most of a live database is in
+ * its -wal file). Opened read-only; rows in creation order.
+ */
+export function readOpenCodeStore(dbPath: string): OpenCodeStore {
+  let db: Database.Database;
+  try {
+    db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${dbPath}: cannot be opened with SQLite (${(err as Error).message})`);
+  }
+  try {
+    const tables = new Set((db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((t) => t.name));
+    for (const t of ['session', 'message', 'part']) {
+      if (!tables.has(t)) throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${dbPath}: no '${t}' table; roller reads the OpenCode ${OPENCODE_VERIFIED_VERSIONS.join('/')} schema`);
+    }
+    const sessions = (db.prepare('select * from session order by time_created, id').all() as Json[]).map((r) => ({
+      id: String(r.id),
+      parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+      agent: r.agent ?? null,
+      title: r.title ?? null,
+      timeCreated: Number(r.time_created),
+      row: r,
+    }));
+    const messages = (db.prepare('select id, session_id, time_created, data from message order by time_created, id').all() as Json[]).map((r) => ({
+      id: String(r.id),
+      sessionId: String(r.session_id),
+      timeCreated: Number(r.time_created),
+      data: parse(String(r.data), `${dbPath}: message ${r.id}`),
+    }));
+    const parts = (db.prepare('select id, message_id, session_id, time_created, data from part order by time_created, id').all() as Json[]).map((r) => ({
+      id: String(r.id),
+      messageId: String(r.message_id),
+      sessionId: String(r.session_id),
+      timeCreated: Number(r.time_created),
+      data: parse(String(r.data), `${dbPath}: part ${r.id}`),
+    }));
+    return { path: dbPath, sessions, messages, parts };
+  } finally {
+    db.close();
+  }
+}

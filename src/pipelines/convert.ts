@@ -22,6 +22,7 @@ import { checkValue } from '../schemas/validate.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import { projectSft } from '../transforms/sft/project.js';
 import { openCodeToActf } from '../harnesses/opencode/actf.js';
+import { findPiSessions, PI_RAW_SCHEMA, piParticipants, piToActf, readPiSession } from '../harnesses/pi/session.js';
 import { openCodeEvents } from '../harnesses/opencode/events.js';
 import { openCodeParticipants } from '../harnesses/opencode/participants.js';
 import { findOpenCodeDb, OPENCODE_RAW_SCHEMA, readOpenCodeStore } from '../harnesses/opencode/store.js';
@@ -76,6 +77,7 @@ export async function readCalls(path: string): Promise<Call[]> {
 export async function convertNative(options: ConvertOptions): Promise<ConvertedSession[]> {
   if (options.harness === 'codex') return convertCodex(options);
   if (options.harness === 'opencode') return convertOpenCode(options);
+  if (options.harness === 'pi') return convertPi(options);
   const files = await findSessionFiles(options.native);
   const calls = options.wire ? await readCalls(options.wire) : undefined;
   const results: ConvertedSession[] = [];
@@ -247,6 +249,47 @@ async function convertOpenCode(options: ConvertOptions): Promise<ConvertedSessio
       stream_check: null,
     });
     results.push({ sessionId: root.id, dir, steps: actf.steps.length, sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason }, participants: mine, rejectedLines: 0, streamCheck: null });
+  }
+  return results;
+}
+
+/** Pi: each session file (the active branch of its entry tree) into the same outputs; trace.jsonl keeps every record. */
+async function convertPi(options: ConvertOptions): Promise<ConvertedSession[]> {
+  const files = findPiSessions(options.native);
+  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  const results: ConvertedSession[] = [];
+  for (const file of files) {
+    const session = readPiSession(file);
+    const dir = files.length === 1 ? options.out : join(options.out, session.id);
+    await createJsonlSink({ path: join(dir, 'trace.jsonl') }).consume(
+      (async function* () {
+        yield* session.records;
+      })(),
+      createStageContext(),
+    );
+    const actf = piToActf(session, calls ? { wire: calls } : {});
+    const issues = checkValue(Actf, actf);
+    if (issues.length > 0) {
+      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${file}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the session`);
+    }
+    await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
+    const sft = projectSft(actf, { keepThinking: options.keepThinking });
+    if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
+    const participants = piParticipants(session);
+    await writeJsonAtomic(join(dir, 'usage.json'), { schema: 'roller.usage/v1', harness: 'pi', session_id: session.id, participants });
+    await writeJsonAtomic(join(dir, 'conversion.json'), {
+      raw_schema: PI_RAW_SCHEMA,
+      source: { session: file },
+      system_prompt_source: actf.system_prompt_source,
+      tools_source: actf.tools_source,
+      trajectory_conversion: [
+        { target: 'actf', status: 'ok', reason: null },
+        { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
+      ],
+      rejected_lines: [],
+      stream_check: null,
+    });
+    results.push({ sessionId: session.id, dir, steps: actf.steps.length, sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason }, participants, rejectedLines: 0, streamCheck: null });
   }
   return results;
 }

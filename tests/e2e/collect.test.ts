@@ -356,3 +356,31 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
   }, 10 * 60_000);
 });
+
+describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => {
+  it("calls join the session by responseId; roller's injected header is removed before forwarding and kept as identity", async () => {
+    const tasks = join(tmp.path, 'pi-tasks.jsonl');
+    await writeFile(tasks, [{ id: 'hello', prompt: '[HELLO] Say hello.' }, { id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }].map((t) => JSON.stringify(t)).join('\n'));
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--output', out, '--run-name', 'pi']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'pi');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    for (const row of info(run).samples) {
+      const s = sample(run, row);
+      expect(s.trajectory).toMatchObject({ raw_schema: 'roller.pi-events/v1', actf: 'trace_ACTF.json', sft: 'trace_SFT.json' });
+      const capture = join(run, row.path, 'capture', 'attempt-0001');
+      expect(readJson<{ capture_status: string; capabilities: { delegation: string }; coverage: { method: string; status: string } }>(join(capture, 'manifest.json'))).toMatchObject({
+        capture_status: 'complete',
+        capabilities: { delegation: 'not_available_in_bundled_profile' },
+        coverage: { method: 'per_id', status: 'verified' },
+      });
+      for (const line of readFileSync(join(capture, 'calls.jsonl'), 'utf8').trim().split('\n')) {
+        const call = JSON.parse(line) as { native_identity: { session_id?: string }; dropped_request_headers: string[]; identity_status: string };
+        expect(call).toMatchObject({ identity_status: 'attributed', dropped_request_headers: ['x-roller-session-id'] });
+        expect(call.native_identity.session_id).toMatch(/^[0-9a-f-]{36}$/);
+      }
+    }
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+  }, 10 * 60_000);
+});

@@ -9,6 +9,8 @@ import { claudeCodePlan, claudeConfigDir } from '../../harnesses/claude-code/lau
 import { CLAUDE_CODE_RAW_SCHEMA } from '../../harnesses/claude-code/trace.js';
 import { codexPlan } from '../../harnesses/codex/launch.js';
 import { opencodePlan } from '../../harnesses/opencode/launch.js';
+import { piPlan } from '../../harnesses/pi/launch.js';
+import { PI_RAW_SCHEMA } from '../../harnesses/pi/session.js';
 import { openCodeNativeCapture } from '../../harnesses/opencode/native-capture.js';
 import { findOpenCodeDb, OPENCODE_RAW_SCHEMA, readOpenCodeStore } from '../../harnesses/opencode/store.js';
 import { CODEX_RAW_SCHEMA } from '../../harnesses/codex/rollout.js';
@@ -79,7 +81,7 @@ interface AttemptResult {
   logs: { stdout: string; stderr: string };
 }
 
-const RAW_SCHEMAS: Record<ConvertibleHarness, string> = { 'claude-code': CLAUDE_CODE_RAW_SCHEMA, codex: CODEX_RAW_SCHEMA, opencode: OPENCODE_RAW_SCHEMA };
+const RAW_SCHEMAS: Record<ConvertibleHarness, string> = { 'claude-code': CLAUDE_CODE_RAW_SCHEMA, codex: CODEX_RAW_SCHEMA, opencode: OPENCODE_RAW_SCHEMA, pi: PI_RAW_SCHEMA };
 
 const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'wire_trace.jsonl', 'tools_capture.jsonl', 'results', 'capture', 'info.json'];
 
@@ -199,7 +201,9 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
           ? await codexPlan({ ...launch, extraArgs: modelArgs })
           : s.harness === 'opencode'
             ? await opencodePlan({ ...launch, ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}) })
-            : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
+            : s.harness === 'pi'
+              ? await piPlan(launch)
+              : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
       const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: logs.stdout, stderrPath: logs.stderr };
       outcome = s.docker
         ? // Host networking: the container reaches this sample's proxy on the host's loopback.
@@ -244,13 +248,19 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       const native =
         s.harness === 'opencode'
           ? { ...openCodeNativeCapture(readOpenCodeStore(findOpenCodeDb(home)), s.harnessVersion), nativeFiles: [] }
-          : perIdNativeCapture({
-              harness: { name: s.harness, version: s.harnessVersion },
-              participants: session.participants,
-              background: s.harness === 'claude-code',
-              nativeFiles: [],
-              ...(s.harness === 'codex' ? { agentPaths: await codexAgentPaths(join(dir, 'trace.jsonl')) } : {}),
-            });
+          : s.harness === 'pi'
+            ? {
+                // responseId = the Chat Completions id: a per-id join; no delegation without an extension.
+                ...perIdNativeCapture({ harness: { name: 'pi', version: s.harnessVersion }, participants: session.participants, background: false, nativeFiles: [] }),
+                capabilities: { native_output_coverage: 'per_id' as const, delegation: 'not_available_in_bundled_profile' as const, background: false },
+              }
+            : perIdNativeCapture({
+                harness: { name: s.harness, version: s.harnessVersion },
+                participants: session.participants,
+                background: s.harness === 'claude-code',
+                nativeFiles: [],
+                ...(s.harness === 'codex' ? { agentPaths: await codexAgentPaths(join(dir, 'trace.jsonl')) } : {}),
+              });
       const manifest = await finalizeNativeCapture(native, {
         dir: capDir,
         calls: calls.filter((c) => (c.context as { generate?: unknown } | null)?.generate !== false),

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ProcessPlan } from '../../sources/process-runner.js';
+import type { HarnessLaunch } from '../launch.js';
+
+/** Pi's agent dir under a HOME laid out by piPlan: sessions/<cwd>/<time>_<uuid>.jsonl live below it. */
+export const piAgentDir = (home: string) => join(home, '.pi', 'agent');
+
+/**
+ * `pi --mode json -p` headless and offline (reference/harnesses/pi.md): a fresh HOME (so no extension is
+ * installed: delegation is not available in this profile), a provider `roller` (openai-completions) at the
+ * recording proxy, and roller's identity header injected through models.json — Pi sends no session header
+ * of its own; the proxy removes x-roller-* before forwarding and keeps the value as identity.
+ */
+export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId?: string }): Promise<ProcessPlan> {
+  const agent = piAgentDir(launch.home);
+  await mkdir(agent, { recursive: true });
+  const model = launch.model ?? 'scripted-model';
+  await writeFile(
+    join(agent, 'models.json'),
+    JSON.stringify(
+      {
+        providers: {
+          roller: {
+            baseUrl: `${launch.baseUrl}/v1`,
+            api: 'openai-completions',
+            apiKey: 'ROLLER_PROVIDER_KEY', // the name of the variable holding the key, never the key
+            headers: { 'x-roller-session-id': launch.sessionId ?? randomUUID() },
+            compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+            models: [{ id: model, name: model, reasoning: false, input: ['text'], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+          },
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  await writeFile(join(agent, 'settings.json'), JSON.stringify({ enableInstallTelemetry: false, defaultProvider: 'roller', defaultModel: model, quietStartup: true }));
+  return {
+    command: launch.bin,
+    args: ['--provider', 'roller', '--model', model, '--mode', 'json', ...(launch.extraArgs ?? []), '-p', launch.prompt],
+    cwd: launch.work,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      LANG: 'C.UTF-8',
+      HOME: launch.home,
+      XDG_CONFIG_HOME: join(launch.home, '.config'),
+      XDG_DATA_HOME: join(launch.home, '.local', 'share'),
+      XDG_CACHE_HOME: join(launch.home, '.cache'),
+      ROLLER_PROVIDER_KEY: launch.apiKey,
+      PI_OFFLINE: '1',
+      PI_SKIP_VERSION_CHECK: '1',
+      PI_TELEMETRY: '0',
+    },
+  };
+}

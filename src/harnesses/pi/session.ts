@@ -1,0 +1,164 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
+import type { Call } from '../../schemas/call.js';
+import { newStep } from '../../transforms/actf/step.js';
+import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
+
+export const PI_VERIFIED_VERSIONS = ['0.73.1'] as const;
+export const PI_RAW_SCHEMA = 'roller.pi-events/v1' as const;
+
+type Json = Record<string, any>;
+
+export interface PiSession {
+  file: string;
+  id: string;
+  /** Every record as written, in file order (trace.jsonl keeps them as they are). */
+  records: Json[];
+  /** The message records of the active branch (the leaf's ancestry through parentId), in order. */
+  messages: Json[];
+}
+
+/** Every session file (sessions/<cwd>/<time>_<uuid>.jsonl) under a HOME, an agent dir, or one file. */
+export function findPiSessions(native: string): string[] {
+  if (native.endsWith('.jsonl')) return [native];
+  for (const dir of [join(native, '.pi', 'agent', 'sessions'), join(native, 'sessions'), native]) {
+    try {
+      if (!statSync(dir).isDirectory()) continue;
+    } catch {
+      continue;
+    }
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
+      .map((e) => join(e.parentPath, e.name))
+      .sort();
+    if (files.length > 0) return files;
+  }
+  throw new RollerError(ErrorCode.FILE_NOT_FOUND, `no Pi session file under ${native}: pass a HOME, its .pi/agent dir, or a session .jsonl`);
+}
+
+/**
+ * A Pi session file (version 3): a header line, then entries chained by parentId into a tree. The active
+ * branch is the last entry's ancestry, so an abandoned branch (a retried or edited turn) is not read as part
+ * of the conversation. A bad line or an unknown header version is an error naming file and line.
+ */
+export function readPiSession(file: string): PiSession {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const records: Json[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      records.push(JSON.parse(line) as Json);
+    } catch (err) {
+      if (i === lines.length - 1) return; // a last line cut mid-write: what came before stands
+      throw new RollerError(ErrorCode.JSONL_INVALID_JSON, `${file}:${i + 1}: not JSON (${(err as Error).message})`, { origin: { file, line: i + 1 } });
+    }
+  });
+  const header = records[0];
+  if (header?.type !== 'session' || header.version !== 3) {
+    throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}:1: not a Pi session header of version 3 (found ${JSON.stringify(header?.type)} version ${JSON.stringify(header?.version)}); roller reads Pi ${PI_VERIFIED_VERSIONS.join('/')}`);
+  }
+  const byId = new Map(records.slice(1).map((r) => [r.id as string, r]));
+  const branch: Json[] = [];
+  for (let r = records.at(-1); r && r !== header; r = r.parentId ? byId.get(r.parentId) : undefined) branch.unshift(r);
+  return { file, id: String(header.id), records, messages: branch.filter((r) => r.type === 'message' && r.message) };
+}
+
+const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
+const assistants = (s: PiSession) => s.messages.map((r) => r.message as Json).filter((m) => m.role === 'assistant');
+
+/** The root participant: Pi has no delegation in roller's profile (no extension installed). */
+export function piParticipants(s: PiSession): ParticipantUsage[] {
+  const mine = assistants(s);
+  const tokens: TokensByKind = { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 };
+  let cost = 0;
+  for (const m of mine) {
+    tokens.input += n(m.usage?.input);
+    tokens.output += n(m.usage?.output);
+    tokens.cache_read += n(m.usage?.cacheRead);
+    tokens.cache_creation += n(m.usage?.cacheWrite);
+    cost += n(m.usage?.cost?.total);
+  }
+  const last = mine.at(-1);
+  return [
+    {
+      participant: `session:${s.id}`,
+      role: 'root',
+      native_id: s.id,
+      parent: null,
+      spawn_tool_call_id: null,
+      depth: 0,
+      tokens,
+      messages: mine.length,
+      message_ids: mine.map((m) => m.responseId).filter((id): id is string => typeof id === 'string'),
+      status: !last ? 'unknown' : last.stopReason === 'stop' ? 'completed' : last.stopReason === 'error' || last.stopReason === 'aborted' ? 'failed' : 'unknown',
+      status_source: last ? `${s.file}: last assistant message (stopReason ${String(last.stopReason)})` : `${s.file}: no assistant message`,
+      cost_usd: cost > 0 ? cost : null,
+      cost_note: cost > 0 ? null : 'Pi reports cost from the model config; 0 where none is configured',
+      reason: null,
+      spawn_result: null,
+    },
+  ];
+}
+
+const textOf = (content: unknown): string =>
+  typeof content === 'string' ? content : Array.isArray(content) ? (content as Json[]).filter((c) => c.type === 'text').map((c) => String(c.text ?? '')).join('\n\n') : '';
+
+/**
+ * ACTF of a Pi session (seeds/003 §4.2): one step per assistant message of the active branch, thinking to
+ * reasoning_content, toolCall blocks to tool calls, toolResult messages to the observations of their calls.
+ * System prompt and tools come from the captured requests (they carry them); the session file does not.
+ */
+export function piToActf(s: PiSession, options: { wire?: readonly Call[] } = {}): Actf {
+  const steps: ActfStep[] = [];
+  const stepOfCall = new Map<string, ActfStep>();
+  let pending: string | null = null;
+  for (const r of s.messages) {
+    const m = r.message as Json;
+    if (m.role === 'user') pending = pending === null ? textOf(m.content) : `${pending}\n\n${textOf(m.content)}`;
+    else if (m.role === 'toolResult') {
+      const owner = stepOfCall.get(String(m.toolCallId)) ?? steps.at(-1);
+      owner?.observation.push({ toolCallId: String(m.toolCallId), content: textOf(m.content), isError: m.isError === true });
+    } else if (m.role === 'assistant') {
+      const step = newStep(steps.length + 1, pending, typeof r.timestamp === 'string' ? r.timestamp : null);
+      pending = null;
+      const blocks = (Array.isArray(m.content) ? m.content : []) as Json[];
+      step.assistant_content.content = blocks.filter((b) => b.type === 'text').map((b) => String(b.text ?? '')).join('\n\n');
+      const thinking = blocks.filter((b) => b.type === 'thinking').map((b) => String(b.thinking ?? b.text ?? ''));
+      step.assistant_content.reasoning_content = thinking.length > 0 ? thinking.join('\n\n') : null;
+      for (const b of blocks.filter((x) => x.type === 'toolCall')) {
+        step.assistant_content.tool_calls.push({ id: String(b.id), name: String(b.name), type: 'function', arguments: b.arguments && typeof b.arguments === 'object' && !Array.isArray(b.arguments) ? (b.arguments as Record<string, unknown>) : {} });
+        stepOfCall.set(String(b.id), step);
+      }
+      const u = (m.usage ?? {}) as Json;
+      step.metric = {
+        prompt_tokens_len: n(u.input) + n(u.cacheRead) + n(u.cacheWrite),
+        completion_tokens_len: n(u.output),
+        cache_read_tokens_len: n(u.cacheRead),
+        cache_creation_tokens_len: n(u.cacheWrite),
+        reasoning_tokens_len: 0,
+        cost_usd: n(u.cost?.total) > 0 ? n(u.cost?.total) : null,
+        model: typeof m.model === 'string' ? m.model : null,
+        llm_call_count: 1,
+      };
+      step.stop_reason = m.stopReason === 'toolUse' ? 'tool_calls' : typeof m.stopReason === 'string' ? m.stopReason : null;
+      if (typeof m.responseId === 'string') step.native_ids = { response_id: m.responseId };
+      steps.push(step);
+    }
+  }
+  const ids = new Set(steps.map((x) => x.native_ids?.response_id).filter(Boolean));
+  const first = options.wire?.find((c) => c.response_id !== null && ids.has(c.response_id))?.context as Json | undefined;
+  const system = first ? ((first.messages ?? []) as Json[]).filter((x) => x.role === 'system' || x.role === 'developer').map((x) => textOf(x.content)) : [];
+  const started = steps[0]?.started_at ?? null;
+  const finished = steps.at(-1)?.finished_at ?? null;
+  return {
+    schema_version: ACTF_SCHEMA_VERSION,
+    system_prompt: system.join('\n\n'),
+    system_prompt_source: system.length > 0 ? 'wire' : 'none',
+    tools: first && Array.isArray(first.tools) ? (first.tools as Actf['tools']) : null,
+    tools_source: first && Array.isArray(first.tools) ? 'wire' : 'none',
+    steps,
+    timing: { started_at: started, finished_at: finished, duration_ms: started && finished ? Math.max(0, Date.parse(finished) - Date.parse(started)) : null },
+  };
+}

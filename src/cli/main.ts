@@ -10,7 +10,7 @@ import { convertNative } from '../pipelines/convert.js';
 import { collect } from '../pipelines/collect/run.js';
 import { validateRun } from '../pipelines/validate-run.js';
 import { verifyHarness } from '../pipelines/verify.js';
-import { CONVERTIBLE_HARNESSES, isConvertibleHarness, isVerifiableHarness, VERIFIABLE_HARNESSES, type ConvertibleHarness, type VerifiableHarness } from '../harnesses/launch.js';
+import { CONVERT_HARNESSES, CONVERTIBLE_HARNESSES, isConvertHarness, isConvertibleHarness, isVerifiableHarness, VERIFIABLE_HARNESSES, type ConvertHarness, type ConvertibleHarness, type VerifiableHarness } from '../harnesses/launch.js';
 import { validateCapture } from '../transforms/capture/validate.js';
 import { viewCapture } from '../transforms/capture/view.js';
 import { defaultCacheDir, installHarness, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/installer.js';
@@ -177,13 +177,13 @@ export function buildProgram(): Command {
   program
     .command('convert')
     .description('convert an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json, usage.json')
-    .requiredOption('--harness <name>', CONVERTIBLE_HARNESSES.join(' | '), convertibleHarness)
+    .requiredOption('--harness <name>', CONVERT_HARNESSES.join(' | '), convertHarness)
     .requiredOption('--native <path>', 'claude-code: a CLAUDE_CONFIG_DIR, a projects/<cwd> dir or a session file; codex: a CODEX_HOME or a rollout file')
     .requiredOption('--out <dir>', 'output directory (one subdirectory per session when there are several)')
     .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
     .option('--stream <file>', 'the CLI stream-json stdout: cross-checked against the native files (conversion.json)')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
-    .action(async (opts: { harness: ConvertibleHarness; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean }) => {
+    .action(async (opts: { harness: ConvertHarness; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean }) => {
       const sessions = await convertNative({
         harness: opts.harness,
         native: opts.native,
@@ -307,6 +307,11 @@ function nonNegativeInt(value: string): number {
 
 function captureDebugOption(value: string): 'on-error' | 'full' | 'off' {
   if (value !== 'on-error' && value !== 'full' && value !== 'off') throw new InvalidArgumentError('on-error, full or off');
+  return value;
+}
+
+function convertHarness(value: string): ConvertHarness {
+  if (!isConvertHarness(value)) throw new InvalidArgumentError(CONVERT_HARNESSES.join(', '));
   return value;
 }
 

@@ -29,3 +29,11 @@ export type VerifiableHarness = (typeof VERIFIABLE_HARNESSES)[number];
 export function isVerifiableHarness(name: string): name is VerifiableHarness {
   return (VERIFIABLE_HARNESSES as readonly string[]).includes(name);
 }
+
+/** Harnesses `roller convert` reads offline: the collectable ones, and Hermes and DeepSeek (roller-defined event schemas; not installable here). */
+export const CONVERT_HARNESSES = [...CONVERTIBLE_HARNESSES, 'hermes', 'deepseek'] as const;
+export type ConvertHarness = (typeof CONVERT_HARNESSES)[number];
+
+export function isConvertHarness(name: string): name is ConvertHarness {
+  return (CONVERT_HARNESSES as readonly string[]).includes(name);
+}

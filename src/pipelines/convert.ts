@@ -1,4 +1,5 @@
-import type { ConvertibleHarness } from '../harnesses/launch.js';
+import { readdirSync } from 'node:fs';
+import type { ConvertHarness } from '../harnesses/launch.js';
 import { dirname, join } from 'node:path';
 import type { Rejected } from '../core/rejected.js';
 import { codexToActf } from '../harnesses/codex/actf.js';
@@ -22,13 +23,17 @@ import { checkValue } from '../schemas/validate.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import { projectSft } from '../transforms/sft/project.js';
 import { openCodeToActf } from '../harnesses/opencode/actf.js';
+import { deepSeekParticipants, deepSeekToActf, readDeepSeekRun } from '../harnesses/deepseek/events.js';
+import { hermesParticipants, hermesToActf } from '../harnesses/hermes/participants.js';
+import { hermesEvents, readHermes } from '../harnesses/hermes/store.js';
+import { DEEPSEEK_EVENTS_SCHEMA, HERMES_EVENTS_SCHEMA } from '../schemas/harness-events.js';
 import { findPiSessions, PI_RAW_SCHEMA, piParticipants, piToActf, readPiSession } from '../harnesses/pi/session.js';
 import { openCodeEvents } from '../harnesses/opencode/events.js';
 import { openCodeParticipants } from '../harnesses/opencode/participants.js';
 import { findOpenCodeDb, OPENCODE_RAW_SCHEMA, readOpenCodeStore } from '../harnesses/opencode/store.js';
 
 export interface ConvertOptions {
-  harness: ConvertibleHarness;
+  harness: ConvertHarness;
   native: string;
   out: string;
   /** calls.jsonl from roller's proxy: system prompt and tools come from the captured requests. */
@@ -78,6 +83,8 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
   if (options.harness === 'codex') return convertCodex(options);
   if (options.harness === 'opencode') return convertOpenCode(options);
   if (options.harness === 'pi') return convertPi(options);
+  if (options.harness === 'hermes') return convertHermes(options);
+  if (options.harness === 'deepseek') return convertDeepSeek(options);
   const files = await findSessionFiles(options.native);
   const calls = options.wire ? await readCalls(options.wire) : undefined;
   const results: ConvertedSession[] = [];
@@ -290,6 +297,104 @@ async function convertPi(options: ConvertOptions): Promise<ConvertedSession[]> {
       stream_check: null,
     });
     results.push({ sessionId: session.id, dir, steps: actf.steps.length, sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason }, participants, rejectedLines: 0, streamCheck: null });
+  }
+  return results;
+}
+
+/** The outputs every converter writes for one root participant, from its ACTF, trace records and participants. */
+async function writeConverted(o: {
+  dir: string;
+  harness: ConvertHarness;
+  sessionId: string;
+  trace: Iterable<unknown>;
+  actf: Actf;
+  participants: ParticipantUsage[];
+  rawSchema: string;
+  source: Record<string, unknown>;
+  keepThinking: boolean;
+}): Promise<ConvertedSession> {
+  await createJsonlSink({ path: join(o.dir, 'trace.jsonl') }).consume(
+    (async function* () {
+      yield* o.trace;
+    })(),
+    createStageContext(),
+  );
+  const issues = checkValue(Actf, o.actf);
+  if (issues.length > 0) {
+    throw new RollerError(ErrorCode.CONVERSION_INVALID, `${o.harness} session ${o.sessionId}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the input`);
+  }
+  await writeJsonAtomic(join(o.dir, 'trace_ACTF.json'), o.actf);
+  const sft = projectSft(o.actf, { keepThinking: o.keepThinking });
+  if (sft.status === 'ok') await writeJsonAtomic(join(o.dir, 'trace_SFT.json'), sft.record);
+  await writeJsonAtomic(join(o.dir, 'usage.json'), { schema: 'roller.usage/v1', harness: o.harness, session_id: o.sessionId, participants: o.participants });
+  await writeJsonAtomic(join(o.dir, 'conversion.json'), {
+    raw_schema: o.rawSchema,
+    source: o.source,
+    system_prompt_source: o.actf.system_prompt_source,
+    tools_source: o.actf.tools_source,
+    trajectory_conversion: [
+      { target: 'actf', status: 'ok', reason: null },
+      { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
+    ],
+    rejected_lines: [],
+    stream_check: null,
+  });
+  return { sessionId: o.sessionId, dir: o.dir, steps: o.actf.steps.length, sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason }, participants: o.participants, rejectedLines: 0, streamCheck: null };
+}
+
+/** Hermes: a state.db (SQLite) or a roller.hermes-events/v1 file; one converted session per root participant. */
+async function convertHermes(options: ConvertOptions): Promise<ConvertedSession[]> {
+  const data = readHermes(options.native);
+  const { participants, ownerOf } = hermesParticipants(data);
+  const roots = participants.filter((p) => p.role === 'root');
+  const results: ConvertedSession[] = [];
+  for (const root of roots) {
+    // The root's tree: participants below it, and every session of theirs (compression chains included).
+    const tree = new Set<string>([root.participant]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const p of participants) if (p.parent && tree.has(p.parent) && !tree.has(p.participant)) (tree.add(p.participant), (grew = true));
+    }
+    const sessions = new Set(data.sessions.filter((s) => tree.has(`session:${ownerOf.get(s.id)}`)).map((s) => s.id));
+    results.push(
+      await writeConverted({
+        dir: roots.length === 1 ? options.out : join(options.out, root.native_id),
+        harness: 'hermes',
+        sessionId: root.native_id,
+        trace: hermesEvents(data, sessions),
+        actf: hermesToActf(data, root.native_id, ownerOf),
+        participants: participants.filter((p) => tree.has(p.participant)),
+        rawSchema: HERMES_EVENTS_SCHEMA,
+        source: { input: options.native, sessions: [...sessions] },
+        keepThinking: options.keepThinking,
+      }),
+    );
+  }
+  return results;
+}
+
+/** DeepSeek: one roller.deepseek-events/v1 log per run (a file, or every *.jsonl under a directory). */
+async function convertDeepSeek(options: ConvertOptions): Promise<ConvertedSession[]> {
+  const files = options.native.endsWith('.jsonl')
+    ? [options.native]
+    : readdirSync(options.native, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => join(e.parentPath, e.name)).sort();
+  if (files.length === 0) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `no roller.deepseek-events/v1 log under ${options.native}`);
+  const results: ConvertedSession[] = [];
+  for (const file of files) {
+    const run = readDeepSeekRun(file);
+    results.push(
+      await writeConverted({
+        dir: files.length === 1 ? options.out : join(options.out, run.sessionId),
+        harness: 'deepseek',
+        sessionId: run.sessionId,
+        trace: run.events,
+        actf: deepSeekToActf(run),
+        participants: deepSeekParticipants(run),
+        rawSchema: DEEPSEEK_EVENTS_SCHEMA,
+        source: { log: file },
+        keepThinking: options.keepThinking,
+      }),
+    );
   }
   return results;
 }

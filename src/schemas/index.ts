@@ -11,3 +11,4 @@ export * from './run-info.js';
 export * from './sft.js';
 export * from './task.js';
 export * from './validate.js';
+export * from './harness-events.js';

@@ -8,6 +8,7 @@ import { Relation } from './relation.js';
 import { RunInfo, SampleInfo } from './run-info.js';
 import { SftRecord, SftSegment } from './sft.js';
 import { Task } from './task.js';
+import { DeepSeekEvent, HermesEvent } from './harness-events.js';
 
 export interface RecordType {
   readonly schema: z.ZodType;
@@ -30,6 +31,8 @@ export const recordTypes = {
   'sample-info': { schema: SampleInfo, files: ['info.json (sample)'], description: 'sample info.json' },
   lock: { schema: Lock, files: ['lock.json'], description: 'run lock.json' },
   task: { schema: Task, files: ['tasks.jsonl'], description: 'a task line' },
+  'hermes-events': { schema: HermesEvent, files: ['trace.jsonl (hermes)'], description: 'roller.hermes-events/v1' },
+  'deepseek-events': { schema: DeepSeekEvent, files: ['trace.jsonl (deepseek)'], description: 'roller.deepseek-events/v1' },
 } as const satisfies Record<string, RecordType>;
 
 export type RecordTypeName = keyof typeof recordTypes;

@@ -229,13 +229,14 @@ export function buildProgram(): Command {
     .option('--no-capture-calls', 'do not publish capture/ (calls, relations, manifest) per sample')
     .option('--claude-capture-calls', 'alias of --capture-calls (the default)')
     .option('--cache-trace', "OpenClaw's cache trace (an error for other harnesses)")
+    .option('--pi-subagent-extension', "Pi: enable the example sub-agent extension Pi ships (roller's profile has none)")
     .option('--collect-path <path>', 'repeatable; a work-dir path also copied to results/legacy/', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--capture-debug <mode>', 'on-error | full | off: when capture/ keeps raw/', captureDebugOption, 'on-error')
     .option('--runner <kind>', 'local (default) | docker', 'local')
     .option('--image <name>', '--runner docker: the image samples run in (host networking; the pinned CLI is mounted)')
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
     .option('--json', 'print the final run info as JSON on stdout')
-    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[] }) => {
+    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean }) => {
       if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
       const controller = new AbortController();
       const onSignal = () => {
@@ -265,6 +266,7 @@ export function buildProgram(): Command {
         captureCalls: opts.captureCalls,
         captureDebug: opts.captureDebug,
         ...(opts.cacheTrace ? { cacheTrace: true } : {}),
+        ...(opts.piSubagentExtension ? { piSubagentExtension: true } : {}),
         ...(opts.collectPath ? { collectPaths: opts.collectPath } : {}),
         runner: opts.runner,
         ...(opts.image ? { image: opts.image } : {}),

@@ -18,6 +18,7 @@ export const Lock = z
     harness: z.strictObject({ name: HarnessName, version: z.string() }),
     models: z.record(z.string(), z.unknown()).describe('model configuration with credentials redacted and URL userinfo removed'),
     image_id: z.string().nullable(),
+    harness_profile: z.string().optional().describe("a non-default harness profile (e.g. Pi's example sub-agent extension): a trajectory-semantic choice"),
     timeout_s: z.number().positive(),
     options: z.strictObject({
       thinking: z.string().nullable(),

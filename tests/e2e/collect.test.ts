@@ -384,3 +384,31 @@ describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => 
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
   }, 10 * 60_000);
 });
+
+describe('roller collect with Pi and its example sub-agent extension', () => {
+  it('the child pi process (no session file of its own) is a participant, joined to its calls by responseId, with its relations', async () => {
+    const tasks = join(tmp.path, 'pi-sub-tasks.jsonl');
+    await writeFile(tasks, JSON.stringify({ id: 'delegate', prompt: '[MAIN:single] Use the subagent tool to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }));
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--pi-subagent-extension', '--output', out, '--run-name', 'pi-sub', '--concurrency', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'pi-sub');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const row = info(run).samples[0]!;
+    const people = sample(run, row).runtime.participants as { role: string; spawn_tool_call_id: string | null; messages: number }[];
+    expect(people.map((p) => [p.role, p.messages])).toEqual([
+      ['root', 2],
+      ['child', 2],
+    ]);
+    expect(people[1]!.spawn_tool_call_id).toMatch(/^call_/);
+    const capture = join(run, row.path, 'capture', 'attempt-0001');
+    expect(readJson<{ capture_status: string; capabilities: { delegation: string }; coverage: { status: string } }>(join(capture, 'manifest.json'))).toMatchObject({
+      capture_status: 'complete',
+      capabilities: { delegation: 'native' },
+      coverage: { status: 'verified' },
+    });
+    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
+    expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBe('pi-example-subagent-extension');
+  }, 10 * 60_000);
+});

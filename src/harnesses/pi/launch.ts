@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
 import type { HarnessLaunch } from '../launch.js';
 
@@ -13,10 +13,11 @@ export const piAgentDir = (home: string) => join(home, '.pi', 'agent');
  * recording proxy, and roller's identity header injected through models.json — Pi sends no session header
  * of its own; the proxy removes x-roller-* before forwarding and keeps the value as identity.
  */
-export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId?: string }): Promise<ProcessPlan> {
+export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId?: string; subagentExtension?: boolean }): Promise<ProcessPlan> {
   const agent = piAgentDir(launch.home);
   await mkdir(agent, { recursive: true });
   const model = launch.model ?? 'scripted-model';
+  if (launch.subagentExtension) await installSubagentExtension(launch.bin, agent, `roller/${model}`);
   await writeFile(
     join(agent, 'models.json'),
     JSON.stringify(
@@ -54,4 +55,22 @@ export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId
       PI_TELEMETRY: '0',
     },
   };
+}
+
+/**
+ * The example sub-agent extension Pi ships (examples/extensions/subagent): its code under extensions/ and its
+ * agents under agents/, their pinned models pointed at roller's provider. The child runs as another pi
+ * process whose transcript Pi keeps in the parent's toolResult (the child writes no session file).
+ */
+async function installSubagentExtension(bin: string, agentDir: string, model: string): Promise<void> {
+  // bin: node_modules/.bin/pi -> ../@mariozechner/pi-coding-agent/dist/cli.js
+  const pkg = dirname(dirname(await realpath(bin)));
+  const example = join(pkg, 'examples', 'extensions', 'subagent');
+  await mkdir(join(agentDir, 'extensions', 'subagent'), { recursive: true });
+  for (const f of ['index.ts', 'agents.ts']) await copyFile(join(example, f), join(agentDir, 'extensions', 'subagent', f));
+  await mkdir(join(agentDir, 'agents'), { recursive: true });
+  for (const f of (await readdir(join(example, 'agents'))).filter((x) => x.endsWith('.md'))) {
+    const text = await readFile(join(example, 'agents', f), 'utf8');
+    await writeFile(join(agentDir, 'agents', f), text.replace(/^model: .*$/m, `model: ${model}`));
+  }
 }

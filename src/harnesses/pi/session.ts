@@ -68,9 +68,27 @@ export function readPiSession(file: string): PiSession {
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
 const assistants = (s: PiSession) => s.messages.map((r) => r.message as Json).filter((m) => m.role === 'assistant');
 
-/** The root participant: Pi has no delegation in roller's profile (no extension installed). */
+/**
+ * The root participant, and — with the example sub-agent extension — one child per result of each
+ * `subagent` tool call: the child writes no session file, its messages (with their responseIds) are in the
+ * parent's toolResult details. Without the extension there is no delegation.
+ */
 export function piParticipants(s: PiSession): ParticipantUsage[] {
-  const mine = assistants(s);
+  const rootId = `session:${s.id}`;
+  const children: ParticipantUsage[] = [];
+  for (const r of s.messages) {
+    const m = r.message as Json;
+    if (m.role !== 'toolResult' || m.toolName !== 'subagent' || !Array.isArray(m.details?.results)) continue;
+    (m.details.results as Json[]).forEach((child, i) => {
+      const msgs = (Array.isArray(child.messages) ? child.messages : []) as Json[];
+      children.push(participantOf(`subagent:${String(m.toolCallId)}#${i}`, `${String(m.toolCallId)}#${i}`, rootId, String(m.toolCallId), msgs.filter((x) => x.role === 'assistant'), `${s.file}: toolResult ${String(m.toolCallId)} details.results[${i}]`, child.exitCode === 0 ? null : `exit code ${String(child.exitCode)}`));
+    });
+  }
+  const root = participantOf(rootId, s.id, null, null, assistants(s), s.file, null);
+  return [root, ...children];
+}
+
+function participantOf(participant: string, nativeId: string, parent: string | null, spawn: string | null, mine: Json[], where: string, failure: string | null): ParticipantUsage {
   const tokens: TokensByKind = { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 };
   let cost = 0;
   for (const m of mine) {
@@ -81,25 +99,23 @@ export function piParticipants(s: PiSession): ParticipantUsage[] {
     cost += n(m.usage?.cost?.total);
   }
   const last = mine.at(-1);
-  return [
-    {
-      participant: `session:${s.id}`,
-      role: 'root',
-      native_id: s.id,
-      parent: null,
-      spawn_tool_call_id: null,
-      depth: 0,
-      tokens,
-      messages: mine.length,
-      message_ids: mine.map((m) => m.responseId).filter((id): id is string => typeof id === 'string'),
-      status: !last ? 'unknown' : last.stopReason === 'stop' ? 'completed' : last.stopReason === 'error' || last.stopReason === 'aborted' ? 'failed' : 'unknown',
-      status_source: last ? `${s.file}: last assistant message (stopReason ${String(last.stopReason)})` : `${s.file}: no assistant message`,
-      cost_usd: cost > 0 ? cost : null,
-      cost_note: cost > 0 ? null : 'Pi reports cost from the model config; 0 where none is configured',
-      reason: null,
-      spawn_result: null,
-    },
-  ];
+  return {
+    participant,
+    role: parent ? 'child' : 'root',
+    native_id: nativeId,
+    parent,
+    spawn_tool_call_id: spawn,
+    depth: parent ? 1 : 0,
+    tokens,
+    messages: mine.length,
+    message_ids: mine.map((m) => m.responseId).filter((id): id is string => typeof id === 'string'),
+    status: failure ? 'failed' : !last ? 'unknown' : last.stopReason === 'stop' ? 'completed' : last.stopReason === 'error' || last.stopReason === 'aborted' ? 'failed' : 'unknown',
+    status_source: last ? `${where}: last assistant message (stopReason ${String(last.stopReason)})` : `${where}: no assistant message`,
+    cost_usd: cost > 0 ? cost : null,
+    cost_note: cost > 0 ? null : 'Pi reports cost from the model config; 0 where none is configured',
+    reason: failure,
+    spawn_result: parent ? 'result' : null,
+  };
 }
 
 const textOf = (content: unknown): string =>

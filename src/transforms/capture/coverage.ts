@@ -59,3 +59,11 @@ export function joinByHeader(calls: readonly Call[], join: HeaderJoin): Call[] {
     return withCallFields(c, { participant_id: participant, identity_status: 'attributed', status_reasons: reasons });
   });
 }
+
+/** Every unattributed call to the one participant there is, the evidence (a dedicated proxy) in the status reasons. */
+export function joinSole(calls: readonly Call[], sole: { participant: string; evidence: string }): Call[] {
+  return calls.map((c) => {
+    if (c.identity_status === 'attributed') return c;
+    return withCallFields(c, { participant_id: sole.participant, identity_status: 'attributed', status_reasons: { ...c.status_reasons, identity_status: sole.evidence } });
+  });
+}

@@ -13,7 +13,7 @@ import { withCallFields } from '../../sources/proxy/raw-json.js';
 import { publishWireLog } from '../../sources/proxy/wire-publish.js';
 import type { HeaderJoin, NativeCapture, NativeOutputs } from '../../harnesses/native-capture.js';
 import { attributeCalls, withExportStatus } from './attribute.js';
-import { checkCoverage, joinByHeader } from './coverage.js';
+import { checkCoverage, joinByHeader, joinSole } from './coverage.js';
 import { deriveRelations } from './relations.js';
 
 export interface FinalizeCaptureOptions {
@@ -38,6 +38,8 @@ export interface FinalizeCaptureOptions {
   outputs?: NativeOutputs;
   /** Attribution by header value where response ids join nothing (count-coverage harnesses). */
   headerJoin?: HeaderJoin;
+  /** Every call still unattributed belongs to this participant (see NativeCapture.soleParticipant). */
+  soleParticipant?: { participant: string; evidence: string };
 }
 
 /** finalizeCapture from an adapter's NativeCapture. */
@@ -50,6 +52,7 @@ export function finalizeNativeCapture(native: NativeCapture, o: Pick<FinalizeCap
     outputs: native.outputs,
     nativeFiles: native.nativeFiles,
     ...(native.headerJoin ? { headerJoin: native.headerJoin } : {}),
+    ...(native.soleParticipant ? { soleParticipant: native.soleParticipant } : {}),
     ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}),
   });
 }
@@ -63,6 +66,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
   await mkdir(o.dir, { recursive: true });
   let calls = attributeCalls(o.calls, o.participants);
   if (o.headerJoin) calls = joinByHeader(calls, o.headerJoin).map(withExportStatus);
+  if (o.soleParticipant && o.participants.length === 1) calls = joinSole(calls, o.soleParticipant).map(withExportStatus);
   const outputs: NativeOutputs =
     o.outputs ?? (o.capabilities.native_output_coverage === 'per_id' ? { method: 'per_id' } : { method: 'none', reason: 'the adapter gave no native outputs to check against' });
   const coverage = checkCoverage(calls, o.participants, outputs);

@@ -8,6 +8,7 @@ import { piParticipants, piToActf, sessionOfRecords, type PiSession } from '../p
 import type { Actf } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
 import type { NativeCapture } from '../native-capture.js';
+import { accountMirrors, type MirrorAccounting } from './mirrors.js';
 
 export const OPENCLAW_VERIFIED_VERSIONS = ['2026.9.6'] as const;
 export const OPENCLAW_RAW_SCHEMA = 'roller.openclaw-transcript/v1' as const;
@@ -15,7 +16,10 @@ export const OPENCLAW_RAW_SCHEMA = 'roller.openclaw-transcript/v1' as const;
 type Json = Record<string, any>;
 
 export interface OpenClawSession {
+  /** The transcript; its messages leave out CLI mirrors that repeat the delivered reply. */
   transcript: PiSession;
+  /** Tokens, requests and cost with CLI mirror replies counted once (mirrors.ts). */
+  accounting: MirrorAccounting;
   /** The trajectory trace's context.compiled event: the system prompt and tools the model was given. */
   compiled: Json | null;
   /** sessions_spawn attempts: their tool result (a child key, or the error that kept the child from running). */
@@ -59,7 +63,14 @@ export function readOpenClawStore(dbPath: string): OpenClawSession[] {
     }
     return [...bySession.entries()].map(([id, records]) => {
       if (records[0]?.type !== 'session') throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${dbPath}: transcript of session ${id} does not start with a session entry`);
-      const transcript = sessionOfRecords(`${dbPath}#${id}`, records);
+      const whole = sessionOfRecords(`${dbPath}#${id}`, records);
+      // The active branch, every entry (session, compaction and user events end a turn for the mirror rules).
+      const byId = new Map(records.slice(1).map((r) => [r.id as string, r]));
+      const branch: Json[] = [];
+      for (let r = records.at(-1); r && r !== records[0]; r = r.parentId ? byId.get(r.parentId) : undefined) branch.unshift(r);
+      const accounting = accountMirrors([records[0]!, ...branch]);
+      const omitted = new Set(accounting.messages.filter((a) => !a.kept).map((a) => a.entry));
+      const transcript = { ...whole, messages: whole.messages.filter((m) => !omitted.has(m)) };
       const spawns = transcript.messages
         .map((m) => m.message as Json)
         .filter((m) => m.role === 'toolResult' && m.toolName === 'sessions_spawn')
@@ -67,7 +78,7 @@ export function readOpenClawStore(dbPath: string): OpenClawSession[] {
           toolCallId: String(m.toolCallId),
           result: typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? (m.content as Json[]).map((c) => String(c.text ?? '')).join('') : JSON.stringify(m.content),
         }));
-      return { transcript, compiled: compiled.get(id) ?? null, spawns };
+      return { transcript, accounting, compiled: compiled.get(id) ?? null, spawns };
     });
   } finally {
     db.close();
@@ -78,7 +89,22 @@ export function readOpenClawStore(dbPath: string): OpenClawSession[] {
 export function openClawParticipants(s: OpenClawSession): ParticipantUsage[] {
   const [root] = piParticipants(s.transcript);
   const failed = s.spawns.filter((x) => /"status"\s*:\s*"error"/.test(x.result));
-  return [{ ...root!, reason: failed.length > 0 ? `${failed.length} sessions_spawn call(s) made no child here: ${failed.map((f) => f.result.slice(0, 160)).join(' | ')}` : root!.reason }];
+  const a = s.accounting;
+  const notes = [
+    failed.length > 0 ? `${failed.length} sessions_spawn call(s) made no child here: ${failed.map((f) => f.result.slice(0, 160)).join(' | ')}` : '',
+    a.invalidCounters.length > 0 ? `invalid native usage counters (counted as 0): ${a.invalidCounters.join('; ')}` : '',
+  ].filter(Boolean);
+  return [
+    {
+      ...root!,
+      // Mirror replies counted once (seeds/003 §5.3); the requests are the calls that produced a message.
+      tokens: { input: a.tokens.input, output: a.tokens.output, cache_read: a.tokens.cacheRead, cache_creation: a.tokens.cacheWrite, reasoning: root!.tokens.reasoning },
+      messages: a.requests,
+      cost_usd: a.cost,
+      cost_note: a.cost === null ? 'no cost reported' : 'session-reported cost, CLI mirrors credited only for what no earlier report covered',
+      reason: notes.length > 0 ? notes.join('; ') : root!.reason,
+    },
+  ];
 }
 
 /**

@@ -9,6 +9,7 @@ import { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { convertNative } from '../pipelines/convert.js';
 import { collect } from '../pipelines/collect/run.js';
 import { validateRun } from '../pipelines/validate-run.js';
+import { formatUsage, usageReport } from '../pipelines/usage-report.js';
 import { verifyHarness } from '../pipelines/verify.js';
 import { CONVERT_HARNESSES, CONVERTIBLE_HARNESSES, isConvertHarness, isConvertibleHarness, isVerifiableHarness, VERIFIABLE_HARNESSES, type ConvertHarness, type ConvertibleHarness, type VerifiableHarness } from '../harnesses/launch.js';
 import { validateCapture } from '../transforms/capture/validate.js';
@@ -197,6 +198,17 @@ export function buildProgram(): Command {
         const check = s.streamCheck === null ? '' : s.streamCheck.length === 0 ? '; stream agrees' : `; stream disagrees: ${s.streamCheck.join('; ')}`;
         await printLine(`${s.dir}: ${s.steps} steps, SFT ${s.sft.status}${s.sft.reason ? ` (${s.sft.reason})` : ''}; tokens in/cache-write/cache-read/out: ${people}${check}`);
       }
+    });
+
+  program
+    .command('usage')
+    .description('the agent tree of every sample of a run: each participant\'s own tokens, depth, spawning tool call, status and where it was read; totals without double counting')
+    .argument('<dir>', 'a run directory (<output>/<run-name>)')
+    .option('--json', 'the report as JSON')
+    .action(async (dir: string, opts: { json?: boolean }) => {
+      const report = await usageReport(dir);
+      if (opts.json) await printLine(JSON.stringify(report));
+      else for (const line of formatUsage(report)) await printLine(line);
     });
 
   program

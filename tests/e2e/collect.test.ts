@@ -12,6 +12,7 @@ import type { RunInfo, SampleInfo } from '../../src/schemas/index.js';
 import { repoRoot, rollerBin } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
 
+type Json = Record<string, any>;
 const tmp = useTempDir('collect');
 const DUMMY_KEY = 'roller-scripted-model-dummy-key'; // what roller hands the harness for the scripted model
 
@@ -65,6 +66,13 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
     // No credential value in any file of the run.
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+
+    // roller usage: the delegation's tree (the child under the root, spawned by the Agent call), and totals that count
+    // each participant once — equal to the run's own totals.
+    const usage = JSON.parse((await roller(['usage', run, '--json'])).stdout) as { samples: { tree: { role: string; children: { role: string; spawn_tool_call_id: string }[] }[]; totals: Json }[]; totals: Json };
+    expect(usage.samples[2]!.tree.map((n) => [n.role, n.children.map((c) => c.role)])).toEqual([['root', ['child']]]);
+    expect(usage.samples[2]!.tree[0]!.children[0]!.spawn_tool_call_id).toMatch(/^toolu_/);
+    expect(usage.totals).toMatchObject({ input: i.usage.input, cache_read: i.usage.cached_input, cache_creation: i.usage.cache_creation, output: i.usage.output });
 
     const sftBefore = readFileSync(join(run, 'sft.jsonl'));
     const again = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume']);

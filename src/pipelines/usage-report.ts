@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
+
+type Tokens = { input: number; cache_creation: number; cache_read: number; output: number; reasoning: number };
+
+export interface UsageNode {
+  participant: string;
+  role: 'root' | 'child';
+  native_id: string;
+  depth: number;
+  spawn_tool_call_id: string | null;
+  tokens: Tokens;
+  messages: number;
+  status: string;
+  status_source: string | null;
+  note: string | null;
+  children: UsageNode[];
+}
+
+export interface SampleUsage {
+  path: string;
+  task_id: string;
+  model: string;
+  status: string;
+  tree: UsageNode[];
+  /** Each participant's own tokens summed once (a child's tokens are never also the parent's). */
+  totals: Tokens;
+  cost_usd: number | null;
+}
+
+export interface UsageReport {
+  run: string;
+  samples: SampleUsage[];
+  totals: Tokens;
+  cost_usd: number | null;
+}
+
+const zero = (): Tokens => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
+const addTo = (a: Tokens, b: Tokens) => {
+  for (const k of Object.keys(a) as (keyof Tokens)[]) a[k] += b[k] ?? 0;
+};
+
+/**
+ * `roller usage RUN_DIR`: the agent tree of every sample (each participant's own tokens, depth, spawning tool
+ * call, status and where it was read) and totals per sample and per run — every participant counted once,
+ * from the samples' info.json (what collect recorded from the native files).
+ */
+export async function usageReport(runDir: string): Promise<UsageReport> {
+  if (!existsSync(join(runDir, 'info.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${runDir}: no info.json; pass a run directory written by roller collect`);
+  const run = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
+  const samples: SampleUsage[] = [];
+  const totals = zero();
+  let cost: number | null = null;
+  for (const row of run.samples) {
+    const file = join(runDir, row.path, 'info.json');
+    if (!existsSync(file)) continue;
+    const info = JSON.parse(await readFile(file, 'utf8')) as SampleInfo;
+    const people = ((info.runtime as { participants?: unknown }).participants ?? []) as (Omit<UsageNode, 'children' | 'note'> & { parent: string | null; reason?: string | null })[];
+    const nodes = new Map(people.map((p) => [p.participant, { ...p, note: p.reason ?? null, children: [] as UsageNode[] }]));
+    const tree: UsageNode[] = [];
+    for (const p of people) {
+      const node = nodes.get(p.participant)!;
+      const parent = p.parent ? nodes.get(p.parent) : undefined;
+      if (parent) parent.children.push(node);
+      else tree.push(node);
+    }
+    const sampleTotals = zero();
+    for (const p of people) addTo(sampleTotals, p.tokens);
+    addTo(totals, sampleTotals);
+    const c = info.usage?.cost_usd ?? null;
+    if (c !== null) cost = (cost ?? 0) + c;
+    samples.push({ path: row.path, task_id: info.task_id, model: info.model, status: row.status, tree: tree.map(strip), totals: sampleTotals, cost_usd: c });
+  }
+  return { run: runDir, samples, totals, cost_usd: cost };
+}
+
+function strip(n: UsageNode & { parent?: unknown; reason?: unknown }): UsageNode {
+  const { parent: _p, reason: _r, ...rest } = n;
+  return { ...rest, children: n.children.map(strip) };
+}
+
+const fmt = (t: Tokens) => `in ${t.input} · cache write ${t.cache_creation} · cache read ${t.cache_read} · out ${t.output}${t.reasoning ? ` (reasoning ${t.reasoning})` : ''}`;
+
+/** The report as text: one tree per sample, then the run's totals. */
+export function formatUsage(r: UsageReport): string[] {
+  const lines: string[] = [];
+  for (const s of r.samples) {
+    lines.push(`${s.path} [${s.status}] ${fmt(s.totals)}${s.cost_usd === null ? '' : ` · $${s.cost_usd.toFixed(4)}`}`);
+    const walk = (n: UsageNode, indent: string) => {
+      lines.push(`${indent}${n.role} ${n.native_id}${n.spawn_tool_call_id ? ` (spawned by ${n.spawn_tool_call_id})` : ''}: ${n.messages} messages, ${fmt(n.tokens)}, ${n.status}${n.status_source ? ` — ${n.status_source}` : ''}${n.note ? ` — ${n.note}` : ''}`);
+      for (const c of n.children) walk(c, `${indent}  `);
+    };
+    for (const n of s.tree) walk(n, '  ');
+  }
+  lines.push(`run ${r.run}: ${r.samples.length} samples, ${fmt(r.totals)}${r.cost_usd === null ? '' : ` · $${r.cost_usd.toFixed(4)}`}`);
+  return lines;
+}

@@ -10,6 +10,7 @@ import { convertNative } from '../pipelines/convert.js';
 import { collect } from '../pipelines/collect/run.js';
 import { validateRun } from '../pipelines/validate-run.js';
 import { formatUsage, usageReport } from '../pipelines/usage-report.js';
+import { exportAtif } from '../pipelines/export-atif.js';
 import { verifyHarness } from '../pipelines/verify.js';
 import { CONVERT_HARNESSES, CONVERTIBLE_HARNESSES, isConvertHarness, isConvertibleHarness, isVerifiableHarness, VERIFIABLE_HARNESSES, type ConvertHarness, type ConvertibleHarness, type VerifiableHarness } from '../harnesses/launch.js';
 import { validateCapture } from '../transforms/capture/validate.js';
@@ -198,6 +199,18 @@ export function buildProgram(): Command {
         const check = s.streamCheck === null ? '' : s.streamCheck.length === 0 ? '; stream agrees' : `; stream disagrees: ${s.streamCheck.join('; ')}`;
         await printLine(`${s.dir}: ${s.steps} steps, SFT ${s.sft.status}${s.sft.reason ? ` (${s.sft.reason})` : ''}; tokens in/cache-write/cache-read/out: ${people}${check}`);
       }
+    });
+
+  program
+    .command('export')
+    .description('export every sample with an ACTF as an ATIF-v1.7 trajectory.json (Harbor) under <run>/atif or --output; the run is not modified')
+    .argument('<dir>', 'a run directory (<output>/<run-name>)')
+    .option('--output <dir>', 'where the trajectories go (default: <run>/atif)')
+    .action(async (dir: string, opts: { output?: string }) => {
+      const r = await exportAtif(dir, opts.output ?? join(dir, 'atif'));
+      for (const e of r.exported) await printLine(`exported ${e.path} (${e.status})`);
+      for (const s of r.skipped) await printLine(`skipped ${s.path}: ${s.reason}`);
+      process.stderr.write(`${r.exported.length} trajectories, ${r.skipped.length} skipped\n`);
     });
 
   program

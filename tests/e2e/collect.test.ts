@@ -74,6 +74,13 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(usage.samples[2]!.tree[0]!.children[0]!.spawn_tool_call_id).toMatch(/^toolu_/);
     expect(usage.totals).toMatchObject({ input: i.usage.input, cache_read: i.usage.cached_input, cache_creation: i.usage.cache_creation, output: i.usage.output });
 
+    // roller export: one ATIF trajectory per sample, each valid under Harbor's validator rules.
+    const exported = await roller(['export', run]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const trajectories = filesUnder(join(run, 'atif')).filter((f) => f.endsWith('trajectory.json'));
+    expect(trajectories).toHaveLength(3);
+    expect((await roller(['validate', '--schema', 'atif', ...trajectories])).code).toBe(0);
+
     const sftBefore = readFileSync(join(run, 'sft.jsonl'));
     const again = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume']);
     expect(again.code, again.stderr).toBe(0);

@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { writeJsonAtomic } from '../core/atomic-write.js';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import { formatJsonPath } from '../core/json-locate.js';
+import type { Actf } from '../schemas/actf.js';
+import { AtifTrajectory } from '../schemas/atif.js';
+import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
+import { checkValue } from '../schemas/validate.js';
+import { actfToAtif } from '../transforms/atif/from-actf.js';
+
+export interface ExportResult {
+  exported: { path: string; status: string }[];
+  skipped: { path: string; reason: string }[];
+}
+
+/**
+ * `roller export RUN_DIR [--output DIR]` (seeds/003 §4.5): every sample with a trace_ACTF.json — failed and
+ * timed-out ones included, their status recorded — as <output>/<model>/<index>_<task>/trajectory.json
+ * (+ images/); samples without ACTF are reported skipped. Every document is checked against the ATIF
+ * validator rules before it is written; the run itself is never modified.
+ */
+export async function exportAtif(runDir: string, output = join(runDir, 'atif')): Promise<ExportResult> {
+  if (!existsSync(join(runDir, 'info.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${runDir}: no info.json; pass a run directory written by roller collect`);
+  const run = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
+  const result: ExportResult = { exported: [], skipped: [] };
+  for (const row of run.samples) {
+    const dir = join(runDir, row.path);
+    const infoPath = join(dir, 'info.json');
+    if (!existsSync(infoPath)) {
+      result.skipped.push({ path: row.path, reason: 'no sample info.json' });
+      continue;
+    }
+    const info = JSON.parse(await readFile(infoPath, 'utf8')) as SampleInfo;
+    if (!info.trajectory.actf || !existsSync(join(dir, info.trajectory.actf))) {
+      result.skipped.push({ path: row.path, reason: 'no trace_ACTF.json' });
+      continue;
+    }
+    const actf = JSON.parse(await readFile(join(dir, info.trajectory.actf), 'utf8')) as Actf;
+    // samples/<model>/<index>_<task> -> <output>/<model>/<index>_<task>
+    const rel = join(basename(dirname(dir)), basename(dir));
+    const { trajectory, images } = actfToAtif(actf, info, `${basename(runDir)}/${rel}`);
+    if (row.status === 'skipped') trajectory.extra.roller.reused_by_resume = true;
+    const issues = checkValue(AtifTrajectory, trajectory);
+    if (issues.length > 0) {
+      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${row.path}: the ATIF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the sample`);
+    }
+    const out = join(output, rel);
+    await mkdir(out, { recursive: true });
+    for (const image of images) {
+      if (existsSync(join(out, image.path))) continue; // named by content: written once
+      await mkdir(join(out, 'images'), { recursive: true });
+      await writeFile(join(out, image.path), image.bytes);
+    }
+    await writeJsonAtomic(join(out, 'trajectory.json'), trajectory);
+    result.exported.push({ path: join(rel, 'trajectory.json'), status: row.status });
+  }
+  return result;
+}

@@ -29,6 +29,8 @@ export interface SampleUsage {
   /** Each participant's own tokens summed once (a child's tokens are never also the parent's). */
   totals: Tokens;
   cost_usd: number | null;
+  /** Against what the harness itself reported (Claude Code's result event), when it reported something. */
+  reconciliation: { source: string; main_agent_agrees: boolean; all_agents_agree: boolean; differences: string[] } | null;
 }
 
 export interface UsageReport {
@@ -72,7 +74,7 @@ export async function usageReport(runDir: string): Promise<UsageReport> {
     addTo(totals, sampleTotals);
     const c = info.usage?.cost_usd ?? null;
     if (c !== null) cost = (cost ?? 0) + c;
-    samples.push({ path: row.path, task_id: info.task_id, model: info.model, status: row.status, tree: tree.map(strip), totals: sampleTotals, cost_usd: c });
+    samples.push({ path: row.path, task_id: info.task_id, model: info.model, status: row.status, tree: tree.map(strip), totals: sampleTotals, cost_usd: c, reconciliation: reconcile(info, tree, sampleTotals) });
   }
   return { run: runDir, samples, totals, cost_usd: cost };
 }
@@ -89,6 +91,9 @@ export function formatUsage(r: UsageReport): string[] {
   const lines: string[] = [];
   for (const s of r.samples) {
     lines.push(`${s.path} [${s.status}] ${fmt(s.totals)}${s.cost_usd === null ? '' : ` · $${s.cost_usd.toFixed(4)}`}`);
+    if (s.reconciliation) {
+      lines.push(`  ${s.reconciliation.differences.length === 0 ? 'agrees with' : 'DIFFERS from'} the harness's own totals (${s.reconciliation.source})${s.reconciliation.differences.length ? `: ${s.reconciliation.differences.join('; ')}` : ''}`);
+    }
     const walk = (n: UsageNode, indent: string) => {
       lines.push(`${indent}${n.role} ${n.native_id}${n.spawn_tool_call_id ? ` (spawned by ${n.spawn_tool_call_id})` : ''}: ${n.messages} messages, ${fmt(n.tokens)}, ${n.status}${n.status_source ? ` — ${n.status_source}` : ''}${n.note ? ` — ${n.note}` : ''}`);
       for (const c of n.children) walk(c, `${indent}  `);
@@ -97,4 +102,24 @@ export function formatUsage(r: UsageReport): string[] {
   }
   lines.push(`run ${r.run}: ${r.samples.length} samples, ${fmt(r.totals)}${r.cost_usd === null ? '' : ` · $${r.cost_usd.toFixed(4)}`}`);
   return lines;
+}
+
+const KINDS = ['input', 'cache_creation', 'cache_read', 'output'] as const;
+
+/** Roller's per-participant tokens against the harness's own totals: the root alone, and every agent together. */
+function reconcile(info: SampleInfo, tree: UsageNode[], totals: Tokens): SampleUsage['reconciliation'] {
+  const reported = (info.runtime as { harness_reported?: { source: string; main_agent: Tokens; all_agents: Tokens } }).harness_reported;
+  if (!reported) return null;
+  const differences: string[] = [];
+  const root = tree.find((n) => n.role === 'root');
+  for (const k of KINDS) {
+    if (root && root.tokens[k] !== reported.main_agent[k]) differences.push(`main agent ${k}: roller ${root.tokens[k]}, harness ${reported.main_agent[k]}`);
+    if (totals[k] !== reported.all_agents[k]) differences.push(`all agents ${k}: roller ${totals[k]}, harness ${reported.all_agents[k]}`);
+  }
+  return {
+    source: reported.source,
+    main_agent_agrees: !differences.some((d) => d.startsWith('main')),
+    all_agents_agree: !differences.some((d) => d.startsWith('all')),
+    differences,
+  };
 }

@@ -73,6 +73,10 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(usage.samples[2]!.tree.map((n) => [n.role, n.children.map((c) => c.role)])).toEqual([['root', ['child']]]);
     expect(usage.samples[2]!.tree[0]!.children[0]!.spawn_tool_call_id).toMatch(/^toolu_/);
     expect(usage.totals).toMatchObject({ input: i.usage.input, cache_read: i.usage.cached_input, cache_creation: i.usage.cache_creation, output: i.usage.output });
+    // ... and they add up to what Claude Code itself reported (result.usage for the main agent, modelUsage for all agents).
+    for (const s of usage.samples as unknown as { reconciliation: { main_agent_agrees: boolean; all_agents_agree: boolean; differences: string[] } }[]) {
+      expect(s.reconciliation).toMatchObject({ main_agent_agrees: true, all_agents_agree: true, differences: [] });
+    }
 
     // roller export: one ATIF trajectory per sample, each valid under Harbor's validator rules.
     const exported = await roller(['export', run]);

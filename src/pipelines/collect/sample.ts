@@ -75,6 +75,7 @@ export function sampleDirOf(runDir: string, r: { index: number; task: { id: stri
 }
 
 interface AttemptResult {
+  harnessReported: Record<string, unknown> | null;
   audits: { completion: CompletionAudit; modelIdentity: ModelIdentityAudit; wireEffort: WireEffortAudit | null; thinking: ThinkingAudit | null } | null;
   status: SampleInfo['status'];
   error: RecordedError | null;
@@ -166,6 +167,7 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
       ...(result.audits?.thinking ? { thinking_audit: result.audits.thinking } : {}),
       participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source, reason: p.reason })),
       capture: result.capture,
+      ...(result.harnessReported ? { harness_reported: result.harnessReported } : {}),
     },
     provenance: { task_bundle_digest: s.taskDigest, task_id: r.task.id, metadata: r.task.metadata ?? null },
   };
@@ -180,7 +182,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
   const work = join(runtime, 'work');
   const captureWork = join(runtime, 'capture');
   const logs = { stdout: join(runtime, 'stdout.log'), stderr: join(runtime, 'stderr.log') };
-  const result: AttemptResult = { audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs };
+  const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs };
   const fail = (status: 'error' | 'timeout', code: string, message: string) => {
     if (result.status === 'ok') {
       result.status = status;
@@ -227,6 +229,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       fail('error', 'ROLLER_HARNESS_FAILED', `the harness exited ${outcome.exitCode ?? outcome.signal}${tail ? `: ${tail}` : ''}`);
     }
 
+    if (s.harness === 'claude-code') result.harnessReported = await claudeCodeResult(logs.stdout);
     const callsPath = join(captureWork, 'calls.jsonl');
     const calls = existsSync(callsPath) ? await readCalls(callsPath) : [];
     result.requests = calls.length;
@@ -328,4 +331,33 @@ async function codexAgentPaths(trace: string): Promise<Record<string, string>> {
     if (typeof p?.agent_path === 'string' && typeof p.id === 'string') paths[p.id] ??= p.agent_path;
   }
   return paths;
+}
+
+/**
+ * What Claude Code itself reported at the end of the run (its stream-json `result` event): the main agent's
+ * usage, and modelUsage over every agent — what roller's per-participant totals must add up to.
+ */
+async function claudeCodeResult(stdout: string): Promise<Record<string, unknown> | null> {
+  const text = await readFile(stdout, 'utf8').catch(() => '');
+  const line = text.split('\n').reverse().find((l) => l.includes('"type":"result"'));
+  if (!line) return null;
+  try {
+    const r = JSON.parse(line) as { usage?: Record<string, number>; modelUsage?: Record<string, Record<string, number>>; total_cost_usd?: number };
+    const all = { input: 0, cache_creation: 0, cache_read: 0, output: 0 };
+    for (const m of Object.values(r.modelUsage ?? {})) {
+      all.input += m.inputTokens ?? 0;
+      all.cache_creation += m.cacheCreationInputTokens ?? 0;
+      all.cache_read += m.cacheReadInputTokens ?? 0;
+      all.output += m.outputTokens ?? 0;
+    }
+    const u = r.usage ?? {};
+    return {
+      source: 'stream-json result event',
+      main_agent: { input: u.input_tokens ?? 0, cache_creation: u.cache_creation_input_tokens ?? 0, cache_read: u.cache_read_input_tokens ?? 0, output: u.output_tokens ?? 0 },
+      all_agents: all,
+      total_cost_usd: r.total_cost_usd ?? null,
+    };
+  } catch {
+    return null;
+  }
 }

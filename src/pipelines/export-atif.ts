@@ -8,6 +8,8 @@ import type { Actf } from '../schemas/actf.js';
 import { AtifTrajectory } from '../schemas/atif.js';
 import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
 import { checkValue } from '../schemas/validate.js';
+import { claudeCodeToActf } from '../harnesses/claude-code/actf.js';
+import type { NativeRecord } from '../harnesses/claude-code/native-session.js';
 import { actfToAtif } from '../transforms/atif/from-actf.js';
 
 export interface ExportResult {
@@ -40,8 +42,12 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
     const actf = JSON.parse(await readFile(join(dir, info.trajectory.actf), 'utf8')) as Actf;
     // samples/<model>/<index>_<task> -> <output>/<model>/<index>_<task>
     const rel = join(basename(dirname(dir)), basename(dir));
-    const { trajectory, images } = actfToAtif(actf, info, `${basename(runDir)}/${rel}`);
+    const sessionId = `${basename(runDir)}/${rel}`;
+    const { trajectory, images } = actfToAtif(actf, info, sessionId);
     if (row.status === 'skipped') trajectory.extra.roller.reused_by_resume = true;
+    if (info.harness.name === 'claude-code' && info.trajectory.raw) {
+      images.push(...(await embedClaudeCodeSubagents(join(dir, info.trajectory.raw), info, sessionId, trajectory)));
+    }
     const issues = checkValue(AtifTrajectory, trajectory);
     if (issues.length > 0) {
       throw new RollerError(ErrorCode.CONVERSION_INVALID, `${row.path}: the ATIF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the sample`);
@@ -57,4 +63,42 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
     result.exported.push({ path: join(rel, 'trajectory.json'), status: row.status });
   }
   return result;
+}
+
+type Json = Record<string, any>;
+
+/**
+ * Claude Code sub-agents as embedded subagent_trajectories (ATIF v1.7): each sub-agent's own turns (its
+ * sidechain records in trace.jsonl) converted like the main one, with trajectory_id = its agent id, and the
+ * parent's spawning call result pointing at it with a subagent_trajectory_ref.
+ */
+async function embedClaudeCodeSubagents(trace: string, info: SampleInfo, sessionId: string, trajectory: Json) {
+  const byAgent = new Map<string, NativeRecord[]>();
+  const lines = (await readFile(trace, 'utf8')).split('\n');
+  lines.forEach((line, i) => {
+    if (!line.includes('"isSidechain":true')) return;
+    const record = JSON.parse(line) as Json;
+    if (record.isSidechain !== true || typeof record.agentId !== 'string') return;
+    const list = byAgent.get(record.agentId) ?? [];
+    // claudeCodeToActf reads a participant's own records: a sub-agent's are its sidechain.
+    list.push({ record: { ...record, isSidechain: false }, file: 'trace.jsonl', line: i + 1 });
+    byAgent.set(record.agentId, list);
+  });
+  const people = ((info.runtime as { participants?: unknown }).participants ?? []) as { native_id: string; spawn_tool_call_id: string | null }[];
+  const embedded: Json[] = [];
+  const images = [];
+  for (const [agentId, records] of byAgent) {
+    const child = actfToAtif(claudeCodeToActf(records), info, sessionId);
+    images.push(...child.images);
+    const { session_id: _s, extra: _e, ...rest } = child.trajectory;
+    embedded.push({ ...rest, trajectory_id: agentId, extra: { roller: { participant: `agent:${agentId}` } } });
+    const spawn = people.find((p) => p.native_id === agentId)?.spawn_tool_call_id;
+    for (const step of trajectory.steps as Json[]) {
+      for (const r of (step.observation?.results ?? []) as Json[]) {
+        if (spawn && r.source_call_id === spawn) r.subagent_trajectory_ref = [{ trajectory_id: agentId }];
+      }
+    }
+  }
+  if (embedded.length > 0) trajectory.subagent_trajectories = embedded;
+  return images;
 }

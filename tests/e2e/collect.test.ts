@@ -84,6 +84,11 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     const trajectories = filesUnder(join(run, 'atif')).filter((f) => f.endsWith('trajectory.json'));
     expect(trajectories).toHaveLength(3);
     expect((await roller(['validate', '--schema', 'atif', ...trajectories])).code).toBe(0);
+    // The sub-agent is embedded, and the parent's spawning call result points at it.
+    const delegated = readJson<Json>(trajectories.find((f) => f.includes('2_delegate'))!);
+    expect(delegated.subagent_trajectories).toHaveLength(1);
+    const refs = (delegated.steps as Json[]).flatMap((st) => ((st.observation?.results ?? []) as Json[]).flatMap((r) => r.subagent_trajectory_ref ?? []));
+    expect(refs).toEqual([{ trajectory_id: delegated.subagent_trajectories[0].trajectory_id }]);
 
     const sftBefore = readFileSync(join(run, 'sft.jsonl'));
     const again = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume']);

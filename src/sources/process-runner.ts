@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -45,6 +45,7 @@ export async function runProcess(plan: ProcessPlan, options: RunProcessOptions):
   await Promise.all([once(stdout, 'open'), once(stderr, 'open')]);
   const started = Date.now();
   const child = spawn(plan.command, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const guard = child.pid === undefined ? undefined : startGuard(child.pid);
   // end: false — the files are ended below, after 'close', and only then awaited (pipe() would end them
   // first, and a wait for 'finish' after that never returns).
   child.stdout!.pipe(stdout, { end: false });
@@ -80,6 +81,7 @@ export async function runProcess(plan: ProcessPlan, options: RunProcessOptions):
   const closed = once(child, 'close');
   closed.catch(() => {});
   const [exitCode, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  guard?.kill('SIGKILL'); // this process outlived the run: the guard has nothing left to do
   clearTimeout(timer);
   clearTimeout(killTimer);
   options.signal?.removeEventListener('abort', onAbort);
@@ -101,4 +103,24 @@ export async function runProcess(plan: ProcessPlan, options: RunProcessOptions):
   stderr.end();
   await Promise.all([finished(stdout), finished(stderr)]);
   return { exitCode, signal, timedOut, aborted, startedAt: new Date(started).toISOString(), endedAt: new Date().toISOString(), durationMs: Date.now() - started };
+}
+
+/**
+ * The harness runs in its own process group, so nothing roller's own end sends reaches it: if roller is
+ * SIGKILLed the harness would go on alone. A small guard process reads a pipe from roller; when the pipe
+ * closes without roller ending the guard first — roller died — it kills the harness's whole group.
+ */
+const GUARD = `process.on('SIGINT', () => {}); process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => { try { process.kill(-Number(process.argv[1]), 'SIGKILL'); } catch {} process.exit(0); });`;
+
+function startGuard(pgid: number): ChildProcess | undefined {
+  try {
+    const guard = spawn(process.execPath, ['-e', GUARD, String(pgid)], { stdio: ['pipe', 'ignore', 'ignore'], env: { PATH: process.env.PATH ?? '' } });
+    guard.on('error', () => {}); // no guard: the run goes on unguarded, as before
+    guard.stdin!.on('error', () => {});
+    guard.unref();
+    (guard.stdin as unknown as { unref?: () => void }).unref?.();
+    return guard;
+  } catch {
+    return undefined;
+  }
 }

@@ -51,3 +51,26 @@ describe('process runner', () => {
     expect(out).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGTERM' });
   });
 });
+
+describe('process runner when roller itself is killed', () => {
+  it('a SIGKILLed roller takes the harness process group with it (the guard process)', async () => {
+    const { spawn } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const pidFile = join(tmp.path, 'orphan.pid');
+    const runner = fileURLToPath(new URL('../../dist/src/sources/process-runner.js', import.meta.url));
+    // A roller stand-in: runs a long harness through runProcess, then gets SIGKILLed (no handler can run).
+    const script = `import { runProcess } from ${JSON.stringify(runner)};
+      await runProcess({ command: 'sh', args: ['-c', 'echo $$ > ${pidFile}; sleep 300'], cwd: ${JSON.stringify(tmp.path)}, env: { PATH: process.env.PATH } },
+        { timeoutMs: 600000, stdoutPath: ${JSON.stringify(join(tmp.path, 'd.out'))}, stderrPath: ${JSON.stringify(join(tmp.path, 'd.err'))} });`;
+    const roller = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    let harness = 0;
+    for (let i = 0; i < 100 && !harness; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      harness = Number(readFileSync(pidFile, { encoding: 'utf8', flag: 'a+' }).trim()) || 0;
+    }
+    expect(alive(harness)).toBe(true);
+    roller.kill('SIGKILL');
+    for (let i = 0; i < 40 && alive(harness); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(harness)).toBe(false);
+  });
+});

@@ -1,3 +1,21 @@
+import { join } from 'node:path';
+
+/**
+ * The environment of a harness that keeps everything under one fresh HOME: nothing inherited but PATH
+ * (a runtime's bin dir first when given), the XDG dirs inside HOME.
+ */
+export function isolatedHomeEnv(home: string, pathFirst?: string): Record<string, string> {
+  const path = process.env.PATH ?? '/usr/bin:/bin';
+  return {
+    PATH: pathFirst ? `${pathFirst}:${path}` : path,
+    LANG: 'C.UTF-8',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+  };
+}
+
 /** What every harness launch plan needs, whatever the harness. */
 export interface HarnessLaunch {
   /** The installed CLI (`roller harness install <name>`). */

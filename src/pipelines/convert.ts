@@ -92,56 +92,25 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
   const results: ConvertedSession[] = [];
   for (const file of files) {
     const session = await readNativeSession(file);
-    const dir = files.length === 1 ? options.out : join(options.out, session.sessionId);
     const wire = calls?.filter((c) => c.native_identity.session_id === session.sessionId);
-
-    const trace = mergeTrace(session);
-    await createJsonlSink({ path: join(dir, 'trace.jsonl') }).consume(
-      (async function* () {
-        yield* trace;
-      })(),
-      createStageContext(),
-    );
-
-    const actf = claudeCodeToActf(session.main, wire && wire.length > 0 ? { wire } : {});
-    const issues = checkValue(Actf, actf);
-    if (issues.length > 0) {
-      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${file}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the session`);
-    }
-    await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
-
-    const sft = projectSft(actf, { keepThinking: options.keepThinking });
-    if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
-
     const participants = participantUsage(session);
-    const streamCheck = options.stream ? crossCheckStream(await readStreamJson(options.stream), participants) : null;
-    await writeJsonAtomic(join(dir, 'usage.json'), {
-      schema: 'roller.usage/v1',
-      harness: options.harness,
-      session_id: session.sessionId,
-      participants,
-    });
-    await writeJsonAtomic(join(dir, 'conversion.json'), {
-      raw_schema: CLAUDE_CODE_RAW_SCHEMA,
-      source: { root: session.root, main: session.mainFile, subagents: session.subagents.map((s) => s.records[0]?.file ?? `agent-${s.agentId}.jsonl`) },
-      system_prompt_source: actf.system_prompt_source,
-      tools_source: actf.tools_source,
-      trajectory_conversion: [
-        { target: 'actf', status: 'ok', reason: null },
-        { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
-      ],
-      rejected_lines: session.rejects.map((r) => ({ code: r.code, reason: r.reason, origin: r.origin })),
-      stream_check: streamCheck === null ? null : { source: options.stream, agrees: streamCheck.length === 0, problems: streamCheck },
-    });
-    results.push({
-      sessionId: session.sessionId,
-      dir,
-      steps: actf.steps.length,
-      sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
-      participants,
-      rejectedLines: session.rejects.length,
-      streamCheck,
-    });
+    const problems = options.stream ? crossCheckStream(await readStreamJson(options.stream), participants) : null;
+    results.push(
+      await writeConverted({
+        dir: files.length === 1 ? options.out : join(options.out, session.sessionId),
+        harness: options.harness,
+        sessionId: session.sessionId,
+        trace: mergeTrace(session),
+        actf: claudeCodeToActf(session.main, wire && wire.length > 0 ? { wire } : {}),
+        participants,
+        rawSchema: CLAUDE_CODE_RAW_SCHEMA,
+        source: { root: session.root, main: session.mainFile, subagents: session.subagents.map((x) => x.records[0]?.file ?? `agent-${x.agentId}.jsonl`) },
+        keepThinking: options.keepThinking,
+        where: file,
+        rejects: session.rejects,
+        streamCheck: problems === null ? null : { source: options.stream!, problems },
+      }),
+    );
   }
   return results;
 }
@@ -160,54 +129,26 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
     const tree = threads.filter((t) => t.sessionId === sessionId);
     const rootThread = tree.find((t) => t.parentThreadId === null) ?? tree[0]!;
     const ordered = [rootThread, ...tree.filter((t) => t !== rootThread)];
-    const dir = sessions.length === 1 ? options.out : join(options.out, sessionId);
-    // trace.jsonl: every thread's rollout, root first, each record as the CLI wrote it.
-    await createJsonlSink({ path: join(dir, 'trace.jsonl') }).consume(
-      (async function* () {
-        for (const t of ordered) for (const r of t.records) yield r.record;
-      })(),
-      createStageContext(),
-    );
     const wire = calls?.filter((c) => c.native_identity.thread_id === rootThread.threadId);
     const actf = codexToActf(rootThread, wire && wire.length > 0 ? { wire } : {});
-    const issues = checkValue(Actf, actf);
-    if (issues.length > 0) {
-      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${rootThread.file}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the rollout`);
-    }
-    await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
-    const blocker = codexSftBlocker(actf);
-    const sft = blocker ? ({ status: 'unavailable', reason: blocker } as const) : projectSft(actf, { keepThinking: options.keepThinking });
-    if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
-    const participants = codexParticipants(ordered);
-    await writeJsonAtomic(join(dir, 'usage.json'), {
-      schema: 'roller.usage/v1',
-      harness: 'codex',
-      session_id: sessionId,
-      participants,
-      spawns_without_participant: spawnsWithoutParticipant(ordered),
-    });
-    const mine = rejects.filter((r) => ordered.some((t) => t.file === r.origin.file));
-    await writeJsonAtomic(join(dir, 'conversion.json'), {
-      raw_schema: CODEX_RAW_SCHEMA,
-      source: { root, threads: ordered.map((t) => t.file) },
-      system_prompt_source: actf.system_prompt_source,
-      tools_source: actf.tools_source,
-      trajectory_conversion: [
-        { target: 'actf', status: 'ok', reason: null },
-        { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
-      ],
-      rejected_lines: mine.map((r) => ({ code: r.code, reason: r.reason, origin: r.origin })),
-      stream_check: null,
-    });
-    results.push({
-      sessionId,
-      dir,
-      steps: actf.steps.length,
-      sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
-      participants,
-      rejectedLines: mine.length,
-      streamCheck: null,
-    });
+    results.push(
+      await writeConverted({
+        dir: sessions.length === 1 ? options.out : join(options.out, sessionId),
+        harness: 'codex',
+        sessionId,
+        // trace.jsonl: every thread's rollout, root first, each record as the CLI wrote it.
+        trace: ordered.flatMap((t) => t.records.map((r) => r.record)),
+        actf,
+        participants: codexParticipants(ordered),
+        rawSchema: CODEX_RAW_SCHEMA,
+        source: { root, threads: ordered.map((t) => t.file) },
+        keepThinking: options.keepThinking,
+        where: rootThread.file,
+        sftBlocker: codexSftBlocker(actf),
+        usageExtra: { spawns_without_participant: spawnsWithoutParticipant(ordered) },
+        rejects: rejects.filter((r) => ordered.some((t) => t.file === r.origin.file)),
+      }),
+    );
   }
   return results;
 }
@@ -228,36 +169,20 @@ async function convertOpenCode(options: ConvertOptions): Promise<ConvertedSessio
       grew = false;
       for (const s of store.sessions) if (s.parentId && tree.has(s.parentId) && !tree.has(s.id)) (tree.add(s.id), (grew = true));
     }
-    const dir = roots.length === 1 ? options.out : join(options.out, root.id);
-    await createJsonlSink({ path: join(dir, 'trace.jsonl') }).consume(
-      (async function* () {
-        yield* openCodeEvents(store, tree);
-      })(),
-      createStageContext(),
+    results.push(
+      await writeConverted({
+        dir: roots.length === 1 ? options.out : join(options.out, root.id),
+        harness: 'opencode',
+        sessionId: root.id,
+        trace: openCodeEvents(store, tree),
+        actf: openCodeToActf(store, root.id, calls ? { wire: calls } : {}),
+        participants: participants.filter((p) => tree.has(p.native_id)),
+        rawSchema: OPENCODE_RAW_SCHEMA,
+        source: { database: store.path, sessions: [...tree] },
+        keepThinking: options.keepThinking,
+        where: `${store.path} (session ${root.id})`,
+      }),
     );
-    const actf = openCodeToActf(store, root.id, calls ? { wire: calls } : {});
-    const issues = checkValue(Actf, actf);
-    if (issues.length > 0) {
-      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${store.path}: the ACTF produced for session ${root.id} is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the database`);
-    }
-    await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
-    const sft = projectSft(actf, { keepThinking: options.keepThinking });
-    if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
-    const mine = participants.filter((p) => tree.has(p.native_id));
-    await writeJsonAtomic(join(dir, 'usage.json'), { schema: 'roller.usage/v1', harness: 'opencode', session_id: root.id, participants: mine });
-    await writeJsonAtomic(join(dir, 'conversion.json'), {
-      raw_schema: OPENCODE_RAW_SCHEMA,
-      source: { database: store.path, sessions: [...tree] },
-      system_prompt_source: actf.system_prompt_source,
-      tools_source: actf.tools_source,
-      trajectory_conversion: [
-        { target: 'actf', status: 'ok', reason: null },
-        { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
-      ],
-      rejected_lines: [],
-      stream_check: null,
-    });
-    results.push({ sessionId: root.id, dir, steps: actf.steps.length, sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason }, participants: mine, rejectedLines: 0, streamCheck: null });
   }
   return results;
 }
@@ -269,41 +194,28 @@ async function convertPi(options: ConvertOptions): Promise<ConvertedSession[]> {
   const results: ConvertedSession[] = [];
   for (const file of files) {
     const session = readPiSession(file);
-    const dir = files.length === 1 ? options.out : join(options.out, session.id);
-    await createJsonlSink({ path: join(dir, 'trace.jsonl') }).consume(
-      (async function* () {
-        yield* session.records;
-      })(),
-      createStageContext(),
+    results.push(
+      await writeConverted({
+        dir: files.length === 1 ? options.out : join(options.out, session.id),
+        harness: 'pi',
+        sessionId: session.id,
+        trace: session.records,
+        actf: piToActf(session, calls ? { wire: calls } : {}),
+        participants: piParticipants(session),
+        rawSchema: PI_RAW_SCHEMA,
+        source: { session: file },
+        keepThinking: options.keepThinking,
+        where: file,
+      }),
     );
-    const actf = piToActf(session, calls ? { wire: calls } : {});
-    const issues = checkValue(Actf, actf);
-    if (issues.length > 0) {
-      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${file}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the session`);
-    }
-    await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
-    const sft = projectSft(actf, { keepThinking: options.keepThinking });
-    if (sft.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
-    const participants = piParticipants(session);
-    await writeJsonAtomic(join(dir, 'usage.json'), { schema: 'roller.usage/v1', harness: 'pi', session_id: session.id, participants });
-    await writeJsonAtomic(join(dir, 'conversion.json'), {
-      raw_schema: PI_RAW_SCHEMA,
-      source: { session: file },
-      system_prompt_source: actf.system_prompt_source,
-      tools_source: actf.tools_source,
-      trajectory_conversion: [
-        { target: 'actf', status: 'ok', reason: null },
-        { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
-      ],
-      rejected_lines: [],
-      stream_check: null,
-    });
-    results.push({ sessionId: session.id, dir, steps: actf.steps.length, sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason }, participants, rejectedLines: 0, streamCheck: null });
   }
   return results;
 }
 
-/** The outputs every converter writes for one root participant, from its ACTF, trace records and participants. */
+/**
+ * The outputs every converter writes for one root participant: trace.jsonl, trace_ACTF.json (checked),
+ * trace_SFT.json (when the projection is possible), usage.json and conversion.json.
+ */
 async function writeConverted(o: {
   dir: string;
   harness: ConvertHarness;
@@ -314,6 +226,14 @@ async function writeConverted(o: {
   rawSchema: string;
   source: Record<string, unknown>;
   keepThinking: boolean;
+  /** Where the input was, for the error that names an invalid ACTF. */
+  where: string;
+  /** A harness rule that rules SFT out before projecting (Codex). */
+  sftBlocker?: string | null;
+  /** Extra usage.json fields (Codex: spawns without a participant). */
+  usageExtra?: Record<string, unknown>;
+  rejects?: readonly Rejected[];
+  streamCheck?: { source: string; problems: string[] } | null;
 }): Promise<ConvertedSession> {
   await createJsonlSink({ path: join(o.dir, 'trace.jsonl') }).consume(
     (async function* () {
@@ -323,12 +243,14 @@ async function writeConverted(o: {
   );
   const issues = checkValue(Actf, o.actf);
   if (issues.length > 0) {
-    throw new RollerError(ErrorCode.CONVERSION_INVALID, `${o.harness} session ${o.sessionId}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the input`);
+    throw new RollerError(ErrorCode.CONVERSION_INVALID, `${o.where}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the input`);
   }
   await writeJsonAtomic(join(o.dir, 'trace_ACTF.json'), o.actf);
-  const sft = projectSft(o.actf, { keepThinking: o.keepThinking });
+  const sft = o.sftBlocker ? ({ status: 'unavailable', reason: o.sftBlocker } as const) : projectSft(o.actf, { keepThinking: o.keepThinking });
   if (sft.status === 'ok') await writeJsonAtomic(join(o.dir, 'trace_SFT.json'), sft.record);
-  await writeJsonAtomic(join(o.dir, 'usage.json'), { schema: 'roller.usage/v1', harness: o.harness, session_id: o.sessionId, participants: o.participants });
+  await writeJsonAtomic(join(o.dir, 'usage.json'), { schema: 'roller.usage/v1', harness: o.harness, session_id: o.sessionId, participants: o.participants, ...(o.usageExtra ?? {}) });
+  const rejects = o.rejects ?? [];
+  const check = o.streamCheck ?? null;
   await writeJsonAtomic(join(o.dir, 'conversion.json'), {
     raw_schema: o.rawSchema,
     source: o.source,
@@ -338,10 +260,18 @@ async function writeConverted(o: {
       { target: 'actf', status: 'ok', reason: null },
       { target: 'sft', status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
     ],
-    rejected_lines: [],
-    stream_check: null,
+    rejected_lines: rejects.map((r) => ({ code: r.code, reason: r.reason, origin: r.origin })),
+    stream_check: check === null ? null : { source: check.source, agrees: check.problems.length === 0, problems: check.problems },
   });
-  return { sessionId: o.sessionId, dir: o.dir, steps: o.actf.steps.length, sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason }, participants: o.participants, rejectedLines: 0, streamCheck: null };
+  return {
+    sessionId: o.sessionId,
+    dir: o.dir,
+    steps: o.actf.steps.length,
+    sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
+    participants: o.participants,
+    rejectedLines: rejects.length,
+    streamCheck: check === null ? null : check.problems,
+  };
 }
 
 /** Hermes: a state.db (SQLite) or a roller.hermes-events/v1 file; one converted session per root participant. */
@@ -369,6 +299,7 @@ async function convertHermes(options: ConvertOptions): Promise<ConvertedSession[
         rawSchema: HERMES_EVENTS_SCHEMA,
         source: { input: options.native, sessions: [...sessions] },
         keepThinking: options.keepThinking,
+        where: options.native,
       }),
     );
   }
@@ -395,6 +326,7 @@ async function convertDeepSeek(options: ConvertOptions): Promise<ConvertedSessio
         rawSchema: DEEPSEEK_EVENTS_SCHEMA,
         source: { log: file },
         keepThinking: options.keepThinking,
+        where: file,
       }),
     );
   }
@@ -421,6 +353,7 @@ async function convertOpenClaw(options: ConvertOptions): Promise<ConvertedSessio
         rawSchema: OPENCLAW_RAW_SCHEMA,
         source: { database: db, session: s.transcript.id },
         keepThinking: options.keepThinking,
+        where: `${db} (session ${s.transcript.id})`,
       }),
     );
   }

@@ -28,6 +28,13 @@ function roller(args: string[], options: { onStderr?: (text: string, child: Retu
   return once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }));
 }
 
+/** A tasks JSONL file of these tasks, in the test's temp dir. */
+async function tasksFile(name: string, tasks: object[]): Promise<string> {
+  const path = join(tmp.path, name);
+  await writeFile(path, tasks.map((t) => JSON.stringify(t)).join('\n'));
+  return path;
+}
+
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
 const info = (run: string) => readJson<RunInfo>(join(run, 'info.json'));
 const sample = (run: string, row: RunInfo['samples'][number]) => readJson<SampleInfo>(join(run, row.path, 'info.json'));
@@ -105,16 +112,10 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
   }, 10 * 60_000);
 
   it('claude-code: a sample that hangs once succeeds on its retry; a symbolic link in the output makes an error with the safe files copied', async () => {
-    const tasks = join(tmp.path, 'retry-tasks.jsonl');
-    await writeFile(
-      tasks,
-      [
+    const tasks = await tasksFile('retry-tasks.jsonl', [
         { id: 'stall-once', prompt: '[STALL-ONCE] Answer when you can.', timeout_s: 8 },
         { id: 'links', prompt: '[SYMLINK] Write out/safe.txt and a link.', output_dirs: ['out'] },
-      ]
-        .map((t) => JSON.stringify(t))
-        .join('\n'),
-    );
+    ]);
     const out = join(tmp.path, 'runs');
     const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'retry', '--retries', '1', '--collect-path', 'out/safe.txt']);
     expect(r.code).toBe(1); // a failed sample
@@ -137,17 +138,11 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
   }, 10 * 60_000);
 
   it('claude-code: Ctrl-C cancels queued samples and lets the running one finish; --resume reuses what finished and runs the rest', async () => {
-    const tasks = join(tmp.path, 'interrupt-tasks.jsonl');
-    await writeFile(
-      tasks,
-      [
+    const tasks = await tasksFile('interrupt-tasks.jsonl', [
         { id: 'first', prompt: '[HELLO] one' },
         { id: 'slow', prompt: '[STALL-ONCE] two', timeout_s: 6 },
         { id: 'third', prompt: '[HELLO] three' },
-      ]
-        .map((t) => JSON.stringify(t))
-        .join('\n'),
-    );
+    ]);
     const out = join(tmp.path, 'runs');
     let sent = false;
     const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'interrupt'], {
@@ -184,16 +179,10 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
   }, 10 * 60_000);
 
   it('codex: a run with a sub-agent (multi_agent v1) validates', async () => {
-    const tasks = join(tmp.path, 'codex-tasks.jsonl');
-    await writeFile(
-      tasks,
-      [
+    const tasks = await tasksFile('codex-tasks.jsonl', [
         { id: 'hello', prompt: '[HELLO] Say hello.' },
         { id: 'delegate', prompt: '[MAIN:wait] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
-      ]
-        .map((t) => JSON.stringify(t))
-        .join('\n'),
-    );
+    ]);
     const out = join(tmp.path, 'runs');
     const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'codex', '--thinking', 'low']);
     expect(r.code, r.stderr).toBe(0);
@@ -248,8 +237,7 @@ describe('roller collect with the docker runner (engine stand-in that runs the c
         };
       },
     };
-    const tasks = join(tmp.path, 'docker-tasks.jsonl');
-    await writeFile(tasks, JSON.stringify({ id: 'hello', prompt: '[HELLO] Say hello.' }));
+    const tasks = await tasksFile('docker-tasks.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.' }]);
     const { runDir, info: result } = await collect({ tasks, harness: 'claude-code', models: ['scripted/default'], output: join(tmp.path, 'runs'), runName: 'docker', runner: 'docker', image: 'node:20-bookworm', docker: api });
     expect(result.summary).toMatchObject({ ok: 1, failed: 0 });
     expect(created).toHaveLength(1);
@@ -263,16 +251,10 @@ describe('roller collect with the docker runner (engine stand-in that runs the c
 
 describe('roller collect --resume on older runs', () => {
   it('a run without lock.json is recaptured once before anything is reused; a sample whose main ACTF holds sub-agent steps stops a resume', async () => {
-    const tasks = join(tmp.path, 'old-tasks.jsonl');
-    await writeFile(
-      tasks,
-      [
+    const tasks = await tasksFile('old-tasks.jsonl', [
         { id: 'hello', prompt: '[HELLO] hi' },
         { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } },
-      ]
-        .map((t) => JSON.stringify(t))
-        .join('\n'),
-    );
+    ]);
     const out = join(tmp.path, 'runs');
     const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'older'];
     expect((await roller(args)).code).toBe(0);
@@ -310,17 +292,11 @@ describe('roller collect --resume on older runs', () => {
 
 describe('roller collect after SIGKILL', () => {
   it('info.json is the last complete snapshot, and --resume finishes the run', async () => {
-    const tasks = join(tmp.path, 'kill-tasks.jsonl');
-    await writeFile(
-      tasks,
-      [
+    const tasks = await tasksFile('kill-tasks.jsonl', [
         { id: 'first', prompt: '[HELLO] one' },
         { id: 'slow', prompt: '[STALL-ONCE] two', timeout_s: 6 },
         { id: 'third', prompt: '[HELLO] three' },
-      ]
-        .map((t) => JSON.stringify(t))
-        .join('\n'),
-    );
+    ]);
     const out = join(tmp.path, 'runs');
     const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'killed'];
     let killed = false;
@@ -352,16 +328,10 @@ describe('roller collect after SIGKILL', () => {
 
 describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () => {
   it('a run with a task-tool sub-agent: sessions joined by x-session-id, count coverage verified, relations, ACTF and SFT', async () => {
-    const tasks = join(tmp.path, 'opencode-tasks.jsonl');
-    await writeFile(
-      tasks,
-      [
+    const tasks = await tasksFile('opencode-tasks.jsonl', [
         { id: 'hello', prompt: '[HELLO] Say hello.' },
         { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
-      ]
-        .map((t) => JSON.stringify(t))
-        .join('\n'),
-    );
+    ]);
     const out = join(tmp.path, 'runs');
     const r = await roller(['collect', '--tasks', tasks, '--harness', 'opencode', '--output', out, '--run-name', 'opencode']);
     expect(r.code, r.stderr).toBe(0);
@@ -383,8 +353,7 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
 
 describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => {
   it("calls join the session by responseId; roller's injected header is removed before forwarding and kept as identity", async () => {
-    const tasks = join(tmp.path, 'pi-tasks.jsonl');
-    await writeFile(tasks, [{ id: 'hello', prompt: '[HELLO] Say hello.' }, { id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }].map((t) => JSON.stringify(t)).join('\n'));
+    const tasks = await tasksFile('pi-tasks.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.' }, { id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }]);
     const out = join(tmp.path, 'runs');
     const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--output', out, '--run-name', 'pi']);
     expect(r.code, r.stderr).toBe(0);
@@ -411,8 +380,7 @@ describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => 
 
 describe('roller collect with Pi and its example sub-agent extension', () => {
   it('the child pi process (no session file of its own) is a participant, joined to its calls by responseId, with its relations', async () => {
-    const tasks = join(tmp.path, 'pi-sub-tasks.jsonl');
-    await writeFile(tasks, JSON.stringify({ id: 'delegate', prompt: '[MAIN:single] Use the subagent tool to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }));
+    const tasks = await tasksFile('pi-sub-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use the subagent tool to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
     const out = join(tmp.path, 'runs');
     const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--pi-subagent-extension', '--output', out, '--run-name', 'pi-sub', '--concurrency', '2']);
     expect(r.code, r.stderr).toBe(0);
@@ -439,8 +407,7 @@ describe('roller collect with Pi and its example sub-agent extension', () => {
 
 describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 runtime, embedded exec, offline)', () => {
   it('the root turn is captured and converted; a sessions_spawn child cannot run in exec mode and is recorded as such, never made up', async () => {
-    const tasks = join(tmp.path, 'openclaw-tasks.jsonl');
-    await writeFile(tasks, JSON.stringify({ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }));
+    const tasks = await tasksFile('openclaw-tasks.jsonl', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
     const out = join(tmp.path, 'runs');
     const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'openclaw']);
     expect(r.code, r.stderr).toBe(0);

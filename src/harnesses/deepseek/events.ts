@@ -4,7 +4,7 @@ import { formatJsonPath } from '../../core/json-locate.js';
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
 import { DeepSeekEvent } from '../../schemas/harness-events.js';
 import { checkValue } from '../../schemas/validate.js';
-import { newStep } from '../../transforms/actf/step.js';
+import { newStep, timingOf } from '../../transforms/actf/step.js';
 import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
 
 type Json = Record<string, any>;
@@ -116,8 +116,6 @@ export function deepSeekToActf(run: DeepSeekRun): Actf {
       steps.push(step);
     }
   }
-  const started = steps[0]?.started_at ?? null;
-  const finished = steps.at(-1)?.finished_at ?? null;
   return {
     schema_version: ACTF_SCHEMA_VERSION,
     system_prompt: start.system_prompt ?? '',
@@ -125,6 +123,6 @@ export function deepSeekToActf(run: DeepSeekRun): Actf {
     tools: (start.tools as Actf['tools']) ?? null,
     tools_source: start.tools ? 'native_derived' : 'none',
     steps,
-    timing: { started_at: started, finished_at: finished, duration_ms: started && finished ? Math.max(0, Date.parse(finished) - Date.parse(started)) : null },
+    timing: timingOf(steps),
   };
 }

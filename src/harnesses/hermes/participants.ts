@@ -1,5 +1,5 @@
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
-import { newStep } from '../../transforms/actf/step.js';
+import { newStep, timingOf } from '../../transforms/actf/step.js';
 import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
 import type { HermesData, HermesSession } from './store.js';
 
@@ -115,8 +115,6 @@ export function hermesToActf(data: HermesData, rootSession: string, ownerOf: Map
       steps.push(step);
     }
   }
-  const started = steps[0]?.started_at ?? null;
-  const finished = steps.at(-1)?.finished_at ?? null;
   return {
     schema_version: ACTF_SCHEMA_VERSION,
     system_prompt: system.join('\n\n'),
@@ -124,6 +122,6 @@ export function hermesToActf(data: HermesData, rootSession: string, ownerOf: Map
     tools: [...derived.values()] as Actf['tools'],
     tools_source: 'native_derived',
     steps,
-    timing: { started_at: started, finished_at: finished, duration_ms: started && finished ? Math.max(0, Date.parse(finished) - Date.parse(started)) : null },
+    timing: timingOf(steps),
   };
 }

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import type { HarnessLaunch } from '../launch.js';
+import { isolatedHomeEnv, type HarnessLaunch } from '../launch.js';
 
 /** Where `--state-dir` keeps OpenClaw's stores under a HOME laid out by openclawPlan. */
 export const openClawStateDir = (home: string) => join(home, '.openclaw', 'state');
@@ -45,12 +45,7 @@ export async function openclawPlan(launch: HarnessLaunch & { runtime: string; mo
     args: [launch.bin, 'agent', 'exec', '--config', config, '--state-dir', state, '--cwd', launch.work, '--model', `roller/${model}`, '--json', '--timeout', '600', ...(launch.extraArgs ?? []), launch.prompt],
     cwd: launch.work,
     env: {
-      PATH: `${join(launch.runtime, '..')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-      LANG: 'C.UTF-8',
-      HOME: launch.home,
-      XDG_CONFIG_HOME: join(launch.home, '.config'),
-      XDG_DATA_HOME: join(launch.home, '.local', 'share'),
-      XDG_CACHE_HOME: join(launch.home, '.cache'),
+      ...isolatedHomeEnv(launch.home, join(launch.runtime, '..')),
       ROLLER_PROVIDER_KEY: launch.apiKey,
       OPENCLAW_NO_AUTO_UPDATE: '1',
       OPENCLAW_DISABLE_BONJOUR: '1',

@@ -64,11 +64,7 @@ export function readOpenClawStore(dbPath: string): OpenClawSession[] {
     return [...bySession.entries()].map(([id, records]) => {
       if (records[0]?.type !== 'session') throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${dbPath}: transcript of session ${id} does not start with a session entry`);
       const whole = sessionOfRecords(`${dbPath}#${id}`, records);
-      // The active branch, every entry (session, compaction and user events end a turn for the mirror rules).
-      const byId = new Map(records.slice(1).map((r) => [r.id as string, r]));
-      const branch: Json[] = [];
-      for (let r = records.at(-1); r && r !== records[0]; r = r.parentId ? byId.get(r.parentId) : undefined) branch.unshift(r);
-      const accounting = accountMirrors([records[0]!, ...branch]);
+      const accounting = accountMirrors(whole.branch);
       const omitted = new Set(accounting.messages.filter((a) => !a.kept).map((a) => a.entry));
       const transcript = { ...whole, messages: whole.messages.filter((m) => !omitted.has(m)) };
       const spawns = transcript.messages

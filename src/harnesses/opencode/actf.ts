@@ -1,6 +1,6 @@
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
-import { newStep } from '../../transforms/actf/step.js';
+import { newStep, timingOf } from '../../transforms/actf/step.js';
 import type { OpenCodeStore } from './store.js';
 
 type Json = Record<string, any>;
@@ -63,8 +63,6 @@ export function openCodeToActf(store: OpenCodeStore, sessionId: string, options:
   const mine = options.wire?.filter((c) => c.native_identity.session_id === sessionId && Array.isArray((c.context as Json | null)?.tools));
   const first = mine?.[0]?.context as Json | undefined;
   const system = first ? ((first.messages ?? []) as Json[]).filter((x) => x.role === 'system').map((x) => (typeof x.content === 'string' ? x.content : JSON.stringify(x.content))) : [];
-  const started = steps[0]?.started_at ?? null;
-  const finished = steps.at(-1)?.finished_at ?? null;
   return {
     schema_version: ACTF_SCHEMA_VERSION,
     system_prompt: system.join('\n\n'),
@@ -72,6 +70,6 @@ export function openCodeToActf(store: OpenCodeStore, sessionId: string, options:
     tools: first ? (first.tools as Actf['tools']) : null,
     tools_source: first ? 'wire' : 'none',
     steps,
-    timing: { started_at: started, finished_at: finished, duration_ms: started && finished ? Math.max(0, Date.parse(finished) - Date.parse(started)) : null },
+    timing: timingOf(steps),
   };
 }

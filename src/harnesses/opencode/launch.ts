@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import type { HarnessLaunch } from '../launch.js';
+import { isolatedHomeEnv, type HarnessLaunch } from '../launch.js';
 
 /** Where OpenCode keeps its database under a HOME laid out by opencodePlan (XDG dirs inside it). */
 export const openCodeDataDir = (home: string) => join(home, '.local', 'share', 'opencode');
@@ -46,12 +46,7 @@ export async function opencodePlan(launch: HarnessLaunch & { model?: string }): 
     args: ['run', '--format', 'json', ...(launch.extraArgs ?? []), launch.prompt],
     cwd: launch.work,
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      LANG: 'C.UTF-8',
-      HOME: launch.home,
-      XDG_CONFIG_HOME: join(launch.home, '.config'),
-      XDG_DATA_HOME: join(launch.home, '.local', 'share'),
-      XDG_CACHE_HOME: join(launch.home, '.cache'),
+      ...isolatedHomeEnv(launch.home),
       XDG_STATE_HOME: join(launch.home, '.local', 'state'),
       ROLLER_PROVIDER_KEY: launch.apiKey,
       OPENCODE_DISABLE_AUTOUPDATE: '1',

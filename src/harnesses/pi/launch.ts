@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import type { HarnessLaunch } from '../launch.js';
+import { isolatedHomeEnv, type HarnessLaunch } from '../launch.js';
 
 /** Pi's agent dir under a HOME laid out by piPlan: sessions/<cwd>/<time>_<uuid>.jsonl live below it. */
 export const piAgentDir = (home: string) => join(home, '.pi', 'agent');
@@ -43,12 +43,7 @@ export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId
     args: ['--provider', 'roller', '--model', model, '--mode', 'json', ...(launch.extraArgs ?? []), '-p', launch.prompt],
     cwd: launch.work,
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      LANG: 'C.UTF-8',
-      HOME: launch.home,
-      XDG_CONFIG_HOME: join(launch.home, '.config'),
-      XDG_DATA_HOME: join(launch.home, '.local', 'share'),
-      XDG_CACHE_HOME: join(launch.home, '.cache'),
+      ...isolatedHomeEnv(launch.home),
       ROLLER_PROVIDER_KEY: launch.apiKey,
       PI_OFFLINE: '1',
       PI_SKIP_VERSION_CHECK: '1',

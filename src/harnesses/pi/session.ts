@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
-import { newStep } from '../../transforms/actf/step.js';
+import { newStep, timingOf } from '../../transforms/actf/step.js';
 import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
 
 export const PI_VERIFIED_VERSIONS = ['0.73.1'] as const;
@@ -18,6 +18,8 @@ export interface PiSession {
   records: Json[];
   /** The message records of the active branch (the leaf's ancestry through parentId), in order. */
   messages: Json[];
+  /** Every entry of the active branch, the header first (turn boundaries: session, compaction, user). */
+  branch: Json[];
 }
 
 /** Every session file (sessions/<cwd>/<time>_<uuid>.jsonl) under a HOME, an agent dir, or one file. */
@@ -71,7 +73,7 @@ export function sessionOfRecords(file: string, records: Json[]): PiSession {
   const byId = new Map(records.slice(1).map((r) => [r.id as string, r]));
   const branch: Json[] = [];
   for (let r = records.at(-1); r && r !== header; r = r.parentId ? byId.get(r.parentId) : undefined) branch.unshift(r);
-  return { file, id: String(header.id), records, messages: branch.filter((r) => r.type === 'message' && r.message) };
+  return { file, id: String(header.id), records, messages: branch.filter((r) => r.type === 'message' && r.message), branch: [header, ...branch] };
 }
 
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
@@ -175,8 +177,6 @@ export function piToActf(s: PiSession, options: { wire?: readonly Call[] } = {})
   const ids = new Set(steps.map((x) => x.native_ids?.response_id).filter(Boolean));
   const first = options.wire?.find((c) => c.response_id !== null && ids.has(c.response_id))?.context as Json | undefined;
   const system = first ? ((first.messages ?? []) as Json[]).filter((x) => x.role === 'system' || x.role === 'developer').map((x) => textOf(x.content)) : [];
-  const started = steps[0]?.started_at ?? null;
-  const finished = steps.at(-1)?.finished_at ?? null;
   return {
     schema_version: ACTF_SCHEMA_VERSION,
     system_prompt: system.join('\n\n'),
@@ -184,6 +184,6 @@ export function piToActf(s: PiSession, options: { wire?: readonly Call[] } = {})
     tools: first && Array.isArray(first.tools) ? (first.tools as Actf['tools']) : null,
     tools_source: first && Array.isArray(first.tools) ? 'wire' : 'none',
     steps,
-    timing: { started_at: started, finished_at: finished, duration_ms: started && finished ? Math.max(0, Date.parse(finished) - Date.parse(started)) : null },
+    timing: timingOf(steps),
   };
 }

@@ -13,3 +13,10 @@ export function newStep(stepId: number, userContent: ActfStep['user_content'], a
     stop_reason: null,
   };
 }
+
+/** ACTF timing from the first step's start to the last step's end (null where a step has no time). */
+export function timingOf(steps: readonly ActfStep[]): { started_at: string | null; finished_at: string | null; duration_ms: number | null } {
+  const started = steps[0]?.started_at ?? null;
+  const finished = steps.at(-1)?.finished_at ?? null;
+  return { started_at: started, finished_at: finished, duration_ms: started && finished ? Math.max(0, Date.parse(finished) - Date.parse(started)) : null };
+}

@@ -306,7 +306,10 @@ export function buildProgram(): Command {
       process.off('SIGTERM', onSignal);
       const sft = (await readFile(join(runDir, 'sft.jsonl'), 'utf8')).split('\n').filter(Boolean).length;
       const { ok, error, timeout, skipped } = info.summary;
-      process.stderr.write(`roller collect: ${info.state}: ${ok} ok, ${skipped} reused, ${error} error, ${timeout} timeout; sft.jsonl holds ${sft} of ${info.progress.total} samples (${info.progress.total - sft} excluded: failed, not run, or no eligible SFT)\n`);
+      const segmented = info.summary.sft_segmented ?? 0;
+      process.stderr.write(
+        `roller collect: ${info.state}: ${ok} ok, ${skipped} reused, ${error} error, ${timeout} timeout; sft.jsonl holds ${sft} of ${info.progress.total} samples (${info.progress.total - sft - segmented} excluded: failed, not run, or no eligible SFT${segmented > 0 ? `; ${segmented} compacted, their segments in sft_segments.jsonl` : ''})\n`,
+      );
       const { incomplete, modelNameMismatch, effortMismatch, effortUnverified } = progress.flagged;
       if (effortMismatch > 0) process.stderr.write(`roller collect: ${effortMismatch} samples sent another reasoning effort than --thinking asked: excluded from sft.jsonl (runtime.wire_effort_audit)\n`);
       if (effortUnverified > 0) process.stderr.write(`roller collect: ${effortUnverified} samples' requests did not state the reasoning effort (unverified, not excluded)\n`);

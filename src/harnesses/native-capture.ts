@@ -54,6 +54,11 @@ export interface NativeCapture {
    * through this capture's own proxy is that participant's — the evidence is the dedicated proxy, said so.
    */
   soleParticipant?: { participant: string; evidence: string };
+  /**
+   * Calls whose output a native record keeps without any id (Claude Code's compaction summaries), found by
+   * the adapter from its own records: call id -> participant and the evidence in words.
+   */
+  recordedOutputs?: Readonly<Record<string, { participant: string; evidence: string }>>;
   /** Native agent paths (Codex) used to name sub-agents in relations. */
   agentPaths?: Readonly<Record<string, string>>;
   /** The native files the participants were read from (kept under raw/native/ per retention). */

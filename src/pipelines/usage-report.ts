@@ -17,6 +17,8 @@ export interface UsageNode {
   status: string;
   status_source: string | null;
   note: string | null;
+  /** Calls this participant made that no native message holds (compaction summaries): their wire usage. */
+  compaction?: { calls: number; tokens: Tokens };
   children: UsageNode[];
 }
 
@@ -48,7 +50,8 @@ const addTo = (a: Tokens, b: Tokens) => {
 /**
  * `roller usage RUN_DIR`: the agent tree of every sample (each participant's own tokens, depth, spawning tool
  * call, status and where it was read) and totals per sample and per run — every participant counted once,
- * from the samples' info.json (what collect recorded from the native files).
+ * from the samples' info.json (what collect recorded from the native files). Compaction summary calls, which
+ * no native message holds, are shown beside their participant and counted in the totals once.
  */
 export async function usageReport(runDir: string): Promise<UsageReport> {
   if (!existsSync(join(runDir, 'info.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${runDir}: no info.json; pass a run directory written by roller collect`);
@@ -71,6 +74,15 @@ export async function usageReport(runDir: string): Promise<UsageReport> {
     }
     const sampleTotals = zero();
     for (const p of people) addTo(sampleTotals, p.tokens);
+    for (const c of ((info.runtime as { compaction_calls?: unknown }).compaction_calls ?? []) as { participant: string; tokens: Tokens }[]) {
+      const node = nodes.get(c.participant);
+      if (node) {
+        node.compaction ??= { calls: 0, tokens: zero() };
+        node.compaction.calls++;
+        addTo(node.compaction.tokens, c.tokens);
+      }
+      addTo(sampleTotals, c.tokens);
+    }
     addTo(totals, sampleTotals);
     const c = info.usage?.cost_usd ?? null;
     if (c !== null) cost = (cost ?? 0) + c;
@@ -96,6 +108,7 @@ export function formatUsage(r: UsageReport): string[] {
     }
     const walk = (n: UsageNode, indent: string) => {
       lines.push(`${indent}${n.role} ${n.native_id}${n.spawn_tool_call_id ? ` (spawned by ${n.spawn_tool_call_id})` : ''}: ${n.messages} messages, ${fmt(n.tokens)}, ${n.status}${n.status_source ? ` — ${n.status_source}` : ''}${n.note ? ` — ${n.note}` : ''}`);
+      if (n.compaction) lines.push(`${indent}  + ${n.compaction.calls} compaction summary call(s) (wire usage; no native message): ${fmt(n.compaction.tokens)}`);
       for (const c of n.children) walk(c, `${indent}  `);
     };
     for (const n of s.tree) walk(n, '  ');

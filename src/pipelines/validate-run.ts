@@ -8,7 +8,7 @@ import { validateFile } from './validate-files.js';
 
 /**
  * `roller validate-run RUN_DIR`: a collect run as a whole — info.json, lock.json and sft.jsonl against their
- * schemas, every sample's info.json, trace_ACTF.json and trace_SFT.json, every published capture (hashes,
+ * schemas (and sft_segments.jsonl), every sample's info.json, trace_ACTF.json, trace_SFT.json and sft_segments/, every published capture (hashes,
  * attribution, references), and the run's rows against the samples on disk. Each problem names its file.
  */
 export async function validateRun(runDir: string): Promise<string[]> {
@@ -22,6 +22,7 @@ export async function validateRun(runDir: string): Promise<string[]> {
   await check('run-info', join(runDir, 'info.json'));
   await check('lock', join(runDir, 'lock.json'));
   await check('sft', join(runDir, 'sft.jsonl'));
+  if (existsSync(join(runDir, 'sft_segments.jsonl'))) await check('sft-segment', join(runDir, 'sft_segments.jsonl'));
   if (problems.length > 0) return problems;
   const info = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
   for (const row of info.samples) {
@@ -34,6 +35,7 @@ export async function validateRun(runDir: string): Promise<string[]> {
     if (!expected.includes(sample.status)) problems.push(`${row.path}/info.json: status ${sample.status}, but info.json of the run says ${row.status}`);
     if (sample.trajectory.actf) await check('actf', join(dir, sample.trajectory.actf));
     if (sample.trajectory.sft) await check('sft', join(dir, sample.trajectory.sft));
+    for (const seg of sample.trajectory.sft_segments ?? []) await check('sft-segment', join(dir, seg.path));
     const captures = existsSync(join(dir, 'capture')) ? (await readdir(join(dir, 'capture'))).filter((d) => d.startsWith('attempt-')).sort() : [];
     for (const attempt of captures) for (const p of await validateCapture(join(dir, 'capture', attempt))) problems.push(`${row.path}/capture/${attempt}/${p}`);
   }

@@ -427,3 +427,76 @@ describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 ru
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
   }, 10 * 60_000);
 });
+
+describe('roller collect through a real compaction (Claude Code, context window made small by the model config)', () => {
+  it('the main context compacts once: two segments rebuilt from the actual requests, targets exactly the calls’ outputs, the summary call attributed', async () => {
+    const tasks = await tasksFile('compact.jsonl', [{ id: 'compact', prompt: '[COMPACT] Check notes.txt in several steps.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\nSecond line of notes.\n' } }]);
+    const models = join(tmp.path, 'compact-models.json');
+    // 12% of a 100k window: Claude Code compacts once its context passes ~12k tokens (the scripted usage is ~12.3k per call).
+    await writeFile(models, JSON.stringify({ models: { 'scripted/default': { context_window: 100000, auto_compact_percent: 12 } } }));
+    const out = join(tmp.path, 'compact-runs');
+    for (const [name, extra] of [['keep', []], ['no-thinking', ['--no-keep-thinking']]] as const) {
+      const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'scripted/default', '--model-config', models, '--output', out, '--run-name', name, '--capture-debug', 'full', ...extra]);
+      expect(r.code, r.stderr).toBe(0);
+      const run = join(out, name);
+      expect((await roller(['validate-run', run])).code).toBe(0);
+      const row = info(run).samples[0]!;
+      expect(info(run).summary).toMatchObject({ ok: 1, sft_included: 0, sft_segmented: 1, sft_excluded: 0 });
+      const s = sample(run, row);
+      const dir = join(run, row.path);
+      // The native session really compacted, once.
+      expect(readFileSync(join(dir, 'trace.jsonl'), 'utf8').match(/"subtype":"compact_boundary"/g)).toHaveLength(1);
+      expect(existsSync(join(dir, 'trace_SFT.json'))).toBe(false);
+      expect(s.runtime.trajectory_conversion).toEqual(
+        expect.arrayContaining([expect.objectContaining({ target: 'sft', status: 'unavailable' }), { target: 'sft_segments', status: 'ok', reason: null }]),
+      );
+      const metas = s.trajectory.sft_segments!;
+      expect(metas.map((m) => [m.path, m.order])).toEqual([['sft_segments/0001.json', 1], ['sft_segments/0002.json', 2]]);
+      expect(metas[0]!.boundary_source).toBe('session_start');
+      expect(metas[1]!.boundary_source).toMatch(/^claude-code compact_boundary [0-9a-f-]{36}$/);
+
+      // The capture: every call attributed, the summary call by its recorded summary; nothing unattributed.
+      const capture = join(dir, 'capture', 'attempt-0001');
+      expect(readJson<Json>(join(capture, 'manifest.json'))).toMatchObject({ capture_status: 'complete', coverage: { status: 'verified' } });
+      const calls = readFileSync(join(capture, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+      expect(calls.every((c) => c.identity_status === 'attributed')).toBe(true);
+      const summaryCalls = calls.filter((c) => /compaction summary call/.test(c.status_reasons?.identity_status ?? ''));
+      expect(summaryCalls).toHaveLength(1);
+      const windowCalls = metas.flatMap((m) => m.call_ids);
+      expect(windowCalls).not.toContain(summaryCalls[0]!.call_id);
+      // Every other call is in exactly one window, in request order.
+      expect(windowCalls).toEqual(calls.filter((c) => c !== summaryCalls[0]).map((c) => c.call_id));
+
+      // The target mask: messages from target_start_index on are the window's own outputs (assistant) and what
+      // the next request added (tool / user); before it, exactly the first request's context.
+      const lines = readFileSync(join(run, 'sft_segments.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+      expect(lines).toHaveLength(2);
+      metas.forEach((m, i) => {
+        const seg = readJson<Json>(join(dir, m.path));
+        expect(lines[i]).toEqual(seg);
+        const byId = new Map(calls.map((c) => [c.call_id, c]));
+        const first = byId.get(m.call_ids[0]!)!;
+        const system = (first.context.system as Json[]).map((b) => b.text).join('\n\n');
+        expect(seg.messages[0]).toEqual({ role: 'system', content: system });
+        const targets = (seg.messages as Json[]).slice(seg.target_start_index).filter((x) => x.role === 'assistant');
+        expect(targets.map((t) => t.content)).toEqual(m.call_ids.map((id) => (byId.get(id)!.output.content as Json[]).filter((b) => b.type === 'text').map((b) => b.text).join('')));
+        const context = (seg.messages as Json[]).slice(0, seg.target_start_index);
+        // The context holds the first request's assistant turns (the second window: the turns kept verbatim
+        // after the summary), never as targets.
+        expect(context.filter((x) => x.role === 'assistant').length).toBe((first.context.messages as Json[]).filter((x) => x.role === 'assistant').length);
+        for (const msg of seg.messages as Json[]) if (msg.role === 'assistant' && name === 'no-thinking') expect(msg.reasoning_content).toBe('');
+      });
+      const seg1 = readJson<Json>(join(dir, metas[0]!.path));
+      expect(seg1.messages[seg1.target_start_index]).toMatchObject({ role: 'assistant', content: 'Step one.', reasoning_content: name === 'keep' ? 'First the first line.' : '' });
+      // The second window starts from the summary the model wrote.
+      const seg2 = readJson<Json>(join(dir, metas[1]!.path));
+      expect((seg2.messages as Json[]).find((x) => x.role === 'user')?.content).toContain('[COMPACT:after]');
+      expect((seg2.messages as Json[]).at(-1)).toMatchObject({ role: 'assistant', content: expect.stringContaining('COMPACT-DONE') });
+
+      // roller usage: the summary call (no native message) beside the root, and totals equal to Claude Code's own.
+      const usage = JSON.parse((await roller(['usage', run, '--json'])).stdout) as { samples: { tree: Json[]; reconciliation: Json }[] };
+      expect(usage.samples[0]!.tree[0]!.compaction).toMatchObject({ calls: 1 });
+      expect(usage.samples[0]!.reconciliation).toMatchObject({ main_agent_agrees: true, all_agents_agree: true, differences: [] });
+    }
+  });
+});

@@ -3,6 +3,7 @@ import type { Call } from '../../schemas/call.js';
 import type { ContentBlock } from '../../schemas/content.js';
 import { newStep } from '../../transforms/actf/step.js';
 import { activeBranch } from './active-branch.js';
+import { anthropicSystem, anthropicTools } from '../../transforms/protocols/anthropic-request.js';
 import type { NativeRecord } from './native-session.js';
 
 type Json = Record<string, any>;
@@ -32,12 +33,8 @@ function fromWire(calls: readonly Call[] | undefined): { system: string; tools: 
   const first = calls?.find((c) => c.protocol === 'anthropic-messages' && !c.native_identity.agent_id && c.context && typeof c.context === 'object');
   if (!first) return undefined;
   const body = first.context as Json;
-  const system = typeof body.system === 'string' ? body.system : Array.isArray(body.system) ? (body.system as Json[]).map((b) => String(b.text ?? '')).join('\n\n') : '';
-  const tools = ((body.tools ?? []) as Json[]).map((t) =>
-    t.input_schema !== undefined || t.type === undefined || t.type === 'custom'
-      ? { type: 'function', function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.input_schema ?? { type: 'object' } } }
-      : t,
-  );
+  const system = anthropicSystem(body);
+  const tools = anthropicTools(body);
   return { system, tools };
 }
 

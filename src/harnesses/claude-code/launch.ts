@@ -8,6 +8,8 @@ import { claudeCodeEnv } from './env.js';
 export interface ClaudeCodeLaunch extends HarnessLaunch {
   /** --forward-subagent-text: sub-agent text and thinking also on stdout (default true). */
   forwardSubagentText?: boolean;
+  /** The context window Claude Code assumes and where it auto-compacts (a model config's context settings). */
+  context?: { window?: number; autoCompactPercent?: number };
 }
 
 /** The native config dir of a launch: where the session files are read from afterwards. */
@@ -20,5 +22,9 @@ export async function claudeCodePlan(launch: ClaudeCodeLaunch): Promise<ProcessP
   const args = ['-p', launch.prompt, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
   if (launch.forwardSubagentText ?? true) args.push('--forward-subagent-text');
   args.push(...(launch.extraArgs ?? []));
-  return { command: launch.bin, args, cwd: launch.work, env: claudeCodeEnv({ home: launch.home, baseUrl: launch.baseUrl, apiKey: launch.apiKey }) };
+  const extra: Record<string, string> = {};
+  // Claude Code clamps a window below 100k up to 100k; the percentage then lowers the threshold below it.
+  if (launch.context?.window !== undefined) extra.CLAUDE_CODE_AUTO_COMPACT_WINDOW = String(launch.context.window);
+  if (launch.context?.autoCompactPercent !== undefined) extra.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = String(launch.context.autoCompactPercent);
+  return { command: launch.bin, args, cwd: launch.work, env: claudeCodeEnv({ home: launch.home, baseUrl: launch.baseUrl, apiKey: launch.apiKey, extra }) };
 }

@@ -11,6 +11,7 @@ import type { ConvertibleHarness } from '../../harnesses/launch.js';
 import { Actf } from '../../schemas/actf.js';
 import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
 import { RUN_INFO_SCHEMA, type RunInfo, type SampleInfo } from '../../schemas/run-info.js';
+import { SftSegment } from '../../schemas/sft.js';
 import { checkValue } from '../../schemas/validate.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
@@ -108,6 +109,10 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   const bundle = await loadTasks(o.tasks);
   const modelConfig = await loadModelConfig(o.modelConfig);
   const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
+  const compacting = models.find((m) => m.context);
+  if (compacting && o.harness !== 'claude-code') {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: context_window / auto_compact_percent of '${compacting.id}' are applied to claude-code only in this version, not ${o.harness}`);
+  }
   if (o.harness !== 'claude-code' && models.some((m) => m.kind === 'api')) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `collect with ${o.harness} runs only scripted/<name> models in this version (its provider config points at the embedded model)`);
   }
@@ -123,7 +128,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     requests: requests.map((r) => ({ index: r.index, task_id: r.task.id, model: r.model.id })),
     task_bundle_digest: bundle.digest,
     harness: { name: o.harness, version: installed.version },
-    models: Object.fromEntries(models.map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted' })])),
+    models: Object.fromEntries(models.map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
     image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
     options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? true },
@@ -168,6 +173,8 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   const created = new Date().toISOString();
   let state: RunInfo['state'] = 'initializing';
   const config = { harness: o.harness, models: o.models, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, capture_debug: o.captureDebug ?? 'on-error', runner: o.runner ?? 'local', image: o.image ?? null };
+  /** Set once the run-level SFT files are written (seeds/003 §4.4). */
+  let sftCounts: { sft_included: number; sft_segmented: number; sft_excluded: number } | undefined;
   const snapshot = (): RunInfo => {
     const list = [...rows.values()].sort((a, b) => a.index - b.index);
     const count = (s: string) => list.filter((r) => r.status === s).length;
@@ -183,7 +190,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
       config,
       progress: { total: requests.length, processed: list.length, pending: requests.length - list.length },
       requests: { tasks: bundle.tasks.length, models: models.length },
-      summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout') },
+      summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout'), ...(sftCounts ?? {}) },
       usage: { input: total('input'), cached_input: total('cached_input'), cache_creation: total('cache_creation'), output: total('output'), reasoning: total('reasoning'), cost_usd: costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null, requests: total('requests') },
       samples: list,
       errors: [],
@@ -267,7 +274,8 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   state = 'finalizing';
   await writeInfo();
   try {
-    await writeRunSft(runDir, requests.map((r) => ({ dir: sampleDirOf(runDir, r), row: rows.get(r.index) })));
+    const written = await writeRunSft(runDir, requests.map((r) => ({ dir: sampleDirOf(runDir, r), row: rows.get(r.index) })));
+    sftCounts = { sft_included: written.included, sft_segmented: written.segmented, sft_excluded: requests.length - written.included - written.segmented };
     state = o.signal?.aborted ? 'interrupted' : 'finished';
     if (state === 'finished') await rm(marker, { force: true });
   } catch (err) {
@@ -280,26 +288,64 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
 }
 
 /**
- * Run-level sft.jsonl (seeds/003 §4.4): the SFT records of ok and reused samples whose SFT is eligible, in
- * request-index order, streamed to a temp file and renamed (an empty file when none is eligible).
+ * Run-level sft.jsonl (seeds/003 §4.4): the linear SFT records of ok and reused samples whose SFT is
+ * eligible, in request-index order, streamed to a temp file and renamed (an empty file when none is
+ * eligible). Compacted samples contribute their segments to sft_segments.jsonl instead (written only when
+ * there are any), and are counted as segmented, neither included nor excluded.
  */
-async function writeRunSft(runDir: string, samples: { dir: string; row: RunInfo['samples'][number] | undefined }[]): Promise<number> {
-  const tmp = join(runDir, `.sft.jsonl.${process.pid}.tmp`);
-  const out = createWriteStream(tmp);
-  let n = 0;
-  for (const { dir, row } of samples) {
-    if (!row || (row.status !== 'ok' && row.status !== 'skipped')) continue;
-    const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
-    if (!info.runtime.sft_eligibility?.eligible || !info.trajectory.sft) continue;
-    const record = JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')) as unknown;
-    if (!out.write(`${JSON.stringify(record)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
-    n++;
+async function writeRunSft(runDir: string, samples: { dir: string; row: RunInfo['samples'][number] | undefined }[]): Promise<{ included: number; segmented: number }> {
+  const linear = new AtomicJsonl(join(runDir, 'sft.jsonl'));
+  let segments: AtomicJsonl | undefined;
+  let included = 0;
+  let segmented = 0;
+  try {
+    for (const { dir, row } of samples) {
+      if (!row || (row.status !== 'ok' && row.status !== 'skipped')) continue;
+      const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
+      if (info.trajectory.sft_segments && info.trajectory.sft_segments.length > 0) {
+        segments ??= new AtomicJsonl(join(runDir, 'sft_segments.jsonl'));
+        for (const s of info.trajectory.sft_segments) await segments.write(JSON.parse(await readFile(join(dir, s.path), 'utf8')));
+        segmented++;
+        continue;
+      }
+      if (!info.runtime.sft_eligibility?.eligible || !info.trajectory.sft) continue;
+      await linear.write(JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')));
+      included++;
+    }
+    await linear.commit();
+    if (segments) await segments.commit();
+    else await rm(join(runDir, 'sft_segments.jsonl'), { force: true });
+  } finally {
+    await linear.abandon();
+    await segments?.abandon();
   }
-  out.end();
-  await finished(out);
-  await rename(tmp, join(runDir, 'sft.jsonl'));
-  await rm(tmp, { force: true });
-  return n;
+  return { included, segmented };
+}
+
+/** A JSONL file written to a temp name with backpressure and renamed into place only when complete. */
+class AtomicJsonl {
+  private readonly tmp: string;
+  private readonly out;
+  private done = false;
+  constructor(private readonly path: string) {
+    this.tmp = `${path}.${process.pid}.tmp`;
+    this.out = createWriteStream(this.tmp);
+  }
+  async write(record: unknown): Promise<void> {
+    if (!this.out.write(`${JSON.stringify(record)}\n`)) await new Promise<void>((r) => this.out.once('drain', () => r()));
+  }
+  async commit(): Promise<void> {
+    this.out.end();
+    await finished(this.out);
+    await rename(this.tmp, this.path);
+    this.done = true;
+  }
+  /** After a failure: close and remove the temp file (a no-op once committed). */
+  async abandon(): Promise<void> {
+    if (this.done) return;
+    this.out.destroy();
+    await rm(this.tmp, { force: true });
+  }
 }
 
 /**
@@ -321,6 +367,9 @@ async function reusableSample(dir: string, r: { index: number; task: { id: strin
       const sft = JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')) as unknown;
       const again = projectSft(actf, { keepThinking });
       if (again.status !== 'ok' || stableStringify(again.record) !== stableStringify(sft)) return undefined;
+    }
+    for (const seg of info.trajectory.sft_segments ?? []) {
+      if (checkValue(SftSegment, JSON.parse(await readFile(join(dir, seg.path), 'utf8'))).length > 0) return undefined;
     }
     for (const f of info.results) {
       const st = await lstat(join(dir, 'results', f.path)).catch(() => undefined);

@@ -28,6 +28,8 @@ import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import { attributeCalls } from '../../transforms/capture/attribute.js';
 import { joinByHeader } from '../../transforms/capture/coverage.js';
 import { finalizeNativeCapture } from '../../transforms/capture/finalize.js';
+import type { SegmentMeta } from '../../transforms/sft/segments.js';
+import { compactionCallUsage, findMainCompactions, summaryCallEvidence, writeCompactionSegments, type CompactionCallUsage } from './compaction-segments.js';
 import type { Actf } from '../../schemas/actf.js';
 import { completionAudit, modelIdentityAudit, thinkingArgs, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
 import { convertNative, readCalls } from '../convert.js';
@@ -86,11 +88,15 @@ interface AttemptResult {
   results: SampleInfo['results'];
   capture: { status: string; path: string; coverage: string | null } | null;
   logs: { stdout: string; stderr: string };
+  /** Compaction segments written (a compacted main context), else undefined. */
+  segments?: SegmentMeta[];
+  /** Compaction summary calls, whose tokens no native message holds. */
+  compactionCalls?: CompactionCallUsage[];
 }
 
 const RAW_SCHEMAS: Record<ConvertibleHarness, string> = { 'claude-code': CLAUDE_CODE_RAW_SCHEMA, codex: CODEX_RAW_SCHEMA, opencode: OPENCODE_RAW_SCHEMA, pi: PI_RAW_SCHEMA, openclaw: OPENCLAW_RAW_SCHEMA };
 
-const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'wire_trace.jsonl', 'tools_capture.jsonl', 'results', 'capture', 'info.json'];
+const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'sft_segments', 'wire_trace.jsonl', 'tools_capture.jsonl', 'results', 'capture', 'info.json'];
 
 /**
  * One sample: up to 1 + retries complete attempts, each in a fresh HOME and work directory, the harness
@@ -114,10 +120,11 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
   const result = last!;
   if (result.status !== 'ok') {
     await rm(join(dir, 'trace_SFT.json'), { force: true });
+    await rm(join(dir, 'sft_segments'), { recursive: true, force: true });
   } else {
     await rm(join(dir, 'rollout'), { recursive: true, force: true });
   }
-  const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0);
+  const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + (result.compactionCalls ?? []).reduce((a, c) => a + c.tokens[k], 0);
   const sftOk = result.status === 'ok' && existsSync(join(dir, 'trace_SFT.json'));
   const conversion = (result.conversion?.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion'] | undefined) ?? [
     { target: 'actf', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
@@ -150,6 +157,7 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
       raw: existsSync(join(dir, 'trace.jsonl')) ? 'trace.jsonl' : null,
       actf: existsSync(join(dir, 'trace_ACTF.json')) ? 'trace_ACTF.json' : null,
       sft: sftOk ? 'trace_SFT.json' : null,
+      ...(result.status === 'ok' && result.segments ? { sft_segments: result.segments } : {}),
     },
     results: result.results,
     runtime: {
@@ -167,6 +175,7 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
       ...(result.audits?.thinking ? { thinking_audit: result.audits.thinking } : {}),
       participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source, reason: p.reason })),
       capture: result.capture,
+      ...(result.compactionCalls?.length ? { compaction_calls: result.compactionCalls } : {}),
       ...(result.harnessReported ? { harness_reported: result.harnessReported } : {}),
     },
     provenance: { task_bundle_digest: s.taskDigest, task_id: r.task.id, metadata: r.task.metadata ?? null },
@@ -213,7 +222,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
               ? await piPlan({ ...launch, subagentExtension: s.piSubagent })
               : s.harness === 'openclaw'
                 ? await openclawPlan({ ...launch, runtime: s.runtime! })
-                : await claudeCodePlan({ ...launch, extraArgs: modelArgs });
+                : await claudeCodePlan({ ...launch, extraArgs: modelArgs, ...(r.model.context ? { context: r.model.context } : {}) });
       const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: logs.stdout, stderrPath: logs.stderr };
       outcome = s.docker
         ? // Host networking: the container reaches this sample's proxy on the host's loopback.
@@ -254,6 +263,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       if (sessions.length > 1) fail('error', 'ROLLER_SEVERAL_SESSIONS', `the harness wrote ${sessions.length} root sessions for one task`);
     }
 
+    const compacted = session ? await findMainCompactions(s.harness, join(dir, 'trace.jsonl'), calls, session.participants) : null;
     if (s.captureCalls && session) {
       const capDir = join(dir, 'capture', `attempt-${String(attempt).padStart(4, '0')}`);
       const claw = s.harness === 'openclaw' ? findOpenClawStore(openClawStateDir(home)) : undefined;
@@ -275,6 +285,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
                 nativeFiles: [],
                 ...(s.harness === 'codex' ? { agentPaths: await codexAgentPaths(join(dir, 'trace.jsonl')) } : {}),
               });
+      if (compacted) native.recordedOutputs = summaryCallEvidence(compacted);
       const manifest = await finalizeNativeCapture(native, {
         dir: capDir,
         calls: calls.filter((c) => (c.context as { generate?: unknown } | null)?.generate !== false),
@@ -291,6 +302,11 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       // OpenCode keeps no response ids: its calls join their session by the x-session-id header.
       const attributed = s.harness === 'opencode' ? joinByHeader(byId, { field: 'session_id', participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) }) : byId;
       const actf = existsSync(join(dir, 'trace_ACTF.json')) ? (JSON.parse(await readFile(join(dir, 'trace_ACTF.json'), 'utf8')) as Actf) : null;
+      if (compacted && result.conversion) {
+        const segments = await writeCompactionSegments(dir, actf, byId, compacted, s.keepThinking, result.conversion.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion']);
+        if (segments) result.segments = segments;
+      }
+      if (compacted) result.compactionCalls = compactionCallUsage(compacted, calls);
       result.audits = {
         completion: completionAudit(attributed.filter((c) => c.participant_id === root?.participant && c.execution_status === 'completed'), actf),
         modelIdentity: modelIdentityAudit(attributed),

@@ -78,6 +78,34 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
         { text: 'Done.' },
       ],
     },
+    {
+      // A long task that the harness compacts part-way (its context window made small by the model config):
+      // four tool turns, then an answer. The compaction call is answered by 'compact-summary', whose summary
+      // carries the tag that 'compact-after' continues from.
+      name: 'compact',
+      match: '[COMPACT]',
+      turns: [
+        { thinking: 'First the first line.', text: 'Step one.', tool_calls: [[{ name: 'Bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } }, { name: 'exec_command', input: { cmd: 'head -n 1 notes.txt' } }]] },
+        { thinking: 'Then the last line.', text: 'Step two.', tool_calls: [[{ name: 'Bash', input: { command: 'tail -n 1 notes.txt', description: 'Show the last line' } }, { name: 'exec_command', input: { cmd: 'tail -n 1 notes.txt' } }]] },
+        { text: 'Step three.', tool_calls: [[{ name: 'Bash', input: { command: 'wc -l notes.txt', description: 'Count the lines' } }, { name: 'exec_command', input: { cmd: 'wc -l notes.txt' } }]] },
+        { text: 'All steps done.' },
+      ],
+    },
+    {
+      // Claude Code's compaction request (its summary prompt is the latest user text).
+      name: 'compact-summary',
+      match: 'Your task is to create a detailed summary',
+      turns: [{ text: '<summary>[COMPACT:after] The user asked for notes.txt to be checked in several steps; the first lines were shown.</summary>' }],
+    },
+    {
+      // After compaction the harness keeps the latest turns verbatim after the summary: one more tool turn at most.
+      name: 'compact-after',
+      match: '[COMPACT:after]',
+      turns: [
+        { text: 'Continuing after the summary.', tool_calls: [[{ name: 'Bash', input: { command: 'wc -c notes.txt', description: 'Count the bytes' } }, { name: 'exec_command', input: { cmd: 'wc -c notes.txt' } }]] },
+        { text: 'COMPACT-DONE: {{last_tool_result}}' },
+      ],
+    },
     { name: 'hello', match: '[HELLO]', turns: [{ thinking: 'A greeting is all that is asked.', text: 'Hello from the scripted model.' }] },
     {
       name: 'write-file',

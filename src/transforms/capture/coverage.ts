@@ -67,3 +67,12 @@ export function joinSole(calls: readonly Call[], sole: { participant: string; ev
     return withCallFields(c, { participant_id: sole.participant, identity_status: 'attributed', status_reasons: { ...c.status_reasons, identity_status: sole.evidence } });
   });
 }
+
+/** Unattributed calls a native record holds the output of (NativeCapture.recordedOutputs), with that evidence. */
+export function joinRecordedOutputs(calls: readonly Call[], recorded: Readonly<Record<string, { participant: string; evidence: string }>>): Call[] {
+  return calls.map((c) => {
+    const r = recorded[c.call_id];
+    if (c.identity_status === 'attributed' || !r) return c;
+    return withCallFields(c, { participant_id: r.participant, identity_status: 'attributed', status_reasons: { ...c.status_reasons, identity_status: r.evidence } });
+  });
+}

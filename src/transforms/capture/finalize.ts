@@ -13,7 +13,7 @@ import { withCallFields } from '../../sources/proxy/raw-json.js';
 import { publishWireLog } from '../../sources/proxy/wire-publish.js';
 import type { HeaderJoin, NativeCapture, NativeOutputs } from '../../harnesses/native-capture.js';
 import { attributeCalls, withExportStatus } from './attribute.js';
-import { checkCoverage, joinByHeader, joinSole } from './coverage.js';
+import { checkCoverage, joinByHeader, joinRecordedOutputs, joinSole } from './coverage.js';
 import { deriveRelations } from './relations.js';
 
 export interface FinalizeCaptureOptions {
@@ -40,6 +40,8 @@ export interface FinalizeCaptureOptions {
   headerJoin?: HeaderJoin;
   /** Every call still unattributed belongs to this participant (see NativeCapture.soleParticipant). */
   soleParticipant?: { participant: string; evidence: string };
+  /** Calls a native record holds the output of (see NativeCapture.recordedOutputs). */
+  recordedOutputs?: Readonly<Record<string, { participant: string; evidence: string }>>;
 }
 
 /** finalizeCapture from an adapter's NativeCapture. */
@@ -53,6 +55,7 @@ export function finalizeNativeCapture(native: NativeCapture, o: Pick<FinalizeCap
     nativeFiles: native.nativeFiles,
     ...(native.headerJoin ? { headerJoin: native.headerJoin } : {}),
     ...(native.soleParticipant ? { soleParticipant: native.soleParticipant } : {}),
+    ...(native.recordedOutputs ? { recordedOutputs: native.recordedOutputs } : {}),
     ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}),
   });
 }
@@ -67,6 +70,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
   let calls = attributeCalls(o.calls, o.participants);
   if (o.headerJoin) calls = joinByHeader(calls, o.headerJoin).map(withExportStatus);
   if (o.soleParticipant && o.participants.length === 1) calls = joinSole(calls, o.soleParticipant).map(withExportStatus);
+  if (o.recordedOutputs) calls = joinRecordedOutputs(calls, o.recordedOutputs).map(withExportStatus);
   const outputs: NativeOutputs =
     o.outputs ?? (o.capabilities.native_output_coverage === 'per_id' ? { method: 'per_id' } : { method: 'none', reason: 'the adapter gave no native outputs to check against' });
   const coverage = checkCoverage(calls, o.participants, outputs);

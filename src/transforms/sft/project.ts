@@ -12,10 +12,11 @@ export interface SftOptions {
 const MEDIA = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-class Unavailable extends Error {}
+/** Content that cannot be exported losslessly: the SFT target is unavailable with this message as the reason. */
+export class Unavailable extends Error {}
 
 /** Text, and images as `<image>` placeholders with their data URIs appended to `images`, in order. */
-function flatten(content: string | ContentBlock[] | null, images: string[], where: string): string {
+export function flatten(content: string | ContentBlock[] | null, images: string[], where: string): string {
   if (content === null) return '';
   if (typeof content === 'string') return content;
   let out = '';
@@ -34,7 +35,7 @@ function flatten(content: string | ContentBlock[] | null, images: string[], wher
 }
 
 /** The callable names a tool definition offers: nested or flat functions, custom tools, namespace members. */
-function toolNames(t: Record<string, any>): string[] {
+export function toolNames(t: Record<string, any>): string[] {
   if (t.type === 'namespace') return ((t.tools ?? []) as Record<string, any>[]).flatMap((s) => toolNames(s).map((n) => `${t.name}/${n}`));
   const name = t.type === 'function' ? (t.function?.name ?? t.name) : t.name;
   return typeof name === 'string' ? [name] : [];

@@ -56,3 +56,33 @@ export class CollectProgress {
     return { running: this.running, failed: this.failed, tokens: this.tokens };
   }
 }
+
+/** What `roller reprocess` shows: a progress bar on a terminal (errors logged above it), else one line per sample. */
+export class ReprocessProgress {
+  private readonly bar: cliProgress.SingleBar | undefined;
+  private failed = 0;
+  private started = false;
+
+  constructor(private readonly out: NodeJS.WriteStream = process.stderr) {
+    if (out.isTTY) this.bar = new cliProgress.SingleBar({ stream: out, format: 'samples [{bar}] {value}/{total} | errors {failed}', hideCursor: true }, cliProgress.Presets.shades_classic);
+  }
+
+  sample(row: { sample: string; status: string; error?: { message: string } }, p: { done: number; total: number }): void {
+    if (row.status === 'error') this.failed++;
+    const line = `[${p.done}/${p.total}] ${row.status.padEnd(9)} ${row.sample}${row.error ? `: ${row.error.message}` : ''}`;
+    if (!this.bar) {
+      this.out.write(`${line}\n`);
+      return;
+    }
+    if (!this.started) {
+      this.bar.start(p.total, 0, { failed: 0 });
+      this.started = true;
+    }
+    if (row.status === 'error') this.out.write(`\n${line}\n`);
+    this.bar.update(p.done, { failed: this.failed });
+  }
+
+  stop(): void {
+    if (this.started) this.bar?.stop();
+  }
+}

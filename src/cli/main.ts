@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { isRollerError } from '../core/errors.js';
+import { ErrorCode, isRollerError, RollerError } from '../core/errors.js';
 import { writeJsonSchemas } from '../pipelines/write-schemas.js';
 import { startProxyPipeline } from '../pipelines/proxy.js';
 import { loadScript } from '../sources/scripted-model/script.js';
@@ -21,7 +21,9 @@ import { join } from 'node:path';
 import { validateFile } from '../pipelines/validate-files.js';
 import { isRecordTypeName, recordTypes, type RecordTypeName } from '../schemas/registry.js';
 import { PipeClosed, printLine } from './output.js';
-import { CollectProgress } from './collect-progress.js';
+import { CollectProgress, ReprocessProgress } from './collect-progress.js';
+import { reprocess } from '../pipelines/reprocess/run.js';
+import { REPROCESS_TARGETS, type ReprocessTarget } from '../pipelines/reprocess/sample.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -211,6 +213,29 @@ export function buildProgram(): Command {
       for (const e of r.exported) await printLine(`exported ${e.path} (${e.status})`);
       for (const s of r.skipped) await printLine(`skipped ${s.path}: ${s.reason}`);
       process.stderr.write(`${r.exported.length} trajectories, ${r.skipped.length} skipped\n`);
+    });
+
+  program
+    .command('reprocess')
+    .description('project a run (or one sample) again from its archive — calls.jsonl and raw/ (native files, wire log) — by the stages collect uses, into a new run tree; the input is never modified')
+    .argument('<dir>', 'a run directory, or one sample directory of a run')
+    .requiredOption('--output <dir>', 'the new run tree (a sample already there from the same source is left alone)')
+    .option('--concurrency <n>', 'samples at once, each in its own worker thread', positiveInt, 1)
+    .option('--only <targets>', `re-project only these output families (${REPROCESS_TARGETS.join(',')}); the others are copied from the archive`)
+    .option('--json', 'print the report as JSON on stdout')
+    .action(async (dir: string, opts: { output: string; concurrency: number; only?: string; json?: boolean }) => {
+      const only = opts.only ? opts.only.split(',').map((t) => t.trim()) : null;
+      const unknown = only?.filter((t) => !(REPROCESS_TARGETS as readonly string[]).includes(t)) ?? [];
+      if (unknown.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--only ${opts.only}: unknown ${unknown.join(', ')} (choose from ${REPROCESS_TARGETS.join(', ')})`);
+      const progress = new ReprocessProgress();
+      const report = await reprocess({ input: dir, output: opts.output, concurrency: opts.concurrency, only: only as ReprocessTarget[] | null, rollerVersion: pkg.version, onSample: (row, p) => progress.sample(row, p) });
+      progress.stop();
+      if (opts.json) await printLine(JSON.stringify(report));
+      else await printLine(report.output);
+      process.stderr.write(
+        `roller reprocess: ${report.written} written, ${report.unchanged} unchanged (already reprocessed from the same source), ${report.errors} errors${report.wroteRunFiles ? '' : '; nothing new was written'}\n`,
+      );
+      process.exitCode = report.errors > 0 ? 1 : 0;
     });
 
   program

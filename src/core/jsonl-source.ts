@@ -25,6 +25,8 @@ export interface JsonlSourceOptions {
    * thread pool, for processes that serve traffic while they read.
    */
   read?: 'sync' | 'async';
+  /** Envelopes also carry each line's text (to splice unchanged parts into output as bytes). */
+  keepText?: boolean;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
@@ -49,6 +51,7 @@ export function jsonlEnvelopes(
   options: JsonlSourceOptions = {},
 ): AsyncGenerator<Envelope<unknown>> {
   const file = options.name ?? '<stream>';
+  if (options.keepText) return jsonlRecords(chunks, ctx, options, (data, line, offset, text) => ({ seq: line, origin: { file, line, offset }, data, text }));
   return jsonlRecords(chunks, ctx, options, (data, line, offset) => ({ seq: line, origin: { file, line, offset }, data }));
 }
 
@@ -81,7 +84,7 @@ async function* jsonlRecords<R>(
   chunks: AsyncIterable<Buffer | Uint8Array | string>,
   ctx: StageContext,
   options: JsonlSourceOptions,
-  make: (data: unknown, line: number, offset: number) => R,
+  make: (data: unknown, line: number, offset: number, text: string) => R,
 ): AsyncGenerator<R> {
   const file = options.name ?? '<stream>';
   const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
@@ -123,8 +126,10 @@ async function* jsonlRecords<R>(
           continue;
         }
         let data: unknown;
+        let text: string;
         try {
-          data = JSON.parse(buf.toString('utf8', start, end));
+          text = buf.toString('utf8', start, end);
+          data = JSON.parse(text);
         } catch (err) {
           bad(
             ErrorCode.JSONL_INVALID_JSON,
@@ -135,7 +140,7 @@ async function* jsonlRecords<R>(
           continue;
         }
         emitted++;
-        yield make(data, line, offset);
+        yield make(data, line, offset, text!);
       }
     }
     const tail = splitter.finish();
@@ -143,14 +148,15 @@ async function* jsonlRecords<R>(
       received++;
       let data: unknown;
       let parsed = true;
+      const text = tail.buf.toString('utf8');
       try {
-        data = JSON.parse(tail.buf.toString('utf8'));
+        data = JSON.parse(text);
       } catch {
         parsed = false;
       }
       if (parsed) {
         emitted++;
-        yield make(data, tail.lineNo, tail.offset);
+        yield make(data, tail.lineNo, tail.offset, text);
       } else {
         bad(
           ErrorCode.JSONL_TRUNCATED_LINE,

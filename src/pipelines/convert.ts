@@ -12,6 +12,8 @@ import { ErrorCode, RollerError } from '../core/errors.js';
 import { createJsonlSink } from '../core/jsonl-sink.js';
 import { jsonlFileSource } from '../core/jsonl-source.js';
 import { z } from 'zod';
+import { attachRawContext } from '../sources/proxy/raw-json.js';
+import { relativeStatusSources } from '../harnesses/native-archive.js';
 import { claudeCodeToActf } from '../harnesses/claude-code/actf.js';
 import { findSessionFiles, readNativeSession } from '../harnesses/claude-code/native-session.js';
 import { participantUsage, type ParticipantUsage } from '../harnesses/claude-code/participants.js';
@@ -39,6 +41,8 @@ export interface ConvertOptions {
   out: string;
   /** calls.jsonl from roller's proxy: system prompt and tools come from the captured requests. */
   wire?: string;
+  /** The calls of `wire`, already read (collect and reprocess read them once for every stage). */
+  calls?: readonly Call[];
   /** The CLI's --output-format stream-json stdout: cross-checked against the native files. */
   stream?: string;
   keepThinking: boolean;
@@ -63,9 +67,19 @@ const WireCall = z.looseObject({
   context: z.unknown(),
 });
 
+async function wireCalls(options: ConvertOptions): Promise<Call[] | undefined> {
+  if (options.calls) return [...options.calls];
+  return options.wire ? await readCalls(options.wire) : undefined;
+}
+
+/**
+ * The calls of a calls.jsonl. Each keeps its request context's text as written (roller writes the context
+ * last, after the metadata), so that writing the call again copies those bytes instead of re-serializing
+ * the parsed body: truer (the bytes the model got) and the cost of a reprocess.
+ */
 export async function readCalls(path: string): Promise<Call[]> {
   const calls: Call[] = [];
-  for await (const env of jsonlFileSource(path)(createStageContext())) {
+  for await (const env of jsonlFileSource(path, { keepText: true })(createStageContext())) {
     const issues = checkValue(WireCall, env.data);
     if (issues.length > 0) {
       throw new RollerError(
@@ -74,13 +88,29 @@ export async function readCalls(path: string): Promise<Call[]> {
         { origin: env.origin },
       );
     }
-    calls.push(env.data as Call);
+    calls.push(env.text === undefined ? (env.data as Call) : withRawContext(env.data as Call, env.text));
   }
   return calls;
 }
 
+/** The call with its context's original text attached, when the line has roller's layout (context last). */
+function withRawContext(call: Call, line: string): Call {
+  if (call.context === undefined) return call;
+  const { context: _c, ...fields } = call;
+  const head = JSON.stringify(fields);
+  const prefix = `${head.length > 2 ? `${head.slice(0, -1)},` : '{'}"context":`;
+  const end = line.trimEnd();
+  if (!end.startsWith(prefix) || !end.endsWith('}')) return call;
+  return attachRawContext(call, end.slice(prefix.length, -1));
+}
+
 /** `roller convert`: an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json and usage.json. */
 export async function convertNative(options: ConvertOptions): Promise<ConvertedSession[]> {
+  const sessions = await convertSessions(options);
+  return sessions.map((s) => ({ ...s, participants: relativeStatusSources(s.participants, options.native) }));
+}
+
+async function convertSessions(options: ConvertOptions): Promise<ConvertedSession[]> {
   if (options.harness === 'codex') return convertCodex(options);
   if (options.harness === 'opencode') return convertOpenCode(options);
   if (options.harness === 'pi') return convertPi(options);
@@ -88,7 +118,7 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
   if (options.harness === 'hermes') return convertHermes(options);
   if (options.harness === 'deepseek') return convertDeepSeek(options);
   const files = await findSessionFiles(options.native);
-  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  const calls = await wireCalls(options);
   const results: ConvertedSession[] = [];
   for (const file of files) {
     const session = await readNativeSession(file);
@@ -122,7 +152,7 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
   const rejects: Rejected[] = [];
   const threads: CodexThread[] = [];
   for (const f of files) threads.push(await readThread(f, root, rejects));
-  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  const calls = await wireCalls(options);
   const sessions = [...new Set(threads.map((t) => t.sessionId))];
   const results: ConvertedSession[] = [];
   for (const sessionId of sessions) {
@@ -159,7 +189,7 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
  */
 async function convertOpenCode(options: ConvertOptions): Promise<ConvertedSession[]> {
   const store = readOpenCodeStore(findOpenCodeDb(options.native));
-  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  const calls = await wireCalls(options);
   const participants = openCodeParticipants(store);
   const roots = store.sessions.filter((s) => s.parentId === null);
   const results: ConvertedSession[] = [];
@@ -190,7 +220,7 @@ async function convertOpenCode(options: ConvertOptions): Promise<ConvertedSessio
 /** Pi: each session file (the active branch of its entry tree) into the same outputs; trace.jsonl keeps every record. */
 async function convertPi(options: ConvertOptions): Promise<ConvertedSession[]> {
   const files = findPiSessions(options.native);
-  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  const calls = await wireCalls(options);
   const results: ConvertedSession[] = [];
   for (const file of files) {
     const session = readPiSession(file);
@@ -337,7 +367,7 @@ async function convertDeepSeek(options: ConvertOptions): Promise<ConvertedSessio
 async function convertOpenClaw(options: ConvertOptions): Promise<ConvertedSession[]> {
   const db = findOpenClawStore(options.native);
   const sessions = readOpenClawStore(db);
-  const calls = options.wire ? await readCalls(options.wire) : undefined;
+  const calls = await wireCalls(options);
   if (sessions.length === 0) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${db} holds no transcript`);
   const results: ConvertedSession[] = [];
   for (const s of sessions) {

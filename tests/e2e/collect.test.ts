@@ -45,6 +45,23 @@ function filesUnder(dir: string): string[] {
     .map((e) => join(e.parentPath, e.name));
 }
 
+
+/**
+ * `roller reprocess` of a run whose captures kept raw/ reproduces every file of it byte for byte (its own
+ * record, reprocess.jsonl, aside); a second reprocess into the same tree writes nothing.
+ */
+async function expectReprocessReproduces(run: string): Promise<void> {
+  const out = join(tmp.path, 'reprocessed', run.split('/').slice(-2).join('-'));
+  const r = await roller(['reprocess', run, '--output', out, '--concurrency', '2']);
+  expect(r.code, r.stderr).toBe(0);
+  const files = (dir: string) => filesUnder(dir).map((f) => f.slice(dir.length + 1)).filter((f) => f !== 'reprocess.jsonl').sort();
+  expect(files(out)).toEqual(files(run));
+  for (const f of files(run)) expect(readFileSync(join(out, f)).equals(readFileSync(join(run, f))), f).toBe(true);
+  const again = await roller(['reprocess', run, '--output', out]);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stderr).toContain('nothing new was written');
+}
+
 describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
   it('claude-code: the example tasks give a complete run; --resume reuses it; a changed option stops a resume before anything runs', async () => {
     const out = join(tmp.path, 'runs');
@@ -117,7 +134,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
         { id: 'links', prompt: '[SYMLINK] Write out/safe.txt and a link.', output_dirs: ['out'] },
     ]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'retry', '--retries', '1', '--collect-path', 'out/safe.txt']);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'retry', '--capture-debug', 'full', '--retries', '1', '--collect-path', 'out/safe.txt']);
     expect(r.code).toBe(1); // a failed sample
     const run = join(out, 'retry');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -135,6 +152,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(existsSync(join(linksDir, 'trace_SFT.json'))).toBe(false); // failed samples keep evidence, not SFT
     expect(readdirSync(join(linksDir, 'rollout')).sort()).toEqual(['claude-code-stderr.attempt-1.log', 'claude-code-stderr.attempt-2.log', 'claude-code-stdout.attempt-1.log', 'claude-code-stdout.attempt-2.log']);
     expect(readFileSync(join(run, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+    await expectReprocessReproduces(run);
   }, 10 * 60_000);
 
   it('claude-code: Ctrl-C cancels queued samples and lets the running one finish; --resume reuses what finished and runs the rest', async () => {
@@ -184,7 +202,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
         { id: 'delegate', prompt: '[MAIN:wait] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
     ]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'codex', '--thinking', 'low']);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'codex', '--capture-debug', 'full', '--thinking', 'low']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'codex');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -195,6 +213,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     for (const row of rows) expect(sample(run, row).runtime.wire_effort_audit).toMatchObject({ status: 'matched', requested: 'low' });
     expect(readJson<{ options: { thinking: string } }>(join(run, 'lock.json')).options.thinking).toBe('low');
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+    await expectReprocessReproduces(run);
   }, 10 * 60_000);
 });
 
@@ -333,7 +352,7 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
         { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
     ]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'opencode', '--output', out, '--run-name', 'opencode']);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'opencode', '--output', out, '--run-name', 'opencode', '--capture-debug', 'full']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'opencode');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -348,6 +367,7 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
     const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+    await expectReprocessReproduces(run);
   }, 10 * 60_000);
 });
 
@@ -355,7 +375,7 @@ describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => 
   it("calls join the session by responseId; roller's injected header is removed before forwarding and kept as identity", async () => {
     const tasks = await tasksFile('pi-tasks.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.' }, { id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--output', out, '--run-name', 'pi']);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--output', out, '--run-name', 'pi', '--capture-debug', 'full']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'pi');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -375,6 +395,7 @@ describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => 
       }
     }
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+    await expectReprocessReproduces(run);
   }, 10 * 60_000);
 });
 
@@ -382,7 +403,7 @@ describe('roller collect with Pi and its example sub-agent extension', () => {
   it('the child pi process (no session file of its own) is a participant, joined to its calls by responseId, with its relations', async () => {
     const tasks = await tasksFile('pi-sub-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use the subagent tool to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--pi-subagent-extension', '--output', out, '--run-name', 'pi-sub', '--concurrency', '2']);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--pi-subagent-extension', '--output', out, '--run-name', 'pi-sub', '--capture-debug', 'full', '--concurrency', '2']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'pi-sub');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -402,6 +423,7 @@ describe('roller collect with Pi and its example sub-agent extension', () => {
     const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
     expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBe('pi-example-subagent-extension');
+    await expectReprocessReproduces(run);
   }, 10 * 60_000);
 });
 
@@ -409,7 +431,7 @@ describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 ru
   it('the root turn is captured and converted; a sessions_spawn child cannot run in exec mode and is recorded as such, never made up', async () => {
     const tasks = await tasksFile('openclaw-tasks.jsonl', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'openclaw']);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'openclaw', '--capture-debug', 'full']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'openclaw');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -425,6 +447,7 @@ describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 ru
     expect(actf).toMatchObject({ tools_source: 'wire', system_prompt_source: 'wire' });
     expect(actf.steps[0]!.assistant_content.tool_calls.map((t) => t.name)).toEqual(['sessions_spawn']);
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+    await expectReprocessReproduces(run);
   }, 10 * 60_000);
 });
 
@@ -497,6 +520,7 @@ describe('roller collect through a real compaction (Claude Code, context window 
       const usage = JSON.parse((await roller(['usage', run, '--json'])).stdout) as { samples: { tree: Json[]; reconciliation: Json }[] };
       expect(usage.samples[0]!.tree[0]!.compaction).toMatchObject({ calls: 1 });
       expect(usage.samples[0]!.reconciliation).toMatchObject({ main_agent_agrees: true, all_agents_agree: true, differences: [] });
+      await expectReprocessReproduces(run);
     }
   });
 });

@@ -293,7 +293,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
  * eligible). Compacted samples contribute their segments to sft_segments.jsonl instead (written only when
  * there are any), and are counted as segmented, neither included nor excluded.
  */
-async function writeRunSft(runDir: string, samples: { dir: string; row: RunInfo['samples'][number] | undefined }[]): Promise<{ included: number; segmented: number }> {
+export async function writeRunSft(runDir: string, samples: { dir: string; row: RunInfo['samples'][number] | undefined }[]): Promise<{ included: number; segmented: number }> {
   const linear = new AtomicJsonl(join(runDir, 'sft.jsonl'));
   let segments: AtomicJsonl | undefined;
   let included = 0;

@@ -1,5 +1,5 @@
 import { copyFile, mkdir, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { createStageContext } from '../../core/context.js';
 import { sha256File } from '../../core/hashing.js';
@@ -33,6 +33,12 @@ export interface FinalizeCaptureOptions {
   wireLog?: string;
   /** Native files kept under raw/native/ when retention says so. */
   nativeFiles?: readonly string[];
+  /** The directory nativeFiles are kept relative to (the converter's native root); else by file name. */
+  nativeRoot?: string;
+  /** A wire log already in published form (body_refs into calls.jsonl: a reprocessed archive): kept as it is. */
+  publishedWireLog?: string;
+  /** manifest created_at; default now. A reprocess keeps the original's (its own time is recorded apart). */
+  createdAt?: string;
   agentPaths?: Readonly<Record<string, string>>;
   /** What the native files say was output (default: per_id when capabilities say so, else none). */
   outputs?: NativeOutputs;
@@ -45,7 +51,10 @@ export interface FinalizeCaptureOptions {
 }
 
 /** finalizeCapture from an adapter's NativeCapture. */
-export function finalizeNativeCapture(native: NativeCapture, o: Pick<FinalizeCaptureOptions, 'dir' | 'calls' | 'attempt' | 'scope' | 'debugRetention' | 'wireLog'>): Promise<Manifest> {
+export function finalizeNativeCapture(
+  native: NativeCapture,
+  o: Pick<FinalizeCaptureOptions, 'dir' | 'calls' | 'attempt' | 'scope' | 'debugRetention' | 'wireLog' | 'publishedWireLog' | 'createdAt' | 'nativeRoot'>,
+): Promise<Manifest> {
   return finalizeCapture({
     ...o,
     participants: native.participants,
@@ -94,7 +103,11 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     relations = relations.map((r) => ({ ...r, evidence: r.evidence.map((e) => (e.source === 'calls.jsonl' ? e : { ...e, retained: false })) }));
   } else {
     await mkdir(join(o.dir, 'raw', 'native'), { recursive: true });
-    for (const f of o.nativeFiles ?? []) await copyFile(f, join(o.dir, 'raw', 'native', basename(f)));
+    for (const f of o.nativeFiles ?? []) {
+      const to = join(o.dir, nativeName(f, o.nativeRoot));
+      await mkdir(dirname(to), { recursive: true });
+      await copyFile(f, to);
+    }
   }
   if (!keepRaw) await rm(join(o.dir, 'raw'), { recursive: true, force: true });
 
@@ -105,12 +118,14 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     // After calls.jsonl: the published wire log refers to it for every request body it holds.
     const refs = new Set(calls.filter((c) => c.context !== null && c.context !== undefined).map((c) => c.call_id));
     await publishWireLog(o.wireLog, join(o.dir, 'raw', 'wire.frames'), refs);
+  } else if (keepRaw && o.publishedWireLog) {
+    await copyFile(o.publishedWireLog, join(o.dir, 'raw', 'wire.frames'));
   }
 
   const files: Manifest['files'] = {};
-  const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? ['raw/wire.frames', ...(o.nativeFiles ?? []).map((f) => `raw/native/${basename(f)}`)] : [])];
+  const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? ['raw/wire.frames', ...(o.nativeFiles ?? []).map((f) => nativeName(f, o.nativeRoot))] : [])];
   for (const f of formal) {
-    if (f === 'raw/wire.frames' && !o.wireLog) continue;
+    if (f === 'raw/wire.frames' && !o.wireLog && !o.publishedWireLog) continue;
     files[f] = await sha256File(join(o.dir, f));
   }
   const sum = (k: 'input' | 'cached_input' | 'cache_creation' | 'output' | 'reasoning') => calls.reduce((a, c) => a + (c.usage.normalized?.[k] ?? 0), 0);
@@ -120,7 +135,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     harness: o.harness,
     capture_scope: o.scope,
     attempt: o.attempt,
-    created_at: new Date().toISOString(),
+    created_at: o.createdAt ?? new Date().toISOString(),
     participants: o.participants.map((p) => ({
       participant_id: p.participant,
       role: p.role,
@@ -156,4 +171,10 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
   };
   await writeJsonAtomic(join(o.dir, 'manifest.json'), manifest);
   return manifest;
+}
+
+/** Where a native file is kept: raw/native/<path relative to the native root> (by file name without a root). */
+function nativeName(file: string, root: string | undefined): string {
+  const rel = root ? relative(root, file).split('\\').join('/') : basename(file);
+  return `raw/native/${rel.startsWith('..') ? basename(file) : rel}`;
 }

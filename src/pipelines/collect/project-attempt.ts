@@ -1,0 +1,176 @@
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+import type { ConvertibleHarness } from '../../harnesses/launch.js';
+import { nativeArchive, relativeStatusSources } from '../../harnesses/native-archive.js';
+import { perIdNativeCapture, type NativeCapture } from '../../harnesses/native-capture.js';
+import { findOpenClawStore, openClawNativeCapture, readOpenClawStore } from '../../harnesses/openclaw/store.js';
+import { openCodeNativeCapture } from '../../harnesses/opencode/native-capture.js';
+import { findOpenCodeDb, readOpenCodeStore } from '../../harnesses/opencode/store.js';
+import type { Actf } from '../../schemas/actf.js';
+import type { Call } from '../../schemas/call.js';
+import type { SampleInfo } from '../../schemas/run-info.js';
+import { attributeCalls } from '../../transforms/capture/attribute.js';
+import { joinByHeader } from '../../transforms/capture/coverage.js';
+import { finalizeNativeCapture } from '../../transforms/capture/finalize.js';
+import type { SegmentMeta } from '../../transforms/sft/segments.js';
+import { convertNative, readCalls } from '../convert.js';
+import { completionAudit, modelIdentityAudit, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
+import { compactionCallUsage, findMainCompactions, summaryCallEvidence, writeCompactionSegments, type CompactionCallUsage } from './compaction-segments.js';
+
+/**
+ * Where one attempt's evidence is. Live (collect) and offline (reprocess) differ only here: collect points
+ * at the harness's fresh HOME and the proxy's working files, reprocess at a capture's archived raw/.
+ */
+export interface AttemptSources {
+  harness: ConvertibleHarness;
+  harnessVersion: string;
+  /** The directory the converter reads (`roller convert --native`): native paths are relative to it. */
+  nativeRoot: string;
+  /** The calls: as the proxy projected them (live) or as a capture published them (reprocess). */
+  callsPath: string | null;
+  /** The wire log: the proxy's working log (bodies inline) or an archived, already published one. */
+  wireLog: { path: string; published: boolean } | null;
+  /** The capture attempt's random scope (call and relation ids). */
+  scope: string;
+  attempt: number;
+  /** The capture's created_at: a reprocess keeps the original's. */
+  createdAt?: string;
+}
+
+export interface AttemptProjectionOptions {
+  keepThinking: boolean;
+  captureCalls: boolean;
+  /** The retention this attempt's capture gets (collect widens on-error to full for a failed sample). */
+  debugRetention: 'on-error' | 'full' | 'off';
+  thinking: string | null;
+  piSubagent: boolean;
+}
+
+export interface AttemptProjection {
+  participants: ParticipantUsage[];
+  requests: number;
+  conversion: Record<string, unknown> | null;
+  capture: { status: string; path: string; coverage: string | null } | null;
+  audits: { completion: CompletionAudit; modelIdentity: ModelIdentityAudit; wireEffort: WireEffortAudit | null; thinking: ThinkingAudit | null } | null;
+  segments?: SegmentMeta[];
+  compactionCalls?: CompactionCallUsage[];
+  /** What went wrong, as the sample's error (the first one counts). */
+  errors: { code: string; message: string }[];
+}
+
+const generates = (c: Call) => (c.context as { generate?: unknown } | null)?.generate !== false;
+
+/**
+ * Everything a sample's outputs derive from its evidence: the native session converted (trace.jsonl,
+ * trace_ACTF.json, trace_SFT.json or compaction segments), the capture finalized (calls attributed, coverage,
+ * relations, manifest, raw/ per retention — the native files at their relative paths), and the audits. The
+ * same code for `roller collect` and `roller reprocess`.
+ */
+export async function projectAttempt(dir: string, src: AttemptSources, o: AttemptProjectionOptions): Promise<AttemptProjection> {
+  const out: AttemptProjection = { participants: [], requests: 0, conversion: null, capture: null, audits: null, errors: [] };
+  const fail = (code: string, message: string) => out.errors.push({ code, message });
+  const calls = src.callsPath && existsSync(src.callsPath) ? await readCalls(src.callsPath) : [];
+  out.requests = calls.length;
+  const sessions = await convertNative({
+    harness: src.harness,
+    native: src.nativeRoot,
+    out: dir,
+    keepThinking: o.keepThinking,
+    ...(src.callsPath && existsSync(src.callsPath) ? { wire: src.callsPath, calls } : {}),
+  }).catch((err: unknown) => {
+    fail('ROLLER_CONVERSION_FAILED', `the native session could not be converted: ${(err as Error).message}`);
+    return [];
+  });
+  const session = sessions[0];
+  if (!session) {
+    if (out.errors.length === 0) fail('ROLLER_NO_RAW_TRACE', 'no raw session trace found: the harness wrote no native session');
+    return out;
+  }
+  out.participants = session.participants;
+  out.conversion = JSON.parse(await readFile(join(dir, 'conversion.json'), 'utf8')) as Record<string, unknown>;
+  // Their content lives in info.json (runtime): the sample keeps the layout of seeds/003 §2.
+  await rm(join(dir, 'conversion.json'), { force: true });
+  await rm(join(dir, 'usage.json'), { force: true });
+  if (sessions.length > 1) fail('ROLLER_SEVERAL_SESSIONS', `the harness wrote ${sessions.length} root sessions for one task`);
+
+  const compacted = await findMainCompactions(src.harness, join(dir, 'trace.jsonl'), calls, session.participants);
+  if (o.captureCalls) {
+    const capPath = `capture/attempt-${String(src.attempt).padStart(4, '0')}`;
+    const archive = nativeArchive(src.harness, src.nativeRoot);
+    const native = await nativeCaptureOf(src, session.participants, session.sessionId, dir, o.piSubagent);
+    if (compacted) native.recordedOutputs = summaryCallEvidence(compacted);
+    const manifest = await finalizeNativeCapture(
+      { ...native, nativeFiles: archive.files },
+      {
+        dir: join(dir, capPath),
+        calls: calls.filter(generates),
+        attempt: src.attempt,
+        scope: src.scope,
+        debugRetention: o.debugRetention,
+        nativeRoot: archive.root,
+        ...(src.wireLog ? (src.wireLog.published ? { publishedWireLog: src.wireLog.path } : { wireLog: src.wireLog.path }) : {}),
+        ...(src.createdAt ? { createdAt: src.createdAt } : {}),
+      },
+    );
+    out.capture = { status: manifest.capture_status, path: capPath, coverage: manifest.coverage?.status ?? null };
+  }
+  const root = session.participants.find((p) => p.role === 'root');
+  const byId = attributeCalls(calls, session.participants);
+  // OpenCode keeps no response ids: its calls join their session by the x-session-id header.
+  const attributed = src.harness === 'opencode' ? joinByHeader(byId, { field: 'session_id', participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) }) : byId;
+  const actf = existsSync(join(dir, 'trace_ACTF.json')) ? (JSON.parse(await readFile(join(dir, 'trace_ACTF.json'), 'utf8')) as Actf) : null;
+  if (compacted) {
+    const segments = await writeCompactionSegments(dir, actf, byId, compacted, o.keepThinking, out.conversion.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion']);
+    if (segments) out.segments = segments;
+    out.compactionCalls = compactionCallUsage(compacted, calls);
+  }
+  out.audits = {
+    completion: completionAudit(attributed.filter((c) => c.participant_id === root?.participant && c.execution_status === 'completed'), actf),
+    modelIdentity: modelIdentityAudit(attributed),
+    wireEffort: o.thinking ? wireEffortAudit(calls.filter(generates), o.thinking) : null,
+    thinking: o.thinking ? thinkingAudit(actf, o.thinking, o.keepThinking) : null,
+  };
+  return out;
+}
+
+/** The adapter's NativeCapture for this harness (native files are added by the caller). */
+async function nativeCaptureOf(src: AttemptSources, participants: ParticipantUsage[], sessionId: string, dir: string, piSubagent: boolean): Promise<NativeCapture> {
+  const harness = { name: src.harness, version: src.harnessVersion };
+  if (src.harness === 'openclaw') {
+    const store = findOpenClawStore(src.nativeRoot);
+    const native = openClawNativeCapture(readOpenClawStore(store).find((x) => x.transcript.id === sessionId)!, src.harnessVersion, store);
+    return { ...native, participants: relativeStatusSources(native.participants, src.nativeRoot) };
+  }
+  if (src.harness === 'opencode') {
+    const native = openCodeNativeCapture(readOpenCodeStore(findOpenCodeDb(src.nativeRoot)), src.harnessVersion);
+    return { ...native, participants: relativeStatusSources(native.participants, src.nativeRoot) };
+  }
+  if (src.harness === 'pi') {
+    return {
+      // responseId = the Chat Completions id: a per-id join; no delegation without an extension.
+      ...perIdNativeCapture({ harness, participants, background: false, nativeFiles: [] }),
+      capabilities: { native_output_coverage: 'per_id', delegation: piSubagent ? 'native' : 'not_available_in_bundled_profile', background: false },
+    };
+  }
+  return perIdNativeCapture({
+    harness,
+    participants,
+    background: src.harness === 'claude-code',
+    nativeFiles: [],
+    ...(src.harness === 'codex' ? { agentPaths: await codexAgentPaths(join(dir, 'trace.jsonl')) } : {}),
+  });
+}
+
+/** Codex sub-agent paths from the rollouts' session_meta records (trace.jsonl), for naming relations. */
+async function codexAgentPaths(trace: string): Promise<Record<string, string>> {
+  const paths: Record<string, string> = {};
+  const text = await readFile(trace, 'utf8').catch(() => '');
+  for (const line of text.split('\n')) {
+    if (!line.includes('"session_meta"')) continue;
+    const p = (JSON.parse(line) as { payload?: { agent_path?: unknown; id?: unknown } }).payload;
+    if (typeof p?.agent_path === 'string' && typeof p.id === 'string') paths[p.id] ??= p.agent_path;
+  }
+  return paths;
+}

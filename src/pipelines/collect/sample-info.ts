@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeJsonAtomic } from '../../core/atomic-write.js';
+import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+import { CLAUDE_CODE_RAW_SCHEMA } from '../../harnesses/claude-code/trace.js';
+import { CODEX_RAW_SCHEMA } from '../../harnesses/codex/rollout.js';
+import type { ConvertibleHarness } from '../../harnesses/launch.js';
+import { OPENCLAW_RAW_SCHEMA } from '../../harnesses/openclaw/store.js';
+import { OPENCODE_RAW_SCHEMA } from '../../harnesses/opencode/store.js';
+import { PI_RAW_SCHEMA } from '../../harnesses/pi/session.js';
+import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
+import type { AttemptResult } from './sample.js';
+
+const RAW_SCHEMAS: Record<ConvertibleHarness, string> = { 'claude-code': CLAUDE_CODE_RAW_SCHEMA, codex: CODEX_RAW_SCHEMA, opencode: OPENCODE_RAW_SCHEMA, pi: PI_RAW_SCHEMA, openclaw: OPENCLAW_RAW_SCHEMA };
+
+/** What a sample's info.json says that its evidence does not derive: who it is and how its attempts went. */
+export interface SampleHead {
+  task_id: string;
+  index: number;
+  model: string;
+  harness: { name: ConvertibleHarness; version: string };
+  attempts: SampleInfo['attempts'];
+  elapsed_ms: number;
+  provenance: SampleInfo['provenance'];
+}
+
+/**
+ * The sample's last step, shared by collect and reprocess: a failed sample loses its SFT (keeping raw and
+ * ACTF), an ok one its rollout logs; then info.json from the final attempt's projection.
+ */
+export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported'>): Promise<SampleInfo> {
+  if (result.status !== 'ok') {
+    await rm(join(dir, 'trace_SFT.json'), { force: true });
+    await rm(join(dir, 'sft_segments'), { recursive: true, force: true });
+  } else {
+    await rm(join(dir, 'rollout'), { recursive: true, force: true });
+  }
+  const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + (result.compactionCalls ?? []).reduce((a, c) => a + c.tokens[k], 0);
+  const sftOk = result.status === 'ok' && existsSync(join(dir, 'trace_SFT.json'));
+  const conversion = (result.conversion?.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion'] | undefined) ?? [
+    { target: 'actf', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
+    { target: 'sft', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
+  ];
+  const info: SampleInfo = {
+    schema: SAMPLE_INFO_SCHEMA,
+    task_id: head.task_id,
+    index: head.index,
+    model: head.model,
+    harness: head.harness,
+    status: result.status,
+    error: result.error,
+    attempts: head.attempts,
+    elapsed_ms: head.elapsed_ms,
+    usage:
+      result.participants.length === 0
+        ? null
+        : {
+            input: sum('input'),
+            cached_input: sum('cache_read'),
+            cache_creation: sum('cache_creation'),
+            output: sum('output'),
+            reasoning: sum('reasoning'),
+            cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
+            requests: result.requests,
+          },
+    trajectory: {
+      raw_schema: existsSync(join(dir, 'trace.jsonl')) ? RAW_SCHEMAS[head.harness.name] : null,
+      raw: existsSync(join(dir, 'trace.jsonl')) ? 'trace.jsonl' : null,
+      actf: existsSync(join(dir, 'trace_ACTF.json')) ? 'trace_ACTF.json' : null,
+      sft: sftOk ? 'trace_SFT.json' : null,
+      ...(result.status === 'ok' && result.segments ? { sft_segments: result.segments } : {}),
+    },
+    results: result.results,
+    runtime: {
+      trajectory_conversion: conversion,
+      sft_eligibility: !sftOk
+        ? { eligible: false, reason: result.status !== 'ok' ? `sample ${result.status}` : (conversion.find((c) => c.target === 'sft')?.reason ?? 'no SFT') }
+        : result.audits?.completion.status === 'flagged'
+          ? { eligible: false, reason: `incomplete_trajectory: ${result.audits.completion.reason}` }
+          : result.audits?.wireEffort?.status === 'mismatch'
+            ? { eligible: false, reason: `wire_effort_mismatch: requests asked for ${[...new Set(result.audits.wireEffort.observed)].join(', ')}, not ${result.audits.wireEffort.requested}` }
+            : { eligible: true, reason: null },
+      completion_audit: result.audits?.completion ?? null,
+      model_identity_audit: result.audits?.modelIdentity ?? null,
+      ...(result.audits?.wireEffort ? { wire_effort_audit: result.audits.wireEffort } : {}),
+      ...(result.audits?.thinking ? { thinking_audit: result.audits.thinking } : {}),
+      participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source, reason: p.reason })),
+      capture: result.capture,
+      ...(result.compactionCalls?.length ? { compaction_calls: result.compactionCalls } : {}),
+      ...(result.harnessReported ? { harness_reported: result.harnessReported } : {}),
+    },
+    provenance: head.provenance,
+  };
+  await writeJsonAtomic(join(dir, 'info.json'), info);
+  return info;
+}

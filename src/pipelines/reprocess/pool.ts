@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import type { SampleJob, SampleOutcome } from './sample.js';
+import type { WorkerReply, WorkerRequest } from './worker.js';
+
+/** The compiled worker script (from TypeScript sources — tests — the build's copy: a worker cannot load .ts). */
+function workerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  const sibling = here.replace(/pool\.(ts|js)$/, 'worker.js');
+  if (here.endsWith('.js')) return sibling;
+  const built = sibling.replace(/([\\/])src([\\/]pipelines[\\/])/, '$1dist$1src$2');
+  if (!existsSync(built)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${built} is missing: run \`npm run build\` (reprocess workers run compiled code)`);
+  return built;
+}
+
+/**
+ * N worker threads, each projecting one sample at a time. A worker that dies fails the sample it held (an
+ * error outcome, never a hang) and is replaced.
+ */
+export class SamplePool {
+  private readonly idle: Worker[] = [];
+  private readonly waiting: ((w: Worker) => void)[] = [];
+  private readonly all = new Set<Worker>();
+  private next = 0;
+
+  constructor(size: number) {
+    for (let i = 0; i < size; i++) this.idle.push(this.spawn());
+  }
+
+  private spawn(): Worker {
+    // A bounded heap per worker: peak memory is N samples' working set, never the archive's size.
+    const w = new Worker(workerScript(), { resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+    w.unref();
+    this.all.add(w);
+    return w;
+  }
+
+  private async acquire(): Promise<Worker> {
+    const w = this.idle.pop() ?? (await new Promise<Worker>((resolve) => this.waiting.push(resolve)));
+    w.ref(); // a worker holding a job keeps the process alive; an idle one does not
+    return w;
+  }
+
+  private release(w: Worker): void {
+    const waiter = this.waiting.shift();
+    if (waiter) waiter(w);
+    else {
+      w.unref();
+      this.idle.push(w);
+    }
+  }
+
+  async run(job: SampleJob): Promise<SampleOutcome> {
+    const w = await this.acquire();
+    const id = this.next++;
+    return new Promise<SampleOutcome>((resolve) => {
+      const onMessage = (m: WorkerReply) => {
+        if (m.id !== id) return;
+        cleanup();
+        this.release(w);
+        resolve(m.outcome);
+      };
+      const onGone = (err: Error | number) => {
+        cleanup();
+        this.all.delete(w);
+        this.release(this.spawn());
+        resolve({ status: 'error', error: { code: 'ROLLER_REPROCESS_WORKER_DIED', message: `${job.source}: the worker projecting it ${typeof err === 'number' ? `exited (code ${err})` : `failed: ${err.message}`}` } });
+      };
+      const cleanup = () => {
+        w.off('message', onMessage);
+        w.off('error', onGone);
+        w.off('exit', onGone);
+      };
+      w.on('message', onMessage);
+      w.once('error', onGone);
+      w.once('exit', onGone);
+      w.postMessage({ id, job } satisfies WorkerRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.all].map((w) => w.terminate()));
+  }
+}

@@ -1,0 +1,186 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { appendFile, copyFile, mkdir, readFile } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { writeJsonAtomic } from '../../core/atomic-write.js';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import type { Lock } from '../../schemas/lock.js';
+import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
+import { writeRunSft } from '../collect/run.js';
+import { SamplePool } from './pool.js';
+import type { ReprocessTarget } from './sample.js';
+
+export interface ReprocessOptions {
+  /** A run directory (info.json of a run) or one sample directory of a run. */
+  input: string;
+  /** The new run tree. */
+  output: string;
+  concurrency?: number;
+  only?: ReprocessTarget[] | null;
+  rollerVersion?: string;
+  onSample?(row: ReprocessRow, progress: { done: number; total: number }): void;
+}
+
+export interface ReprocessRow {
+  /** The sample directory, relative to the run. */
+  sample: string;
+  status: 'written' | 'unchanged' | 'error';
+  error?: { code: string; message: string };
+}
+
+export interface ReprocessReport {
+  output: string;
+  rows: ReprocessRow[];
+  written: number;
+  unchanged: number;
+  errors: number;
+  /** false when every sample was already there from the same source: nothing was written. */
+  wroteRunFiles: boolean;
+}
+
+/** One line of <output>/reprocess.jsonl: the reprocess's own record (its times live here, not in the outputs). */
+interface LogLine {
+  sample: string;
+  source_key: string;
+  state: 'started' | 'finished' | 'failed';
+  at: string;
+  roller_version: string;
+  error?: { code: string; message: string };
+}
+
+export const REPROCESS_LOG = 'reprocess.jsonl';
+
+/**
+ * `roller reprocess RUN_DIR|SAMPLE_DIR --output DIR`: every sample of an archive projected again by the
+ * stages collect uses, into a new run tree; the input is never modified. Samples run in parallel worker
+ * threads (--concurrency); one that fails is an error row and the others go on. Idempotent: a sample
+ * already reprocessed from the same source (same archived info.json and capture manifest, same roller) is
+ * left alone and reported unchanged; an output that is there for any other reason — an earlier unfinished
+ * or failed attempt, another source — is reported by path and never overwritten.
+ */
+export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
+  const { runDir, samples } = await archiveSamples(o.input);
+  const output = resolve(o.output);
+  const archive = resolve(runDir);
+  if (output === archive || output.startsWith(archive + sep)) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--output ${o.output} is inside the archive ${runDir}: reprocess writes a new run tree beside it and never modifies its input`);
+  }
+  const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
+  const version = o.rollerVersion ?? '0.1.0';
+  await mkdir(output, { recursive: true });
+  const logPath = join(output, REPROCESS_LOG);
+  const prior = await readLog(logPath);
+  const log = (line: LogLine) => appendFile(logPath, `${JSON.stringify(line)}\n`);
+
+  const rows: ReprocessRow[] = [];
+  const total = samples.length;
+  const report = (row: ReprocessRow) => {
+    rows.push(row);
+    o.onSample?.(row, { done: rows.length, total });
+  };
+  const pool = new SamplePool(Math.max(1, Math.min(o.concurrency ?? 1, total || 1)));
+  try {
+    await Promise.all(
+      samples.map(async (source) => {
+        const rel = relative(runDir, source).split(sep).join('/');
+        const target = join(output, rel);
+        const key = await sourceKey(source, version);
+        const last = prior.get(rel);
+        if (existsSync(target) || existsSync(`${target}.partial`)) {
+          if (existsSync(target) && last?.state === 'finished' && last.source_key === key) return report({ sample: rel, status: 'unchanged' });
+          const what = existsSync(`${target}.partial`) ? `${target}.partial: an unfinished earlier output` : last?.state === 'failed' ? `${target}: an earlier failed output` : last?.state === 'started' ? `${target}: an unfinished earlier output` : `${target}: an output from another source`;
+          return report({ sample: rel, status: 'error', error: { code: 'ROLLER_REPROCESS_OUTPUT_EXISTS', message: `${what} is there; it is not overwritten — remove it and run again` } });
+        }
+        await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version });
+        const outcome = await pool.run({ source, target, lock, only: o.only ?? null });
+        await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...(outcome.error ? { error: outcome.error } : {}) });
+        report({ sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  rows.sort((a, b) => samples.indexOf(join(runDir, a.sample)) - samples.indexOf(join(runDir, b.sample)));
+  const written = rows.filter((r) => r.status === 'written').length;
+  const wroteRunFiles = written > 0 || !existsSync(join(output, 'info.json'));
+  if (wroteRunFiles) await writeRunFiles(runDir, output);
+  return { output, rows, written, unchanged: rows.filter((r) => r.status === 'unchanged').length, errors: rows.filter((r) => r.status === 'error').length, wroteRunFiles };
+}
+
+/** The samples of a run directory (its info.json rows), or the one sample a sample directory is. */
+async function archiveSamples(given: string): Promise<{ runDir: string; samples: string[] }> {
+  // Absolute: native paths in the outputs are made relative to the archive's raw/native/ by prefix.
+  const input = resolve(given);
+  const infoPath = join(input, 'info.json');
+  if (!existsSync(infoPath)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${input}: no info.json; pass a run directory or a sample directory written by roller collect`);
+  const info = JSON.parse(await readFile(infoPath, 'utf8')) as { schema?: string; samples?: RunInfo['samples'] };
+  if (info.schema === 'roller.run-info/v1') return { runDir: input, samples: (info.samples ?? []).map((r) => join(input, r.path)) };
+  if (info.schema === 'roller.sample-info/v1') {
+    // <run>/samples/<model>/<index>_<task>
+    const runDir = join(input, '..', '..', '..');
+    if (!existsSync(join(runDir, 'lock.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${input}: a sample directory outside its run (no ${join(runDir, 'lock.json')}); reprocess needs the run's lock for its options`);
+    return { runDir, samples: [join(runDir, relative(runDir, input))] };
+  }
+  throw new RollerError(ErrorCode.INVALID_OPTIONS, `${infoPath}: neither a run's nor a sample's info.json (schema ${info.schema ?? 'missing'})`);
+}
+
+/** Names the archive a sample's outputs derive from: its info.json and final capture manifest, and the roller doing it. */
+async function sourceKey(sample: string, version: string): Promise<string> {
+  const h = createHash('sha256').update(version).update('\0');
+  const infoBytes = await readFile(join(sample, 'info.json'));
+  h.update(infoBytes);
+  const capture = (JSON.parse(infoBytes.toString('utf8')) as SampleInfo).runtime.capture as { path?: string } | null | undefined;
+  if (capture?.path && existsSync(join(sample, capture.path, 'manifest.json'))) h.update(await readFile(join(sample, capture.path, 'manifest.json')));
+  return h.digest('hex');
+}
+
+/** The latest record of each sample in an earlier reprocess.jsonl. */
+async function readLog(path: string): Promise<Map<string, LogLine>> {
+  const out = new Map<string, LogLine>();
+  if (!existsSync(path)) return out;
+  for (const line of (await readFile(path, 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const l = JSON.parse(line) as LogLine;
+      out.set(l.sample, l);
+    } catch {
+      // a line cut by a crash: that sample's state is unknown, so its output counts as unfinished
+    }
+  }
+  return out;
+}
+
+/**
+ * The run's own files around the reprocessed samples: lock.json as it was, info.json with each row's usage
+ * and status read from the new sample info.json (everything else as the archive has it), sft.jsonl and
+ * sft_segments.jsonl aggregated again in request order.
+ */
+async function writeRunFiles(runDir: string, output: string): Promise<void> {
+  if (!existsSync(join(output, 'lock.json'))) await copyFile(join(runDir, 'lock.json'), join(output, 'lock.json'));
+  const run = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
+  const present: RunInfo['samples'] = [];
+  for (const row of run.samples) {
+    const file = join(output, row.path, 'info.json');
+    if (!existsSync(file)) continue;
+    const s = JSON.parse(await readFile(file, 'utf8')) as SampleInfo;
+    row.usage = s.usage;
+    present.push(row);
+  }
+  const counts = await writeRunSft(output, run.samples.map((row) => ({ dir: join(output, row.path), row: existsSync(join(output, row.path, 'info.json')) ? row : undefined })));
+  if (run.summary.sft_included !== undefined || counts.segmented > 0) {
+    run.summary.sft_included = counts.included;
+    run.summary.sft_segmented = counts.segmented;
+    run.summary.sft_excluded = run.samples.length - counts.included - counts.segmented;
+  }
+  run.samples = run.samples.filter((r) => present.includes(r));
+  const count = (st: string) => run.samples.filter((r) => r.status === st).length;
+  run.summary = { ...run.summary, ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout') };
+  const total = (k: 'input' | 'cached_input' | 'cache_creation' | 'output' | 'reasoning' | 'requests') => run.samples.reduce((a, r) => a + (r.usage?.[k] ?? 0), 0);
+  const costs = run.samples.map((r) => r.usage?.cost_usd).filter((c): c is number => typeof c === 'number');
+  run.usage = { input: total('input'), cached_input: total('cached_input'), cache_creation: total('cache_creation'), output: total('output'), reasoning: total('reasoning'), cost_usd: costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null, requests: total('requests') };
+  if (run.samples.length !== run.progress.total) {
+    // A partial reprocess (a sample directory, or samples that failed): the tree says what it holds.
+    run.progress = { total: run.samples.length, processed: run.samples.length, pending: 0 };
+  }
+  await writeJsonAtomic(join(output, 'info.json'), run);
+}

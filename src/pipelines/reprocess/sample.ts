@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { isConvertibleHarness } from '../../harnesses/launch.js';
+import type { Lock } from '../../schemas/lock.js';
+import type { Manifest } from '../../schemas/manifest.js';
+import type { SampleInfo } from '../../schemas/run-info.js';
+import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
+import { projectAttempt } from '../collect/project-attempt.js';
+import { finishSample } from '../collect/sample-info.js';
+
+/** The output families `--only` can select; the others are copied from the archive as bytes. */
+export const REPROCESS_TARGETS = ['actf', 'sft', 'capture'] as const;
+export type ReprocessTarget = (typeof REPROCESS_TARGETS)[number];
+
+const FAMILIES: Record<ReprocessTarget, string[]> = {
+  actf: ['trace.jsonl', 'trace_ACTF.json'],
+  sft: ['trace_SFT.json', 'sft_segments'],
+  capture: ['capture'],
+};
+
+/** Files of a sample that no projection derives: copied as bytes (task outputs, diagnostic layers, logs). */
+const KEPT_AS_IS = ['results', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'rollout'];
+
+export interface SampleJob {
+  /** The archived sample directory (never modified). */
+  source: string;
+  /** Where its reprocessed copy goes (written to a temp sibling, renamed into place when complete). */
+  target: string;
+  lock: Lock;
+  only: ReprocessTarget[] | null;
+}
+
+export interface SampleOutcome {
+  status: 'written' | 'error';
+  error?: { code: string; message: string };
+}
+
+/**
+ * One sample of an archive projected again by the same stages as collect (`projectAttempt`): the
+ * native files and wire log its final capture kept under raw/, and its calls.jsonl. Everything collect
+ * recorded about the execution itself (status, attempts, elapsed time, task outputs, what the harness
+ * reported) is carried over; everything derived is derived again. The output appears only complete: it is
+ * built in `<target>.partial` and renamed.
+ */
+export async function reprocessSample(job: SampleJob): Promise<SampleOutcome> {
+  const partial = `${job.target}.partial`;
+  try {
+    const info = JSON.parse(await readFile(join(job.source, 'info.json'), 'utf8')) as SampleInfo;
+    const harness = info.harness.name;
+    if (!isConvertibleHarness(harness)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${job.source}: reprocess has no converter for ${harness}`);
+    const capturePath = info.runtime.capture && typeof info.runtime.capture === 'object' ? (info.runtime.capture as { path?: string }).path : undefined;
+    if (!capturePath) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${job.source}: no capture: the sample was collected with --no-capture-calls, so there is no archive to project again`);
+    const capture = join(job.source, capturePath);
+    const nativeRoot = join(capture, 'raw', 'native');
+    if (!existsSync(nativeRoot)) {
+      throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${capture}: no raw/native/ archive (collect keeps raw/ for every sample with --capture-debug full, and for failed ones by default); this sample cannot be projected again`);
+    }
+    const manifest = JSON.parse(await readFile(join(capture, 'manifest.json'), 'utf8')) as Manifest;
+    const wireLog = join(capture, WIRE_LOG_FILE);
+
+    await rm(partial, { recursive: true, force: true });
+    await mkdir(partial, { recursive: true });
+    const projection = await projectAttempt(
+      partial,
+      {
+        harness,
+        harnessVersion: info.harness.version,
+        nativeRoot,
+        callsPath: join(capture, 'calls.jsonl'),
+        wireLog: existsSync(wireLog) ? { path: wireLog, published: true } : null,
+        scope: manifest.capture_scope,
+        attempt: manifest.attempt,
+        createdAt: manifest.created_at,
+      },
+      {
+        keepThinking: job.lock.options.keep_thinking,
+        captureCalls: true,
+        debugRetention: manifest.debug_retention,
+        thinking: job.lock.options.thinking,
+        piSubagent: job.lock.harness_profile === 'pi-example-subagent-extension',
+      },
+    );
+    // An ok sample must project cleanly again; a failed one keeps its own error and what evidence it has.
+    if (projection.errors.length > 0 && info.status === 'ok') {
+      const e = projection.errors[0]!;
+      throw new RollerError(e.code as ErrorCode, `${job.source}: ${e.message}`);
+    }
+    // Earlier attempts' captures and the files no stage derives: as they are.
+    for (const name of await readdir(join(job.source, 'capture'))) {
+      if (name !== capturePath.split('/').pop()) await cp(join(job.source, 'capture', name), join(partial, 'capture', name), { recursive: true });
+    }
+    for (const name of KEPT_AS_IS) if (existsSync(join(job.source, name))) await cp(join(job.source, name), join(partial, name), { recursive: true });
+    // --only: the families not selected stay as the archive has them.
+    if (job.only) {
+      for (const t of REPROCESS_TARGETS) {
+        if (job.only.includes(t)) continue;
+        for (const f of FAMILIES[t]) {
+          await rm(join(partial, f), { recursive: true, force: true });
+          if (existsSync(join(job.source, f))) await cp(join(job.source, f), join(partial, f), { recursive: true });
+        }
+      }
+    }
+    await finishSample(
+      partial,
+      { task_id: info.task_id, index: info.index, model: info.model, harness: { name: harness, version: info.harness.version }, attempts: info.attempts, elapsed_ms: info.elapsed_ms, provenance: info.provenance },
+      {
+        status: info.status,
+        error: info.error,
+        participants: projection.participants,
+        requests: projection.requests,
+        conversion: projection.conversion,
+        results: info.results,
+        capture: projection.capture,
+        audits: projection.audits,
+        ...(projection.segments ? { segments: projection.segments } : {}),
+        ...(projection.compactionCalls ? { compactionCalls: projection.compactionCalls } : {}),
+        harnessReported: ((info.runtime as { harness_reported?: Record<string, unknown> }).harness_reported ?? null),
+      },
+    );
+    await mkdir(dirname(job.target), { recursive: true });
+    await rename(partial, job.target);
+    return { status: 'written' };
+  } catch (err) {
+    await rm(partial, { recursive: true, force: true }).catch(() => undefined);
+    const e = err as Error & { code?: string };
+    return { status: 'error', error: { code: typeof e.code === 'string' && e.code.startsWith('ROLLER_') ? e.code : 'ROLLER_REPROCESS_FAILED', message: e.message } };
+  }
+}

@@ -5,10 +5,25 @@ import type { StageContext } from './stage.js';
  * the same instance, so N sinks cost one JSON.stringify and one UTF-8 encode, not N.
  */
 export class EncodedLine {
-  constructor(readonly bytes: Buffer) {}
+  private joined: Buffer | undefined;
+  /**
+   * One buffer, or the line's pieces in order (a call's metadata, then its request context's bytes as
+   * read): sinks write pieces as they are, without joining them first.
+   */
+  constructor(private readonly content: Buffer | readonly Buffer[]) {}
+
+  get bytes(): Buffer {
+    if (Buffer.isBuffer(this.content)) return this.content;
+    return (this.joined ??= Buffer.concat(this.content as Buffer[]));
+  }
+
+  /** The pieces of the line (one for a plain line). */
+  get parts(): readonly Buffer[] {
+    return Buffer.isBuffer(this.content) ? [this.content] : this.content;
+  }
 
   get byteLength(): number {
-    return this.bytes.length;
+    return Buffer.isBuffer(this.content) ? this.content.length : this.content.reduce((n, b) => n + b.length, 0);
   }
 
   static of(value: unknown): EncodedLine {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { abortableInput } from './abort.js';
-import { jsonlBytes } from './encoded-line.js';
+import { EncodedLine, jsonlBytes } from './encoded-line.js';
 import { ErrorCode, RollerError, abortReason } from './errors.js';
 import { openFileOutput, type OpenOutput } from './output.js';
 import type { Sink, SinkReport, StageContext } from './stage.js';
@@ -48,11 +48,14 @@ export function createJsonlSink<T = unknown>(options: JsonlSinkOptions): Sink<T>
         // abortable: a stuck or endless input gives way to the signal between items.
         for await (const item of abortableInput(input, ctx.signal)) {
           received++;
-          const line = jsonlBytes(item);
-          hash?.update(line);
-          bytes += line.length;
+          let more = true;
+          for (const line of item instanceof EncodedLine ? item.parts : [jsonlBytes(item)]) {
+            hash?.update(line);
+            bytes += line.length;
+            more = out.write(line);
+          }
           if (streamError) throw fail(streamError);
-          if (!out.write(line)) {
+          if (!more) {
             try {
               await once(out, 'drain', { signal: ctx.signal });
             } catch (err) {

@@ -41,6 +41,8 @@ export interface ConvertOptions {
   out: string;
   /** calls.jsonl from roller's proxy: system prompt and tools come from the captured requests. */
   wire?: string;
+  /** A collect sample: no usage.json / conversion.json (their content goes into info.json). */
+  sampleLayout?: boolean;
   /** The calls of `wire`, already read (collect and reprocess read them once for every stage). */
   calls?: readonly Call[];
   /** The CLI's --output-format stream-json stdout: cross-checked against the native files. */
@@ -49,6 +51,9 @@ export interface ConvertOptions {
 }
 
 export interface ConvertedSession {
+  /** The trace_ACTF.json written, and what conversion.json says (for callers that go on in memory). */
+  actf: Actf;
+  conversion: Record<string, unknown>;
   sessionId: string;
   dir: string;
   steps: number;
@@ -136,6 +141,7 @@ async function convertSessions(options: ConvertOptions): Promise<ConvertedSessio
         rawSchema: CLAUDE_CODE_RAW_SCHEMA,
         source: { root: session.root, main: session.mainFile, subagents: session.subagents.map((x) => x.records[0]?.file ?? `agent-${x.agentId}.jsonl`) },
         keepThinking: options.keepThinking,
+        sampleLayout: options.sampleLayout ?? false,
         where: file,
         rejects: session.rejects,
         streamCheck: problems === null ? null : { source: options.stream!, problems },
@@ -173,6 +179,7 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
         rawSchema: CODEX_RAW_SCHEMA,
         source: { root, threads: ordered.map((t) => t.file) },
         keepThinking: options.keepThinking,
+        sampleLayout: options.sampleLayout ?? false,
         where: rootThread.file,
         sftBlocker: codexSftBlocker(actf),
         usageExtra: { spawns_without_participant: spawnsWithoutParticipant(ordered) },
@@ -210,6 +217,7 @@ async function convertOpenCode(options: ConvertOptions): Promise<ConvertedSessio
         rawSchema: OPENCODE_RAW_SCHEMA,
         source: { database: store.path, sessions: [...tree] },
         keepThinking: options.keepThinking,
+        sampleLayout: options.sampleLayout ?? false,
         where: `${store.path} (session ${root.id})`,
       }),
     );
@@ -235,6 +243,7 @@ async function convertPi(options: ConvertOptions): Promise<ConvertedSession[]> {
         rawSchema: PI_RAW_SCHEMA,
         source: { session: file },
         keepThinking: options.keepThinking,
+        sampleLayout: options.sampleLayout ?? false,
         where: file,
       }),
     );
@@ -256,6 +265,7 @@ async function writeConverted(o: {
   rawSchema: string;
   source: Record<string, unknown>;
   keepThinking: boolean;
+  sampleLayout: boolean;
   /** Where the input was, for the error that names an invalid ACTF. */
   where: string;
   /** A harness rule that rules SFT out before projecting (Codex). */
@@ -278,10 +288,10 @@ async function writeConverted(o: {
   await writeJsonAtomic(join(o.dir, 'trace_ACTF.json'), o.actf);
   const sft = o.sftBlocker ? ({ status: 'unavailable', reason: o.sftBlocker } as const) : projectSft(o.actf, { keepThinking: o.keepThinking });
   if (sft.status === 'ok') await writeJsonAtomic(join(o.dir, 'trace_SFT.json'), sft.record);
-  await writeJsonAtomic(join(o.dir, 'usage.json'), { schema: 'roller.usage/v1', harness: o.harness, session_id: o.sessionId, participants: o.participants, ...(o.usageExtra ?? {}) });
+  if (!o.sampleLayout) await writeJsonAtomic(join(o.dir, 'usage.json'), { schema: 'roller.usage/v1', harness: o.harness, session_id: o.sessionId, participants: o.participants, ...(o.usageExtra ?? {}) });
   const rejects = o.rejects ?? [];
   const check = o.streamCheck ?? null;
-  await writeJsonAtomic(join(o.dir, 'conversion.json'), {
+  const conversion = {
     raw_schema: o.rawSchema,
     source: o.source,
     system_prompt_source: o.actf.system_prompt_source,
@@ -292,8 +302,11 @@ async function writeConverted(o: {
     ],
     rejected_lines: rejects.map((r) => ({ code: r.code, reason: r.reason, origin: r.origin })),
     stream_check: check === null ? null : { source: check.source, agrees: check.problems.length === 0, problems: check.problems },
-  });
+  };
+  if (!o.sampleLayout) await writeJsonAtomic(join(o.dir, 'conversion.json'), conversion);
   return {
+    actf: o.actf,
+    conversion,
     sessionId: o.sessionId,
     dir: o.dir,
     steps: o.actf.steps.length,
@@ -329,6 +342,7 @@ async function convertHermes(options: ConvertOptions): Promise<ConvertedSession[
         rawSchema: HERMES_EVENTS_SCHEMA,
         source: { input: options.native, sessions: [...sessions] },
         keepThinking: options.keepThinking,
+        sampleLayout: options.sampleLayout ?? false,
         where: options.native,
       }),
     );
@@ -356,6 +370,7 @@ async function convertDeepSeek(options: ConvertOptions): Promise<ConvertedSessio
         rawSchema: DEEPSEEK_EVENTS_SCHEMA,
         source: { log: file },
         keepThinking: options.keepThinking,
+        sampleLayout: options.sampleLayout ?? false,
         where: file,
       }),
     );
@@ -383,6 +398,7 @@ async function convertOpenClaw(options: ConvertOptions): Promise<ConvertedSessio
         rawSchema: OPENCLAW_RAW_SCHEMA,
         source: { database: db, session: s.transcript.id },
         keepThinking: options.keepThinking,
+        sampleLayout: options.sampleLayout ?? false,
         where: `${db} (session ${s.transcript.id})`,
       }),
     );

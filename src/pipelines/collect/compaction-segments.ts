@@ -23,7 +23,9 @@ export async function findMainCompactions(harness: string, tracePath: string, ca
   if (harness !== 'claude-code') return null;
   const root = participants.find((p) => p.role === 'root');
   if (!root) return null;
-  const compactions = claudeCodeCompactions(jsonlRecords(await readFile(tracePath, 'utf8').catch(() => '')));
+  const bytes = await readFile(tracePath).catch(() => Buffer.alloc(0));
+  if (bytes.indexOf('"compact_boundary"') === -1) return null; // the common case, without decoding the trace
+  const compactions = claudeCodeCompactions(jsonlRecords(bytes.toString('utf8')));
   if (compactions.length === 0) return null;
   return { root, compactions, summaryCalls: compactionSummaryCalls(calls, compactions, root.native_id) };
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
 import type { ConvertibleHarness } from '../../harnesses/launch.js';
@@ -9,13 +9,14 @@ import { findOpenClawStore, openClawNativeCapture, readOpenClawStore } from '../
 import { openCodeNativeCapture } from '../../harnesses/opencode/native-capture.js';
 import { findOpenCodeDb, readOpenCodeStore } from '../../harnesses/opencode/store.js';
 import type { Actf } from '../../schemas/actf.js';
-import type { Call } from '../../schemas/call.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
 import { attributeCalls } from '../../transforms/capture/attribute.js';
 import { joinByHeader } from '../../transforms/capture/coverage.js';
 import { finalizeNativeCapture } from '../../transforms/capture/finalize.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
-import { convertNative, readCalls } from '../convert.js';
+import { convertNative } from '../convert.js';
+import { readCallsLazily } from '../../sources/archive/calls-reader.js';
+import { generatesOutput } from '../../sources/proxy/raw-json.js';
 import { completionAudit, modelIdentityAudit, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
 import { compactionCallUsage, findMainCompactions, summaryCallEvidence, writeCompactionSegments, type CompactionCallUsage } from './compaction-segments.js';
 
@@ -60,7 +61,6 @@ export interface AttemptProjection {
   errors: { code: string; message: string }[];
 }
 
-const generates = (c: Call) => (c.context as { generate?: unknown } | null)?.generate !== false;
 
 /**
  * Everything a sample's outputs derive from its evidence: the native session converted (trace.jsonl,
@@ -71,13 +71,15 @@ const generates = (c: Call) => (c.context as { generate?: unknown } | null)?.gen
 export async function projectAttempt(dir: string, src: AttemptSources, o: AttemptProjectionOptions): Promise<AttemptProjection> {
   const out: AttemptProjection = { participants: [], requests: 0, conversion: null, capture: null, audits: null, errors: [] };
   const fail = (code: string, message: string) => out.errors.push({ code, message });
-  const calls = src.callsPath && existsSync(src.callsPath) ? await readCalls(src.callsPath) : [];
+  // Contexts stay bytes until a stage reads one: most are copied into the capture unparsed.
+  const calls = src.callsPath && existsSync(src.callsPath) ? await readCallsLazily(src.callsPath) : [];
   out.requests = calls.length;
   const sessions = await convertNative({
     harness: src.harness,
     native: src.nativeRoot,
     out: dir,
     keepThinking: o.keepThinking,
+    sampleLayout: true,
     ...(src.callsPath && existsSync(src.callsPath) ? { wire: src.callsPath, calls } : {}),
   }).catch((err: unknown) => {
     fail('ROLLER_CONVERSION_FAILED', `the native session could not be converted: ${(err as Error).message}`);
@@ -89,10 +91,8 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
     return out;
   }
   out.participants = session.participants;
-  out.conversion = JSON.parse(await readFile(join(dir, 'conversion.json'), 'utf8')) as Record<string, unknown>;
-  // Their content lives in info.json (runtime): the sample keeps the layout of seeds/003 §2.
-  await rm(join(dir, 'conversion.json'), { force: true });
-  await rm(join(dir, 'usage.json'), { force: true });
+  // conversion.json / usage.json are not written for a sample: their content lives in info.json (seeds/003 §2).
+  out.conversion = session.conversion;
   if (sessions.length > 1) fail('ROLLER_SEVERAL_SESSIONS', `the harness wrote ${sessions.length} root sessions for one task`);
 
   const compacted = await findMainCompactions(src.harness, join(dir, 'trace.jsonl'), calls, session.participants);
@@ -105,7 +105,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
       { ...native, nativeFiles: archive.files },
       {
         dir: join(dir, capPath),
-        calls: calls.filter(generates),
+        calls: calls.filter(generatesOutput),
         attempt: src.attempt,
         scope: src.scope,
         debugRetention: o.debugRetention,
@@ -120,7 +120,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   const byId = attributeCalls(calls, session.participants);
   // OpenCode keeps no response ids: its calls join their session by the x-session-id header.
   const attributed = src.harness === 'opencode' ? joinByHeader(byId, { field: 'session_id', participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) }) : byId;
-  const actf = existsSync(join(dir, 'trace_ACTF.json')) ? (JSON.parse(await readFile(join(dir, 'trace_ACTF.json'), 'utf8')) as Actf) : null;
+  const actf: Actf | null = session.actf;
   if (compacted) {
     const segments = await writeCompactionSegments(dir, actf, byId, compacted, o.keepThinking, out.conversion.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion']);
     if (segments) out.segments = segments;
@@ -129,7 +129,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   out.audits = {
     completion: completionAudit(attributed.filter((c) => c.participant_id === root?.participant && c.execution_status === 'completed'), actf),
     modelIdentity: modelIdentityAudit(attributed),
-    wireEffort: o.thinking ? wireEffortAudit(calls.filter(generates), o.thinking) : null,
+    wireEffort: o.thinking ? wireEffortAudit(calls.filter(generatesOutput), o.thinking) : null,
     thinking: o.thinking ? thinkingAudit(actf, o.thinking, o.keepThinking) : null,
   };
   return out;

@@ -1,7 +1,6 @@
-import { createWriteStream, existsSync } from 'node:fs';
-import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { lstat, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { finished } from 'node:stream/promises';
 import stableStringify from 'fast-json-stable-stringify';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
@@ -12,6 +11,7 @@ import { Actf } from '../../schemas/actf.js';
 import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
 import { RUN_INFO_SCHEMA, type RunInfo, type SampleInfo } from '../../schemas/run-info.js';
 import { SftSegment } from '../../schemas/sft.js';
+import { writeRunSft } from './run-sft.js';
 import { checkValue } from '../../schemas/validate.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
@@ -285,67 +285,6 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   }
   await writeInfo();
   return { runDir, info: snapshot() };
-}
-
-/**
- * Run-level sft.jsonl (seeds/003 §4.4): the linear SFT records of ok and reused samples whose SFT is
- * eligible, in request-index order, streamed to a temp file and renamed (an empty file when none is
- * eligible). Compacted samples contribute their segments to sft_segments.jsonl instead (written only when
- * there are any), and are counted as segmented, neither included nor excluded.
- */
-export async function writeRunSft(runDir: string, samples: { dir: string; row: RunInfo['samples'][number] | undefined }[]): Promise<{ included: number; segmented: number }> {
-  const linear = new AtomicJsonl(join(runDir, 'sft.jsonl'));
-  let segments: AtomicJsonl | undefined;
-  let included = 0;
-  let segmented = 0;
-  try {
-    for (const { dir, row } of samples) {
-      if (!row || (row.status !== 'ok' && row.status !== 'skipped')) continue;
-      const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
-      if (info.trajectory.sft_segments && info.trajectory.sft_segments.length > 0) {
-        segments ??= new AtomicJsonl(join(runDir, 'sft_segments.jsonl'));
-        for (const s of info.trajectory.sft_segments) await segments.write(JSON.parse(await readFile(join(dir, s.path), 'utf8')));
-        segmented++;
-        continue;
-      }
-      if (!info.runtime.sft_eligibility?.eligible || !info.trajectory.sft) continue;
-      await linear.write(JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')));
-      included++;
-    }
-    await linear.commit();
-    if (segments) await segments.commit();
-    else await rm(join(runDir, 'sft_segments.jsonl'), { force: true });
-  } finally {
-    await linear.abandon();
-    await segments?.abandon();
-  }
-  return { included, segmented };
-}
-
-/** A JSONL file written to a temp name with backpressure and renamed into place only when complete. */
-class AtomicJsonl {
-  private readonly tmp: string;
-  private readonly out;
-  private done = false;
-  constructor(private readonly path: string) {
-    this.tmp = `${path}.${process.pid}.tmp`;
-    this.out = createWriteStream(this.tmp);
-  }
-  async write(record: unknown): Promise<void> {
-    if (!this.out.write(`${JSON.stringify(record)}\n`)) await new Promise<void>((r) => this.out.once('drain', () => r()));
-  }
-  async commit(): Promise<void> {
-    this.out.end();
-    await finished(this.out);
-    await rename(this.tmp, this.path);
-    this.done = true;
-  }
-  /** After a failure: close and remove the temp file (a no-op once committed). */
-  async abandon(): Promise<void> {
-    if (this.done) return;
-    this.out.destroy();
-    await rm(this.tmp, { force: true });
-  }
 }
 
 /**

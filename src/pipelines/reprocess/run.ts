@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, copyFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { Lock } from '../../schemas/lock.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
-import { writeRunSft } from '../collect/run.js';
+import { writeRunSft, type SampleSftLines } from '../collect/run-sft.js';
 import { SamplePool } from './pool.js';
 import type { ReprocessTarget } from './sample.js';
 
@@ -49,6 +49,18 @@ interface LogLine {
 }
 
 export const REPROCESS_LOG = 'reprocess.jsonl';
+/** Workers leave each sample's run-level SFT lines here until the run files are written (then it goes). */
+const LINES_DIR = '.reprocess-lines';
+const linesFile = (output: string, rel: string) => join(output, LINES_DIR, createHash('sha256').update(rel).digest('hex').slice(0, 32));
+
+/** The lines a worker prepared for the sample at `dir`, or undefined (e.g. it was already there, unchanged). */
+async function preparedLines(output: string, dir: string): Promise<SampleSftLines | null | undefined> {
+  const file = linesFile(output, relative(output, dir).split(sep).join('/'));
+  if (!existsSync(`${file}.sft`)) return undefined;
+  const linear = await readFile(`${file}.sft`);
+  const segments = await readFile(`${file}.segments`);
+  return linear.length === 0 && segments.length === 0 ? null : { linear: linear.length > 0 ? linear : null, segments: segments.length > 0 ? segments : null };
+}
 
 /**
  * `roller reprocess RUN_DIR|SAMPLE_DIR --output DIR`: every sample of an archive projected again by the
@@ -92,7 +104,7 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
           return report({ sample: rel, status: 'error', error: { code: 'ROLLER_REPROCESS_OUTPUT_EXISTS', message: `${what} is there; it is not overwritten — remove it and run again` } });
         }
         await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version });
-        const outcome = await pool.run({ source, target, lock, only: o.only ?? null });
+        const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: linesFile(output, rel) });
         await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...(outcome.error ? { error: outcome.error } : {}) });
         report({ sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
       }),
@@ -104,6 +116,7 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
   const written = rows.filter((r) => r.status === 'written').length;
   const wroteRunFiles = written > 0 || !existsSync(join(output, 'info.json'));
   if (wroteRunFiles) await writeRunFiles(runDir, output);
+  await rm(join(output, LINES_DIR), { recursive: true, force: true });
   return { output, rows, written, unchanged: rows.filter((r) => r.status === 'unchanged').length, errors: rows.filter((r) => r.status === 'error').length, wroteRunFiles };
 }
 
@@ -166,7 +179,11 @@ async function writeRunFiles(runDir: string, output: string): Promise<void> {
     row.usage = s.usage;
     present.push(row);
   }
-  const counts = await writeRunSft(output, run.samples.map((row) => ({ dir: join(output, row.path), row: existsSync(join(output, row.path, 'info.json')) ? row : undefined })));
+  const counts = await writeRunSft(
+    output,
+    run.samples.map((row) => ({ dir: join(output, row.path), row: existsSync(join(output, row.path, 'info.json')) ? row : undefined })),
+    (dir) => preparedLines(output, dir),
+  );
   if (run.summary.sft_included !== undefined || counts.segmented > 0) {
     run.summary.sft_included = counts.included;
     run.summary.sft_segmented = counts.segmented;

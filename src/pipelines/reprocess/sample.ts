@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { isConvertibleHarness } from '../../harnesses/launch.js';
@@ -9,6 +9,7 @@ import type { SampleInfo } from '../../schemas/run-info.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import { projectAttempt } from '../collect/project-attempt.js';
 import { finishSample } from '../collect/sample-info.js';
+import { sampleSftLines } from '../collect/run-sft.js';
 
 /** The output families `--only` can select; the others are copied from the archive as bytes. */
 export const REPROCESS_TARGETS = ['actf', 'sft', 'capture'] as const;
@@ -30,6 +31,11 @@ export interface SampleJob {
   target: string;
   lock: Lock;
   only: ReprocessTarget[] | null;
+  /**
+   * Where to leave the sample's run-level SFT lines (compact JSONL, <file>.sft / <file>.segments) for the
+   * run files: encoded here, in parallel, instead of one by one at the end.
+   */
+  sftLines?: string;
 }
 
 export interface SampleOutcome {
@@ -102,7 +108,7 @@ export async function reprocessSample(job: SampleJob): Promise<SampleOutcome> {
         }
       }
     }
-    await finishSample(
+    const finished = await finishSample(
       partial,
       { task_id: info.task_id, index: info.index, model: info.model, harness: { name: harness, version: info.harness.version }, attempts: info.attempts, elapsed_ms: info.elapsed_ms, provenance: info.provenance },
       {
@@ -119,6 +125,12 @@ export async function reprocessSample(job: SampleJob): Promise<SampleOutcome> {
         harnessReported: ((info.runtime as { harness_reported?: Record<string, unknown> }).harness_reported ?? null),
       },
     );
+    if (job.sftLines) {
+      const lines = await sampleSftLines(partial, finished);
+      await mkdir(dirname(job.sftLines), { recursive: true });
+      await writeFile(`${job.sftLines}.sft`, lines?.linear ?? '');
+      await writeFile(`${job.sftLines}.segments`, lines?.segments ?? '');
+    }
     await mkdir(dirname(job.target), { recursive: true });
     await rename(partial, job.target);
     return { status: 'written' };

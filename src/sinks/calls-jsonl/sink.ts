@@ -5,7 +5,7 @@ import type { Sink } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
 import { mapStage } from '../../core/compose.js';
 import { EncodedLine } from '../../core/encoded-line.js';
-import { encodeWithContext } from '../../sources/proxy/raw-json.js';
+import { encodeWithContext, fieldsOf } from '../../sources/proxy/raw-json.js';
 
 export const CallsJsonlOptions = z
   .strictObject({
@@ -28,6 +28,5 @@ export function createCallsJsonlSink(options: CallsJsonlOptions, open?: OpenOutp
 
 /** A call as one JSONL line; the request context is spliced in as sent when the proxy kept its text. */
 export function encodeCallLine(call: Call): EncodedLine {
-  const { context: _context, ...fields } = call;
-  return new EncodedLine(encodeWithContext(call, fields, 'context'));
+  return new EncodedLine(encodeWithContext(call, fieldsOf(call), 'context'));
 }

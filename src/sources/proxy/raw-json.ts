@@ -1,4 +1,7 @@
+import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { Call } from '../../schemas/call.js';
+
+const CLOSE_LINE = Buffer.from('}\n');
 
 /**
  * The request body exactly as sent (decoded, already checked to be JSON), carried beside the parsed
@@ -20,11 +23,79 @@ export function rawContextOf(call: object): string | undefined {
   return text;
 }
 
+const RAW_CONTEXT_BYTES = Symbol('roller.rawContextBytes');
+
+/**
+ * A call read back from a calls.jsonl whose request context stays bytes until something reads
+ * `call.context` (then it is parsed once). Writing the call copies the bytes; most calls of a sample are
+ * never parsed at all — what makes re-projecting an archive cheaper than parsing it. `where` names the
+ * line for the error a corrupt context gives when it is finally parsed.
+ */
+export function withLazyContext<T extends object>(call: T, bytes: Buffer, where: string): T {
+  let parsed: { value: unknown } | undefined;
+  Object.defineProperty(call, 'context', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!parsed) {
+        try {
+          parsed = { value: JSON.parse(bytes.toString('utf8')) as unknown };
+        } catch (err) {
+          throw new RollerError(ErrorCode.JSONL_INVALID_JSON, `${where}: the request context is not valid JSON (${(err as Error).message})`);
+        }
+      }
+      return parsed.value;
+    },
+    set(value: unknown) {
+      parsed = { value };
+      delete (call as { [RAW_CONTEXT_BYTES]?: Buffer })[RAW_CONTEXT_BYTES];
+    },
+  });
+  Object.defineProperty(call, RAW_CONTEXT_BYTES, { value: bytes, enumerable: false, configurable: true });
+  return call;
+}
+
+/** The context's bytes of a call read lazily (withLazyContext), while they are what the call holds. */
+export function rawContextBytesOf(call: object): Buffer | undefined {
+  return (call as { [RAW_CONTEXT_BYTES]?: Buffer })[RAW_CONTEXT_BYTES];
+}
+
+/** Whether the call holds a request context (not null), without parsing a lazy one. */
+export function hasContext(call: { context?: unknown }): boolean {
+  const bytes = rawContextBytesOf(call);
+  if (bytes) return !(bytes.length === 4 && bytes.toString('latin1') === 'null');
+  return call.context !== null && call.context !== undefined;
+}
+
+/**
+ * Whether the request asked the model to generate (Codex warm-up requests say "generate": false). A lazy
+ * context is parsed only when its bytes hold that literal — inside a JSON string a quote is always escaped,
+ * so the bytes hold it only where the body has such a key.
+ */
+export function generatesOutput(call: { context?: unknown }): boolean {
+  const bytes = rawContextBytesOf(call);
+  if (bytes && bytes.indexOf('"generate":false') === -1) return true;
+  return (call.context as { generate?: unknown } | null)?.generate !== false;
+}
+
+/** A call's fields other than its context, without reading (and so parsing) a lazy context. */
+export function fieldsOf(call: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(call)) if (k !== 'context') out[k] = (call as Record<string, unknown>)[k];
+  return out;
+}
+
 /**
  * One JSONL line for a call: metadata first, the context (spliced raw when possible) last.
  * `extra` fields are added before the context (wire-trace heads).
  */
-export function encodeWithContext(call: Call, fields: object, contextKey: string): Buffer {
+export function encodeWithContext(call: Call, fields: object, contextKey: string): Buffer | Buffer[] {
+  const bytes = rawContextBytesOf(call);
+  if (bytes) {
+    // Pieces, not one buffer: the context's bytes go to the file as they were read.
+    const head = JSON.stringify(fields);
+    return [Buffer.from(`${head.length > 2 ? `${head.slice(0, -1)},` : '{'}${JSON.stringify(contextKey)}:`, 'utf8'), bytes, CLOSE_LINE];
+  }
   const raw = rawContextOf(call);
   const head = JSON.stringify(fields);
   const context = raw ?? JSON.stringify(call.context ?? null);
@@ -37,7 +108,8 @@ export function encodeWithContext(call: Call, fields: object, contextKey: string
  * record would otherwise be written with its context re-serialized instead of as it was sent.
  */
 export function withCallFields<T extends object>(call: T, patch: Partial<T>): T {
-  const next = { ...call, ...patch };
-  const raw = (call as { [RAW_CONTEXT]?: string })[RAW_CONTEXT];
-  return raw === undefined ? next : attachRawContext(next, raw);
+  // Property descriptors, not a spread: a lazy context is carried over unparsed.
+  const next = Object.defineProperties({}, Object.getOwnPropertyDescriptors(call)) as T;
+  Object.assign(next, patch);
+  return next;
 }

@@ -106,6 +106,19 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
         { text: 'COMPACT-DONE: {{last_tool_result}}' },
       ],
     },
+    {
+      // A long session (benchmarks: large, realistic archives): 40 tool turns each reading the same file, so
+      // every request carries all earlier results and request bodies grow turn by turn, as in real work.
+      name: 'long',
+      match: '[LONG]',
+      turns: [
+        ...Array.from({ length: 40 }, (_, i) => ({
+          text: `Reading big.txt, pass ${i + 1}.`,
+          tool_calls: [[{ name: 'Bash', input: { command: 'cat big.txt', description: `Show big.txt (pass ${i + 1})` } }, { name: 'exec_command', input: { cmd: 'cat big.txt' } }]],
+        })),
+        { text: 'Long session done.' },
+      ],
+    },
     { name: 'hello', match: '[HELLO]', turns: [{ thinking: 'A greeting is all that is asked.', text: 'Hello from the scripted model.' }] },
     {
       name: 'write-file',

@@ -9,7 +9,7 @@ import type { Call } from '../../schemas/call.js';
 import { CAPTURE_SCHEMA, type Manifest } from '../../schemas/manifest.js';
 import type { Relation } from '../../schemas/relation.js';
 import { encodeCallLine } from '../../sinks/calls-jsonl/sink.js';
-import { withCallFields } from '../../sources/proxy/raw-json.js';
+import { hasContext, withCallFields } from '../../sources/proxy/raw-json.js';
 import { publishWireLog } from '../../sources/proxy/wire-publish.js';
 import type { HeaderJoin, NativeCapture, NativeOutputs } from '../../harnesses/native-capture.js';
 import { attributeCalls, withExportStatus } from './attribute.js';
@@ -112,11 +112,18 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
   if (!keepRaw) await rm(join(o.dir, 'raw'), { recursive: true, force: true });
 
   const ctx = createStageContext();
-  await createJsonlSink({ path: join(o.dir, 'calls.jsonl') }).consume((async function* () { for (const c of calls) yield encodeCallLine(c); })(), ctx);
-  await createJsonlSink<Relation>({ path: join(o.dir, 'relations.jsonl') }).consume((async function* () { yield* relations; })(), ctx);
+  // The sinks hash what they write: those digests go into the manifest without reading the files again.
+  const written = new Map<string, { sha256: string; bytes: number }>();
+  for (const [name, report] of [
+    ['calls.jsonl', await createJsonlSink({ path: join(o.dir, 'calls.jsonl') }).consume((async function* () { for (const c of calls) yield encodeCallLine(c); })(), ctx)],
+    ['relations.jsonl', await createJsonlSink<Relation>({ path: join(o.dir, 'relations.jsonl') }).consume((async function* () { yield* relations; })(), ctx)],
+  ] as const) {
+    const f = report.files?.[join(o.dir, name)];
+    if (f?.sha256) written.set(name, { sha256: f.sha256, bytes: f.bytes });
+  }
   if (keepRaw && o.wireLog) {
     // After calls.jsonl: the published wire log refers to it for every request body it holds.
-    const refs = new Set(calls.filter((c) => c.context !== null && c.context !== undefined).map((c) => c.call_id));
+    const refs = new Set(calls.filter(hasContext).map((c) => c.call_id));
     await publishWireLog(o.wireLog, join(o.dir, 'raw', 'wire.frames'), refs);
   } else if (keepRaw && o.publishedWireLog) {
     await copyFile(o.publishedWireLog, join(o.dir, 'raw', 'wire.frames'));
@@ -126,7 +133,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
   const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? ['raw/wire.frames', ...(o.nativeFiles ?? []).map((f) => nativeName(f, o.nativeRoot))] : [])];
   for (const f of formal) {
     if (f === 'raw/wire.frames' && !o.wireLog && !o.publishedWireLog) continue;
-    files[f] = await sha256File(join(o.dir, f));
+    files[f] = written.get(f) ?? (await sha256File(join(o.dir, f)));
   }
   const sum = (k: 'input' | 'cached_input' | 'cache_creation' | 'output' | 'reasoning') => calls.reduce((a, c) => a + (c.usage.normalized?.[k] ?? 0), 0);
   const manifest: Manifest = {

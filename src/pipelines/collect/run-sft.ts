@@ -1,0 +1,96 @@
+import { createWriteStream } from 'node:fs';
+import { readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
+
+/** What one sample adds to the run-level SFT files: JSONL bytes, each line a record as its sample file holds it. */
+export interface SampleSftLines {
+  /** Its linear record (sft.jsonl), or null. */
+  linear: Buffer | null;
+  /** Its compaction segments in order (sft_segments.jsonl), or null. */
+  segments: Buffer | null;
+}
+
+/**
+ * A sample's contribution (seeds/003 §4.3–4.4): ok and reused samples only; a compacted one's segments, else
+ * its linear record when eligible. null: it contributes nothing.
+ */
+export async function sampleSftLines(dir: string, info: SampleInfo): Promise<SampleSftLines | null> {
+  if (info.status !== 'ok' && info.status !== 'skipped') return null;
+  const line = async (rel: string) => Buffer.from(`${JSON.stringify(JSON.parse(await readFile(join(dir, rel), 'utf8')))}\n`);
+  if (info.trajectory.sft_segments && info.trajectory.sft_segments.length > 0) {
+    const parts: Buffer[] = [];
+    for (const s of info.trajectory.sft_segments) parts.push(await line(s.path));
+    return { linear: null, segments: Buffer.concat(parts) };
+  }
+  if (!info.runtime.sft_eligibility?.eligible || !info.trajectory.sft) return null;
+  return { linear: await line(info.trajectory.sft), segments: null };
+}
+
+/**
+ * Run-level sft.jsonl (seeds/003 §4.4): the linear SFT records of ok and reused samples whose SFT is
+ * eligible, in request-index order, streamed to a temp file and renamed (an empty file when none is
+ * eligible). Compacted samples contribute their segments to sft_segments.jsonl instead (written only when
+ * there are any), and are counted as segmented, neither included nor excluded. `prepared` may hand over a
+ * sample's lines already encoded (reprocess workers do it in parallel), else they are read from its files.
+ */
+export async function writeRunSft(
+  runDir: string,
+  samples: { dir: string; row: RunInfo['samples'][number] | undefined }[],
+  prepared?: (dir: string) => Promise<SampleSftLines | null | undefined>,
+): Promise<{ included: number; segmented: number }> {
+  const linear = new AtomicJsonl(join(runDir, 'sft.jsonl'));
+  let segments: AtomicJsonl | undefined;
+  let included = 0;
+  let segmented = 0;
+  try {
+    for (const { dir, row } of samples) {
+      if (!row || (row.status !== 'ok' && row.status !== 'skipped')) continue;
+      let lines = prepared ? await prepared(dir) : undefined;
+      if (lines === undefined) lines = await sampleSftLines(dir, JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo);
+      if (!lines) continue;
+      if (lines.segments) {
+        segments ??= new AtomicJsonl(join(runDir, 'sft_segments.jsonl'));
+        await segments.write(lines.segments);
+        segmented++;
+      } else if (lines.linear) {
+        await linear.write(lines.linear);
+        included++;
+      }
+    }
+    await linear.commit();
+    if (segments) await segments.commit();
+    else await rm(join(runDir, 'sft_segments.jsonl'), { force: true });
+  } finally {
+    await linear.abandon();
+    await segments?.abandon();
+  }
+  return { included, segmented };
+}
+
+/** A JSONL file written to a temp name with backpressure and renamed into place only when complete. */
+class AtomicJsonl {
+  private readonly tmp: string;
+  private readonly out;
+  private done = false;
+  constructor(private readonly path: string) {
+    this.tmp = `${path}.${process.pid}.tmp`;
+    this.out = createWriteStream(this.tmp);
+  }
+  async write(lines: Buffer): Promise<void> {
+    if (!this.out.write(lines)) await new Promise<void>((r) => this.out.once('drain', () => r()));
+  }
+  async commit(): Promise<void> {
+    this.out.end();
+    await finished(this.out);
+    await rename(this.tmp, this.path);
+    this.done = true;
+  }
+  /** After a failure: close and remove the temp file (a no-op once committed). */
+  async abandon(): Promise<void> {
+    if (this.done) return;
+    this.out.destroy();
+    await rm(this.tmp, { force: true });
+  }
+}

@@ -1,0 +1,103 @@
+import { open } from 'node:fs/promises';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { LineSplitter } from '../../core/line-splitter.js';
+import type { Call } from '../../schemas/call.js';
+import { withLazyContext } from '../proxy/raw-json.js';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CONTEXT_KEY = Buffer.from('"context"');
+
+/**
+ * Where the top-level "context" member of a JSON object line starts: the comma (or brace) before its key,
+ * and its value. A byte scan that tracks strings and depth, so it stops after the metadata and the
+ * response — roller writes the context last — and never walks the request body. null: no such member.
+ */
+export function findContextMember(buf: Buffer, start: number, end: number): { keyFrom: number; valueFrom: number } | null {
+  let depth = 0;
+  let expectKey = false;
+  let lastSeparator = -1;
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    if (c === QUOTE) {
+      if (depth === 1 && expectKey && buf.compare(CONTEXT_KEY, 0, CONTEXT_KEY.length, i, i + CONTEXT_KEY.length) === 0) {
+        let j = i + CONTEXT_KEY.length;
+        while (j < end && (buf[j] === 0x20 || buf[j] === 0x09)) j++;
+        if (buf[j] === 0x3a /* : */) {
+          j++;
+          while (j < end && (buf[j] === 0x20 || buf[j] === 0x09)) j++;
+          return { keyFrom: lastSeparator, valueFrom: j };
+        }
+      }
+      // skip the string
+      for (i++; i < end && buf[i] !== QUOTE; i++) if (buf[i] === BACKSLASH) i++;
+      if (depth === 1) expectKey = false;
+      continue;
+    }
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth++;
+      if (depth === 1) {
+        expectKey = true;
+        lastSeparator = i;
+      }
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+    else if (c === 0x2c /* , */ && depth === 1) {
+      expectKey = true;
+      lastSeparator = i;
+    }
+  }
+  return null;
+}
+
+/**
+ * The calls of a calls.jsonl, each with its request context kept as bytes until read (withLazyContext):
+ * only the metadata and response of each line are decoded and parsed. A line that is not a call record —
+ * bad JSON, cut short, no schema — is a typed error naming file and line.
+ */
+export async function readCallsLazily(path: string): Promise<Call[]> {
+  const calls: Call[] = [];
+  const splitter = new LineSplitter(1 << 30);
+  const bad = (line: number, why: string) => new RollerError(ErrorCode.JSONL_INVALID_JSON, `${path}:${line}: ${why}; the archive's calls.jsonl is damaged there`, { origin: { file: path, line } });
+  let failure: RollerError | undefined;
+  const onLine = (buf: Buffer, start: number, end: number, line: number) => {
+    if (failure) return;
+    while (end > start && (buf[end - 1] === 0x0d || buf[end - 1] === 0x20)) end--;
+    if (end === start) return;
+    try {
+      const member = findContextMember(buf, start, end);
+      let call: Call;
+      if (member && buf[end - 1] === 0x7d) {
+        const head = member.keyFrom === start ? '{}' : `${buf.toString('utf8', start, member.keyFrom)}}`;
+        call = JSON.parse(head) as Call;
+        withLazyContext(call, buf.subarray(member.valueFrom, end - 1), `${path}:${line}`);
+      } else {
+        call = JSON.parse(buf.toString('utf8', start, end)) as Call;
+      }
+      if (!call || typeof call !== 'object' || (call as { schema?: unknown }).schema !== 'roller.call/v1') throw new Error('not a roller.call/v1 record');
+      calls.push(call);
+    } catch (err) {
+      failure = bad(line, `not a call record (${(err as Error).message})`);
+    }
+  };
+  const handle = await open(path, 'r');
+  try {
+    let left = (await handle.stat()).size;
+    for (;;) {
+      // A fresh chunk per read: contexts are kept as views into it, never copied.
+      const chunk = Buffer.allocUnsafe(Math.min(4 << 20, Math.max(64 << 10, left)));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      left -= bytesRead;
+      splitter.push(chunk.subarray(0, bytesRead), { line: onLine, oversize: () => undefined });
+      if (failure) throw failure;
+    }
+    const tail = splitter.finish();
+    if (tail && tail.buf.length > 0) {
+      onLine(tail.buf, 0, tail.buf.length, tail.lineNo);
+      if (failure) throw new RollerError(ErrorCode.JSONL_TRUNCATED_LINE, `${path}:${tail.lineNo}: the last line is cut short (${failure.message.split(': ').slice(1).join(': ')})`, { origin: { file: path, line: tail.lineNo } });
+    }
+  } finally {
+    await handle.close();
+  }
+  return calls;
+}

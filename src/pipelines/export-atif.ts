@@ -9,6 +9,8 @@ import { AtifTrajectory } from '../schemas/atif.js';
 import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
 import { checkValue } from '../schemas/validate.js';
 import { claudeCodeToActf } from '../harnesses/claude-code/actf.js';
+import { codexToActf } from '../harnesses/codex/actf.js';
+import { threadsOfTrace } from '../harnesses/codex/rollout.js';
 import type { NativeRecord } from '../harnesses/claude-code/native-session.js';
 import { actfToAtif } from '../transforms/atif/from-actf.js';
 
@@ -47,6 +49,8 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
     if (row.status === 'skipped') trajectory.extra.roller.reused_by_resume = true;
     if (info.harness.name === 'claude-code' && info.trajectory.raw) {
       images.push(...(await embedClaudeCodeSubagents(join(dir, info.trajectory.raw), info, sessionId, trajectory)));
+    } else if (info.harness.name === 'codex' && info.trajectory.raw) {
+      images.push(...(await embedCodexSubagents(join(dir, info.trajectory.raw), info, sessionId, trajectory)));
     }
     const issues = checkValue(AtifTrajectory, trajectory);
     if (issues.length > 0) {
@@ -84,18 +88,50 @@ async function embedClaudeCodeSubagents(trace: string, info: SampleInfo, session
     list.push({ record: { ...record, isSidechain: false }, file: 'trace.jsonl', line: i + 1 });
     byAgent.set(record.agentId, list);
   });
+  return embedSubagents(
+    trajectory,
+    [...byAgent].map(([agentId, records]) => ({ id: agentId, participant: `agent:${agentId}`, actf: claudeCodeToActf(records) })),
+    info,
+    sessionId,
+  );
+}
+
+/**
+ * Codex sub-agents (child threads) as embedded subagent_trajectories: each child thread's own records (a warm
+ * fork's replayed parent prefix left out) converted like the root, trajectory_id = its thread id.
+ */
+async function embedCodexSubagents(trace: string, info: SampleInfo, sessionId: string, trajectory: Json) {
+  const lines = (await readFile(trace, 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
+  const children = threadsOfTrace(lines).filter((t) => t.parentThreadId !== null);
+  return embedSubagents(
+    trajectory,
+    children.map((t) => ({ id: t.threadId, participant: `thread:${t.threadId}`, actf: codexToActf(t) })),
+    info,
+    sessionId,
+  );
+}
+
+/**
+ * Embeds each sub-agent's trajectory (ATIF v1.7 subagent_trajectories, flat under the root) and points the
+ * spawning call's result at it (subagent_trajectory_ref) — in the root's steps or, for a nested sub-agent,
+ * in its parent's embedded steps. The spawning call is the participant's spawn_tool_call_id (native evidence).
+ */
+function embedSubagents(trajectory: Json, children: { id: string; participant: string; actf: Actf }[], info: SampleInfo, sessionId: string) {
   const people = ((info.runtime as { participants?: unknown }).participants ?? []) as { native_id: string; spawn_tool_call_id: string | null }[];
   const embedded: Json[] = [];
   const images = [];
-  for (const [agentId, records] of byAgent) {
-    const child = actfToAtif(claudeCodeToActf(records), info, sessionId);
+  for (const c of children) {
+    const child = actfToAtif(c.actf, info, sessionId);
     images.push(...child.images);
     const { session_id: _s, extra: _e, ...rest } = child.trajectory;
-    embedded.push({ ...rest, trajectory_id: agentId, extra: { roller: { participant: `agent:${agentId}` } } });
-    const spawn = people.find((p) => p.native_id === agentId)?.spawn_tool_call_id;
-    for (const step of trajectory.steps as Json[]) {
-      for (const r of (step.observation?.results ?? []) as Json[]) {
-        if (spawn && r.source_call_id === spawn) r.subagent_trajectory_ref = [{ trajectory_id: agentId }];
+    embedded.push({ ...rest, trajectory_id: c.id, extra: { roller: { participant: c.participant } } });
+  }
+  for (const c of children) {
+    const spawn = people.find((p) => p.native_id === c.id)?.spawn_tool_call_id;
+    if (!spawn) continue;
+    for (const t of [trajectory, ...embedded]) {
+      for (const step of t.steps as Json[]) {
+        for (const r of (step.observation?.results ?? []) as Json[]) if (r.source_call_id === spawn) r.subagent_trajectory_ref = [{ trajectory_id: c.id }];
       }
     }
   }

@@ -62,6 +62,37 @@ async function expectReprocessReproduces(run: string): Promise<void> {
   expect(again.stderr).toContain('nothing new was written');
 }
 
+
+/**
+ * `roller export` of a run: a valid ATIF trajectory per sample with an ACTF (Harbor's validator rules), and
+ * every child participant embedded as a sub-agent trajectory the parent's spawning call result points at.
+ * Returns the trajectories.
+ */
+async function expectAtifExport(run: string): Promise<Json[]> {
+  const out = join(tmp.path, 'atif', run.split('/').slice(-2).join('-'));
+  const r = await roller(['export', run, '--output', out]);
+  expect(r.code, r.stderr).toBe(0);
+  const files = filesUnder(out).filter((f) => f.endsWith('trajectory.json'));
+  const rows = info(run).samples.filter((row) => existsSync(join(run, row.path, 'trace_ACTF.json')));
+  expect(files).toHaveLength(rows.length);
+  const v = await roller(['validate', '--schema', 'atif', ...files]);
+  expect(v.code, v.stdout).toBe(0);
+  const trajectories = files.map((f) => readJson<Json>(f));
+  for (const row of rows) {
+    // Sub-agent trajectories are embedded for Claude Code and Codex so far (OpenCode and Pi: issue 9's note).
+    if (!['claude-code', 'codex'].includes(sample(run, row).harness.name)) continue;
+    const children = ((sample(run, row).runtime.participants ?? []) as Json[]).filter((p) => p.role === 'child');
+    const t = trajectories.find((x) => String(x.session_id).endsWith(row.path.split('/').slice(-2).join('/')))!;
+    const embedded = ((t.subagent_trajectories ?? []) as Json[]).map((x) => x.trajectory_id);
+    for (const c of children) {
+      expect(embedded, `${row.path}: child ${c.native_id}`).toContain(c.native_id);
+      const refs = [t, ...((t.subagent_trajectories ?? []) as Json[])].flatMap((x) => (x.steps as Json[]).flatMap((st) => ((st.observation?.results ?? []) as Json[]).flatMap((res) => (res.subagent_trajectory_ref ?? []) as Json[])));
+      if (c.spawn_tool_call_id) expect(refs.map((x) => x.trajectory_id)).toContain(c.native_id);
+    }
+  }
+  return trajectories;
+}
+
 describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
   it('claude-code: the example tasks give a complete run; --resume reuses it; a changed option stops a resume before anything runs', async () => {
     const out = join(tmp.path, 'runs');
@@ -153,6 +184,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(readdirSync(join(linksDir, 'rollout')).sort()).toEqual(['claude-code-stderr.attempt-1.log', 'claude-code-stderr.attempt-2.log', 'claude-code-stdout.attempt-1.log', 'claude-code-stdout.attempt-2.log']);
     expect(readFileSync(join(run, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
     await expectReprocessReproduces(run);
+    await expectAtifExport(run);
   }, 10 * 60_000);
 
   it('claude-code: Ctrl-C cancels queued samples and lets the running one finish; --resume reuses what finished and runs the rest', async () => {
@@ -214,6 +246,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(readJson<{ options: { thinking: string } }>(join(run, 'lock.json')).options.thinking).toBe('low');
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
+    await expectAtifExport(run);
   }, 10 * 60_000);
 });
 
@@ -368,6 +401,7 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
+    await expectAtifExport(run);
   }, 10 * 60_000);
 });
 
@@ -396,6 +430,7 @@ describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => 
     }
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
+    await expectAtifExport(run);
   }, 10 * 60_000);
 });
 
@@ -424,6 +459,7 @@ describe('roller collect with Pi and its example sub-agent extension', () => {
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
     expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBe('pi-example-subagent-extension');
     await expectReprocessReproduces(run);
+    await expectAtifExport(run);
   }, 10 * 60_000);
 });
 
@@ -448,6 +484,7 @@ describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 ru
     expect(actf.steps[0]!.assistant_content.tool_calls.map((t) => t.name)).toEqual(['sessions_spawn']);
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
+    await expectAtifExport(run);
   }, 10 * 60_000);
 });
 
@@ -521,6 +558,7 @@ describe('roller collect through a real compaction (Claude Code, context window 
       expect(usage.samples[0]!.tree[0]!.compaction).toMatchObject({ calls: 1 });
       expect(usage.samples[0]!.reconciliation).toMatchObject({ main_agent_agrees: true, all_agents_agree: true, differences: [] });
       await expectReprocessReproduces(run);
+      await expectAtifExport(run);
     }
   });
 });

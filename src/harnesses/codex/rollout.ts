@@ -77,11 +77,15 @@ export async function readThread(path: string, root: string, rejects: Rejected[]
     checkShape(rec, file, env.origin.line!);
     records.push({ record: rec, file, line: env.origin.line! });
   }
+  return threadOfRecords(records, file);
+}
+
+/** A thread from its rollout's records (one file's, in order): identity from its first session_meta. */
+export function threadOfRecords(records: RolloutRecord[], file: string): CodexThread {
   const metas = records.filter((r) => r.record.type === 'session_meta');
   if (metas.length === 0) throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}: no session_meta record; not a Codex rollout`);
   const meta = metas[0]!.record.payload as Json;
   const start = typeof meta.subagent_history_start_ordinal === 'number' ? meta.subagent_history_start_ordinal : null;
-  // v2 fork: the copy of the parent's session_meta and the parent's history before the start ordinal are not the child's.
   const own =
     start === null
       ? records
@@ -98,4 +102,23 @@ export async function readThread(path: string, root: string, rejects: Rejected[]
     own,
     meta,
   };
+}
+
+/**
+ * The threads of a roller trace.jsonl for Codex (every thread's rollout, root first, each starting with its
+ * own session_meta). A session_meta opens a new thread only with an id not seen before: a warm fork replays
+ * its parent's session_meta inside its own file, and that replay stays in the fork's records.
+ */
+export function threadsOfTrace(lines: readonly Json[], file = 'trace.jsonl'): CodexThread[] {
+  const groups: RolloutRecord[][] = [];
+  const seen = new Set<string>();
+  lines.forEach((record, i) => {
+    const id = record.type === 'session_meta' ? (record.payload as Json | undefined)?.id : undefined;
+    if (typeof id === 'string' && !seen.has(id)) {
+      seen.add(id);
+      groups.push([]);
+    }
+    groups[groups.length - 1]?.push({ record, file, line: i + 1 });
+  });
+  return groups.map((g) => threadOfRecords(g, file));
 }

@@ -11,6 +11,10 @@ import { checkValue } from '../schemas/validate.js';
 import { claudeCodeToActf } from '../harnesses/claude-code/actf.js';
 import { codexToActf } from '../harnesses/codex/actf.js';
 import { threadsOfTrace } from '../harnesses/codex/rollout.js';
+import { openCodeToActf } from '../harnesses/opencode/actf.js';
+import { storeOfEvents, type OpenCodeEvent } from '../harnesses/opencode/events.js';
+import type { OpenCodeStore } from '../harnesses/opencode/store.js';
+import { piSubagentSessions, piToActf, sessionOfRecords } from '../harnesses/pi/session.js';
 import type { NativeRecord } from '../harnesses/claude-code/native-session.js';
 import { actfToAtif } from '../transforms/atif/from-actf.js';
 
@@ -51,6 +55,13 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
       images.push(...(await embedClaudeCodeSubagents(join(dir, info.trajectory.raw), info, sessionId, trajectory)));
     } else if (info.harness.name === 'codex' && info.trajectory.raw) {
       images.push(...(await embedCodexSubagents(join(dir, info.trajectory.raw), info, sessionId, trajectory)));
+    } else if ((info.harness.name === 'opencode' || info.harness.name === 'pi') && info.trajectory.raw) {
+      const records = (await readFile(join(dir, info.trajectory.raw), 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
+      const children =
+        info.harness.name === 'opencode'
+          ? openCodeChildren(storeOfEvents(records as OpenCodeEvent[]))
+          : piSubagentSessions(sessionOfRecords('trace.jsonl', records)).map((c) => ({ id: c.nativeId, participant: `subagent:${c.nativeId}`, actf: piToActf(c.session) }));
+      images.push(...embedSubagents(trajectory, children, info, sessionId));
     }
     const issues = checkValue(AtifTrajectory, trajectory);
     if (issues.length > 0) {
@@ -109,6 +120,11 @@ async function embedCodexSubagents(trace: string, info: SampleInfo, sessionId: s
     info,
     sessionId,
   );
+}
+
+/** OpenCode child sessions (task-tool sub-agents, any depth), each converted like the root from the trace's rows. */
+function openCodeChildren(store: OpenCodeStore): { id: string; participant: string; actf: Actf }[] {
+  return store.sessions.filter((x) => x.parentId !== null).map((x) => ({ id: x.id, participant: `session:${x.id}`, actf: openCodeToActf(store, x.id) }));
 }
 
 /**

@@ -79,8 +79,6 @@ async function expectAtifExport(run: string): Promise<Json[]> {
   expect(v.code, v.stdout).toBe(0);
   const trajectories = files.map((f) => readJson<Json>(f));
   for (const row of rows) {
-    // Sub-agent trajectories are embedded for Claude Code and Codex so far (OpenCode and Pi: issue 9's note).
-    if (!['claude-code', 'codex'].includes(sample(run, row).harness.name)) continue;
     const children = ((sample(run, row).runtime.participants ?? []) as Json[]).filter((p) => p.role === 'child');
     const t = trajectories.find((x) => String(x.session_id).endsWith(row.path.split('/').slice(-2).join('/')))!;
     const embedded = ((t.subagent_trajectories ?? []) as Json[]).map((x) => x.trajectory_id);

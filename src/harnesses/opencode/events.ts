@@ -24,3 +24,20 @@ export function* openCodeEvents(store: OpenCodeStore, sessions: ReadonlySet<stri
   rows.sort((a, b) => a.time_created - b.time_created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   yield* rows;
 }
+
+/**
+ * The store again from a trace.jsonl of these events (the rows as they were): what `roller export` reads, so a
+ * run's session tree converts without the database.
+ */
+export function storeOfEvents(events: Iterable<OpenCodeEvent>, path = 'trace.jsonl'): OpenCodeStore {
+  const store: OpenCodeStore = { path, sessions: [], messages: [], parts: [] };
+  for (const e of events) {
+    if (e.schema !== OPENCODE_RAW_SCHEMA) continue;
+    const data = e.data as Record<string, any>;
+    if (e.table === 'session') {
+      store.sessions.push({ id: e.id, parentId: data.parent_id === null || data.parent_id === undefined ? null : String(data.parent_id), agent: data.agent ?? null, title: data.title ?? null, timeCreated: e.time_created, row: data });
+    } else if (e.table === 'message') store.messages.push({ id: e.id, sessionId: e.session_id, timeCreated: e.time_created, data });
+    else if (e.table === 'part') store.parts.push({ id: e.id, messageId: e.message_id ?? '', sessionId: e.session_id, timeCreated: e.time_created, data });
+  }
+  return store;
+}

@@ -137,6 +137,25 @@ const textOf = (content: unknown): string =>
  * reasoning_content, toolCall blocks to tool calls, toolResult messages to the observations of their calls.
  * System prompt and tools come from the captured requests (they carry them); the session file does not.
  */
+/**
+ * The sub-agents of a session run by the example sub-agent extension: each result of a `subagent` tool call
+ * as a session of its own (its messages are in the parent's toolResult details), with the native id its
+ * participant has (`<toolCallId>#<i>`).
+ */
+export function piSubagentSessions(s: PiSession): { nativeId: string; session: PiSession }[] {
+  const out: { nativeId: string; session: PiSession }[] = [];
+  for (const r of s.messages) {
+    const m = r.message as Json;
+    if (m.role !== 'toolResult' || m.toolName !== 'subagent' || !Array.isArray(m.details?.results)) continue;
+    (m.details.results as Json[]).forEach((child, i) => {
+      const msgs = (Array.isArray(child.messages) ? child.messages : []) as Json[];
+      const nativeId = `${String(m.toolCallId)}#${i}`;
+      out.push({ nativeId, session: { file: `${s.file}: toolResult ${String(m.toolCallId)} details.results[${i}]`, id: nativeId, records: [], messages: msgs.map((message) => ({ type: 'message', message, timestamp: typeof message.timestamp === 'string' ? message.timestamp : null })), branch: [] } });
+    });
+  }
+  return out;
+}
+
 export function piToActf(s: PiSession, options: { wire?: readonly Call[] } = {}): Actf {
   const steps: ActfStep[] = [];
   const stepOfCall = new Map<string, ActfStep>();

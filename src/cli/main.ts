@@ -263,7 +263,7 @@ export function buildProgram(): Command {
   program
     .command('collect')
     .description('run every task x model through a harness on the embedded scripted model (or an API), recording every call; writes a run directory (seeds/003)')
-    .requiredOption('--tasks <file>', 'tasks JSONL: one {"id","prompt", "files"?, "output_dirs"?, "timeout_s"?} per line')
+    .requiredOption('--tasks <file>', 'tasks JSONL: one {"id","prompt", "followups"?, "files"?, "output_dirs"?, "timeout_s"?} per line (followups: later prompts in the same session; claude-code)')
     .option('--harness <name>', CONVERTIBLE_HARNESSES.join(' | '), convertibleHarness, 'claude-code')
     .option('--model <provider/model>', 'repeatable; scripted/<name> starts the embedded scripted model', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--model-config <file>', 'JSON {"models": {"provider/model": {"api_base", "api_key_env"}}}; keys only from the environment')

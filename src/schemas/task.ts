@@ -8,6 +8,10 @@ export const Task = z
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-" (it names a directory)')
       .describe('stable task id'),
     prompt: z.string().min(1).describe('the first user message'),
+    followups: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('further user messages, in order, each sent after the previous one finished, in the same session (Claude Code: --resume)'),
     files: z.record(z.string(), z.string()).optional().describe('files to create in the work directory: relative path -> content'),
     output_dirs: z.array(z.string()).optional().describe('directories (relative to the work directory) copied to results/'),
     timeout_s: z.number().positive().optional(),

@@ -560,3 +560,35 @@ describe('roller collect through a real compaction (Claude Code, context window 
     }
   });
 });
+
+describe('roller collect with follow-up prompts in one Claude Code session (--resume)', () => {
+  it('one session, three prompts: each reports its own cost as a session delta, and the totals reconcile with roller usage', async () => {
+    const tasks = await tasksFile('followups.jsonl', [{ id: 'three', prompt: '[HELLO] first', followups: ['[HELLO] second', '[WRITE] third'], output_dirs: ['.'] }]);
+    const out = join(tmp.path, 'followup-runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'followups', '--capture-debug', 'full']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'followups');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const s = sample(run, info(run).samples[0]!);
+    // One native session holds the three prompts, in order.
+    const actf = readJson<Json>(join(run, info(run).samples[0]!.path, 'trace_ACTF.json'));
+    expect((actf.steps as Json[]).filter((x) => x.user_content !== null).map((x) => x.user_content)).toEqual(['[HELLO] first', '[HELLO] second', '[WRITE] third']);
+    const reported = (s.runtime as Json).harness_reported as Json;
+    expect((reported.prompts as Json[]).map((p) => p.cost_basis)).toEqual(['as_reported', 'session_delta', 'session_delta']);
+    const prompts = reported.prompts as Json[];
+    // The last running total is the sum of the prompts' own costs — never the running totals added up.
+    expect(prompts.reduce((a, p) => a + (p.cost_usd as number), 0)).toBeCloseTo(prompts.at(-1)!.session_cumulative_cost_usd as number, 10);
+    expect(reported.total_cost_usd).toBeCloseTo(prompts.at(-1)!.session_cumulative_cost_usd as number, 10);
+    const usage = JSON.parse((await roller(['usage', run, '--json'])).stdout) as { samples: { reconciliation: Json }[] };
+    expect(usage.samples[0]!.reconciliation).toMatchObject({ main_agent_agrees: true, all_agents_agree: true, differences: [] });
+    expect(s.results.map((f) => f.path)).toContain('hello.txt');
+    await expectReprocessReproduces(run);
+  }, 5 * 60_000);
+
+  it('follow-ups are refused before anything runs for a harness that cannot continue a session here', async () => {
+    const tasks = await tasksFile('followups-codex.jsonl', [{ id: 'x', prompt: '[HELLO] a', followups: ['[HELLO] b'] }]);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', join(tmp.path, 'nope'), '--run-name', 'x']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("task 'x' has followups; continuing a session is implemented for claude-code (--resume) only");
+  });
+});

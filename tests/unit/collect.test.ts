@@ -6,6 +6,7 @@ import { lockDifferences, redactConfig } from '../../src/pipelines/collect/lock.
 import { resolveModel } from '../../src/pipelines/collect/models.js';
 import { copyResults } from '../../src/pipelines/collect/results.js';
 import { loadTasks } from '../../src/pipelines/collect/tasks.js';
+import { reportedTotals } from '../../src/pipelines/collect/sample.js';
 import { LOCK_SCHEMA, type Lock } from '../../src/schemas/lock.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -85,5 +86,34 @@ describe('collect: results/', () => {
       ['out/sub/b.txt', 3, 'text/plain'],
     ]);
     expect(r.refused.sort()).toEqual(['out/dirlink: a symbolic link', 'out/link: a symbolic link']);
+  });
+});
+
+describe('Claude Code result events of consecutive prompts (seeds/004: session delta)', () => {
+  const result = (session: string, cost: number, input: number, output: number, query: number) => ({
+    session_id: session,
+    total_cost_usd: cost,
+    usage: { input_tokens: query, output_tokens: 1 },
+    modelUsage: { m: { inputTokens: input, outputTokens: output, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 } },
+  });
+
+  it("each later prompt of the same session reports its own figures; the running total is never counted twice", () => {
+    const r = reportedTotals([result('S', 0.1, 100, 10, 100), result('S', 0.25, 260, 25, 160)]) as Record<string, any>;
+    expect(r.prompts.map((p: Record<string, unknown>) => [p.cost_basis, p.cost_usd, p.session_cumulative_cost_usd])).toEqual([
+      ['as_reported', 0.1, 0.1],
+      ['session_delta', 0.15, 0.25],
+    ]);
+    expect(r.all_agents).toEqual({ input: 260, cache_creation: 0, cache_read: 0, output: 25 });
+    expect(r.main_agent).toMatchObject({ input: 260, output: 2 });
+    expect(r.total_cost_usd).toBe(0.25);
+  });
+
+  it('never subtracts across sessions, nor when the counters restarted', () => {
+    const across = reportedTotals([result('S', 0.1, 100, 10, 100), result('T', 0.2, 200, 20, 200)]) as Record<string, any>;
+    expect(across.prompts.map((p: Record<string, unknown>) => p.cost_basis)).toEqual(['as_reported', 'as_reported']);
+    expect(across.total_cost_usd).toBeCloseTo(0.3, 12);
+    const restarted = reportedTotals([result('S', 0.3, 300, 30, 300), result('S', 0.1, 100, 10, 100)]) as Record<string, any>;
+    expect(restarted.prompts[1]).toMatchObject({ cost_basis: 'as_reported', cost_usd: 0.1 });
+    expect(restarted.all_agents).toMatchObject({ input: 400, output: 40 });
   });
 });

@@ -107,6 +107,10 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     if (p.startsWith('/') || p.split(/[\\/]/).includes('..')) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--collect-path '${p}' must stay inside the work directory`);
   }
   const bundle = await loadTasks(o.tasks);
+  const withFollowups = bundle.tasks.find((t) => (t.followups?.length ?? 0) > 0);
+  if (withFollowups && o.harness !== 'claude-code') {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.tasks}: task '${withFollowups.id}' has followups; continuing a session is implemented for claude-code (--resume) only in this version, not ${o.harness}`);
+  }
   const modelConfig = await loadModelConfig(o.modelConfig);
   const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
   const compacting = models.find((m) => m.context);

@@ -76,7 +76,8 @@ export interface AttemptResult {
   conversion: Record<string, unknown> | null;
   results: SampleInfo['results'];
   capture: { status: string; path: string; coverage: string | null } | null;
-  logs: { stdout: string; stderr: string };
+  /** Process logs by name: stdout, stderr, and stdout.2, stderr.2, … for follow-up prompts. */
+  logs: Record<string, string>;
   /** Compaction segments written (a compacted main context), else undefined. */
   segments?: SegmentMeta[];
   /** Compaction summary calls, whose tokens no native message holds. */
@@ -122,7 +123,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
   const home = join(runtime, 'home');
   const work = join(runtime, 'work');
   const captureWork = join(runtime, 'capture');
-  const logs = { stdout: join(runtime, 'stdout.log'), stderr: join(runtime, 'stderr.log') };
+  const logs: Record<string, string> & { stdout: string; stderr: string } = { stdout: join(runtime, 'stdout.log'), stderr: join(runtime, 'stderr.log') };
   const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs };
   const fail = (status: 'error' | 'timeout', code: string, message: string) => {
     if (result.status === 'ok') {
@@ -138,39 +139,61 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     }
     const upstream = s.upstreams.get(r.model.id)!;
     const { proxy, done } = await startProxyPipeline({ upstream, outDir: captureWork, wireTrace: s.wireTrace === 'off' ? 'off' : 'full' });
-    let outcome;
+    let outcome: Awaited<ReturnType<typeof runProcess>> | undefined;
+    let lastStderr = logs.stderr;
     try {
       const launch = { bin: s.bin, prompt: r.task.prompt, home, work, baseUrl: proxy.url, apiKey: r.model.apiKey };
       const modelArgs = [
         ...(r.model.kind === 'api' ? (s.harness === 'codex' ? ['-m', r.model.modelName] : ['--model', r.model.modelName]) : []),
         ...(s.thinking ? thinkingArgs(s.harness, s.thinking) : []),
       ];
-      const plan: ProcessPlan =
-        s.harness === 'codex'
-          ? await codexPlan({ ...launch, extraArgs: modelArgs })
-          : s.harness === 'opencode'
-            ? await opencodePlan({ ...launch, ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}) })
-            : s.harness === 'pi'
-              ? await piPlan({ ...launch, subagentExtension: s.piSubagent })
-              : s.harness === 'openclaw'
-                ? await openclawPlan({ ...launch, runtime: s.runtime! })
-                : await claudeCodePlan({ ...launch, extraArgs: modelArgs, ...(r.model.context ? { context: r.model.context } : {}) });
-      const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: logs.stdout, stderrPath: logs.stderr };
-      outcome = s.docker
-        ? // Host networking: the container reaches this sample's proxy on the host's loopback.
-          await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
-        : await runProcess(plan, run);
+      // The task's prompt, then its follow-ups in the same session (Claude Code: --resume the session the
+      // first prompt opened), each its own process; the first that fails ends the sample.
+      const prompts = [r.task.prompt, ...(r.task.followups ?? [])];
+      let sessionId: string | null = null;
+      for (let k = 0; k < prompts.length; k++) {
+        const suffix = k === 0 ? '' : `.${k + 1}`;
+        const out = { stdout: join(runtime, `stdout${suffix}.log`), stderr: join(runtime, `stderr${suffix}.log`) };
+        if (k > 0) Object.assign(logs, { [`stdout${suffix}`]: out.stdout, [`stderr${suffix}`]: out.stderr });
+        const step = { ...launch, prompt: prompts[k]! };
+        const plan: ProcessPlan =
+          s.harness === 'codex'
+            ? await codexPlan({ ...step, extraArgs: modelArgs })
+            : s.harness === 'opencode'
+              ? await opencodePlan({ ...step, ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}) })
+              : s.harness === 'pi'
+                ? await piPlan({ ...step, subagentExtension: s.piSubagent })
+                : s.harness === 'openclaw'
+                  ? await openclawPlan({ ...step, runtime: s.runtime! })
+                  : await claudeCodePlan({ ...step, extraArgs: [...modelArgs, ...(sessionId ? ['--resume', sessionId] : [])], ...(r.model.context ? { context: r.model.context } : {}) });
+        const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: out.stdout, stderrPath: out.stderr };
+        outcome = s.docker
+          ? // Host networking: the container reaches this sample's proxy on the host's loopback.
+            await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
+          : await runProcess(plan, run);
+        if (outcome.timedOut || outcome.exitCode !== 0 || k === prompts.length - 1) {
+          lastStderr = out.stderr;
+          break;
+        }
+        sessionId = await sessionOfStdout(out.stdout);
+        if (!sessionId) {
+          fail('error', 'ROLLER_HARNESS_FAILED', `prompt ${k + 1} of ${prompts.length}: the harness reported no session id on stdout, so the follow-ups cannot continue its session`);
+          break;
+        }
+      }
     } finally {
       await proxy.close();
       await done.catch((err: unknown) => fail('error', ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
     }
-    if (outcome.timedOut) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the harness ran past ${r.task.timeout_s ?? s.timeoutS} s and was stopped (its whole process group)`);
+    if (!outcome) {
+      // a follow-up could not start: the failure is recorded already
+    } else if (outcome.timedOut) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the harness ran past ${r.task.timeout_s ?? s.timeoutS} s and was stopped (its whole process group)`);
     else if (outcome.exitCode !== 0) {
-      const tail = (await readFile(logs.stderr, 'utf8').catch(() => '')).slice(-400).trim();
+      const tail = (await readFile(lastStderr, 'utf8').catch(() => '')).slice(-400).trim();
       fail('error', 'ROLLER_HARNESS_FAILED', `the harness exited ${outcome.exitCode ?? outcome.signal}${tail ? `: ${tail}` : ''}`);
     }
 
-    if (s.harness === 'claude-code') result.harnessReported = await claudeCodeResult(logs.stdout);
+    if (s.harness === 'claude-code') result.harnessReported = await claudeCodeResult(Object.entries(logs).filter(([k]) => k.startsWith('stdout')).map(([, p]) => p));
     const projection = await projectAttempt(
       dir,
       {
@@ -226,31 +249,78 @@ export function nativeRootOf(harness: ConvertibleHarness, home: string): string 
   return harness === 'claude-code' ? claudeConfigDir(home) : harness === 'openclaw' ? openClawStateDir(home) : home;
 }
 
-/**
- * What Claude Code itself reported at the end of the run (its stream-json `result` event): the main agent's
- * usage, and modelUsage over every agent — what roller's per-participant totals must add up to.
- */
-async function claudeCodeResult(stdout: string): Promise<Record<string, unknown> | null> {
+/** The session id a Claude Code run printed (its stream-json init / result events), for --resume. */
+async function sessionOfStdout(stdout: string): Promise<string | null> {
   const text = await readFile(stdout, 'utf8').catch(() => '');
-  const line = text.split('\n').reverse().find((l) => l.includes('"type":"result"'));
-  if (!line) return null;
-  try {
-    const r = JSON.parse(line) as { usage?: Record<string, number>; modelUsage?: Record<string, Record<string, number>>; total_cost_usd?: number };
-    const all = { input: 0, cache_creation: 0, cache_read: 0, output: 0 };
-    for (const m of Object.values(r.modelUsage ?? {})) {
-      all.input += m.inputTokens ?? 0;
-      all.cache_creation += m.cacheCreationInputTokens ?? 0;
-      all.cache_read += m.cacheReadInputTokens ?? 0;
-      all.output += m.outputTokens ?? 0;
+  return /"session_id":"([^"]+)"/.exec(text)?.[1] ?? null;
+}
+
+/**
+ * What Claude Code itself reported (its stream-json `result` events, one per prompt): the main agent's usage,
+ * and modelUsage over every agent — what roller's per-participant totals must add up to. `total_cost_usd`
+ * and `modelUsage` are the session's running totals (a --resume restores them), `usage` the query alone:
+ * each prompt's own figures are its result minus the previous one of the same session (seeds/004
+ * "consecutive prompts"), never the running total counted twice.
+ */
+async function claudeCodeResult(stdouts: string[]): Promise<Record<string, unknown> | null> {
+  const events: ClaudeResult[] = [];
+  for (const path of stdouts) {
+    const text = await readFile(path, 'utf8').catch(() => '');
+    for (const line of text.split('\n')) {
+      if (!line.includes('"type":"result"')) continue;
+      try {
+        events.push(JSON.parse(line) as ClaudeResult);
+      } catch {
+        // a cut line: that prompt reported nothing readable
+      }
     }
-    const u = r.usage ?? {};
-    return {
-      source: 'stream-json result event',
-      main_agent: { input: u.input_tokens ?? 0, cache_creation: u.cache_creation_input_tokens ?? 0, cache_read: u.cache_read_input_tokens ?? 0, output: u.output_tokens ?? 0 },
-      all_agents: all,
-      total_cost_usd: r.total_cost_usd ?? null,
-    };
-  } catch {
-    return null;
   }
+  if (events.length === 0) return null;
+  return reportedTotals(events);
+}
+
+export interface ClaudeResult {
+  session_id?: string;
+  usage?: Record<string, number>;
+  modelUsage?: Record<string, Record<string, number>>;
+  total_cost_usd?: number;
+}
+
+const TOKEN_KEYS = { input: 'inputTokens', cache_creation: 'cacheCreationInputTokens', cache_read: 'cacheReadInputTokens', output: 'outputTokens' } as const;
+type Tokens = Record<keyof typeof TOKEN_KEYS, number>;
+
+/** Every agent's tokens and the cost a result reports as the session's running totals. */
+function runningTotals(r: ClaudeResult): { tokens: Tokens; cost: number } {
+  const tokens: Tokens = { input: 0, cache_creation: 0, cache_read: 0, output: 0 };
+  for (const m of Object.values(r.modelUsage ?? {})) for (const [k, field] of Object.entries(TOKEN_KEYS)) tokens[k as keyof Tokens] += m[field] ?? 0;
+  return { tokens, cost: r.total_cost_usd ?? 0 };
+}
+
+/** Per prompt: its own figures (session delta when the counters continue the previous result's), and the sums. */
+export function reportedTotals(events: ClaudeResult[]): Record<string, unknown> {
+  const main: Tokens = { input: 0, cache_creation: 0, cache_read: 0, output: 0 };
+  const all: Tokens = { input: 0, cache_creation: 0, cache_read: 0, output: 0 };
+  let cost = 0;
+  const prompts: Record<string, unknown>[] = [];
+  let prev: { session: string | undefined; totals: ReturnType<typeof runningTotals> } | undefined;
+  for (const r of events) {
+    const now = runningTotals(r);
+    const keys = Object.keys(now.tokens) as (keyof Tokens)[];
+    // A delta only against the same session, and only when no counter went down (a restart reports afresh).
+    const continues = prev !== undefined && prev.session !== undefined && prev.session === r.session_id && now.cost >= prev.totals.cost && keys.every((k) => now.tokens[k] >= prev!.totals.tokens[k]);
+    const own: Tokens = { ...now.tokens };
+    if (continues) for (const k of keys) own[k] -= prev!.totals.tokens[k];
+    // Rounded to 1e-12 USD: a difference of two float sums must not print as 0.012244399999999999.
+    const ownCost = Math.round((continues ? now.cost - prev!.totals.cost : now.cost) * 1e12) / 1e12;
+    const u = r.usage ?? {};
+    main.input += u.input_tokens ?? 0;
+    main.cache_creation += u.cache_creation_input_tokens ?? 0;
+    main.cache_read += u.cache_read_input_tokens ?? 0;
+    main.output += u.output_tokens ?? 0;
+    for (const k of keys) all[k] += own[k];
+    cost += ownCost;
+    prompts.push({ session_id: r.session_id ?? null, cost_basis: continues ? 'session_delta' : 'as_reported', cost_usd: ownCost, session_cumulative_cost_usd: now.cost, all_agents: own });
+    prev = { session: r.session_id, totals: now };
+  }
+  return { source: 'stream-json result events', main_agent: main, all_agents: all, total_cost_usd: Math.round(cost * 1e12) / 1e12, prompts };
 }

@@ -11,9 +11,9 @@ import { projectAttempt } from '../collect/project-attempt.js';
 import { finishSample } from '../collect/sample-info.js';
 import { sampleSftLines } from '../collect/run-sft.js';
 
-/** The output families `--only` can select; the others are copied from the archive as bytes. */
-export const REPROCESS_TARGETS = ['actf', 'sft', 'capture'] as const;
-export type ReprocessTarget = (typeof REPROCESS_TARGETS)[number];
+import { REPROCESS_TARGETS, type ReprocessTarget } from './targets.js';
+
+export { REPROCESS_TARGETS, type ReprocessTarget };
 
 const FAMILIES: Record<ReprocessTarget, string[]> = {
   actf: ['trace.jsonl', 'trace_ACTF.json'],

@@ -51,6 +51,8 @@ function filesUnder(dir: string): string[] {
  * record, reprocess.jsonl, aside); a second reprocess into the same tree writes nothing.
  */
 async function expectReprocessReproduces(run: string): Promise<void> {
+  // The archive (native files and wire log kept under raw/) holds no credential either.
+  for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
   const out = join(tmp.path, 'reprocessed', run.split('/').slice(-2).join('-'));
   const r = await roller(['reprocess', run, '--output', out, '--concurrency', '2']);
   expect(r.code, r.stderr).toBe(0);

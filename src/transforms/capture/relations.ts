@@ -24,6 +24,40 @@ export function toolResultIdsIn(call: Call): Set<string> {
 }
 
 /**
+ * Tool-call ids a harness rewrote between a model's output and the history it sends back (OpenClaw: the model's
+ * `call_0001` returns as `call0001` on the wire, while its transcript keeps `call_0001`). Established from the
+ * actual requests only: a later request's assistant message whose tool calls are, in order, the same names and
+ * arguments as exactly one earlier call's output, and whose ids differ from that output's only by characters
+ * other than letters and digits. Returns history id -> the id the model emitted (Chat Completions).
+ */
+export function rewrittenToolIds(calls: readonly Call[]): Map<string, string> {
+  const aliases = new Map<string, string>();
+  const chat = calls.filter((c) => c.protocol === 'openai-chat-completions').sort((a, b) => a.seq - b.seq);
+  const emitted = chat.map((c) => ({ call: c, tools: outputToolCalls(c) })).filter((x) => x.tools.length > 0);
+  if (emitted.length === 0) return aliases;
+  const key = (t: { name: string; arguments: string }) => `${t.name}\u0000${t.arguments}`;
+  for (const c of chat) {
+    for (const m of (((c.context ?? {}) as Json).messages ?? []) as Json[]) {
+      if (m.role !== 'assistant' || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) continue;
+      const sent = (m.tool_calls as Json[]).map((t) => ({ id: String(t.id ?? ''), name: String(t.function?.name ?? ''), arguments: String(t.function?.arguments ?? '') }));
+      if (sent.every((t) => aliases.has(t.id) || emitted.some((e) => e.tools.some((o) => o.id === t.id)))) continue; // nothing rewritten
+      const sources = emitted.filter((e) => e.call.seq < c.seq && e.call.participant_id === c.participant_id && e.tools.length === sent.length && e.tools.every((o, i) => key(o) === key(sent[i]!)));
+      if (sources.length !== 1) continue; // none, or ambiguous: no alias rather than a guess
+      sources[0]!.tools.forEach((o, i) => {
+        const h = sent[i]!.id;
+        if (h !== o.id && h === o.id.replace(/[^A-Za-z0-9]/g, '')) aliases.set(h, o.id);
+      });
+    }
+  }
+  return aliases;
+}
+
+function outputToolCalls(call: Call): { id: string; name: string; arguments: string }[] {
+  const message = (((call.output ?? {}) as Json).choices?.[0]?.message ?? {}) as Json;
+  return ((message.tool_calls ?? []) as Json[]).map((t) => ({ id: String(t.id ?? ''), name: String(t.function?.name ?? ''), arguments: String(t.function?.arguments ?? '') }));
+}
+
+/**
  * Where an acknowledged child's result reaches the parent's actual input, by evidence that names the child:
  * a Claude Code <task-notification> holding both its task id and the spawn's tool-use id (the same text
  * without those ids is no proof), a Codex v1 wait_agent output whose status names the child's thread as
@@ -95,6 +129,7 @@ export function deriveRelations(input: RelationInput): Relation[] {
   const id = () => `r-${scope}-${String(n++).padStart(6, '0')}`;
   const out: Relation[] = [];
   const byParticipant = (p: string) => input.calls.filter((c) => c.participant_id === p).sort((a, b) => a.seq - b.seq);
+  const aliases = rewrittenToolIds(input.calls);
   for (const child of input.participants.filter((p) => p.role === 'child')) {
     const tool = child.spawn_tool_call_id;
     const parent = child.parent;
@@ -141,7 +176,7 @@ export function deriveRelations(input: RelationInput): Relation[] {
     }
     // Every later parent call whose actual input carries the result of the spawn call.
     const later = parentCalls.filter((c) => spawning.length === 0 || c.seq > spawning[0]!.seq);
-    const carrying = later.filter((c) => toolResultIdsIn(c).has(tool));
+    const carrying = later.filter((c) => [...toolResultIdsIn(c)].some((x) => (aliases.get(x) ?? x) === tool));
     if (child.spawn_result === 'acknowledgement') {
       // The spawn's immediate result was a launch acknowledgement, never completion: how the real result
       // reached the parent (a task-notification, a wait_agent output) is a separate relation.

@@ -181,3 +181,40 @@ describe('relations with evidence', () => {
     expect(spawnWith({ id: 'call_OTHER', name: 'sessions_spawn', item_id: 'fc_9' })).toMatchObject({ parent_call_id: 'unknown', status: 'unknown' });
   });
 });
+
+describe('tool-call ids a harness rewrote on the wire (OpenClaw: call_0001 emitted, call0001 sent back)', () => {
+  const spawnArgs = '{"task":"read notes","label":"reader"}';
+  const emitted = (seq: number, id: string, args = spawnArgs): Call =>
+    call(seq, `r${seq}`, {
+      protocol: 'openai-chat-completions',
+      output: { choices: [{ index: 0, message: { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name: 'sessions_spawn', arguments: args } }] } }] },
+      tool_refs: [{ id, name: 'sessions_spawn' }],
+    });
+  const later = (seq: number, historyId: string, args = spawnArgs): Call =>
+    call(seq, `r${seq}`, {
+      protocol: 'openai-chat-completions',
+      output: { choices: [{ index: 0, message: { role: 'assistant', content: 'done' } }] },
+      context: {
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: '', tool_calls: [{ id: historyId, type: 'function', function: { name: 'sessions_spawn', arguments: args } }] },
+          { role: 'tool', tool_call_id: historyId, content: 'child finished' },
+        ],
+      },
+    });
+  const root = person('root', 'root', ['r0', 'r1']);
+  const child = person('child', 'child', [], { parent: 'root', spawn_tool_call_id: 'call_0001' });
+
+  it('the result reaches the parent under the rewritten id: result_in_context by the history that replays the output', () => {
+    const calls = attributeCalls([emitted(0, 'call_0001'), later(1, 'call0001')], [root, child]);
+    const rel = deriveRelations({ calls, participants: [root, child], scope: 't' });
+    expect(rel.filter((r) => r.type === 'result_in_context').map((r) => r.in_call_id)).toEqual(['c-1']);
+  });
+
+  it('no alias from a history whose tool call differs in name or arguments, or whose id differs otherwise', () => {
+    for (const c of [later(1, 'call0001', '{"task":"other"}'), later(1, 'callX0001')]) {
+      const rel = deriveRelations({ calls: attributeCalls([emitted(0, 'call_0001'), c], [root, child]), participants: [root, child], scope: 't' });
+      expect(rel.filter((r) => r.type === 'result_in_context')).toEqual([]);
+    }
+  });
+});

@@ -80,6 +80,8 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
   const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
   const version = o.rollerVersion ?? '0.1.0';
   await mkdir(output, { recursive: true });
+  // Lines left by a crashed run are not trusted: this run's workers write their own.
+  await rm(join(output, LINES_DIR), { recursive: true, force: true });
   const logPath = join(output, REPROCESS_LOG);
   const prior = await readLog(logPath);
   const log = (line: LogLine) => appendFile(logPath, `${JSON.stringify(line)}\n`);

@@ -208,13 +208,14 @@ export function buildProgram(): Command {
     .requiredOption('--output <dir>', 'the new run tree (a sample already there from the same source is left alone)')
     .option('--concurrency <n>', 'samples at once, each in its own worker thread', positiveInt, 1)
     .option('--only <targets>', `re-project only these output families (${REPROCESS_TARGETS.join(',')}); the others are copied from the archive`)
+    .option('--from-wire', "decode the calls again from each capture's raw/wire.frames with the proxy's decoders (after a decoder changed), instead of taking calls.jsonl")
     .option('--json', 'print the report as JSON on stdout')
-    .action(async (dir: string, opts: { output: string; concurrency: number; only?: string; json?: boolean }) => {
+    .action(async (dir: string, opts: { output: string; concurrency: number; only?: string; fromWire?: boolean; json?: boolean }) => {
       const only = opts.only ? opts.only.split(',').map((t) => t.trim()) : null;
       const unknown = only?.filter((t) => !(REPROCESS_TARGETS as readonly string[]).includes(t)) ?? [];
       if (unknown.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--only ${opts.only}: unknown ${unknown.join(', ')} (choose from ${REPROCESS_TARGETS.join(', ')})`);
       const progress = new ReprocessProgress();
-      const report = await (await import('../pipelines/reprocess/run.js')).reprocess({ input: dir, output: opts.output, concurrency: opts.concurrency, only: only as ReprocessTarget[] | null, rollerVersion: pkg.version, onSample: (row, p) => progress.sample(row, p) });
+      const report = await (await import('../pipelines/reprocess/run.js')).reprocess({ input: dir, output: opts.output, concurrency: opts.concurrency, only: only as ReprocessTarget[] | null, ...(opts.fromWire ? { fromWire: true } : {}), rollerVersion: pkg.version, onSample: (row, p) => progress.sample(row, p) });
       progress.stop();
       if (opts.json) await printLine(JSON.stringify(report));
       else await printLine(report.output);

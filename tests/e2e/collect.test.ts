@@ -62,6 +62,12 @@ async function expectReprocessReproduces(run: string): Promise<void> {
   const again = await roller(['reprocess', run, '--output', out]);
   expect(again.code, again.stderr).toBe(0);
   expect(again.stderr).toContain('nothing new was written');
+  // The calls decoded again from the archived wire log by the proxy's decoders: the same bytes too.
+  const wired = `${out}-from-wire`;
+  const w = await roller(['reprocess', run, '--output', wired, '--from-wire']);
+  expect(w.code, w.stderr).toBe(0);
+  expect(files(wired)).toEqual(files(run));
+  for (const f of files(run)) expect(readFileSync(join(wired, f)).equals(readFileSync(join(run, f))), `--from-wire ${f}`).toBe(true);
 }
 
 

@@ -17,6 +17,8 @@ export interface ReprocessOptions {
   output: string;
   concurrency?: number;
   only?: ReprocessTarget[] | null;
+  /** Decode calls again from each capture's wire log (SampleJob.fromWire). */
+  fromWire?: boolean;
   rollerVersion?: string;
   onSample?(row: ReprocessRow, progress: { done: number; total: number }): void;
 }
@@ -106,7 +108,7 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
           return report({ sample: rel, status: 'error', error: { code: 'ROLLER_REPROCESS_OUTPUT_EXISTS', message: `${what} is there; it is not overwritten — remove it and run again` } });
         }
         await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version });
-        const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: linesFile(output, rel) });
+        const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: linesFile(output, rel), ...(o.fromWire ? { fromWire: true } : {}) });
         await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...(outcome.error ? { error: outcome.error } : {}) });
         report({ sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
       }),

@@ -7,6 +7,11 @@ import type { Lock } from '../../schemas/lock.js';
 import type { Manifest } from '../../schemas/manifest.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
+import { runPipeline } from '../../core/run-pipeline.js';
+import { createCallsJsonlSink } from '../../sinks/calls-jsonl/sink.js';
+import { projectCalls } from '../../sources/proxy/project-calls.js';
+import { readWireFrames } from '../../sources/proxy/wire-frames.js';
+import { callsJsonlBodies } from '../../sources/proxy/wire-publish.js';
 import { projectAttempt } from '../collect/project-attempt.js';
 import { finishSample } from '../collect/sample-info.js';
 import { sampleSftLines } from '../collect/run-sft.js';
@@ -36,6 +41,11 @@ export interface SampleJob {
    * run files: encoded here, in parallel, instead of one by one at the end.
    */
   sftLines?: string;
+  /**
+   * Decode the calls again from the archived wire log (raw/wire.frames: request bodies by reference into
+   * calls.jsonl, raw responses) with the proxy's own decoders, instead of taking calls.jsonl's projection.
+   */
+  fromWire?: boolean;
 }
 
 export interface SampleOutcome {
@@ -68,13 +78,25 @@ export async function reprocessSample(job: SampleJob): Promise<SampleOutcome> {
 
     await rm(partial, { recursive: true, force: true });
     await mkdir(partial, { recursive: true });
+    let callsPath = join(capture, 'calls.jsonl');
+    if (job.fromWire) {
+      if (!existsSync(wireLog)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${capture}: no ${WIRE_LOG_FILE} to decode the calls from (--from-wire); collect keeps it with --capture-debug full`);
+      // Beside the sample, never inside it: the output tree holds only what collect would write.
+      callsPath = `${partial}.wire-calls.jsonl`;
+      const bodies = callsJsonlBodies(join(capture, 'calls.jsonl'));
+      await runPipeline({
+        name: 'reprocess-wire',
+        source: (ctx) => projectCalls(readWireFrames(wireLog, { bodies, signal: ctx.signal }), { responsePath: WIRE_LOG_FILE }),
+        sinks: [createCallsJsonlSink({ path: callsPath, sha256: false })],
+      });
+    }
     const projection = await projectAttempt(
       partial,
       {
         harness,
         harnessVersion: info.harness.version,
         nativeRoot,
-        callsPath: join(capture, 'calls.jsonl'),
+        callsPath,
         wireLog: existsSync(wireLog) ? { path: wireLog, published: true } : null,
         scope: manifest.capture_scope,
         attempt: manifest.attempt,
@@ -131,11 +153,13 @@ export async function reprocessSample(job: SampleJob): Promise<SampleOutcome> {
       await writeFile(`${job.sftLines}.sft`, lines?.linear ?? '');
       await writeFile(`${job.sftLines}.segments`, lines?.segments ?? '');
     }
+    if (job.fromWire) await rm(callsPath, { force: true });
     await mkdir(dirname(job.target), { recursive: true });
     await rename(partial, job.target);
     return { status: 'written' };
   } catch (err) {
     await rm(partial, { recursive: true, force: true }).catch(() => undefined);
+    await rm(`${partial}.wire-calls.jsonl`, { force: true }).catch(() => undefined);
     const e = err as Error & { code?: string };
     return { status: 'error', error: { code: typeof e.code === 'string' && e.code.startsWith('ROLLER_') ? e.code : 'ROLLER_REPROCESS_FAILED', message: e.message } };
   }

@@ -54,6 +54,15 @@ describe('scripted model: replies decided from the conversation itself', () => {
     expect(r.text).toContain('finished');
   });
 
+  it("fills a tool's arguments by the names its schema offers (OpenCode's read takes filePath, OpenClaw's and Pi's path)", () => {
+    const read = (prop: string) => ({ type: 'function', function: { name: 'read', parameters: { type: 'object', properties: { [prop]: { type: 'string' } } } } });
+    for (const prop of ['filePath', 'path']) {
+      const body = { model: 'm', tools: [read(prop)], messages: [{ role: 'user', content: '[SUB:A] Read the file notes.txt in /w and report its first line.' }] };
+      const r = decide(DEFAULT_SCRIPT, conversationOf('openai-chat-completions', body));
+      expect(r.calls).toEqual([{ name: 'read', input: { [prop]: './notes.txt' }, custom: false }]); // no working directory in this body: '.'
+    }
+  });
+
   it('says so when no offered tool fits, instead of calling a tool that does not exist', () => {
     const r = decide(DEFAULT_SCRIPT, conversationOf('anthropic-messages', { model: 'm', tools: [], messages: [{ role: 'user', content: '[MAIN:single]' }] }));
     expect(r.calls).toEqual([]);

@@ -100,7 +100,7 @@ export function decide(script: Script, c: Conversation): Reply {
     let input = fill(choice.input, vars) as Json | string;
     if (choice.input_if_property && typeof input === 'object') {
       const props: Json = offered.parameters.properties ?? {};
-      for (const [key, v] of Object.entries(choice.input_if_property)) if (key in props) input = { ...input, [key]: v };
+      for (const [key, v] of Object.entries(choice.input_if_property)) if (key in props) input = { ...input, [key]: fill(v, vars) };
     }
     calls.push({ name: choice.name, input, custom: offered.custom || typeof input === 'string' });
   }

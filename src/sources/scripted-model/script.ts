@@ -50,7 +50,8 @@ const delegate = (prompt: string, background = false, agentType = 'general-purpo
 
 const readNotes = [
   { name: 'Read', input: { file_path: '{{cwd}}/notes.txt' } },
-  { name: 'read', input: { filePath: '{{cwd}}/notes.txt' } },
+  // OpenCode's read takes filePath, OpenClaw's path: whichever the offered schema has.
+  { name: 'read', input: {}, input_if_property: { filePath: '{{cwd}}/notes.txt', path: '{{cwd}}/notes.txt' } },
   { name: 'Bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } },
   { name: 'bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } },
   { name: 'exec_command', input: { cmd: 'head -n 1 notes.txt' } },

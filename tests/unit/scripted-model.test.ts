@@ -63,6 +63,16 @@ describe('scripted model: replies decided from the conversation itself', () => {
     }
   });
 
+  it("OpenClaw's re-appended internal context is not a user turn; a sub-agent's completion event gets one closing answer", () => {
+    const internal = { role: 'user', content: [{ type: 'text', text: '<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\n"[SUB:A] Read the file notes.txt"\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>' }] };
+    const tools = [{ type: 'function', function: { name: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }];
+    const completion = { role: 'user', content: 'A background task completed. Use this result to reply to the user.\n\nChild result:\nSub-agent A result: BLUEBIRD' };
+    const body = { model: 'm', tools, messages: [{ role: 'user', content: '[MAIN:single] delegate' }, { role: 'assistant', content: 'Done.' }, completion, internal] };
+    const r = decide(DEFAULT_SCRIPT, conversationOf('openai-chat-completions', body));
+    expect(r).toMatchObject({ scenario: 'openclaw-completion', calls: [] });
+    expect(r.text).toContain('Sub-agent A result: BLUEBIRD');
+  });
+
   it('says so when no offered tool fits, instead of calling a tool that does not exist', () => {
     const r = decide(DEFAULT_SCRIPT, conversationOf('anthropic-messages', { model: 'm', tools: [], messages: [{ role: 'user', content: '[MAIN:single]' }] }));
     expect(r.calls).toEqual([]);

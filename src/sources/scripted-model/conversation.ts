@@ -47,7 +47,12 @@ function chat(body: Json): Conversation {
   for (const m of (body.messages ?? []) as Json[]) {
     if (m.role === 'assistant') events.push({ kind: 'assistant' });
     else if (m.role === 'tool') events.push({ kind: 'tool_result', text: textOfContent(m.content) });
-    else if (m.role === 'user') events.push({ kind: 'user', text: textOfContent(m.content) });
+    else if (m.role === 'user') {
+      const text = textOfContent(m.content);
+      // OpenClaw re-appends its internal context after every tool result (data, not a user turn): counting it as
+      // the latest user message would restart whatever scenario a quoted tag in it names, on every request.
+      if (!text.startsWith('<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>')) events.push({ kind: 'user', text });
+    }
     else system += `${textOfContent(m.content)}\n`;
   }
   const tools = new Map<string, { parameters: Json; custom: boolean }>();

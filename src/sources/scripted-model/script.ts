@@ -120,6 +120,12 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
         { text: 'Long session done.' },
       ],
     },
+    {
+      // OpenClaw (Gateway): a sub-agent's completion comes back to the parent as a user turn of its own.
+      name: 'openclaw-completion',
+      match: 'A background task completed.',
+      turns: [{ text: 'Done. Background report: {{last_user_text}}' }],
+    },
     { name: 'hello', match: '[HELLO]', turns: [{ thinking: 'A greeting is all that is asked.', text: 'Hello from the scripted model.' }] },
     {
       name: 'write-file',

@@ -25,8 +25,6 @@ export interface JsonlSourceOptions {
    * thread pool, for processes that serve traffic while they read.
    */
   read?: 'sync' | 'async';
-  /** Envelopes also carry each line's text (to splice unchanged parts into output as bytes). */
-  keepText?: boolean;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 64 << 20;
@@ -51,7 +49,6 @@ export function jsonlEnvelopes(
   options: JsonlSourceOptions = {},
 ): AsyncGenerator<Envelope<unknown>> {
   const file = options.name ?? '<stream>';
-  if (options.keepText) return jsonlRecords(chunks, ctx, options, (data, line, offset, text) => ({ seq: line, origin: { file, line, offset }, data, text }));
   return jsonlRecords(chunks, ctx, options, (data, line, offset) => ({ seq: line, origin: { file, line, offset }, data }));
 }
 
@@ -84,7 +81,7 @@ async function* jsonlRecords<R>(
   chunks: AsyncIterable<Buffer | Uint8Array | string>,
   ctx: StageContext,
   options: JsonlSourceOptions,
-  make: (data: unknown, line: number, offset: number, text: string) => R,
+  make: (data: unknown, line: number, offset: number) => R,
 ): AsyncGenerator<R> {
   const file = options.name ?? '<stream>';
   const splitter = new LineSplitter(options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
@@ -126,10 +123,8 @@ async function* jsonlRecords<R>(
           continue;
         }
         let data: unknown;
-        let text: string;
         try {
-          text = buf.toString('utf8', start, end);
-          data = JSON.parse(text);
+          data = JSON.parse(buf.toString('utf8', start, end));
         } catch (err) {
           bad(
             ErrorCode.JSONL_INVALID_JSON,
@@ -140,7 +135,7 @@ async function* jsonlRecords<R>(
           continue;
         }
         emitted++;
-        yield make(data, line, offset, text!);
+        yield make(data, line, offset);
       }
     }
     const tail = splitter.finish();
@@ -148,15 +143,14 @@ async function* jsonlRecords<R>(
       received++;
       let data: unknown;
       let parsed = true;
-      const text = tail.buf.toString('utf8');
       try {
-        data = JSON.parse(text);
+        data = JSON.parse(tail.buf.toString('utf8'));
       } catch {
         parsed = false;
       }
       if (parsed) {
         emitted++;
-        yield make(data, tail.lineNo, tail.offset, text);
+        yield make(data, tail.lineNo, tail.offset);
       } else {
         bad(
           ErrorCode.JSONL_TRUNCATED_LINE,

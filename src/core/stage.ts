@@ -56,6 +56,4 @@ export interface Envelope<T> {
   readonly seq: number;
   readonly origin: Origin;
   readonly data: T;
-  /** The line's text, when the source was asked to keep it (JsonlSourceOptions.keepText). */
-  readonly text?: string;
 }

@@ -10,9 +10,7 @@ import { writeJsonAtomic } from '../core/atomic-write.js';
 import { createStageContext } from '../core/context.js';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import { createJsonlSink } from '../core/jsonl-sink.js';
-import { jsonlFileSource } from '../core/jsonl-source.js';
-import { z } from 'zod';
-import { attachRawContext } from '../sources/proxy/raw-json.js';
+import { readCallsLazily } from '../sources/archive/calls-reader.js';
 import { relativeStatusSources } from '../harnesses/native-archive.js';
 import { claudeCodeToActf } from '../harnesses/claude-code/actf.js';
 import { findSessionFiles, readNativeSession } from '../harnesses/claude-code/native-session.js';
@@ -20,7 +18,7 @@ import { participantUsage, type ParticipantUsage } from '../harnesses/claude-cod
 import { CLAUDE_CODE_RAW_SCHEMA, mergeTrace } from '../harnesses/claude-code/trace.js';
 import { crossCheckStream, readStreamJson } from '../harnesses/claude-code/stream-json.js';
 import { Actf } from '../schemas/actf.js';
-import { CALL_SCHEMA, type Call } from '../schemas/call.js';
+import type { Call } from '../schemas/call.js';
 import { checkValue } from '../schemas/validate.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import { projectSft } from '../transforms/sft/project.js';
@@ -64,49 +62,14 @@ export interface ConvertedSession {
   streamCheck: string[] | null;
 }
 
-/** What conversion reads of a call; checked at the boundary so a wrong file is a clear error, not a crash. */
-const WireCall = z.looseObject({
-  schema: z.literal(CALL_SCHEMA),
-  protocol: z.string(),
-  native_identity: z.looseObject({}),
-  context: z.unknown(),
-});
-
 async function wireCalls(options: ConvertOptions): Promise<Call[] | undefined> {
   if (options.calls) return [...options.calls];
   return options.wire ? await readCalls(options.wire) : undefined;
 }
 
-/**
- * The calls of a calls.jsonl. Each keeps its request context's text as written (roller writes the context
- * last, after the metadata), so that writing the call again copies those bytes instead of re-serializing
- * the parsed body: truer (the bytes the model got) and the cost of a reprocess.
- */
-export async function readCalls(path: string): Promise<Call[]> {
-  const calls: Call[] = [];
-  for await (const env of jsonlFileSource(path, { keepText: true })(createStageContext())) {
-    const issues = checkValue(WireCall, env.data);
-    if (issues.length > 0) {
-      throw new RollerError(
-        ErrorCode.CONVERSION_INVALID,
-        `${path}:${env.origin.line}: not a roller.call/v1 record (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); --wire takes the calls.jsonl written by roller proxy`,
-        { origin: env.origin },
-      );
-    }
-    calls.push(env.text === undefined ? (env.data as Call) : withRawContext(env.data as Call, env.text));
-  }
-  return calls;
-}
-
-/** The call with its context's original text attached, when the line has roller's layout (context last). */
-function withRawContext(call: Call, line: string): Call {
-  if (call.context === undefined) return call;
-  const { context: _c, ...fields } = call;
-  const head = JSON.stringify(fields);
-  const prefix = `${head.length > 2 ? `${head.slice(0, -1)},` : '{'}"context":`;
-  const end = line.trimEnd();
-  if (!end.startsWith(prefix) || !end.endsWith('}')) return call;
-  return attachRawContext(call, end.slice(prefix.length, -1));
+/** The calls of a calls.jsonl (roller proxy's), contexts parsed only where a stage reads them. */
+export function readCalls(path: string): Promise<Call[]> {
+  return readCallsLazily(path, { hint: '--wire takes the calls.jsonl written by roller proxy', code: ErrorCode.CONVERSION_INVALID });
 }
 
 /** `roller convert`: an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json and usage.json. */

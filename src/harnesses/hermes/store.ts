@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { openReadonlySqlite } from '../../core/sqlite.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { formatJsonPath } from '../../core/json-locate.js';
 import { HERMES_EVENTS_SCHEMA, HermesEvent, HermesMessageRow, HermesSessionRow } from '../../schemas/harness-events.js';
@@ -84,12 +84,7 @@ export function readHermes(path: string): HermesData {
       else rows.push({ row: e.message, where });
     });
   } else {
-    let db: Database.Database;
-    try {
-      db = new Database(path, { readonly: true, fileMustExist: true });
-    } catch (err) {
-      throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${path}: cannot be opened with SQLite (${(err as Error).message})`);
-    }
+    const db = openReadonlySqlite(path);
     try {
       for (const r of db.prepare('select * from sessions order by started_at, id').all() as Json[]) sessions.push(check(HermesSessionRow, HermesSessionRow, r, `${path}: sessions ${r.id}`) as HermesSession);
       for (const r of db.prepare('select * from messages order by id').all() as Json[]) rows.push({ row: r, where: `${path}: messages ${r.id}` });

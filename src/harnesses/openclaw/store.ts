@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openReadonlySqlite } from '../../core/sqlite.js';
 import { decompress } from 'fzstd';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { ParticipantUsage } from '../claude-code/participants.js';
@@ -39,7 +39,7 @@ export function findOpenClawStore(native: string, agent = 'main'): string {
  * trajectory trace (trajectory_runtime_events), read with SQLite. Unknown shapes are errors naming the table.
  */
 export function readOpenClawStore(dbPath: string): OpenClawSession[] {
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  const db = openReadonlySqlite(dbPath);
   try {
     const tables = new Set((db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((t) => t.name));
     for (const t of ['transcript_events', 'trajectory_runtime_events']) {

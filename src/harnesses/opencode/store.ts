@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openReadonlySqlite } from '../../core/sqlite.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 
 /** OpenCode 1.18.x keeps sessions in SQLite (WAL mode): $XDG_DATA_HOME/opencode/opencode.db. */
@@ -61,12 +61,7 @@ const parse = (text: string, where: string): Json => {
  * its -wal file). Opened read-only; rows in creation order.
  */
 export function readOpenCodeStore(dbPath: string): OpenCodeStore {
-  let db: Database.Database;
-  try {
-    db = new Database(dbPath, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${dbPath}: cannot be opened with SQLite (${(err as Error).message})`);
-  }
+  const db = openReadonlySqlite(dbPath);
   try {
     const tables = new Set((db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[]).map((t) => t.name));
     for (const t of ['session', 'message', 'part']) {

@@ -8,7 +8,7 @@ import type { Lock } from '../../schemas/lock.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 import { writeRunSft, type SampleSftLines } from '../collect/run-sft.js';
 import { SamplePool } from './pool.js';
-import type { ReprocessTarget } from './sample.js';
+import type { ReprocessTarget } from './targets.js';
 
 export interface ReprocessOptions {
   /** A run directory (info.json of a run) or one sample directory of a run. */
@@ -88,35 +88,48 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
   const prior = await readLog(logPath);
   const log = (line: LogLine) => appendFile(logPath, `${JSON.stringify(line)}\n`);
 
-  const rows: ReprocessRow[] = [];
-  const total = samples.length;
-  const report = (row: ReprocessRow) => {
-    rows.push(row);
-    o.onSample?.(row, { done: rows.length, total });
+  // Rows by sample index (request order); reported as they finish.
+  const byIndex: ReprocessRow[] = new Array(samples.length);
+  let done = 0;
+  const report = (i: number, row: ReprocessRow) => {
+    byIndex[i] = row;
+    o.onSample?.(row, { done: ++done, total: samples.length });
   };
-  const pool = new SamplePool(Math.max(1, Math.min(o.concurrency ?? 1, total || 1)));
+  const one = async (i: number): Promise<void> => {
+    const source = samples[i]!;
+    const rel = relative(runDir, source).split(sep).join('/');
+    const target = join(output, rel);
+    const key = await sourceKey(source, version);
+    const last = prior.get(rel);
+    if (existsSync(target) || existsSync(`${target}.partial`)) {
+      if (existsSync(target) && last?.state === 'finished' && last.source_key === key) return report(i, { sample: rel, status: 'unchanged' });
+      const what = existsSync(`${target}.partial`) ? `${target}.partial: an unfinished earlier output` : last?.state === 'failed' ? `${target}: an earlier failed output` : last?.state === 'started' ? `${target}: an unfinished earlier output` : `${target}: an output from another source`;
+      return report(i, { sample: rel, status: 'error', error: { code: 'ROLLER_REPROCESS_OUTPUT_EXISTS', message: `${what} is there; it is not overwritten — remove it and run again` } });
+    }
+    await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version });
+    const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: linesFile(output, rel), ...(o.fromWire ? { fromWire: true } : {}) });
+    await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...(outcome.error ? { error: outcome.error } : {}) });
+    report(i, { sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
+  };
+  // One lane per worker, each taking the next sample when it is free: at most `lanes` samples in flight,
+  // however large the archive.
+  const lanes = Math.max(1, Math.min(o.concurrency ?? 1, samples.length || 1));
+  const pool = new SamplePool(lanes);
+  let next = 0;
   try {
-    await Promise.all(
-      samples.map(async (source) => {
-        const rel = relative(runDir, source).split(sep).join('/');
-        const target = join(output, rel);
-        const key = await sourceKey(source, version);
-        const last = prior.get(rel);
-        if (existsSync(target) || existsSync(`${target}.partial`)) {
-          if (existsSync(target) && last?.state === 'finished' && last.source_key === key) return report({ sample: rel, status: 'unchanged' });
-          const what = existsSync(`${target}.partial`) ? `${target}.partial: an unfinished earlier output` : last?.state === 'failed' ? `${target}: an earlier failed output` : last?.state === 'started' ? `${target}: an unfinished earlier output` : `${target}: an output from another source`;
-          return report({ sample: rel, status: 'error', error: { code: 'ROLLER_REPROCESS_OUTPUT_EXISTS', message: `${what} is there; it is not overwritten — remove it and run again` } });
-        }
-        await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version });
-        const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: linesFile(output, rel), ...(o.fromWire ? { fromWire: true } : {}) });
-        await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...(outcome.error ? { error: outcome.error } : {}) });
-        report({ sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
-      }),
-    );
+    await Promise.all(Array.from({ length: lanes }, async () => {
+      while (next < samples.length) {
+        const i = next++;
+        // A sample whose archive cannot even be read (info.json gone, unreadable) is an error row too.
+        await one(i).catch((err: Error & { code?: string }) =>
+          report(i, { sample: relative(runDir, samples[i]!).split(sep).join('/'), status: 'error', error: { code: typeof err.code === 'string' ? err.code : 'ROLLER_REPROCESS_FAILED', message: err.message } }),
+        );
+      }
+    }));
   } finally {
     await pool.close();
   }
-  rows.sort((a, b) => samples.indexOf(join(runDir, a.sample)) - samples.indexOf(join(runDir, b.sample)));
+  const rows = byIndex.filter(Boolean);
   const written = rows.filter((r) => r.status === 'written').length;
   const wroteRunFiles = written > 0 || !existsSync(join(output, 'info.json'));
   if (wroteRunFiles) await writeRunFiles(runDir, output);

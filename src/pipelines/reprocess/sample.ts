@@ -18,7 +18,6 @@ import { sampleSftLines } from '../collect/run-sft.js';
 
 import { REPROCESS_TARGETS, type ReprocessTarget } from './targets.js';
 
-export { REPROCESS_TARGETS, type ReprocessTarget };
 
 const FAMILIES: Record<ReprocessTarget, string[]> = {
   actf: ['trace.jsonl', 'trace_ACTF.json'],

@@ -2,7 +2,11 @@ import { open } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { LineSplitter } from '../../core/line-splitter.js';
 import type { Call } from '../../schemas/call.js';
-import { withLazyContext } from '../proxy/raw-json.js';
+import { z } from 'zod';
+import { formatJsonPath } from '../../core/json-locate.js';
+import { CALL_SCHEMA } from '../../schemas/call.js';
+import { checkValue } from '../../schemas/validate.js';
+import { fieldsOf, rawContextBytesOf, withLazyContext } from '../proxy/raw-json.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -49,23 +53,35 @@ export function findContextMember(buf: Buffer, start: number, end: number): { ke
   return null;
 }
 
+/** What every reader needs of a call besides its context; checked at the boundary (the context is not read). */
+const CallHead = z.looseObject({ schema: z.literal(CALL_SCHEMA), protocol: z.string(), native_identity: z.looseObject({}) });
+
+export interface ReadCallsOptions {
+  /** What to do about a line that is not a call record (the end of its error message). */
+  hint?: string;
+  code?: ErrorCode;
+}
+
 /**
  * The calls of a calls.jsonl, each with its request context kept as bytes until read (withLazyContext):
- * only the metadata and response of each line are decoded and parsed. A line that is not a call record —
- * bad JSON, cut short, no schema — is a typed error naming file and line.
+ * only the metadata and response of each line are decoded and parsed (roller writes the context last; a line in
+ * another layout, whose head then lacks required members, is parsed whole). A line that is not a call record —
+ * bad JSON, cut short, not a roller.call/v1 head — is a typed error naming file and line.
  */
-export async function readCallsLazily(path: string): Promise<Call[]> {
+export async function readCallsLazily(path: string, options: ReadCallsOptions = {}): Promise<Call[]> {
   const calls: Call[] = [];
   const splitter = new LineSplitter(1 << 30);
-  const bad = (line: number, why: string) => new RollerError(ErrorCode.JSONL_INVALID_JSON, `${path}:${line}: ${why}; the archive's calls.jsonl is damaged there`, { origin: { file: path, line } });
+  const hint = options.hint ?? "the archive's calls.jsonl is damaged there";
+  const bad = (line: number, why: string) => new RollerError(options.code ?? ErrorCode.JSONL_INVALID_JSON, `${path}:${line}: ${why}; ${hint}`, { origin: { file: path, line } });
   let failure: RollerError | undefined;
+  let unparsable = false;
   const onLine = (buf: Buffer, start: number, end: number, line: number) => {
     if (failure) return;
     while (end > start && (buf[end - 1] === 0x0d || buf[end - 1] === 0x20)) end--;
     if (end === start) return;
+    let call: Call;
     try {
       const member = findContextMember(buf, start, end);
-      let call: Call;
       if (member && buf[end - 1] === 0x7d) {
         const head = member.keyFrom === start ? '{}' : `${buf.toString('utf8', start, member.keyFrom)}}`;
         call = JSON.parse(head) as Call;
@@ -73,11 +89,23 @@ export async function readCallsLazily(path: string): Promise<Call[]> {
       } else {
         call = JSON.parse(buf.toString('utf8', start, end)) as Call;
       }
-      if (!call || typeof call !== 'object' || (call as { schema?: unknown }).schema !== 'roller.call/v1') throw new Error('not a roller.call/v1 record');
-      calls.push(call);
     } catch (err) {
-      failure = bad(line, `not a call record (${(err as Error).message})`);
+      failure = bad(line, `not valid JSON (${(err as Error).message})`);
+      unparsable = true;
+      return;
     }
+    let issues = call && typeof call === 'object' ? checkValue(CallHead, fieldsOf(call)) : [{ path: [], message: 'not an object' }];
+    if (issues.length > 0 && rawContextBytesOf(call)) {
+      // Not roller's layout (members after the context): the whole line, parsed the ordinary way.
+      try {
+        call = JSON.parse(buf.toString('utf8', start, end)) as Call;
+        issues = checkValue(CallHead, fieldsOf(call));
+      } catch {
+        // keep the head's issues
+      }
+    }
+    if (issues.length > 0) failure = bad(line, `not a roller.call/v1 record (${issues.map((i) => `${formatJsonPath(i.path as (string | number)[])}: ${i.message}`).join('; ')})`);
+    else calls.push(call);
   };
   const handle = await open(path, 'r');
   try {
@@ -94,7 +122,9 @@ export async function readCallsLazily(path: string): Promise<Call[]> {
     const tail = splitter.finish();
     if (tail && tail.buf.length > 0) {
       onLine(tail.buf, 0, tail.buf.length, tail.lineNo);
-      if (failure) throw new RollerError(ErrorCode.JSONL_TRUNCATED_LINE, `${path}:${tail.lineNo}: the last line is cut short (${failure.message.split(': ').slice(1).join(': ')})`, { origin: { file: path, line: tail.lineNo } });
+      // Invalid JSON at the very end, without a newline: a write cut short, not a wrong file.
+      if (failure && unparsable) throw new RollerError(ErrorCode.JSONL_TRUNCATED_LINE, `${path}:${tail.lineNo}: the last line is cut short (no newline, not valid JSON); ${hint}`, { origin: { file: path, line: tail.lineNo } });
+      if (failure) throw failure;
     }
   } finally {
     await handle.close();

@@ -46,9 +46,10 @@ export function withLazyContext<T extends object>(call: T, bytes: Buffer, where:
       }
       return parsed.value;
     },
-    set(value: unknown) {
-      parsed = { value };
-      delete (call as { [RAW_CONTEXT_BYTES]?: Buffer })[RAW_CONTEXT_BYTES];
+    set(this: object, value: unknown) {
+      // A new context replaces the bytes on the object it is set on (a copy by withCallFields has its own).
+      Object.defineProperty(this, 'context', { value, enumerable: true, writable: true, configurable: true });
+      delete (this as { [RAW_CONTEXT_BYTES]?: Buffer })[RAW_CONTEXT_BYTES];
     },
   });
   Object.defineProperty(call, RAW_CONTEXT_BYTES, { value: bytes, enumerable: false, configurable: true });

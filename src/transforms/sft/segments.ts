@@ -38,6 +38,8 @@ interface Window {
   first: Call;
   calls: Call[];
   boundary: string;
+  /** How many messages its first request's context has: where the targets start (system prompt aside). */
+  contextLength: number;
   messages: SftMessage[];
   images: string[];
 }
@@ -83,7 +85,7 @@ export function projectSegments(actf: Actf, rootCalls: readonly Call[], compacti
       if (open && pendingBoundary === null) {
         throw new Unavailable(`call ${call.call_id}: its request does not continue the context of call ${open.calls[open.calls.length - 1]!.call_id}, and no compaction came in between`);
       }
-      windows.push({ first: call, calls: [call], boundary: open ? pendingBoundary! : 'session_start', messages: [...context, output], images });
+      windows.push({ first: call, calls: [call], boundary: open ? pendingBoundary! : 'session_start', contextLength: context.length, messages: [...context, output], images });
       pendingBoundary = null;
     }
     if (windows.length === 0) throw new Unavailable('no main-agent call to build a segment from');
@@ -132,7 +134,6 @@ function checkOneToOne(actf: Actf, turns: readonly Call[]): void {
 function segmentRecord(w: Window, next: Window | undefined, o: SegmentOptions): SftSegment {
   const body = w.first.context as Json;
   const system = anthropicSystem(body);
-  const firstContext = anthropicRequestMessages(body, { keepThinking: o.keepThinking, images: [] }, `call ${w.first.call_id}`);
   const messages: SftMessage[] = [...(system !== '' ? [{ role: 'system' as const, content: system }] : []), ...w.messages];
   const images = [...w.images];
   const last = w.messages[w.messages.length - 1]!;
@@ -152,7 +153,7 @@ function segmentRecord(w: Window, next: Window | undefined, o: SegmentOptions): 
     if (m.role !== 'assistant') continue;
     for (const c of m.tool_calls) if (!names.has(c.function.name)) throw new Unavailable(`tool '${c.function.name}' is not in the tools of call ${w.first.call_id}`);
   }
-  const record: SftSegment = { messages, tools: tools as SftSegment['tools'], target_start_index: (system !== '' ? 1 : 0) + firstContext.length };
+  const record: SftSegment = { messages, tools: tools as SftSegment['tools'], target_start_index: (system !== '' ? 1 : 0) + w.contextLength };
   if (images.length > 0) record.images = images;
   const issues = checkValue(SftSegment, record);
   if (issues.length > 0) throw new Unavailable(`the segment from call ${w.first.call_id} breaks the SFT rules: ${issues.slice(0, 3).map((i) => `${formatJsonPath(i.path as (string | number)[])}: ${i.message}`).join('; ')}`);

@@ -28,7 +28,7 @@ describe('findContextMember: the top-level "context" member, found without walki
 });
 
 describe('readCallsLazily', () => {
-  const call = (i: number, context: unknown) => ({ schema: 'roller.call/v1', call_id: `c-${i}`, seq: i, output: { content: [{ type: 'text', text: 'say "context": hi' }] }, context });
+  const call = (i: number, context: unknown) => ({ schema: 'roller.call/v1', call_id: `c-${i}`, seq: i, protocol: 'anthropic-messages', native_identity: {}, output: { content: [{ type: 'text', text: 'say "context": hi' }] }, context });
 
   it('round trip: contexts stay bytes (never parsed unless read), written back byte for byte', async () => {
     // Spacing and escapes a re-serialization would change: only a byte copy keeps them.
@@ -48,16 +48,29 @@ describe('readCallsLazily', () => {
     const moved = withCallFields(calls[2]!, { participant_id: 'p' } as Partial<Call>);
     expect(rawContextBytesOf(moved)).toBe(rawContextBytesOf(calls[2]!));
     expect((moved.context as { messages: unknown[] }).messages).toHaveLength(1);
+    // Setting a context replaces the bytes on that object only.
+    const replaced = withCallFields(calls[1]!, {});
+    (replaced as { context: unknown }).context = { model: 'other' };
+    expect(rawContextBytesOf(replaced)).toBeUndefined();
+    expect(rawContextBytesOf(calls[1]!)?.toString()).toContain('"generate":false');
 
     const out = join(tmp.path, 'out.jsonl');
     await createJsonlSink({ path: out }).consume((async function* () { for (const c of calls) yield encodeCallLine(c); })(), createStageContext());
     expect(readFileSync(out, 'utf8')).toBe(`${lines.join('\n')}\n`);
   });
 
+  it('a line in another layout (members after the context) is read whole, nothing lost', async () => {
+    const path = join(tmp.path, 'foreign.jsonl');
+    writeFileSync(path, `${JSON.stringify({ schema: 'roller.call/v1', call_id: 'c-1', seq: 1, context: { model: 'm' }, protocol: 'anthropic-messages', native_identity: { session_id: 'S' } })}\n`);
+    const [c] = await readCallsLazily(path);
+    expect(c).toMatchObject({ call_id: 'c-1', protocol: 'anthropic-messages', native_identity: { session_id: 'S' }, context: { model: 'm' } });
+    expect(rawContextBytesOf(c!)).toBeUndefined();
+  });
+
   it('a damaged line is a typed error with file and line; a corrupt context fails only when read, naming its line', async () => {
     const path = join(tmp.path, 'bad.jsonl');
     writeFileSync(path, `${JSON.stringify(call(1, { a: 1 }))}\n{"schema":"roller.call/v1","call_id":\n`);
-    await expect(readCallsLazily(path)).rejects.toThrow(`${path}:2: not a call record`);
+    await expect(readCallsLazily(path)).rejects.toThrow(`${path}:2: not valid JSON`);
     const cut = join(tmp.path, 'cut.jsonl');
     writeFileSync(cut, `${JSON.stringify(call(1, { a: 1 }))}\n${JSON.stringify(call(2, { a: 1 })).slice(0, -3)}`);
     await expect(readCallsLazily(cut)).rejects.toMatchObject({ code: 'ROLLER_JSONL_TRUNCATED_LINE' });

@@ -105,6 +105,19 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** The median over rounds of target req/s / bare req/s, each pair from the same round. */
+function ratio(rows: { target: string; kind: string; c: number; round: number; rps: number }[], target: string, kind: string, c: number): number {
+  const at = (t: string) => rows.filter((r) => r.target === t && r.kind === kind && r.c === c);
+  const bare = at('bare');
+  return median(at(target).map((r) => r.rps / bare.find((b) => b.round === r.round)!.rps));
+}
+
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
@@ -119,66 +132,83 @@ async function main(): Promise<void> {
     const s = await startServer(kind, upstream.url);
     targets.push({ name: kind, url: s.url, child: s.child, sent: 0 });
   }
-  type Row = { target: string; kind: string; c: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null; drain: number | null; sustained: number };
+  type Row = { target: string; kind: string; c: number; round: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null; drain: number | null; sustained: number };
   const rows: Row[] = [];
   const kinds = arg('--kinds', 'sse,json').split(',');
   const levels = arg('--concurrency', '1,16,64').split(',').map(Number);
+  // Rounds: the targets of a point run in turn, in a rotated order each round, and a ratio is the median
+  // of the per-round ratios — the VM's speed drifts by tens of percent within a minute, and a target
+  // measured once, at a different minute from the one it is compared with, measures the drift.
+  const rounds = Number(arg('--rounds', '3'));
   for (const kind of kinds) {
     for (const c of levels) {
+      for (let round = 0; round < rounds; round++) {
+        const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
+        for (const t of order) {
+          const n = c === 1 ? Math.ceil(requests / 4) : requests;
+          await load(t.url, `/v1/messages?${kind}`, c, Math.min(200, n)); // warm-up
+          t.sent += Math.min(200, n);
+          if (t.child) await drainMs(t.child, t.sent); // the warm-up's projection is not this point's
+          const before = t.child ? await statsOf(t.child) : null;
+          const { samples, seconds } = await load(t.url, `/v1/messages?${kind}`, c, n);
+          t.sent += n;
+          const drain = t.child ? await drainMs(t.child, t.sent) : null;
+          const after = t.child ? await statsOf(t.child) : null;
+          // The proxy process's CPU (all its threads) per request: what recording costs, whatever the noise.
+          const cpuUs = before && after ? ((after.cpuMs - before.cpuMs) * 1000) / samples.length : null;
+          rows.push({
+            target: t.name,
+            kind,
+            c,
+            round,
+            rps: samples.length / seconds,
+            ttfb50: pct(samples.map((s) => s.ttfb), 50),
+            ttfb99: pct(samples.map((s) => s.ttfb), 99),
+            ttlb50: pct(samples.map((s) => s.ttlb), 50),
+            ttlb99: pct(samples.map((s) => s.ttlb), 99),
+            rss: after ? after.rss : null,
+            cpuUs,
+            drain,
+            sustained: samples.length / (seconds + (drain ?? 0) / 1000),
+          });
+        }
+      }
       for (const t of targets) {
-        const n = c === 1 ? Math.ceil(requests / 4) : requests;
-        await load(t.url, `/v1/messages?${kind}`, c, Math.min(200, n)); // warm-up
-        t.sent += Math.min(200, n);
-        if (t.child) await drainMs(t.child, t.sent); // the warm-up's projection is not this point's
-        const before = t.child ? await statsOf(t.child) : null;
-        const { samples, seconds } = await load(t.url, `/v1/messages?${kind}`, c, n);
-        t.sent += n;
-        const drain = t.child ? await drainMs(t.child, t.sent) : null;
-        const after = t.child ? await statsOf(t.child) : null;
-        const rss = after ? after.rss : null;
-        // The proxy process's CPU (all its threads) per request: what recording costs, whatever the noise.
-        const cpuUs = before && after ? ((after.cpuMs - before.cpuMs) * 1000) / samples.length : null;
-        const row: Row = {
-          target: t.name,
-          kind,
-          c,
-          rps: samples.length / seconds,
-          ttfb50: pct(samples.map((s) => s.ttfb), 50),
-          ttfb99: pct(samples.map((s) => s.ttfb), 99),
-          ttlb50: pct(samples.map((s) => s.ttlb), 50),
-          ttlb99: pct(samples.map((s) => s.ttlb), 99),
-          rss,
-          cpuUs,
-          drain,
-          sustained: samples.length / (seconds + (drain ?? 0) / 1000),
-        };
-        rows.push(row);
+        const mine = rows.filter((r) => r.target === t.name && r.kind === kind && r.c === c);
+        const med = (f: (r: Row) => number) => median(mine.map(f));
+        const rss = mine.at(-1)!.rss;
+        const cpuUs = mine[0]!.cpuUs === null ? null : med((r) => r.cpuUs!);
+        const drain = mine[0]!.drain === null ? null : med((r) => r.drain!);
         console.log(
-          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(12)} ${row.rps.toFixed(0).padStart(6)} req/s  TTFB p50 ${row.ttfb50.toFixed(2).padStart(6)} p99 ${row.ttfb99.toFixed(2).padStart(6)} ms  TTLB p50 ${row.ttlb50.toFixed(2).padStart(6)} p99 ${row.ttlb99.toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}  CPU ${cpuUs === null ? '   -  ' : cpuUs.toFixed(0).padStart(4) + ' us/req'}${drain === null ? '' : `  projected +${drain.toFixed(0)} ms (incl. ${row.sustained.toFixed(0)} req/s)`}`,
+          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(16)} ${med((r) => r.rps).toFixed(0).padStart(6)} req/s  TTFB p50 ${med((r) => r.ttfb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttfb99).toFixed(2).padStart(6)} ms  TTLB p50 ${med((r) => r.ttlb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttlb99).toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}  CPU ${cpuUs === null ? '   -  ' : cpuUs.toFixed(0).padStart(4) + ' us/req'}${drain === null ? '' : `  projected +${drain.toFixed(0)} ms (incl. ${med((r) => r.sustained).toFixed(0)} req/s)`}`,
         );
+      }
+      if (targets.some((t) => t.name === 'bare')) {
+        const ratios = targets.filter((t) => t.name !== 'bare').map((t) => `${t.name} ${ratio(rows, t.name, kind, c).toFixed(2)}`);
+        console.log(`${kind.padEnd(4)} c=${String(c).padEnd(3)} median of ${rounds} per-round ratios to bare: ${ratios.join('  ')}`);
       }
     }
   }
   if (!['bare', 'roller-full', 'http-proxy'].every((t) => only.includes(t)) || kinds.length < 2 || levels.join() !== '1,16,64') return; // a partial run: rows only
-  const get = (target: string, kind: string, c: number) => rows.find((r) => r.target === target && r.kind === kind && r.c === c)!;
-  console.log('\nratios (req/s vs the bare pass-through; targets: roller full >= 0.9 at c=16 and c=64, ahead of http-proxy):');
+  const get = (target: string, kind: string, c: number) => rows.filter((r) => r.target === target && r.kind === kind && r.c === c);
+  console.log('\nratios (median over rounds of req/s vs the bare pass-through of the same round; targets: roller full >= 0.9 at c=16 and c=64, ahead of http-proxy):');
   const verdicts: string[] = [];
   for (const kind of ['sse', 'json']) {
     for (const c of [1, 16, 64]) {
-      const bare = get('bare', kind, c).rps;
-      const line = ['direct', 'roller-actf', 'roller-full', 'http-proxy'].map((t) => `${t} ${(get(t, kind, c).rps / bare).toFixed(2)}`).join('  ');
-      console.log(`  ${kind} c=${c}: ${line}  (bare/direct ${(bare / get('direct', kind, c).rps).toFixed(2)})`);
+      const line = targets.filter((t) => t.name !== 'bare').map((t) => `${t.name} ${ratio(rows, t.name, kind, c).toFixed(2)}`).join('  ');
+      console.log(`  ${kind} c=${c}: ${line}`);
       if (c > 1) {
-        const full = get('roller-full', kind, c).rps;
-        verdicts.push(`${kind} c=${c} full/bare ${(full / bare).toFixed(2)} ${full / bare >= 0.9 ? 'PASS' : 'FAIL'}`);
-        verdicts.push(`${kind} c=${c} full vs http-proxy ${full > get('http-proxy', kind, c).rps ? 'PASS' : 'FAIL'}`);
+        const full = ratio(rows, 'roller-full', kind, c);
+        verdicts.push(`${kind} c=${c} full/bare ${full.toFixed(2)} ${full >= 0.9 ? 'PASS' : 'FAIL'}`);
+        verdicts.push(`${kind} c=${c} full vs http-proxy ${full > ratio(rows, 'http-proxy', kind, c) ? 'PASS' : 'FAIL'}`);
       }
     }
-    const added = get('roller-full', kind, 1).ttfb50 - get('bare', kind, 1).ttfb50;
-    const addedDirect = get('roller-full', kind, 1).ttfb50 - get('direct', kind, 1).ttfb50;
+    const ttfb = (t: string) => median(get(t, kind, 1).map((r) => r.ttfb50));
+    const added = ttfb('roller-full') - ttfb('bare');
+    const addedDirect = ttfb('roller-full') - ttfb('direct');
     console.log(`  ${kind}: added p50 TTFB at c=1: ${added.toFixed(2)} ms over bare, ${addedDirect.toFixed(2)} ms over direct (limit <= 1 ms)`);
     verdicts.push(`${kind} added TTFB ${addedDirect <= 1 ? 'PASS' : 'FAIL'}`);
-    const rss = [1, 16, 64].map((c) => get('roller-full', kind, c).rss!);
+    const rss = [1, 16, 64].map((c) => get('roller-full', kind, c).at(-1)!.rss!);
     console.log(`  ${kind}: roller full RSS at c=1/16/64: ${rss.map((r) => r.toFixed(0)).join(' / ')} MB`);
   }
   console.log(`\n${verdicts.join('; ')}`);
@@ -190,9 +220,8 @@ main()
     process.exitCode = 1;
   })
   .finally(async () => {
-    if (process.env.BENCH_CPU_PROF) {
-      // A normal exit, so that the profiles get written.
-      await Promise.all(children.map((c) => (c.send('exit'), once(c, 'exit'))));
-    }
-    for (const c of children) c.kill('SIGKILL');
+    // A normal exit: profiles (BENCH_CPU_PROF) get written and captures removed; a child that hangs is killed.
+    const timer = setTimeout(() => children.forEach((c) => c.kill('SIGKILL')), 30_000);
+    await Promise.all(children.filter((c) => c.exitCode === null).map((c) => (c.send('exit'), once(c, 'exit'))));
+    clearTimeout(timer);
   });

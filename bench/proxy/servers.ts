@@ -8,7 +8,7 @@
  * number of calls a roller pipeline has written to calls.jsonl so far.
  */
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -96,6 +96,8 @@ async function viaHttpProxy(target: string): Promise<string> {
 
 /** The capture directory of a roller target, to count projected calls in. */
 let captureDir: string | undefined;
+/** The wire log of the request-path-only target (no calls.jsonl to count). */
+let wireOnlyDir: string | undefined;
 
 async function roller(target: string, mode: 'actf' | 'full'): Promise<string> {
   captureDir = mkdtempSync(join(tmpdir(), `roller-bench-proxy-${mode}-`));
@@ -137,12 +139,19 @@ const start: Record<string, () => Promise<string>> = {
     return (await startProxyPipeline({ upstream: target!, outDir: captureDir, wireTrace: 'full', projection: 'inline' })).proxy.url;
   },
   // The request path alone: the wire log written, nothing projected (what forwarding + recording costs).
-  'roller-wire-only': async () => (await startRecordingProxy({ upstream: target!, outDir: mkdtempSync(join(tmpdir(), 'roller-bench-proxy-wire-')) })).url,
+  'roller-wire-only': async () => {
+    wireOnlyDir = mkdtempSync(join(tmpdir(), 'roller-bench-proxy-wire-'));
+    return (await startRecordingProxy({ upstream: target!, outDir: wireOnlyDir })).url;
+  },
 };
 const url = await start[kind!]!();
 process.on('message', (m) => {
   if (m === 'projected') process.send!({ projected: projectedCalls() });
   if (m === 'rss') process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: process.resourceUsage().maxRSS / 1024, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000 });
-  if (m === 'exit') process.exit(0); // a normal exit, so --cpu-prof can write its profile
+  if (m === 'exit') {
+    // A normal exit, so --cpu-prof can write its profile; the capture (hundreds of MB) goes with it.
+    for (const dir of [captureDir, wireOnlyDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }
 });
 process.stdout.write(`${url}\n`);

@@ -10,6 +10,7 @@ import { PipeClosed, printLine } from './output.js';
 import { CollectProgress, ReprocessProgress } from './collect-progress.js';
 import { REPROCESS_TARGETS, type ReprocessTarget } from '../pipelines/reprocess/targets.js';
 import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
+import type { OpenClawMode } from '../harnesses/openclaw/launch.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -267,13 +268,14 @@ export function buildProgram(): Command {
     .option('--claude-capture-calls', 'alias of --capture-calls (the default)')
     .option('--cache-trace', "OpenClaw's cache trace (an error for other harnesses)")
     .option('--pi-subagent-extension', "Pi: enable the example sub-agent extension Pi ships (roller's profile has none)")
+    .option('--openclaw-mode <mode>', 'OpenClaw: gateway (default; a local Gateway, sessions_spawn children run) | exec (one embedded turn, no children)', openclawModeOption)
     .option('--collect-path <path>', 'repeatable; a work-dir path also copied to results/legacy/', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--capture-debug <mode>', 'on-error | full | off: when capture/ keeps raw/', captureDebugOption, 'on-error')
     .option('--runner <kind>', 'local (default) | docker', 'local')
     .option('--image <name>', '--runner docker: the image samples run in (host networking; the pinned CLI is mounted)')
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
     .option('--json', 'print the final run info as JSON on stdout')
-    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean }) => {
+    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean; openclawMode?: OpenClawMode }) => {
       if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
       const controller = new AbortController();
       const onSignal = () => {
@@ -304,6 +306,7 @@ export function buildProgram(): Command {
         captureDebug: opts.captureDebug,
         ...(opts.cacheTrace ? { cacheTrace: true } : {}),
         ...(opts.piSubagentExtension ? { piSubagentExtension: true } : {}),
+        ...(opts.openclawMode ? { openclawMode: opts.openclawMode } : {}),
         ...(opts.collectPath ? { collectPaths: opts.collectPath } : {}),
         runner: opts.runner,
         ...(opts.image ? { image: opts.image } : {}),
@@ -381,6 +384,11 @@ function portOption(value: string): number {
 function wireTraceOption(value: string): WireTraceMode {
   // Checked here without loading the sinks (the CLI loads a command's modules only when it runs).
   if (value !== 'off' && value !== 'actf' && value !== 'full') throw new InvalidArgumentError('off, actf or full');
+  return value;
+}
+
+function openclawModeOption(value: string): OpenClawMode {
+  if (value !== 'gateway' && value !== 'exec') throw new InvalidArgumentError('gateway or exec');
   return value;
 }
 

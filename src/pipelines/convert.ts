@@ -23,7 +23,7 @@ import { checkValue } from '../schemas/validate.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import { projectSft } from '../transforms/sft/project.js';
 import { openCodeToActf } from '../harnesses/opencode/actf.js';
-import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawParticipants, openClawToActf, readOpenClawStore } from '../harnesses/openclaw/store.js';
+import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawParticipants, openClawToActf, openClawTrees, readOpenClawStore } from '../harnesses/openclaw/store.js';
 import { deepSeekParticipants, deepSeekToActf, readDeepSeekRun } from '../harnesses/deepseek/events.js';
 import { hermesParticipants, hermesToActf } from '../harnesses/hermes/participants.js';
 import { hermesEvents, readHermes } from '../harnesses/hermes/store.js';
@@ -341,23 +341,32 @@ async function convertDeepSeek(options: ConvertOptions): Promise<ConvertedSessio
   return results;
 }
 
-/** OpenClaw: each transcript of the agent store (SQLite) — trace.jsonl keeps its entries as written. */
+/**
+ * OpenClaw: each root transcript of the agent store (SQLite) with its sub-agent sessions (Gateway mode) —
+ * trace.jsonl keeps the root's entries as written, then each child's (each begins with its session entry).
+ */
 async function convertOpenClaw(options: ConvertOptions): Promise<ConvertedSession[]> {
   const db = findOpenClawStore(options.native);
-  const sessions = readOpenClawStore(db);
+  const trees = openClawTrees(readOpenClawStore(db));
   const calls = await wireCalls(options);
-  if (sessions.length === 0) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${db} holds no transcript`);
+  if (trees.length === 0) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${db} holds no transcript`);
   const results: ConvertedSession[] = [];
-  for (const s of sessions) {
+  for (const tree of trees) {
+    const s = tree.root;
+    const participants = openClawParticipants(tree);
+    // The wire's system prompt and tools: the first captured call of the root (by response id when the
+    // store keeps them; exec keeps none, and then its one transcript owns every call of its proxy).
+    const rootIds = new Set(participants[0]!.message_ids);
+    const rootCalls = calls?.filter((c) => c.response_id !== null && rootIds.has(c.response_id));
+    const wire = rootCalls && rootCalls.length > 0 ? rootCalls : calls && trees.length === 1 && tree.children.length === 0 ? calls : undefined;
     results.push(
       await writeConverted({
-        dir: sessions.length === 1 ? options.out : join(options.out, s.transcript.id),
+        dir: trees.length === 1 ? options.out : join(options.out, s.transcript.id),
         harness: 'openclaw',
         sessionId: s.transcript.id,
-        trace: s.transcript.records,
-        // One transcript: every captured call is its own (exec runs one participant per proxy).
-        actf: openClawToActf(s, calls && sessions.length === 1 ? { wire: calls } : {}),
-        participants: openClawParticipants(s),
+        trace: [...s.transcript.records, ...tree.children.flatMap((c) => c.session.transcript.records)],
+        actf: openClawToActf(s, wire ? { wire } : {}),
+        participants,
         rawSchema: OPENCLAW_RAW_SCHEMA,
         source: { database: db, session: s.transcript.id },
         keepThinking: options.keepThinking,

@@ -55,6 +55,9 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
       images.push(...(await embedClaudeCodeSubagents(join(dir, info.trajectory.raw), info, sessionId, trajectory)));
     } else if (info.harness.name === 'codex' && info.trajectory.raw) {
       images.push(...(await embedCodexSubagents(join(dir, info.trajectory.raw), info, sessionId, trajectory)));
+    } else if (info.harness.name === 'openclaw' && info.trajectory.raw) {
+      const records = (await readFile(join(dir, info.trajectory.raw), 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
+      images.push(...embedSubagents(trajectory, openClawChildren(records, info), info, sessionId));
     } else if ((info.harness.name === 'opencode' || info.harness.name === 'pi') && info.trajectory.raw) {
       const records = (await readFile(join(dir, info.trajectory.raw), 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
       const children =
@@ -81,6 +84,24 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
 }
 
 type Json = Record<string, any>;
+
+/**
+ * OpenClaw sub-agents (Gateway mode): trace.jsonl holds the root's transcript, then each child's, each
+ * beginning with its session entry; a child is named by its participant's native id (its session key).
+ */
+function openClawChildren(records: Json[], info: SampleInfo): { id: string; participant: string; actf: Actf }[] {
+  const people = ((info.runtime as { participants?: unknown }).participants ?? []) as { participant: string; native_id: string; role: string }[];
+  const sessions: Json[][] = [];
+  for (const r of records) {
+    if (r.type === 'session') sessions.push([]);
+    sessions.at(-1)?.push(r);
+  }
+  return sessions.slice(1).flatMap((list) => {
+    const participant = `session:${String(list[0]!.id)}`;
+    const person = people.find((p) => p.participant === participant && p.role === 'child');
+    return person ? [{ id: person.native_id, participant, actf: piToActf(sessionOfRecords('trace.jsonl', list)) }] : [];
+  });
+}
 
 /**
  * Claude Code sub-agents as embedded subagent_trajectories (ATIF v1.7): each sub-agent's own turns (its

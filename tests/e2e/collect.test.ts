@@ -469,14 +469,52 @@ describe('roller collect with Pi and its example sub-agent extension', () => {
   }, 10 * 60_000);
 });
 
+describe('roller collect with OpenClaw through its Gateway (the default: real openclaw 2026.9.6, offline)', () => {
+  it('a sessions_spawn child runs, is a participant joined by response id, and its completion event is found in the parent’s later input', async () => {
+    const tasks = await tasksFile('openclaw-gateway-tasks.jsonl', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'openclaw-gateway', '--capture-debug', 'full']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'openclaw-gateway');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBeUndefined();
+    const row = info(run).samples[0]!;
+    const s = sample(run, row);
+    const people = s.runtime.participants as { participant: string; role: string; native_id: string; parent: string | null; spawn_tool_call_id: string | null; messages: number; status: string }[];
+    // The root: the spawn, the answer to its acknowledgement, and the answer to the child's completion event.
+    expect(people.map((p) => [p.role, p.messages, p.status])).toEqual([
+      ['root', 3, 'completed'],
+      ['child', 2, 'completed'],
+    ]);
+    expect(people[1]!.native_id).toMatch(/^agent:main:subagent:[0-9a-f-]{36}$/);
+    expect(people[1]!.parent).toBe(people[0]!.participant);
+    const capture = join(run, row.path, 'capture', 'attempt-0001');
+    expect(readJson<Json>(join(capture, 'manifest.json'))).toMatchObject({ capture_status: 'complete', capabilities: { delegation: 'native', native_output_coverage: 'per_id' }, coverage: { method: 'per_id', status: 'verified', expected: 5, matched: 5 } });
+    const calls = readFileSync(join(capture, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    expect(calls.map((c) => c.participant_id)).toEqual([people[0]!.participant, people[0]!.participant, people[1]!.participant, people[1]!.participant, people[0]!.participant]);
+    expect(calls.every((c) => c.identity_status === 'attributed')).toBe(true);
+    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    const spawn = relations.find((x) => x.type === 'spawn')!;
+    expect(spawn).toMatchObject({ status: 'established', parent_call_id: calls[0]!.call_id, tool_call_id: people[1]!.spawn_tool_call_id, child_participant_id: people[1]!.participant });
+    expect(relations.map((x) => x.type)).toEqual(expect.arrayContaining(['spawn', 'child_completed', 'launch_acknowledged', 'result_delivered', 'result_in_context']));
+    // The result reached the parent in the last call (the completion event), not with the acknowledgement.
+    expect(relations.filter((x) => x.type === 'result_in_context').map((x) => x.in_call_id)).toEqual([calls[4]!.call_id]);
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+    await expectReprocessReproduces(run);
+    // The child is embedded in the ATIF export (expectAtifExport checks every child participant is).
+    await expectAtifExport(run);
+  }, 10 * 60_000);
+});
+
 describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 runtime, embedded exec, offline)', () => {
   it('the root turn is captured and converted; a sessions_spawn child cannot run in exec mode and is recorded as such, never made up', async () => {
     const tasks = await tasksFile('openclaw-tasks.jsonl', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'openclaw', '--capture-debug', 'full']);
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--openclaw-mode', 'exec', '--output', out, '--run-name', 'openclaw', '--capture-debug', 'full']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'openclaw');
     expect((await roller(['validate-run', run])).code).toBe(0);
+    expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBe('openclaw-embedded-exec');
     const row = info(run).samples[0]!;
     const s = sample(run, row);
     expect(s.trajectory).toMatchObject({ actf: 'trace_ACTF.json', sft: 'trace_SFT.json' });
@@ -484,7 +522,8 @@ describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 ru
     expect(people.map((p) => [p.role, p.messages])).toEqual([['root', 2]]);
     expect(people[0]!.reason).toContain('published reply runtime missing');
     const manifest = readJson<{ capture_status: string; coverage: { method: string; status: string } }>(join(run, row.path, 'capture', 'attempt-0001', 'manifest.json'));
-    expect(manifest).toMatchObject({ capture_status: 'complete', coverage: { method: 'count', status: 'verified' } });
+    // exec keeps each reply's response id too (the embedded model answers with ids): a per-id join.
+    expect(manifest).toMatchObject({ capture_status: 'complete', coverage: { method: 'per_id', status: 'verified' } });
     const actf = readJson<{ tools_source: string; system_prompt_source: string; steps: { assistant_content: { tool_calls: { name: string }[] } }[] }>(join(run, row.path, 'trace_ACTF.json'));
     expect(actf).toMatchObject({ tools_source: 'wire', system_prompt_source: 'wire' });
     expect(actf.steps[0]!.assistant_content.tool_calls.map((t) => t.name)).toEqual(['sessions_spawn']);

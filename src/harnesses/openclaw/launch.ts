@@ -1,27 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ProcessPlan } from '../../sources/process-runner.js';
 import { isolatedHomeEnv, type HarnessLaunch } from '../launch.js';
+import type { GatewaySessionSpec } from './gateway-session.js';
+
+/**
+ * How OpenClaw runs a task: through a local Gateway (default; `sessions_spawn` children run and report
+ * back), or as one embedded `agent exec` turn (no Gateway; a spawn is refused, so no child ever runs).
+ */
+export type OpenClawMode = 'gateway' | 'exec';
 
 /** Where `--state-dir` keeps OpenClaw's stores under a HOME laid out by openclawPlan. */
 export const openClawStateDir = (home: string) => join(home, '.openclaw', 'state');
 
 /**
- * `openclaw agent exec` (embedded, no Gateway) on the Node 24 runtime installed with it, offline
- * (reference/harnesses/openclaw.md): a provider `roller` (openai-completions) at the recording proxy with
- * the key from the environment, tool search off so every tool is offered, updates/Bonjour/channels/onboarding
- * off, and a state dir that is kept (without one exec deletes its store at exit).
+ * OpenClaw on the Node 24 runtime installed with it, offline (reference/harnesses/openclaw.md): a provider
+ * `roller` (openai-completions) at the recording proxy with the key from the environment, tool search off so
+ * every tool is offered, updates/Bonjour/channels/onboarding off, outbound HTTP(S) pointed at a closed port
+ * (loopback excepted), and a state dir that is kept (without one exec deletes its store at exit).
+ * Gateway mode (default) runs gateway-session.js: a loopback Gateway with a per-attempt token, the task by
+ * `openclaw agent`, and a wait for every sub-agent's completion to be delivered.
  */
-export async function openclawPlan(launch: HarnessLaunch & { runtime: string; model?: string }): Promise<ProcessPlan> {
+export async function openclawPlan(launch: HarnessLaunch & { runtime: string; model?: string; mode?: OpenClawMode; timeoutS?: number }): Promise<ProcessPlan> {
+  const mode = launch.mode ?? 'gateway';
   const state = openClawStateDir(launch.home);
   await mkdir(state, { recursive: true });
   const model = launch.model ?? 'scripted-model';
   const config = join(launch.home, '.openclaw', 'openclaw.json');
+  const port = mode === 'gateway' ? await freePort() : 0;
   await writeFile(
     config,
     JSON.stringify(
       {
         update: { checkOnStart: false },
+        ...(mode === 'gateway' ? { gateway: { mode: 'local', bind: 'loopback', port, auth: { mode: 'token', token: '${OPENCLAW_GATEWAY_TOKEN}' } } } : {}),
         models: {
           mode: 'replace',
           providers: {
@@ -34,25 +50,72 @@ export async function openclawPlan(launch: HarnessLaunch & { runtime: string; mo
           },
         },
         tools: { toolSearch: false },
-        agents: { defaults: { model: { primary: `roller/${model}` } } },
+        agents: { defaults: { model: { primary: `roller/${model}` }, ...(mode === 'gateway' ? { workspace: launch.work } : {}) } },
       },
       null,
       2,
     ),
   );
+  const env = {
+    ...isolatedHomeEnv(launch.home, join(launch.runtime, '..')),
+    TMPDIR: join(launch.home, 'tmp'), // the Gateway's file log and locks go under TMPDIR (default /tmp/openclaw)
+    NO_COLOR: '1',
+    ROLLER_PROVIDER_KEY: launch.apiKey,
+    OPENCLAW_STATE_DIR: state,
+    OPENCLAW_CONFIG_PATH: config,
+    OPENCLAW_NO_AUTO_UPDATE: '1',
+    OPENCLAW_DISABLE_BONJOUR: '1',
+    OPENCLAW_SKIP_CHANNELS: '1',
+    OPENCLAW_NO_ONBOARD: '1',
+    OPENCLAW_SKIP_ONBOARDING: '1',
+    OPENCLAW_NO_RESPAWN: '1',
+    // Anything that tries the network (the Gateway refreshes a remote model catalog) fails at once.
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    HTTP_PROXY: 'http://127.0.0.1:9',
+    NO_PROXY: '127.0.0.1,localhost,::1',
+  };
+  await mkdir(env.TMPDIR, { recursive: true });
+  if (mode === 'exec') {
+    return {
+      command: launch.runtime,
+      args: [launch.bin, 'agent', 'exec', '--config', config, '--state-dir', state, '--cwd', launch.work, '--model', `roller/${model}`, '--json', '--timeout', '600', ...(launch.extraArgs ?? []), launch.prompt],
+      cwd: launch.work,
+      env,
+    };
+  }
+  const timeoutS = launch.timeoutS ?? 600;
+  const spec: GatewaySessionSpec = {
+    bin: launch.bin,
+    port,
+    agentArgs: ['--agent', 'main', '--model', `roller/${model}`, '--json', '--timeout', String(timeoutS), ...(launch.extraArgs ?? []), '--message', launch.prompt],
+    readyTimeoutMs: 180_000,
+    settleTimeoutMs: timeoutS * 1000,
+    pollMs: 1000,
+  };
+  const specPath = join(launch.home, 'roller-gateway-session.json');
+  await writeFile(specPath, JSON.stringify(spec, null, 2));
   return {
     command: launch.runtime,
-    args: [launch.bin, 'agent', 'exec', '--config', config, '--state-dir', state, '--cwd', launch.work, '--model', `roller/${model}`, '--json', '--timeout', '600', ...(launch.extraArgs ?? []), launch.prompt],
+    args: [gatewaySessionScript(), specPath],
     cwd: launch.work,
-    env: {
-      ...isolatedHomeEnv(launch.home, join(launch.runtime, '..')),
-      ROLLER_PROVIDER_KEY: launch.apiKey,
-      OPENCLAW_NO_AUTO_UPDATE: '1',
-      OPENCLAW_DISABLE_BONJOUR: '1',
-      OPENCLAW_SKIP_CHANNELS: '1',
-      OPENCLAW_NO_ONBOARD: '1',
-      OPENCLAW_SKIP_ONBOARDING: '1',
-      OPENCLAW_NO_RESPAWN: '1',
-    },
+    // A token per attempt: only this run's CLI calls may drive its Gateway.
+    env: { ...env, OPENCLAW_GATEWAY_TOKEN: randomBytes(16).toString('hex') },
   };
+}
+
+/** The compiled launcher next to this module (under vitest, the .ts source, which Node 24 runs by stripping types). */
+function gatewaySessionScript(): string {
+  const js = fileURLToPath(new URL('./gateway-session.js', import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL('./gateway-session.ts', import.meta.url));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -23,7 +23,17 @@ export interface OpenClawSession {
   /** The trajectory trace's context.compiled event: the system prompt and tools the model was given. */
   compiled: Json | null;
   /** sessions_spawn attempts: their tool result (a child key, or the error that kept the child from running). */
-  spawns: { toolCallId: string; result: string }[];
+  spawns: { toolCallId: string; result: string; childSessionKey: string | null; accepted: boolean }[];
+  /** The session's key (session_nodes): `agent:main:main`, a child's `agent:main:subagent:<uuid>`; null if none. */
+  key: string | null;
+  /** The key of the session that spawned this one (session_nodes.parent_session_key); null for a root. */
+  parentKey: string | null;
+}
+
+/** A root session and the sub-agent sessions under it (Gateway mode), each with its parent and depth. */
+export interface OpenClawTree {
+  root: OpenClawSession;
+  children: { session: OpenClawSession; parent: OpenClawSession; depth: number }[];
 }
 
 /** The agent store under an OpenClaw state dir: agents/<agent>/agent/openclaw-agent.sqlite. */
@@ -56,6 +66,13 @@ export function readOpenClawStore(dbPath: string): OpenClawSession[] {
       list.push(JSON.parse(text) as Json);
       bySession.set(String(r.session_id), list);
     }
+    // Which session is which key, and who spawned it (a sub-agent's node names its parent's key).
+    const nodes = new Map<string, { key: string; parentKey: string | null }>();
+    if (tables.has('session_nodes')) {
+      for (const r of db.prepare('select session_key, current_session_id, parent_session_key from session_nodes').all() as Json[]) {
+        if (typeof r.current_session_id === 'string') nodes.set(r.current_session_id, { key: String(r.session_key), parentKey: typeof r.parent_session_key === 'string' ? r.parent_session_key : null });
+      }
+    }
     const compiled = new Map<string, Json>();
     for (const r of db.prepare("select event_json from trajectory_runtime_events where json_extract(event_json, '$.type') = 'context.compiled' order by seq").all() as Json[]) {
       const e = JSON.parse(String(r.event_json)) as Json;
@@ -70,37 +87,86 @@ export function readOpenClawStore(dbPath: string): OpenClawSession[] {
       const spawns = transcript.messages
         .map((m) => m.message as Json)
         .filter((m) => m.role === 'toolResult' && m.toolName === 'sessions_spawn')
-        .map((m) => ({
-          toolCallId: String(m.toolCallId),
-          result: typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? (m.content as Json[]).map((c) => String(c.text ?? '')).join('') : JSON.stringify(m.content),
-        }));
-      return { transcript, accounting, compiled: compiled.get(id) ?? null, spawns };
+        .map((m) => {
+          const result = typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? (m.content as Json[]).map((c) => String(c.text ?? '')).join('') : JSON.stringify(m.content);
+          const parsed = parseObject(result);
+          return { toolCallId: String(m.toolCallId), result, childSessionKey: typeof parsed?.childSessionKey === 'string' ? parsed.childSessionKey : null, accepted: parsed?.status === 'accepted' };
+        });
+      const node = nodes.get(id);
+      return { transcript, accounting, compiled: compiled.get(id) ?? null, spawns, key: node?.key ?? null, parentKey: node?.parentKey ?? null };
     });
   } finally {
     db.close();
   }
 }
 
-/** The root participant (children of sessions_spawn do not run in embedded exec mode: see spawns). */
-export function openClawParticipants(s: OpenClawSession): ParticipantUsage[] {
-  const [root] = piParticipants(s.transcript);
-  const failed = s.spawns.filter((x) => /"status"\s*:\s*"error"/.test(x.result));
+function parseObject(text: string): Json | null {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Root sessions with their sub-agent sessions: a session whose node names a parent key hangs under the
+ * session with that key (recursively). A session whose parent is not in the store stays a root of its own,
+ * so it is reported (several roots), never attached by guess.
+ */
+export function openClawTrees(sessions: readonly OpenClawSession[]): OpenClawTree[] {
+  const byKey = new Map(sessions.filter((s) => s.key !== null).map((s) => [s.key!, s]));
+  const roots = sessions.filter((s) => s.parentKey === null || !byKey.has(s.parentKey));
+  return roots.map((root) => {
+    const children: OpenClawTree['children'] = [];
+    const walk = (parent: OpenClawSession, depth: number): void => {
+      for (const s of sessions) {
+        if (s.parentKey !== null && s.parentKey === parent.key && s !== parent) {
+          children.push({ session: s, parent, depth });
+          walk(s, depth + 1);
+        }
+      }
+    };
+    walk(root, 1);
+    return { root, children };
+  });
+}
+
+const participantIdOf = (s: OpenClawSession) => `session:${s.transcript.id}`;
+
+/** One session's participant: tokens, requests and cost with CLI mirrors counted once (seeds/003 §5.3). */
+function participantOfSession(s: OpenClawSession, place: { parent: OpenClawSession; depth: number } | null): ParticipantUsage {
+  const [base] = piParticipants(s.transcript);
   const a = s.accounting;
+  const failed = s.spawns.filter((x) => !x.accepted && /"status"\s*:\s*"error"/.test(x.result));
   const notes = [
     failed.length > 0 ? `${failed.length} sessions_spawn call(s) made no child here: ${failed.map((f) => f.result.slice(0, 160)).join(' | ')}` : '',
     a.invalidCounters.length > 0 ? `invalid native usage counters (counted as 0): ${a.invalidCounters.join('; ')}` : '',
   ].filter(Boolean);
-  return [
-    {
-      ...root!,
-      // Mirror replies counted once (seeds/003 §5.3); the requests are the calls that produced a message.
-      tokens: { input: a.tokens.input, output: a.tokens.output, cache_read: a.tokens.cacheRead, cache_creation: a.tokens.cacheWrite, reasoning: root!.tokens.reasoning },
-      messages: a.requests,
-      cost_usd: a.cost,
-      cost_note: a.cost === null ? 'no cost reported' : 'session-reported cost, CLI mirrors credited only for what no earlier report covered',
-      reason: notes.length > 0 ? notes.join('; ') : root!.reason,
-    },
-  ];
+  const spawn = place ? place.parent.spawns.find((x) => x.childSessionKey !== null && x.childSessionKey === s.key) : undefined;
+  if (place && !spawn) notes.push(`no sessions_spawn result of ${participantIdOf(place.parent)} names ${s.key}`);
+  return {
+    ...base!,
+    participant: participantIdOf(s),
+    // A child is known by its session key: the spawn result, the completion event and the task list name it.
+    native_id: place ? s.key! : s.transcript.id,
+    role: place ? 'child' : 'root',
+    parent: place ? participantIdOf(place.parent) : null,
+    spawn_tool_call_id: spawn?.toolCallId ?? null,
+    depth: place?.depth ?? 0,
+    tokens: { input: a.tokens.input, output: a.tokens.output, cache_read: a.tokens.cacheRead, cache_creation: a.tokens.cacheWrite, reasoning: base!.tokens.reasoning },
+    messages: a.requests,
+    cost_usd: a.cost,
+    cost_note: a.cost === null ? 'no cost reported' : 'session-reported cost, CLI mirrors credited only for what no earlier report covered',
+    reason: notes.length > 0 ? notes.join('; ') : base!.reason,
+    // sessions_spawn answers "accepted" at once; the child's result comes later as a completion event.
+    spawn_result: place ? (spawn?.accepted ? 'acknowledgement' : 'result') : null,
+  };
+}
+
+/** The root participant and, in Gateway mode, one child per sub-agent session under it. */
+export function openClawParticipants(tree: OpenClawTree): ParticipantUsage[] {
+  return [participantOfSession(tree.root, null), ...tree.children.map((c) => participantOfSession(c.session, { parent: c.parent, depth: c.depth }))];
 }
 
 /**
@@ -129,13 +195,26 @@ export function openClawToActf(s: OpenClawSession, options: { wire?: readonly Ca
 }
 
 /**
- * OpenClaw's NativeCapture: the transcript keeps no response id and requests carry no session header, so a
- * call belongs to the root because it went through this run's own proxy (exec mode runs one participant);
- * coverage is the count of its assistant messages.
+ * OpenClaw's NativeCapture. Gateway runs keep each reply's response id (`responseId`, the Chat Completions
+ * id): a per-id join, like Pi, and sub-agents are participants. Embedded exec keeps none and sends no
+ * session header: a call belongs to the root because it went through this run's own proxy (exec runs one
+ * participant), and coverage is the count of its assistant messages.
  */
-export function openClawNativeCapture(s: OpenClawSession, version: string, dbPath: string): NativeCapture {
-  const participants = openClawParticipants(s);
+export function openClawNativeCapture(tree: OpenClawTree, version: string, dbPath: string): NativeCapture {
+  const participants = openClawParticipants(tree);
   const root = participants[0]!;
+  const sessions = [tree.root, ...tree.children.map((c) => c.session)];
+  const outputs = sessions.flatMap((s) => s.accounting.messages.filter((m) => m.counted).map((m) => m.entry.message as Json | undefined));
+  const perId = outputs.length > 0 && outputs.every((m) => typeof m?.responseId === 'string');
+  if (perId) {
+    return {
+      harness: { name: 'openclaw', version },
+      participants,
+      capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: true },
+      outputs: { method: 'per_id' },
+      nativeFiles: [dbPath],
+    };
+  }
   return {
     harness: { name: 'openclaw', version },
     participants,

@@ -5,7 +5,7 @@ import type { ParticipantUsage } from '../../harnesses/claude-code/participants.
 import type { ConvertibleHarness } from '../../harnesses/launch.js';
 import { nativeArchive, relativeStatusSources } from '../../harnesses/native-archive.js';
 import { perIdNativeCapture, type NativeCapture } from '../../harnesses/native-capture.js';
-import { findOpenClawStore, openClawNativeCapture, readOpenClawStore } from '../../harnesses/openclaw/store.js';
+import { findOpenClawStore, openClawNativeCapture, openClawTrees, readOpenClawStore } from '../../harnesses/openclaw/store.js';
 import { openCodeNativeCapture } from '../../harnesses/opencode/native-capture.js';
 import { findOpenCodeDb, readOpenCodeStore } from '../../harnesses/opencode/store.js';
 import type { Actf } from '../../schemas/actf.js';
@@ -140,7 +140,7 @@ async function nativeCaptureOf(src: AttemptSources, participants: ParticipantUsa
   const harness = { name: src.harness, version: src.harnessVersion };
   if (src.harness === 'openclaw') {
     const store = findOpenClawStore(src.nativeRoot);
-    const native = openClawNativeCapture(readOpenClawStore(store).find((x) => x.transcript.id === sessionId)!, src.harnessVersion, store);
+    const native = openClawNativeCapture(openClawTrees(readOpenClawStore(store)).find((t) => t.root.transcript.id === sessionId)!, src.harnessVersion, store);
     return { ...native, participants: relativeStatusSources(native.participants, src.nativeRoot) };
   }
   if (src.harness === 'opencode') {

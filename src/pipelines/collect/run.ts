@@ -1,3 +1,4 @@
+import type { OpenClawMode } from '../../harnesses/openclaw/launch.js';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,6 +42,8 @@ export interface CollectOptions {
   cacheTrace?: boolean;
   /** Pi: run with the example sub-agent extension it ships (off in roller's profile). */
   piSubagentExtension?: boolean;
+  /** OpenClaw: through a local Gateway (default; sub-agents run) or one embedded `agent exec` turn. */
+  openclawMode?: OpenClawMode;
   /** Extra paths (relative to the work dir) copied to results/legacy/ (the older --collect-path). */
   collectPaths?: string[];
   captureDebug?: 'on-error' | 'full' | 'off';
@@ -102,6 +105,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${levels.length > 0 ? `${o.harness} takes ${levels.join(', ')}` : `roller cannot set a reasoning level for ${o.harness} yet`}`);
   }
   if (o.piSubagentExtension && o.harness !== 'pi') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--pi-subagent-extension is a Pi option');
+  if (o.openclawMode && o.harness !== 'openclaw') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--openclaw-mode is an OpenClaw option');
   if (o.cacheTrace) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);
   for (const p of o.collectPaths ?? []) {
     if (p.startsWith('/') || p.split(/[\\/]/).includes('..')) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--collect-path '${p}' must stay inside the work directory`);
@@ -137,6 +141,8 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     timeout_s: o.timeoutS ?? 600,
     options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? true },
     ...(o.piSubagentExtension ? { harness_profile: 'pi-example-subagent-extension' } : {}),
+    // Embedded exec cannot run sub-agents: a different trajectory semantics from the Gateway default.
+    ...(o.openclawMode === 'exec' ? { harness_profile: 'openclaw-embedded-exec' } : {}),
   };
 
   const reusable = new Map<number, SampleInfo>();
@@ -223,6 +229,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     collectPaths: o.collectPaths ?? [],
     thinking: o.thinking ?? null,
     piSubagent: o.piSubagentExtension === true,
+    openclawMode: o.openclawMode ?? 'gateway',
     ...(docker ? { docker: { api: docker.api, image: docker.image } } : {}),
   };
   const rowOf = (info: SampleInfo, status = info.status): RunInfo['samples'][number] => ({

@@ -7,7 +7,7 @@ import type { ParticipantUsage } from '../../harnesses/claude-code/participants.
 import { claudeCodePlan, claudeConfigDir } from '../../harnesses/claude-code/launch.js';
 import { codexPlan } from '../../harnesses/codex/launch.js';
 import { opencodePlan } from '../../harnesses/opencode/launch.js';
-import { openClawStateDir, openclawPlan } from '../../harnesses/openclaw/launch.js';
+import { openClawStateDir, openclawPlan, type OpenClawMode } from '../../harnesses/openclaw/launch.js';
 import { piPlan } from '../../harnesses/pi/launch.js';
 import type { ConvertibleHarness } from '../../harnesses/launch.js';
 import type { RecordedError } from '../../schemas/common.js';
@@ -48,6 +48,8 @@ export interface SampleSettings {
   upstreams: ReadonlyMap<string, string>;
   /** Pi: enable the example sub-agent extension it ships (delegation becomes native). */
   piSubagent: boolean;
+  /** OpenClaw: Gateway (sub-agents run) or embedded exec. */
+  openclawMode: OpenClawMode;
   /** --thinking: the reasoning level asked of the harness (null: its default). */
   thinking: string | null;
   /** --collect-path: extra work-dir paths copied to results/legacy/. */
@@ -164,7 +166,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
               : s.harness === 'pi'
                 ? await piPlan({ ...step, subagentExtension: s.piSubagent })
                 : s.harness === 'openclaw'
-                  ? await openclawPlan({ ...step, runtime: s.runtime! })
+                  ? await openclawPlan({ ...step, runtime: s.runtime!, mode: s.openclawMode, timeoutS: r.task.timeout_s ?? s.timeoutS })
                   : await claudeCodePlan({ ...step, extraArgs: [...modelArgs, ...(sessionId ? ['--resume', sessionId] : [])], ...(r.model.context ? { context: r.model.context } : {}) });
         const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: out.stdout, stderrPath: out.stderr };
         outcome = s.docker

@@ -62,7 +62,8 @@ function outputToolCalls(call: Call): { id: string; name: string; arguments: str
  * a Claude Code <task-notification> holding both its task id and the spawn's tool-use id (the same text
  * without those ids is no proof), a Codex v1 wait_agent output whose status names the child's thread as
  * completed or a <subagent_notification> naming it (agent_path) as completed, or a Codex v2 FINAL_ANSWER
- * agent_message authored by the child's agent path.
+ * agent_message authored by the child's agent path, or an OpenClaw completion event (a user message from
+ * `source: subagent` naming the child's `session_key`).
  */
 export function deliveryIn(call: Call, child: { native_id: string; spawn_tool_call_id: string | null }, agentPath?: string): boolean {
   const body = (call.context ?? {}) as Json;
@@ -92,6 +93,13 @@ export function deliveryIn(call: Call, child: { native_id: string; spawn_tool_ca
         return t.includes('<subagent_notification>') && t.includes(`"agent_path":"${child.native_id}"`) && t.includes('"completed"');
       }
       return false;
+    });
+  }
+  if (call.protocol === 'openai-chat-completions') {
+    return ((body.messages ?? []) as Json[]).some((m) => {
+      if (m.role !== 'user') return false;
+      const lines = text(m.content).split('\n');
+      return lines.includes('source: subagent') && lines.includes(`session_key: ${child.native_id}`);
     });
   }
   return false;

@@ -1,0 +1,177 @@
+/**
+ * One OpenClaw task through a Gateway, as one process (so the process runner's timeout and kill reach every
+ * part of it): start `openclaw gateway run`, wait until it says it is ready, run the task with `openclaw agent
+ * --json`, wait until every sub-agent it spawned has ended and its completion has been delivered back to the
+ * requester (`openclaw tasks list --json --runtime subagent`), then stop the Gateway.
+ *
+ * Why a Gateway: `sessions_spawn` children only run inside one (embedded exec answers "published reply
+ * runtime missing"), and a child's completion reaches the parent as a later run of the parent session
+ * (`announce:v1:…`) after `openclaw agent` has returned — stopping at the agent's exit would cut it off.
+ *
+ * Runs on OpenClaw's own Node runtime, outside roller's process: Node built-ins only, and TypeScript that
+ * Node can run by stripping types (no enums, no parameter properties, no relative imports).
+ *
+ *   node gateway-session.js <spec.json>
+ *
+ * stdout: the agent's `--json` result, as it printed it. stderr: the Gateway's log, the agent's stderr and
+ * roller's own lines (prefixed "roller gateway-session:"). Exit code: the agent's, or 70 when the Gateway
+ * did not come up, 71 when sub-agents did not settle in time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export interface GatewaySessionSpec {
+  /** openclaw.mjs */
+  bin: string;
+  port: number;
+  /** `openclaw agent` arguments after `agent` (the message, --json, --timeout, …). */
+  agentArgs: string[];
+  /** How long the Gateway gets to say "ready". */
+  readyTimeoutMs: number;
+  /** How long sub-agents get, after the agent returned, to end and have their completions delivered. */
+  settleTimeoutMs: number;
+  /** Between two looks at the task list. */
+  pollMs: number;
+}
+
+/** Sub-agent task states after which nothing more happens (openclaw 2026.9.6 `tasks --status`). */
+const ENDED = new Set(['succeeded', 'failed', 'timed_out', 'cancelled', 'lost', 'blocked']);
+/** Delivery states that still lead to a run of the requester (the rest are final). */
+const DELIVERING = new Set(['pending', 'queued', 'session_queued']);
+
+interface SubagentTask {
+  runId?: string;
+  childSessionKey?: string;
+  status?: string;
+  deliveryStatus?: string;
+}
+
+const say = (line: string): void => {
+  process.stderr.write(`roller gateway-session: ${line}\n`);
+};
+
+// eslint-disable-next-line no-control-regex
+const stripAnsi = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, '');
+
+function waitForReady(gateway: ChildProcess, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let pending = '';
+    const timer = setTimeout(() => reject(new Error(`the Gateway did not report ready within ${timeoutMs / 1000} s`)), timeoutMs);
+    const onData = (chunk: Buffer): void => {
+      process.stderr.write(chunk);
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      if (lines.some((l) => /\[gateway\] ready\b/.test(stripAnsi(l)))) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    gateway.stdout?.on('data', onData);
+    gateway.stderr?.on('data', (c: Buffer) => process.stderr.write(c));
+    gateway.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the Gateway exited (${code ?? signal}) before it was ready`));
+    });
+  });
+}
+
+function run(command: string, args: string[], stdout: 'inherit' | 'capture'): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', stdout === 'inherit' ? 'inherit' : 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.once('error', (err) => {
+      say(`${args.slice(0, 2).join(' ')} could not start: ${err.message}`);
+      resolve({ code: 127, out });
+    });
+    child.once('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), out }));
+  });
+}
+
+/** The sub-agent tasks, or null when the list could not be read (said on stderr). */
+async function subagentTasks(bin: string): Promise<SubagentTask[] | null> {
+  const { code, out } = await run(process.execPath, [bin, 'tasks', 'list', '--json', '--runtime', 'subagent'], 'capture');
+  if (code !== 0) {
+    say(`openclaw tasks list exited ${code}`);
+    return null;
+  }
+  try {
+    const parsed = JSON.parse(out.slice(out.indexOf('{'))) as { tasks?: SubagentTask[] };
+    return Array.isArray(parsed.tasks) ? parsed.tasks : null;
+  } catch {
+    say(`openclaw tasks list printed no JSON: ${out.slice(0, 200)}`);
+    return null;
+  }
+}
+
+/** What was still running when the settle time ran out (said once the Gateway stopped). */
+let lastUnsettled = '';
+
+const settledTask = (t: SubagentTask): boolean => ENDED.has(String(t.status)) && !DELIVERING.has(String(t.deliveryStatus));
+
+/**
+ * Until every sub-agent task has ended and its completion is no longer on its way, seen twice in a row a
+ * poll apart (a delivery run may spawn another child between two looks). True when settled in time.
+ */
+async function waitForSubagents(spec: GatewaySessionSpec): Promise<boolean> {
+  const deadline = Date.now() + spec.settleTimeoutMs;
+  let calm = 0;
+  let last: SubagentTask[] = [];
+  while (Date.now() < deadline) {
+    const tasks = await subagentTasks(spec.bin);
+    if (tasks) last = tasks;
+    calm = tasks !== null && tasks.every(settledTask) ? calm + 1 : 0;
+    if (calm === 2) {
+      say(`${tasks!.length} sub-agent task(s) settled: ${tasks!.map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ') || 'none'}`);
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, spec.pollMs));
+  }
+  lastUnsettled = `sub-agents still running after ${spec.settleTimeoutMs / 1000} s: ${last.filter((t) => !settledTask(t)).map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ')}`;
+  return false;
+}
+
+function stop(gateway: ChildProcess): Promise<void> {
+  if (gateway.exitCode !== null || gateway.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    // The Gateway drains on SIGTERM; with nothing in flight that is quick. A hung one is killed.
+    const timer = setTimeout(() => gateway.kill('SIGKILL'), 15_000);
+    gateway.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    gateway.kill('SIGTERM');
+  });
+}
+
+async function main(): Promise<number> {
+  const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as GatewaySessionSpec;
+  const gateway = spawn(process.execPath, [spec.bin, 'gateway', 'run', '--port', String(spec.port), '--auth', 'token'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Roller's verdict is said after the Gateway stopped: the last lines of stderr are what a failed sample shows.
+  let verdict: string | null = null;
+  let code: number;
+  try {
+    await waitForReady(gateway, spec.readyTimeoutMs);
+    const agent = await run(process.execPath, [spec.bin, 'agent', ...spec.agentArgs], 'inherit');
+    code = agent.code === 0 ? await waitForSubagents(spec).then((ok) => (ok ? 0 : 71)) : agent.code;
+    if (code === 71) verdict = lastUnsettled;
+  } catch (err) {
+    verdict = (err as Error).message;
+    code = 70;
+  } finally {
+    await stop(gateway);
+  }
+  if (verdict) say(verdict);
+  return code;
+}
+
+if (process.argv[1] && /gateway-session\.(js|ts)$/.test(process.argv[1])) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      say(`failed: ${(err as Error).stack ?? String(err)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -58,7 +58,9 @@ export async function openclawPlan(launch: HarnessLaunch & { runtime: string; mo
   );
   const env = {
     ...isolatedHomeEnv(launch.home, join(launch.runtime, '..')),
-    TMPDIR: join(launch.home, 'tmp'), // the Gateway's file log and locks go under TMPDIR (default /tmp/openclaw)
+    // Scratch files stay in the attempt. (Its file log does not: OpenClaw 2026.9.6 writes /tmp/openclaw/openclaw-<date>.log
+    // whatever TMPDIR or logging.file say; the Gateway's log also reaches the sample's stderr log.)
+    TMPDIR: join(launch.home, 'tmp'),
     NO_COLOR: '1',
     ROLLER_PROVIDER_KEY: launch.apiKey,
     OPENCLAW_STATE_DIR: state,

@@ -39,6 +39,8 @@ interface Scenario {
   /** The sub-agents' requests must carry tool lists of their own: different from each other's. */
   distinctTools?: boolean;
   extraArgs?: string[];
+  /** Codex agent roles written to its config (see CodexLaunch.roles). */
+  codexRoles?: Record<string, { description: string; config: string }>;
   skip?: { status: 'not_applicable' | 'not_run'; reason: string };
 }
 
@@ -73,11 +75,15 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
     { name: 'a tool error inside a sub-agent', prompt: '[MAIN:wait-error] a failing read', agents: 1 },
     { name: 'sub-agents sharing a file', prompt: '[MAIN:wait-shared] a writer, then a reader', agents: 2 },
     {
+      // A user-defined agent role (config.toml [agents.reader] + reader.toml, layered on the child's config):
+      // spawn_agent then offers agent_type, and the reader's role turns the shell tool off (and names another
+      // model) — its requests offer other tools than the default child's. (web_search, [tools] view_image and
+      // [features] goals in a role file change nothing in 0.171.0: measured.)
       name: 'sub-agents with different tool configurations',
-      skip: {
-        status: 'not_run',
-        reason: "spawn_agent in 0.171.0 takes message/items, fork_context, model and reasoning_effort; no way to give a child other tools was found (agent_role's effect is unverified)",
-      },
+      prompt: '[MAIN:wait-tools] a default and a reader sub-agent',
+      agents: 2,
+      distinctTools: true,
+      codexRoles: { reader: { description: 'Reads and reports without a shell.', config: 'model = "scripted-reader"\n[features]\nshell_tool = false\n' } },
     },
   ],
 };
@@ -115,7 +121,7 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   if (scenario.distinctTools) {
     // What each sub-agent was actually offered (its captured requests), never the parent's list copied over.
     const toolsOf = (p: ParticipantUsage) =>
-      JSON.stringify([...new Set(attributed.filter((c) => c.participant_id === p.participant).flatMap((c) => (((c.context as Json | null)?.tools ?? []) as Json[]).map((t) => String(t.name))))].sort());
+      JSON.stringify([...new Set(attributed.filter((c) => c.participant_id === p.participant).flatMap((c) => (((c.context as Json | null)?.tools ?? []) as Json[]).map((t) => String(t.name ?? t.type))))].sort());
     const sets = new Set(children.map(toolsOf));
     if (sets.size !== children.length) fails.push(`the sub-agents were offered the same tools (${[...sets].join(' | ')})`);
   }
@@ -150,7 +156,7 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
   }
   const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off' });
   const launch = { bin, prompt: scenario.prompt!, home, work, baseUrl: proxy.url, apiKey: 'roller-verify-dummy-key' };
-  const plan: ProcessPlan = harness === 'codex' ? await codexPlan({ ...launch, ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}) }) : await claudeCodePlan(launch);
+  const plan: ProcessPlan = harness === 'codex' ? await codexPlan({ ...launch, ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}), ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}) }) : await claudeCodePlan(launch);
   const outcome = await runProcess(plan, { timeoutMs: 240_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
   await proxy.close();
   await done;

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { ProcessPlan } from '../../sources/process-runner.js';
 import type { HarnessLaunch } from '../launch.js';
 
@@ -18,6 +19,11 @@ export interface CodexLaunch extends HarnessLaunch {
    * `--last`, which picks the newest rollout — after a delegation that is a child's (seeds/000).
    */
   resumeThreadId?: string;
+  /**
+   * Agent roles (config.toml `[agents.<name>]`): each a description and the TOML its children's config is
+   * layered with (written to <home>/<name>.toml). With one defined, spawn_agent offers `agent_type`.
+   */
+  roles?: Readonly<Record<string, { description: string; config: string }>>;
 }
 
 const toml = (s: string) => JSON.stringify(s); // a TOML basic string is JSON-compatible for these values
@@ -27,7 +33,7 @@ const toml = (s: string) => JSON.stringify(s); // a TOML basic string is JSON-co
  * (wire_api responses), approvals never, and the features that phone home at start-up off (plugins,
  * remote_plugin, apps, tool_suggest, skill_mcp_dependency_install); no login shell.
  */
-export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders' | 'websocket'>): string {
+export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders' | 'websocket' | 'roles'>): string {
   const headers = Object.entries(launch.rollerHeaders ?? {})
     .map(([k, v]) => `${toml(k)} = ${toml(v)}`)
     .join(', ');
@@ -65,6 +71,7 @@ export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders
     'tool_suggest = false',
     'skill_mcp_dependency_install = false',
     '',
+    ...Object.entries(launch.roles ?? {}).flatMap(([name, r]) => [`[agents.${name}]`, `description = ${toml(r.description)}`, `config_file = ${toml(`${name}.toml`)}`, '']),
   ].join('\n');
 }
 
@@ -74,7 +81,12 @@ export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders
  */
 export async function codexPlan(launch: CodexLaunch): Promise<ProcessPlan> {
   await mkdir(launch.home, { recursive: true });
+  for (const name of Object.keys(launch.roles ?? {})) {
+    // A TOML bare key and a file name both.
+    if (!/^[a-z][a-z0-9_-]*$/.test(name)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `codex agent role '${name}': use lowercase letters, digits, _ and -`);
+  }
   await writeFile(join(launch.home, 'config.toml'), codexConfig(launch));
+  for (const [name, role] of Object.entries(launch.roles ?? {})) await writeFile(join(launch.home, `${name}.toml`), role.config);
   const nowhere = 'http://127.0.0.1:9';
   return {
     command: launch.bin,

@@ -345,6 +345,26 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      // Codex: a default child and one of the user-defined role "reader" (config.toml [agents.reader], whose
+      // role file turns the shell tool off): the two are offered different tools. One after the other, each
+      // waited for by its own id (a wait on both returns at the first completion, and a root that answers
+      // then would abort the other child).
+      name: 'codex-tool-configs',
+      match: '[MAIN:wait-tools]',
+      turns: [
+        { tool_calls: [[{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.' } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:T] Answer from what you know, without tools.', agent_type: 'reader' } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } }]] },
+        { text: 'ROOT-DONE: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'sub-agent-no-tools',
+      match: '[SUB:T]',
+      turns: [{ text: 'Sub-agent T: answered without tools.' }],
+    },
+    {
       // Two sub-agents of different types: a general-purpose one and a read-only custom agent ("reader",
       // defined by the project). Each must keep its own tools, not the parent's.
       name: 'delegate-tool-configs',

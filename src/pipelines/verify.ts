@@ -41,6 +41,8 @@ interface Scenario {
   extraArgs?: string[];
   /** Codex agent roles written to its config (see CodexLaunch.roles). */
   codexRoles?: Record<string, { description: string; config: string }>;
+  /** Codex `[agents] max_depth`. */
+  codexMaxDepth?: number;
   skip?: { status: 'not_applicable' | 'not_run'; reason: string };
 }
 
@@ -85,6 +87,7 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
       distinctTools: true,
       codexRoles: { reader: { description: 'Reads and reports without a shell.', config: 'model = "scripted-reader"\n[features]\nshell_tool = false\n' } },
     },
+    { name: 'nested sub-agents (root, child, grandchild)', prompt: '[MAIN:wait-nested] a sub-agent that delegates again', agents: 2, depth: 2, codexMaxDepth: 2 },
   ],
 };
 
@@ -156,7 +159,7 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
   }
   const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off' });
   const launch = { bin, prompt: scenario.prompt!, home, work, baseUrl: proxy.url, apiKey: 'roller-verify-dummy-key' };
-  const plan: ProcessPlan = harness === 'codex' ? await codexPlan({ ...launch, ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}), ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}) }) : await claudeCodePlan(launch);
+  const plan: ProcessPlan = harness === 'codex' ? await codexPlan({ ...launch, ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}), ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}), ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}) }) : await claudeCodePlan(launch);
   const outcome = await runProcess(plan, { timeoutMs: 240_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
   await proxy.close();
   await done;

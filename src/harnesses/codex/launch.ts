@@ -24,6 +24,8 @@ export interface CodexLaunch extends HarnessLaunch {
    * layered with (written to <home>/<name>.toml). With one defined, spawn_agent offers `agent_type`.
    */
   roles?: Readonly<Record<string, { description: string; config: string }>>;
+  /** `[agents] max_depth`: how deep sub-agents may spawn their own (Codex's default lets only the root spawn). */
+  agentsMaxDepth?: number;
 }
 
 const toml = (s: string) => JSON.stringify(s); // a TOML basic string is JSON-compatible for these values
@@ -33,7 +35,7 @@ const toml = (s: string) => JSON.stringify(s); // a TOML basic string is JSON-co
  * (wire_api responses), approvals never, and the features that phone home at start-up off (plugins,
  * remote_plugin, apps, tool_suggest, skill_mcp_dependency_install); no login shell.
  */
-export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders' | 'websocket' | 'roles'>): string {
+export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders' | 'websocket' | 'roles' | 'agentsMaxDepth'>): string {
   const headers = Object.entries(launch.rollerHeaders ?? {})
     .map(([k, v]) => `${toml(k)} = ${toml(v)}`)
     .join(', ');
@@ -71,6 +73,7 @@ export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders
     'tool_suggest = false',
     'skill_mcp_dependency_install = false',
     '',
+    ...(launch.agentsMaxDepth === undefined ? [] : ['[agents]', `max_depth = ${launch.agentsMaxDepth}`, '']),
     ...Object.entries(launch.roles ?? {}).flatMap(([name, r]) => [`[agents.${name}]`, `description = ${toml(r.description)}`, `config_file = ${toml(`${name}.toml`)}`, '']),
   ].join('\n');
 }

@@ -360,6 +360,25 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      // Codex root -> child -> grandchild ([agents] max_depth = 2): the child spawns and waits in turn.
+      name: 'codex-nested',
+      match: '[MAIN:wait-nested]',
+      turns: [
+        { tool_calls: [[{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:CN] Delegate to a sub-agent: [SUB:A] read notes.txt in {{cwd}}.' } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } }]] },
+        { text: 'ROOT-DONE: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'codex-sub-agent-nesting',
+      match: '[SUB:CN]',
+      turns: [
+        { tool_calls: [[{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.' } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } }]] },
+        { text: 'Sub-agent CN relays: {{last_tool_result}}' },
+      ],
+    },
+    {
       name: 'sub-agent-no-tools',
       match: '[SUB:T]',
       turns: [{ text: 'Sub-agent T: answered without tools.' }],

@@ -20,6 +20,11 @@ describe('codex launch: agent roles', () => {
     expect(codexConfig({ baseUrl: 'http://127.0.0.1:1' })).not.toContain('[agents');
   });
 
+  it('[agents] max_depth beside the roles: a child may spawn in turn', () => {
+    const config = codexConfig({ baseUrl: 'http://127.0.0.1:1', agentsMaxDepth: 2, roles: { reader: { description: 'r', config: '' } } });
+    expect(config).toContain('[agents]\nmax_depth = 2\n\n[agents.reader]\n');
+  });
+
   it('a role name that is no TOML bare key is refused', async () => {
     await expect(codexPlan({ bin: 'codex', prompt: 'p', home: join(tmp.path, 'h2'), work: tmp.path, baseUrl: 'http://127.0.0.1:1', apiKey: 'k', roles: { 'a b': { description: 'x', config: '' } } })).rejects.toThrow(/lowercase letters/);
   });

@@ -58,7 +58,9 @@ export async function startProxyPipeline(options: ProxyPipelineOptions): Promise
           outDir: options.outDir,
           wireTrace: options.wireTrace,
           nice: options.projectionNice ?? 19,
-          yieldTo: { quietMs: 10, maxLagMs: options.projectionMaxLagMs ?? 5000 },
+          // Quiet = no exchange open and nothing written for 50 ms: between a harness's model calls (seconds of model
+          // latency, tool runs) that is most of the time; under a continuous load a gap between two requests is not.
+          yieldTo: { quietMs: 50, maxLagMs: options.projectionMaxLagMs ?? 5000 },
           ...(options.maxJsonResponseBytes === undefined ? {} : { maxJsonResponseBytes: options.maxJsonResponseBytes }),
           ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
         });

@@ -90,6 +90,9 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
         if (header.k === 'q') body = wholeRequestBody(header, body, window, options.bodies);
         yield { c: header.c, k: header.k, ...(header.m === undefined ? {} : { m: header.m }), body, offset: pendingOffset + at };
         at = end + 1;
+        // A request is the costly frame to project (its body parsed, later its response decoded): look again
+        // whether forwarding needs the CPU, not only once per read of up to readBytes (tens of calls).
+        if (header.k === 'q' && options.follow && options.yieldTo) await untilQuiet(options.follow, options.yieldTo.quietMs, caughtUpAt + options.yieldTo.maxLagMs);
       }
       pending = pending.subarray(at);
       pendingOffset += at;

@@ -71,6 +71,8 @@ export function decide(script: Script, c: Conversation): Reply {
   const vars = {
     last_agent_id: lastAgentId,
     agent_ids: JSON.stringify(agentIds),
+    // Each spawned agent by order (agent_id_0, agent_id_1, ...): to wait for one child after another.
+    ...Object.fromEntries(agentIds.map((id, i) => [`agent_id_${i}`, id])),
     last_user_text: lastUser && lastUser.kind === 'user' ? lastUser.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '',
     cwd: findCwd(c.haystack),
     last_tool_result: lastResult && lastResult.kind === 'tool_result' ? lastResult.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '(no tool result)',

@@ -6,7 +6,7 @@ import { formatJsonPath } from '../../core/json-locate.js';
 /** A tool the script wants to call: the first alternative the request offers is used. */
 const ToolChoice = z.strictObject({
   name: z.string().min(1).describe('tool name as offered; "namespace/name" for a Responses namespace tool'),
-  input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}}, {{last_tool_result}}, {{last_user_text}} and {{last_agent_id}} are filled in'),
+  input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}}, {{last_tool_result}}, {{last_user_text}}, {{last_agent_id}} and {{agent_id_N}} (the N-th spawned agent, from 0) are filled in; "{{agent_ids}}" alone becomes the list'),
   input_if_property: z.record(z.string(), z.unknown()).optional().describe('added to input only when the tool schema has that property'),
 });
 
@@ -243,9 +243,10 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
             [{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:B] List the files in {{cwd}}.' } }],
           ],
         },
-        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: '{{agent_ids}}' } }]] },
-        // wait_agent returns at the first completion: wait again so that both results are in before answering.
-        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: '{{agent_ids}}' } }]] },
+        // One wait per child, by its own id: a wait on both returns at the first completion, and a second one
+        // on both at once (one is final already) — a root that answered then would abort the other child.
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{agent_id_0}}'] } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{agent_id_1}}'] } }]] },
         { text: 'ROOT-DONE: {{last_tool_result}}' },
       ],
     },
@@ -259,9 +260,10 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
             [{ name: 'multi_agent_v1/spawn_agent', input: { message: '[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.' } }],
           ],
         },
-        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: '{{agent_ids}}' } }]] },
-        // wait_agent returns at the first completion: wait again so that both results are in before answering.
-        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: '{{agent_ids}}' } }]] },
+        // One wait per child, by its own id: a wait on both returns at the first completion, and a second one
+        // on both at once (one is final already) — a root that answered then would abort the other child.
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{agent_id_0}}'] } }]] },
+        { tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: ['{{agent_id_1}}'] } }]] },
         { text: 'ROOT-DONE: {{last_tool_result}}' },
       ],
     },

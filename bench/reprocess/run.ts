@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { archiveJsonl, generateArchive, sizeOf } from './generate.js';
+import { parseLines } from './parse-lines.js';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
@@ -76,13 +77,7 @@ function parseLimit(files: string[]): { mbps: number; bytes: number } {
   for (const f of files) {
     const buf = readFileSync(f);
     const t = process.hrtime.bigint();
-    let start = 0;
-    for (let nl = buf.indexOf(10); ; nl = buf.indexOf(10, start)) {
-      const end = nl === -1 ? buf.length : nl;
-      if (end > start) JSON.parse(buf.toString('utf8', start, end));
-      if (nl === -1) break;
-      start = nl + 1;
-    }
+    parseLines(buf);
     seconds += Number(process.hrtime.bigint() - t) / 1e9;
     bytes += buf.length;
   }
@@ -103,25 +98,9 @@ async function parallelParseLimit(files: string[]): Promise<number> {
     halves[k]!.push(f);
     load[k]! += statSync(f).size;
   }
-  const code = `
-    const { readFileSync } = require('node:fs');
-    const { parentPort, workerData } = require('node:worker_threads');
-    let bytes = 0;
-    for (const f of workerData) {
-      const buf = readFileSync(f);
-      let start = 0;
-      for (let nl = buf.indexOf(10); ; nl = buf.indexOf(10, start)) {
-        const end = nl === -1 ? buf.length : nl;
-        if (end > start) JSON.parse(buf.toString('utf8', start, end));
-        if (nl === -1) break;
-        start = nl + 1;
-      }
-      bytes += buf.length;
-    }
-    parentPort.postMessage(bytes);`;
   const t = process.hrtime.bigint();
   const bytes = await Promise.all(halves.map((h) => new Promise<number>((resolve, reject) => {
-    const w = new Worker(code, { eval: true, workerData: h });
+    const w = new Worker(new URL('./parse-lines.js', import.meta.url), { workerData: h });
     w.once('message', resolve);
     w.once('error', reject);
   })));

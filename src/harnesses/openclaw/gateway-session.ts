@@ -11,7 +11,7 @@
  * Runs on OpenClaw's own Node runtime, outside roller's process: Node built-ins only, and TypeScript that
  * Node can run by stripping types (no enums, no parameter properties, no relative imports).
  *
- *   node gateway-session.js <spec.json>
+ *   node roller-gateway-session.mjs <spec.json>     (collect copies it into the attempt's HOME)
  *
  * stdout: the agent's `--json` result, as it printed it. stderr: the Gateway's log, the agent's stderr and
  * roller's own lines (prefixed "roller gateway-session:"). Exit code: the agent's, or 70 when the Gateway
@@ -166,7 +166,7 @@ async function main(): Promise<number> {
   return code;
 }
 
-if (process.argv[1] && /gateway-session\.(js|ts)$/.test(process.argv[1])) {
+if (process.argv[1] && /gateway-session\.(js|ts|mjs|mts)$/.test(process.argv[1])) {
   main().then(
     (code) => process.exit(code),
     (err: unknown) => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,9 +96,14 @@ export async function openclawPlan(launch: HarnessLaunch & { runtime: string; mo
   };
   const specPath = join(launch.home, 'roller-gateway-session.json');
   await writeFile(specPath, JSON.stringify(spec, null, 2));
+  // The launcher goes into the attempt's HOME beside its spec: a container (--runner docker) mounts HOME, not
+  // roller's install. As .mjs/.mts: no package.json there says "module".
+  const source = gatewaySessionScript();
+  const script = join(launch.home, `roller-gateway-session${source.endsWith('.ts') ? '.mts' : '.mjs'}`);
+  await copyFile(source, script);
   return {
     command: launch.runtime,
-    args: [gatewaySessionScript(), specPath],
+    args: [script, specPath],
     cwd: launch.work,
     // A token per attempt: only this run's CLI calls may drive its Gateway.
     env: { ...env, OPENCLAW_GATEWAY_TOKEN: randomBytes(16).toString('hex') },

@@ -504,6 +504,32 @@ describe('roller collect with OpenClaw through its Gateway (the default: real op
     // The child is embedded in the ATIF export (expectAtifExport checks every child participant is).
     await expectAtifExport(run);
   }, 10 * 60_000);
+
+  it('nested: a child that spawns again — root, child and grandchild, each joined by response id, each completion found where it was delivered', async () => {
+    const tasks = await tasksFile('openclaw-nested-tasks.jsonl', [{ id: 'nested', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'openclaw-nested']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'openclaw-nested');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const row = info(run).samples[0]!;
+    const people = sample(run, row).runtime.participants as { participant: string; role: string; parent: string | null; depth: number; status: string }[];
+    expect(people.map((p) => [p.role, p.depth, p.status])).toEqual([
+      ['root', 0, 'completed'],
+      ['child', 1, 'completed'],
+      ['child', 2, 'completed'],
+    ]);
+    expect(people[2]!.parent).toBe(people[1]!.participant);
+    const capture = join(run, row.path, 'capture', 'attempt-0001');
+    expect(readJson<Json>(join(capture, 'manifest.json'))).toMatchObject({ capture_status: 'complete', coverage: { method: 'per_id', status: 'verified' } });
+    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    for (const child of people.slice(1)) {
+      const mine = relations.filter((x) => x.child_participant_id === child.participant && x.status === 'established').map((x) => x.type);
+      expect(mine, child.participant).toEqual(expect.arrayContaining(['spawn', 'child_completed', 'result_delivered', 'result_in_context']));
+      // The grandchild's result reaches the child, the child's the root: the parent of each relation is its spawner.
+      expect(relations.filter((x) => x.child_participant_id === child.participant).every((x) => x.parent_participant_id === child.parent)).toBe(true);
+    }
+  }, 10 * 60_000);
 });
 
 describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 runtime, embedded exec, offline)', () => {

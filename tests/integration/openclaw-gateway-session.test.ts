@@ -20,7 +20,7 @@ let n = 0;
 async function session(mode: string, spec: Partial<GatewaySessionSpec> = {}): Promise<{ code: number | null; stdout: string; stderr: string; events: string[] }> {
   const dir = join(tmp.path, `s${++n}`);
   mkdirSync(dir);
-  const full: GatewaySessionSpec = { bin: fakeCli, port: 45678, agentArgs: ['--agent', 'main', '--json', '--message', 'hello'], readyTimeoutMs: 10_000, settleTimeoutMs: 20_000, pollMs: 20, ...spec };
+  const full: GatewaySessionSpec = { bin: fakeCli, port: 45678, agentArgs: ['--agent', 'main', '--json', '--message', 'hello'], readyTimeoutMs: 10_000, settleTimeoutMs: 20_000, pollMs: 20, idlePollMs: 20, ...spec };
   writeFileSync(join(dir, 'spec.json'), JSON.stringify(full));
   const child = spawn(process.execPath, [launcher, join(dir, 'spec.json')], { env: { ...process.env, FAKE_DIR: dir, FAKE_MODE: mode }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -40,6 +40,15 @@ describe('OpenClaw gateway-session launcher', () => {
     // Poll 1: running; poll 2: ended but its completion still pending; polls 3 and 4: settled.
     expect(r.events).toEqual(['gateway --port 45678 --auth token', 'agent --agent main --json --message hello', 'tasks 1', 'tasks 2', 'tasks 3', 'tasks 4', 'gateway stopped']);
     expect(r.stderr).toContain('roller gateway-session: 1 sub-agent task(s) settled: agent:main:subagent:1 succeeded/delivered');
+  }, 30_000);
+
+  it('while sub-agents run, the task list is read again when the Gateway logs a run’s end, not on a timer', async () => {
+    const started = Date.now();
+    // The fallback timer is far beyond the test's time: only the logged run ends can drive the four looks.
+    const r = await session('run-ends', { idlePollMs: 600_000, pollMs: 600_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.events.filter((e) => e.startsWith('tasks'))).toEqual(['tasks 1', 'tasks 2', 'tasks 3', 'tasks 4']);
+    expect(Date.now() - started).toBeLessThan(20_000);
   }, 30_000);
 
   it('a Gateway that exits before it is ready: exit 70, said on stderr, no agent run', async () => {

@@ -30,8 +30,13 @@ export interface GatewaySessionSpec {
   readyTimeoutMs: number;
   /** How long sub-agents get, after the agent returned, to end and have their completions delivered. */
   settleTimeoutMs: number;
-  /** Between two looks at the task list. */
+  /** Between the two looks at the task list that confirm it settled. */
   pollMs: number;
+  /**
+   * The longest wait between looks while sub-agents run: a look is taken as soon as the Gateway logs that
+   * a run ended, so this is only the fallback when its log says nothing (a look costs ~2 s of CPU).
+   */
+  idlePollMs?: number;
 }
 
 /** Sub-agent task states after which nothing more happens (openclaw 2026.9.6 `tasks --status`). */
@@ -53,6 +58,24 @@ const say = (line: string): void => {
 // eslint-disable-next-line no-control-regex
 const stripAnsi = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, '');
 
+/** Agent runs the Gateway logged as ended (a sub-agent's, or a delivery run of its parent), and who waits for the next. */
+let runsEnded = 0;
+let onRunEnded: (() => void) | null = null;
+
+/** Until the Gateway has logged more run ends than `seen`, or `ms` passed. */
+function runEndOrTimeout(ms: number, seen: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (runsEnded !== seen) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      onRunEnded = null;
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    onRunEnded = done;
+  });
+}
+
 function waitForReady(gateway: ChildProcess, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let pending = '';
@@ -60,11 +83,16 @@ function waitForReady(gateway: ChildProcess, timeoutMs: number): Promise<void> {
     const onData = (chunk: Buffer): void => {
       process.stderr.write(chunk);
       pending += chunk.toString('utf8');
-      const lines = pending.split('\n');
+      const lines = pending.split('\n').map(stripAnsi);
       pending = lines.pop() ?? '';
-      if (lines.some((l) => /\[gateway\] ready\b/.test(stripAnsi(l)))) {
+      if (lines.some((l) => /\[gateway\] ready\b/.test(l))) {
         clearTimeout(timer);
         resolve();
+      }
+      const ends = lines.filter((l) => /\[agent\] run \S+ ended\b/.test(l)).length;
+      if (ends > 0) {
+        runsEnded += ends;
+        onRunEnded?.();
       }
     };
     gateway.stdout?.on('data', onData);
@@ -119,6 +147,7 @@ async function waitForSubagents(spec: GatewaySessionSpec): Promise<boolean> {
   let calm = 0;
   let last: SubagentTask[] = [];
   while (Date.now() < deadline) {
+    const seen = runsEnded; // a run that ends while the list is being read is not missed
     const tasks = await subagentTasks(spec.bin);
     if (tasks) last = tasks;
     calm = tasks !== null && tasks.every(settledTask) ? calm + 1 : 0;
@@ -126,7 +155,8 @@ async function waitForSubagents(spec: GatewaySessionSpec): Promise<boolean> {
       say(`${tasks!.length} sub-agent task(s) settled: ${tasks!.map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ') || 'none'}`);
       return true;
     }
-    await new Promise((r) => setTimeout(r, spec.pollMs));
+    // Settled once: confirm after a short pause (or at the next run's end). Not yet: look again when a run ends.
+    await runEndOrTimeout(Math.min(calm === 1 ? spec.pollMs : spec.idlePollMs ?? 10_000, Math.max(0, deadline - Date.now())), seen);
   }
   lastUnsettled = `sub-agents still running after ${spec.settleTimeoutMs / 1000} s: ${last.filter((t) => !settledTask(t)).map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ')}`;
   return false;

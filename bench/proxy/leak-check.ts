@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { startProxyPipeline } from '../../src/pipelines/proxy.js';
 import { startScriptedModel } from '../../src/sources/scripted-model/server.js';
-import { DEFAULT_SCRIPT } from '../../src/sources/scripted-model/script.js';
+import { DEFAULT_SCRIPT } from '../../src/sources/scripted-model/default-script.js';
 
 const model = await startScriptedModel({ script: { ...DEFAULT_SCRIPT, max_requests: 1e9 } });
 const { proxy, done } = await startProxyPipeline({ upstream: model.url, outDir: mkdtempSync(join(tmpdir(), 'roller-leak-')), wireTrace: 'full' });

@@ -29,6 +29,16 @@ function roller(args: string[], options: { onStderr?: (text: string, child: Retu
 }
 
 /** A tasks JSONL file of these tasks, in the test's temp dir. */
+/** `roller collect` of `tasks` into runs/<runName> with the given options; the run must succeed and validate. */
+async function collectValidRun(runName: string, tasks: object[], options: string[]): Promise<string> {
+  const out = join(tmp.path, 'runs');
+  const r = await roller(['collect', '--tasks', await tasksFile(`${runName}.jsonl`, tasks), '--output', out, '--run-name', runName, ...options]);
+  expect(r.code, r.stderr).toBe(0);
+  const run = join(out, runName);
+  expect((await roller(['validate-run', run])).code).toBe(0);
+  return run;
+}
+
 async function tasksFile(name: string, tasks: object[]): Promise<string> {
   const path = join(tmp.path, name);
   await writeFile(path, tasks.map((t) => JSON.stringify(t)).join('\n'));
@@ -36,6 +46,7 @@ async function tasksFile(name: string, tasks: object[]): Promise<string> {
 }
 
 const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
+const readJsonl = (path: string): Json[] => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
 const info = (run: string) => readJson<RunInfo>(join(run, 'info.json'));
 const sample = (run: string, row: RunInfo['samples'][number]) => readJson<SampleInfo>(join(run, row.path, 'info.json'));
 
@@ -123,7 +134,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     const capture = join(run, rows[2]!.path, 'capture', 'attempt-0001');
     const manifest = readJson<{ capture_status: string; coverage: { status: string } }>(join(capture, 'manifest.json'));
     expect(manifest).toMatchObject({ capture_status: 'complete', coverage: { status: 'verified' } });
-    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    const relations = readJsonl(join(capture, 'relations.jsonl')).map((x) => x.type as string);
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
     // No credential value in any file of the run.
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
@@ -403,7 +414,7 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
     const capture = join(run, rows[1]!.path, 'capture', 'attempt-0001');
     const manifest = readJson<{ capture_status: string; capabilities: { native_output_coverage: string }; coverage: { method: string; status: string } }>(join(capture, 'manifest.json'));
     expect(manifest).toMatchObject({ capture_status: 'complete', capabilities: { native_output_coverage: 'count' }, coverage: { method: 'count', status: 'verified' } });
-    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    const relations = readJsonl(join(capture, 'relations.jsonl')).map((x) => x.type as string);
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
@@ -413,12 +424,7 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
 
 describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => {
   it("calls join the session by responseId; roller's injected header is removed before forwarding and kept as identity", async () => {
-    const tasks = await tasksFile('pi-tasks.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.' }, { id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }]);
-    const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--output', out, '--run-name', 'pi', '--capture-debug', 'full']);
-    expect(r.code, r.stderr).toBe(0);
-    const run = join(out, 'pi');
-    expect((await roller(['validate-run', run])).code).toBe(0);
+    const run = await collectValidRun('pi', [{ id: 'hello', prompt: '[HELLO] Say hello.' }, { id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }], ['--harness', 'pi', '--capture-debug', 'full']);
     for (const row of info(run).samples) {
       const s = sample(run, row);
       expect(s.trajectory).toMatchObject({ raw_schema: 'roller.pi-events/v1', actf: 'trace_ACTF.json', sft: 'trace_SFT.json' });
@@ -442,12 +448,7 @@ describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => 
 
 describe('roller collect with Pi and its example sub-agent extension', () => {
   it('the child pi process (no session file of its own) is a participant, joined to its calls by responseId, with its relations', async () => {
-    const tasks = await tasksFile('pi-sub-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use the subagent tool to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
-    const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'pi', '--pi-subagent-extension', '--output', out, '--run-name', 'pi-sub', '--capture-debug', 'full', '--concurrency', '2']);
-    expect(r.code, r.stderr).toBe(0);
-    const run = join(out, 'pi-sub');
-    expect((await roller(['validate-run', run])).code).toBe(0);
+    const run = await collectValidRun('pi-sub', [{ id: 'delegate', prompt: '[MAIN:single] Use the subagent tool to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }], ['--harness', 'pi', '--pi-subagent-extension', '--capture-debug', 'full', '--concurrency', '2']);
     const row = info(run).samples[0]!;
     const people = sample(run, row).runtime.participants as { role: string; spawn_tool_call_id: string | null; messages: number }[];
     expect(people.map((p) => [p.role, p.messages])).toEqual([
@@ -461,7 +462,7 @@ describe('roller collect with Pi and its example sub-agent extension', () => {
       capabilities: { delegation: 'native' },
       coverage: { status: 'verified' },
     });
-    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    const relations = readJsonl(join(capture, 'relations.jsonl')).map((x) => x.type as string);
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
     expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBe('pi-example-subagent-extension');
     await expectReprocessReproduces(run);
@@ -471,12 +472,7 @@ describe('roller collect with Pi and its example sub-agent extension', () => {
 
 describe('roller collect with OpenClaw through its Gateway (the default: real openclaw 2026.9.6, offline)', () => {
   it('a sessions_spawn child runs, is a participant joined by response id, and its completion event is found in the parent’s later input', async () => {
-    const tasks = await tasksFile('openclaw-gateway-tasks.jsonl', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
-    const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'openclaw-gateway', '--capture-debug', 'full']);
-    expect(r.code, r.stderr).toBe(0);
-    const run = join(out, 'openclaw-gateway');
-    expect((await roller(['validate-run', run])).code).toBe(0);
+    const run = await collectValidRun('openclaw-gateway', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }], ['--harness', 'openclaw', '--capture-debug', 'full']);
     expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBeUndefined();
     const row = info(run).samples[0]!;
     const s = sample(run, row);
@@ -490,10 +486,10 @@ describe('roller collect with OpenClaw through its Gateway (the default: real op
     expect(people[1]!.parent).toBe(people[0]!.participant);
     const capture = join(run, row.path, 'capture', 'attempt-0001');
     expect(readJson<Json>(join(capture, 'manifest.json'))).toMatchObject({ capture_status: 'complete', capabilities: { delegation: 'native', native_output_coverage: 'per_id' }, coverage: { method: 'per_id', status: 'verified', expected: 5, matched: 5 } });
-    const calls = readFileSync(join(capture, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    const calls = readJsonl(join(capture, 'calls.jsonl'));
     expect(calls.map((c) => c.participant_id)).toEqual([people[0]!.participant, people[0]!.participant, people[1]!.participant, people[1]!.participant, people[0]!.participant]);
     expect(calls.every((c) => c.identity_status === 'attributed')).toBe(true);
-    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    const relations = readJsonl(join(capture, 'relations.jsonl'));
     const spawn = relations.find((x) => x.type === 'spawn')!;
     expect(spawn).toMatchObject({ status: 'established', parent_call_id: calls[0]!.call_id, tool_call_id: people[1]!.spawn_tool_call_id, child_participant_id: people[1]!.participant });
     expect(relations.map((x) => x.type)).toEqual(expect.arrayContaining(['spawn', 'child_completed', 'launch_acknowledged', 'result_delivered', 'result_in_context']));
@@ -506,12 +502,7 @@ describe('roller collect with OpenClaw through its Gateway (the default: real op
   }, 10 * 60_000);
 
   it('nested: a child that spawns again — root, child and grandchild, each joined by response id, each completion found where it was delivered', async () => {
-    const tasks = await tasksFile('openclaw-nested-tasks.jsonl', [{ id: 'nested', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
-    const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'openclaw-nested']);
-    expect(r.code, r.stderr).toBe(0);
-    const run = join(out, 'openclaw-nested');
-    expect((await roller(['validate-run', run])).code).toBe(0);
+    const run = await collectValidRun('openclaw-nested', [{ id: 'nested', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }], ['--harness', 'openclaw']);
     const row = info(run).samples[0]!;
     const people = sample(run, row).runtime.participants as { participant: string; role: string; parent: string | null; depth: number; status: string }[];
     expect(people.map((p) => [p.role, p.depth, p.status])).toEqual([
@@ -522,7 +513,7 @@ describe('roller collect with OpenClaw through its Gateway (the default: real op
     expect(people[2]!.parent).toBe(people[1]!.participant);
     const capture = join(run, row.path, 'capture', 'attempt-0001');
     expect(readJson<Json>(join(capture, 'manifest.json'))).toMatchObject({ capture_status: 'complete', coverage: { method: 'per_id', status: 'verified' } });
-    const relations = readFileSync(join(capture, 'relations.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    const relations = readJsonl(join(capture, 'relations.jsonl'));
     for (const child of people.slice(1)) {
       const mine = relations.filter((x) => x.child_participant_id === child.participant && x.status === 'established').map((x) => x.type);
       expect(mine, child.participant).toEqual(expect.arrayContaining(['spawn', 'child_completed', 'result_delivered', 'result_in_context']));
@@ -534,12 +525,7 @@ describe('roller collect with OpenClaw through its Gateway (the default: real op
 
 describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 runtime, embedded exec, offline)', () => {
   it('the root turn is captured and converted; a sessions_spawn child cannot run in exec mode and is recorded as such, never made up', async () => {
-    const tasks = await tasksFile('openclaw-tasks.jsonl', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
-    const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--openclaw-mode', 'exec', '--output', out, '--run-name', 'openclaw', '--capture-debug', 'full']);
-    expect(r.code, r.stderr).toBe(0);
-    const run = join(out, 'openclaw');
-    expect((await roller(['validate-run', run])).code).toBe(0);
+    const run = await collectValidRun('openclaw', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }], ['--harness', 'openclaw', '--openclaw-mode', 'exec', '--capture-debug', 'full']);
     expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBe('openclaw-embedded-exec');
     const row = info(run).samples[0]!;
     const s = sample(run, row);
@@ -589,7 +575,7 @@ describe('roller collect through a real compaction (Claude Code, context window 
       // The capture: every call attributed, the summary call by its recorded summary; nothing unattributed.
       const capture = join(dir, 'capture', 'attempt-0001');
       expect(readJson<Json>(join(capture, 'manifest.json'))).toMatchObject({ capture_status: 'complete', coverage: { status: 'verified' } });
-      const calls = readFileSync(join(capture, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+      const calls = readJsonl(join(capture, 'calls.jsonl'));
       expect(calls.every((c) => c.identity_status === 'attributed')).toBe(true);
       const summaryCalls = calls.filter((c) => /compaction summary call/.test(c.status_reasons?.identity_status ?? ''));
       expect(summaryCalls).toHaveLength(1);
@@ -600,7 +586,7 @@ describe('roller collect through a real compaction (Claude Code, context window 
 
       // The target mask: messages from target_start_index on are the window's own outputs (assistant) and what
       // the next request added (tool / user); before it, exactly the first request's context.
-      const lines = readFileSync(join(run, 'sft_segments.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+      const lines = readJsonl(join(run, 'sft_segments.jsonl'));
       expect(lines).toHaveLength(2);
       metas.forEach((m, i) => {
         const seg = readJson<Json>(join(dir, m.path));

@@ -58,29 +58,18 @@ const say = (line: string): void => {
 // eslint-disable-next-line no-control-regex
 const stripAnsi = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, '');
 
-/** Agent runs the Gateway logged as ended (a sub-agent's, or a delivery run of its parent), and who waits for the next. */
-let runsEnded = 0;
-let onRunEnded: (() => void) | null = null;
-
-/** Until the Gateway has logged more run ends than `seen`, or `ms` passed. */
-function runEndOrTimeout(ms: number, seen: number): Promise<void> {
-  return new Promise((resolve) => {
-    if (runsEnded !== seen) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      onRunEnded = null;
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    onRunEnded = done;
-  });
-}
-
-function waitForReady(gateway: ChildProcess, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let pending = '';
-    const timer = setTimeout(() => reject(new Error(`the Gateway did not report ready within ${timeoutMs / 1000} s`)), timeoutMs);
-    const onData = (chunk: Buffer): void => {
+/**
+ * Follows the Gateway's log (passing it on to stderr): `ready` settles when it says it is ready (or fails
+ * when it exits first or stays silent past `readyTimeoutMs`), and `nextRunEnd` waits for an agent run it
+ * logs as ended (a sub-agent's, or a delivery run of its parent).
+ */
+function followGateway(gateway: ChildProcess, readyTimeoutMs: number): { ready: Promise<void>; runsEnded: () => number; nextRunEnd: (ms: number, seen: number) => Promise<void> } {
+  let runsEnded = 0;
+  let onRunEnded: (() => void) | null = null;
+  let pending = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the Gateway did not report ready within ${readyTimeoutMs / 1000} s`)), readyTimeoutMs);
+    gateway.stdout?.on('data', (chunk: Buffer) => {
       process.stderr.write(chunk);
       pending += chunk.toString('utf8');
       const lines = pending.split('\n').map(stripAnsi);
@@ -94,14 +83,29 @@ function waitForReady(gateway: ChildProcess, timeoutMs: number): Promise<void> {
         runsEnded += ends;
         onRunEnded?.();
       }
-    };
-    gateway.stdout?.on('data', onData);
+    });
     gateway.stderr?.on('data', (c: Buffer) => process.stderr.write(c));
     gateway.once('exit', (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`the Gateway exited (${code ?? signal}) before it was ready`));
     });
   });
+  return {
+    ready,
+    runsEnded: () => runsEnded,
+    // Until more runs ended than `seen`, or `ms` passed.
+    nextRunEnd: (ms, seen) =>
+      new Promise((resolve) => {
+        if (runsEnded !== seen) return resolve();
+        const done = (): void => {
+          clearTimeout(timer);
+          onRunEnded = null;
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        onRunEnded = done;
+      }),
+  };
 }
 
 function run(command: string, args: string[], stdout: 'inherit' | 'capture'): Promise<{ code: number; out: string }> {
@@ -133,33 +137,29 @@ async function subagentTasks(bin: string): Promise<SubagentTask[] | null> {
   }
 }
 
-/** What was still running when the settle time ran out (said once the Gateway stopped). */
-let lastUnsettled = '';
-
 const settledTask = (t: SubagentTask): boolean => ENDED.has(String(t.status)) && !DELIVERING.has(String(t.deliveryStatus));
 
 /**
- * Until every sub-agent task has ended and its completion is no longer on its way, seen twice in a row a
- * poll apart (a delivery run may spawn another child between two looks). True when settled in time.
+ * Until every sub-agent task has ended and its completion is no longer on its way, seen twice in a row (a
+ * delivery run may spawn another child between two looks). null when settled in time, else what still runs.
  */
-async function waitForSubagents(spec: GatewaySessionSpec): Promise<boolean> {
+async function waitForSubagents(spec: GatewaySessionSpec, log: ReturnType<typeof followGateway>): Promise<string | null> {
   const deadline = Date.now() + spec.settleTimeoutMs;
   let calm = 0;
   let last: SubagentTask[] = [];
   while (Date.now() < deadline) {
-    const seen = runsEnded; // a run that ends while the list is being read is not missed
+    const seen = log.runsEnded(); // a run that ends while the list is being read is not missed
     const tasks = await subagentTasks(spec.bin);
     if (tasks) last = tasks;
     calm = tasks !== null && tasks.every(settledTask) ? calm + 1 : 0;
     if (calm === 2) {
       say(`${tasks!.length} sub-agent task(s) settled: ${tasks!.map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ') || 'none'}`);
-      return true;
+      return null;
     }
     // Settled once: confirm after a short pause (or at the next run's end). Not yet: look again when a run ends.
-    await runEndOrTimeout(Math.min(calm === 1 ? spec.pollMs : spec.idlePollMs ?? 10_000, Math.max(0, deadline - Date.now())), seen);
+    await log.nextRunEnd(Math.min(calm === 1 ? spec.pollMs : spec.idlePollMs ?? 10_000, Math.max(0, deadline - Date.now())), seen);
   }
-  lastUnsettled = `sub-agents still running after ${spec.settleTimeoutMs / 1000} s: ${last.filter((t) => !settledTask(t)).map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ')}`;
-  return false;
+  return `sub-agents still running after ${spec.settleTimeoutMs / 1000} s: ${last.filter((t) => !settledTask(t)).map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ')}`;
 }
 
 function stop(gateway: ChildProcess): Promise<void> {
@@ -182,10 +182,11 @@ async function main(): Promise<number> {
   let verdict: string | null = null;
   let code: number;
   try {
-    await waitForReady(gateway, spec.readyTimeoutMs);
+    const log = followGateway(gateway, spec.readyTimeoutMs);
+    await log.ready;
     const agent = await run(process.execPath, [spec.bin, 'agent', ...spec.agentArgs], 'inherit');
-    code = agent.code === 0 ? await waitForSubagents(spec).then((ok) => (ok ? 0 : 71)) : agent.code;
-    if (code === 71) verdict = lastUnsettled;
+    verdict = agent.code === 0 ? await waitForSubagents(spec, log) : null;
+    code = agent.code !== 0 ? agent.code : verdict === null ? 0 : 71;
   } catch (err) {
     verdict = (err as Error).message;
     code = 70;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../../core/errors.js';
-import { DEFAULT_SCRIPT } from '../../sources/scripted-model/script.js';
+import { DEFAULT_SCRIPT } from '../../sources/scripted-model/default-script.js';
 import type { Script } from '../../sources/scripted-model/script.js';
 
 /** A model a sample runs against: the embedded scripted model, or an API named in --model-config. */

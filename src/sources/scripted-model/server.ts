@@ -8,7 +8,8 @@ import { anthropicEvents } from './encode-anthropic.js';
 import { chatChunks, responsesEventObjects, responsesEvents } from './encode-openai.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { buildResponse, decide, randomId, type Reply } from './respond.js';
-import { DEFAULT_SCRIPT, type Script } from './script.js';
+import { DEFAULT_SCRIPT } from './default-script.js';
+import type { Script } from './script.js';
 
 type Json = Record<string, any>;
 

@@ -477,24 +477,40 @@ describe('roller collect with OpenClaw through its Gateway (the default: real op
     const row = info(run).samples[0]!;
     const s = sample(run, row);
     const people = s.runtime.participants as { participant: string; role: string; native_id: string; parent: string | null; spawn_tool_call_id: string | null; messages: number; status: string }[];
-    // The root: the spawn, the answer to its acknowledgement, and the answer to the child's completion event.
-    expect(people.map((p) => [p.role, p.messages, p.status])).toEqual([
-      ['root', 3, 'completed'],
-      ['child', 2, 'completed'],
+    // The root: at least the spawn, the answer to its acknowledgement and the answer to the child's completion
+    // event (3 in nearly every run; once, under the whole suite's load, OpenClaw took a 4th root turn — how many
+    // turns the root takes around a background child is OpenClaw's timing, not roller's to fix). The child: 2.
+    expect(people.map((p) => [p.role, p.status])).toEqual([
+      ['root', 'completed'],
+      ['child', 'completed'],
     ]);
+    expect(people[0]!.messages).toBeGreaterThanOrEqual(3);
+    expect(people[1]!.messages).toBe(2);
     expect(people[1]!.native_id).toMatch(/^agent:main:subagent:[0-9a-f-]{36}$/);
     expect(people[1]!.parent).toBe(people[0]!.participant);
     const capture = join(run, row.path, 'capture', 'attempt-0001');
-    expect(readJson<Json>(join(capture, 'manifest.json'))).toMatchObject({ capture_status: 'complete', capabilities: { delegation: 'native', native_output_coverage: 'per_id' }, coverage: { method: 'per_id', status: 'verified', expected: 5, matched: 5 } });
+    const total = people[0]!.messages + people[1]!.messages;
+    expect(readJson<Json>(join(capture, 'manifest.json'))).toMatchObject({ capture_status: 'complete', capabilities: { delegation: 'native', native_output_coverage: 'per_id' }, coverage: { method: 'per_id', status: 'verified', expected: total, matched: total } });
     const calls = readJsonl(join(capture, 'calls.jsonl'));
-    expect(calls.map((c) => c.participant_id)).toEqual([people[0]!.participant, people[0]!.participant, people[1]!.participant, people[1]!.participant, people[0]!.participant]);
+    expect(calls).toHaveLength(total);
     expect(calls.every((c) => c.identity_status === 'attributed')).toBe(true);
+    const callsOf = (p: { participant: string }) => calls.filter((c) => c.participant_id === p.participant);
+    expect(people.map((p) => callsOf(p).length)).toEqual(people.map((p) => p.messages));
+    // The run starts with the root's spawn; the child's calls come after it.
+    expect(calls[0]!.participant_id).toBe(people[0]!.participant);
+    const childLast = Math.max(...callsOf(people[1]!).map((c) => c.seq as number));
     const relations = readJsonl(join(capture, 'relations.jsonl'));
     const spawn = relations.find((x) => x.type === 'spawn')!;
     expect(spawn).toMatchObject({ status: 'established', parent_call_id: calls[0]!.call_id, tool_call_id: people[1]!.spawn_tool_call_id, child_participant_id: people[1]!.participant });
     expect(relations.map((x) => x.type)).toEqual(expect.arrayContaining(['spawn', 'child_completed', 'launch_acknowledged', 'result_delivered', 'result_in_context']));
-    // The result reached the parent in the last call (the completion event), not with the acknowledgement.
-    expect(relations.filter((x) => x.type === 'result_in_context').map((x) => x.in_call_id)).toEqual([calls[4]!.call_id]);
+    // The result reached the parent only after the child ended (the completion event), never with the
+    // acknowledgement: every result_in_context is a root call later than the child's last call.
+    const inContext = relations.filter((x) => x.type === 'result_in_context').map((x) => calls.find((c) => c.call_id === x.in_call_id)!);
+    expect(inContext.length).toBeGreaterThan(0);
+    for (const c of inContext) {
+      expect(c.participant_id).toBe(people[0]!.participant);
+      expect(c.seq as number).toBeGreaterThan(childLast);
+    }
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
     // The child is embedded in the ATIF export (expectAtifExport checks every child participant is).

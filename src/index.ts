@@ -6,3 +6,5 @@ export * from './sources/scripted-model/index.js';
 export * from './sinks/index.js';
 export * from './transforms/capture/index.js';
 export * from './harnesses/native-capture.js';
+export { nativeUsage, formatNativeUsage, type NativeUsageReport } from './pipelines/native-usage.js';
+export { scanUsage, type ScannedParticipant, type UsageScan } from './harnesses/claude-code/usage-scan.js';

@@ -5,6 +5,7 @@
  *
  *   npm run bench:claude-native                 # ~500 MB tree
  *   npm run bench:claude-native -- --mb 100
+ *   npm run bench:claude-native -- --workers 1  # roller's scan in one thread
  *   CCUSAGE_BIN=/path/to/ccusage npm run bench:claude-native
  */
 import { execFile } from 'node:child_process';
@@ -17,7 +18,7 @@ import { generateTree } from './generate.js';
 
 const run = promisify(execFile);
 const dataDir = fileURLToPath(new URL('../../../bench/data/', import.meta.url));
-const here = fileURLToPath(import.meta.url);
+const rollerBin = fileURLToPath(new URL('../../../bin/roller', import.meta.url));
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -39,20 +40,6 @@ async function measured(cmd: string[], env: Record<string, string>): Promise<{ w
   return { wall: r.wall, cpu: r.cpu, rssMb: r.rss, stdout: r.out };
 }
 
-async function childScan(root: string): Promise<void> {
-  const { scanUsage } = await import('../../src/harnesses/claude-code/usage-scan.js');
-  const scan = await scanUsage(root, { workers: Number(process.env.ROLLER_SCAN_WORKERS ?? 1) });
-  const totals = { input: 0, cache_creation: 0, cache_read: 0, output: 0, participants: scan.participants.length, messages: 0, badLines: scan.badLines };
-  for (const p of scan.participants) {
-    totals.input += p.tokens.input;
-    totals.cache_creation += p.tokens.cache_creation;
-    totals.cache_read += p.tokens.cache_read;
-    totals.output += p.tokens.output;
-    totals.messages += p.messages;
-  }
-  process.stdout.write(JSON.stringify(totals));
-}
-
 async function main(): Promise<void> {
   const mb = Number(arg('--mb', '500'));
   const tree = join(dataDir, `claude-config-${mb}mb`);
@@ -67,19 +54,23 @@ async function main(): Promise<void> {
 
   // Warm the page cache once so neither tool pays for the first read; then each tool runs `--runs` times,
   // interleaved, and its fastest run counts (the VM is shared: single runs move by 20%).
-  await measured([process.execPath, here, '--child', tree], {});
+  // What a user runs: the CLI, start-up included. `--workers N` passes through (default: the CLI's own).
+  const workers = arg('--workers', '');
+  const rollerCmd = [process.execPath, rollerBin, 'usage', '--harness', 'claude-code', tree, '--json', ...(workers ? ['--workers', workers] : [])];
+  await measured(rollerCmd, {});
   const runs = Number(arg('--runs', '3'));
   const ours: Awaited<ReturnType<typeof measured>>[] = [];
   const theirs: Awaited<ReturnType<typeof measured>>[] = [];
   for (let i = 0; i < runs; i++) {
-    ours.push(await measured([process.execPath, here, '--child', tree], {}));
+    ours.push(await measured(rollerCmd, {}));
     theirs.push(await measured([ccusage, 'daily', '--json', '--offline'], { CLAUDE_CONFIG_DIR: tree, TZ: 'UTC' }));
   }
   const best = (xs: typeof ours) => xs.reduce((a, b) => (b.wall < a.wall ? b : a));
   const roller = best(ours);
   const peer = best(theirs);
   console.log(`runs (wall s): roller ${ours.map((x) => x.wall.toFixed(2)).join(' ')}; ccusage ${theirs.map((x) => x.wall.toFixed(2)).join(' ')}; best of ${runs} below`);
-  const r = JSON.parse(roller.stdout) as Record<string, number>;
+  const report = JSON.parse(roller.stdout) as { totals: Record<string, number>; participants: unknown[] };
+  const r: Record<string, number> = { ...report.totals, participants: report.participants.length };
   const c = JSON.parse(peer.stdout) as { totals?: Record<string, number> };
   const ct = c.totals ?? {};
   const mbps = (s: number) => (bytes / 1e6 / s).toFixed(0);
@@ -103,5 +94,4 @@ async function sizeOf(root: string): Promise<number> {
   return total;
 }
 
-if (process.argv[2] === '--child') await childScan(process.argv[3]!);
-else await main();
+await main();

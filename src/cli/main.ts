@@ -2,12 +2,11 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { ErrorCode, isRollerError, RollerError } from '../core/errors.js';
 import { CONVERT_HARNESSES, CONVERTIBLE_HARNESSES, isConvertHarness, isConvertibleHarness, isVerifiableHarness, VERIFIABLE_HARNESSES, type ConvertHarness, type ConvertibleHarness, type VerifiableHarness } from '../harnesses/launch.js';
-import { defaultCacheDir, installHarness, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/installer.js';
+import { defaultCacheDir, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/pins.js';
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isRecordTypeName, recordTypes, type RecordTypeName } from '../schemas/registry.js';
+import { isRecordTypeName, RECORD_TYPE_NAMES, type RecordTypeName } from '../schemas/record-type-names.js';
 import { PipeClosed, printLine } from './output.js';
-import { CollectProgress, ReprocessProgress } from './collect-progress.js';
 import { REPROCESS_TARGETS, type ReprocessTarget } from '../pipelines/reprocess/targets.js';
 import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import type { OpenClawMode } from '../harnesses/openclaw/launch.js';
@@ -16,7 +15,7 @@ const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta
 
 function recordTypeOption(value: string): RecordTypeName {
   if (!isRecordTypeName(value)) {
-    throw new InvalidArgumentError(`unknown record type; one of: ${Object.keys(recordTypes).join(', ')}`);
+    throw new InvalidArgumentError(`unknown record type; one of: ${RECORD_TYPE_NAMES.join(', ')}`);
   }
   return value;
 }
@@ -39,7 +38,7 @@ export function buildProgram(): Command {
   program
     .command('validate')
     .description('validate JSON or JSONL files against a record type; prints every error as file:line: $.path: message')
-    .requiredOption('--schema <name>', `record type: ${Object.keys(recordTypes).join(', ')}`, recordTypeOption)
+    .requiredOption('--schema <name>', `record type: ${RECORD_TYPE_NAMES.join(', ')}`, recordTypeOption)
     .argument('<files...>', '.jsonl files are checked line by line, others as one JSON document')
     .action(async (files: string[], opts: { schema: RecordTypeName }) => {
       let issues = 0;
@@ -149,7 +148,7 @@ export function buildProgram(): Command {
     .argument('<name>', `one of: ${Object.keys(PINNED_HARNESSES).join(', ')}`, harnessName)
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .action(async (name: InstallableHarness, opts: { cacheDir: string }) => {
-      const installed = await installHarness(name, { cacheDir: opts.cacheDir });
+      const installed = await (await import('../harnesses/installer.js')).installHarness(name, { cacheDir: opts.cacheDir });
       process.stderr.write(`${installed.reused ? 'already installed' : 'installed'}: ${installed.package}@${installed.version}\n`);
       await printLine(installed.bin);
     });
@@ -215,7 +214,7 @@ export function buildProgram(): Command {
       const only = opts.only ? opts.only.split(',').map((t) => t.trim()) : null;
       const unknown = only?.filter((t) => !(REPROCESS_TARGETS as readonly string[]).includes(t)) ?? [];
       if (unknown.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--only ${opts.only}: unknown ${unknown.join(', ')} (choose from ${REPROCESS_TARGETS.join(', ')})`);
-      const progress = new ReprocessProgress();
+      const progress = new (await import('./collect-progress.js')).ReprocessProgress();
       const report = await (await import('../pipelines/reprocess/run.js')).reprocess({ input: dir, output: opts.output, concurrency: opts.concurrency, only: only as ReprocessTarget[] | null, ...(opts.fromWire ? { fromWire: true } : {}), rollerVersion: pkg.version, onSample: (row, p) => progress.sample(row, p) });
       progress.stop();
       if (opts.json) await printLine(JSON.stringify(report));
@@ -228,10 +227,23 @@ export function buildProgram(): Command {
 
   program
     .command('usage')
-    .description('the agent tree of every sample of a run: each participant\'s own tokens, depth, spawning tool call, status and where it was read; totals without double counting')
-    .argument('<dir>', 'a run directory (<output>/<run-name>)')
+    .description(
+      "the agent tree of every sample of a run: each participant's own tokens, depth, spawning tool call, status and where it was read; totals without double counting. " +
+        'With --harness claude-code: every participant (session or sub-agent file) of a CLAUDE_CONFIG_DIR, e.g. ~/.claude',
+    )
+    .argument('<dir>', 'a run directory (<output>/<run-name>); with --harness claude-code a CLAUDE_CONFIG_DIR or a directory below it')
+    .option('--harness <name>', "claude-code: scan that harness's own session files under <dir> instead of a run")
+    .option('--workers <n>', 'threads of the native scan (default: 2 where there are 2 cores)', positiveInt)
     .option('--json', 'the report as JSON')
-    .action(async (dir: string, opts: { json?: boolean }) => {
+    .action(async (dir: string, opts: { harness?: string; workers?: number; json?: boolean }) => {
+      if (opts.harness !== undefined) {
+        if (opts.harness !== 'claude-code') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${opts.harness}: only claude-code has a native usage scan (for the others: roller convert, then roller usage on its output)`);
+        const { nativeUsage, formatNativeUsage } = await import('../pipelines/native-usage.js');
+        const report = await nativeUsage(dir, opts.workers === undefined ? {} : { workers: opts.workers });
+        if (opts.json) await printLine(JSON.stringify(report));
+        else for (const chunk of formatNativeUsage(report)) await printLine(chunk);
+        return;
+      }
       const report = await (await import('../pipelines/usage-report.js')).usageReport(dir);
       if (opts.json) await printLine(JSON.stringify(report));
       else for (const line of (await import('../pipelines/usage-report.js')).formatUsage(report)) await printLine(line);
@@ -285,7 +297,7 @@ export function buildProgram(): Command {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
-      const progress = new CollectProgress();
+      const progress = new (await import('./collect-progress.js')).CollectProgress();
       let total = 0;
       const { runDir, info } = await (await import('../pipelines/collect/run.js')).collect({
         onPlan: (n) => (total = n),

@@ -9,6 +9,9 @@ import { RunInfo, SampleInfo } from './run-info.js';
 import { SftRecord, SftSegment } from './sft.js';
 import { Task } from './task.js';
 import { DeepSeekEvent, HermesEvent } from './harness-events.js';
+import type { RecordTypeName } from './record-type-names.js';
+
+export { isRecordTypeName, RECORD_TYPE_NAMES, type RecordTypeName } from './record-type-names.js';
 
 export interface RecordType {
   readonly schema: z.ZodType;
@@ -33,10 +36,4 @@ export const recordTypes = {
   task: { schema: Task, files: ['tasks.jsonl'], description: 'a task line' },
   'hermes-events': { schema: HermesEvent, files: ['trace.jsonl (hermes)'], description: 'roller.hermes-events/v1' },
   'deepseek-events': { schema: DeepSeekEvent, files: ['trace.jsonl (deepseek)'], description: 'roller.deepseek-events/v1' },
-} as const satisfies Record<string, RecordType>;
-
-export type RecordTypeName = keyof typeof recordTypes;
-
-export function isRecordTypeName(name: string): name is RecordTypeName {
-  return Object.hasOwn(recordTypes, name);
-}
+} as const satisfies Record<RecordTypeName, RecordType>;

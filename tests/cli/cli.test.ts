@@ -1,11 +1,11 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { recordTypes } from '../../src/schemas/index.js';
-import { atifFixture, rollerBin } from '../support/paths.js';
+import { atifFixture, repoRoot, rollerBin } from '../support/paths.js';
 
 const run = promisify(execFile);
 
@@ -92,5 +92,59 @@ describe('roller CLI (bin/roller over dist/)', () => {
     expect(res.stdout.trim().split('\n')).toEqual([`ok ${atifFixture} (1 record)`]);
     expect(res.stderr).toContain('status=0');
     expect(res.stderr).not.toMatch(/EPIPE|Error|at /);
+  });
+  it('usage --harness claude-code reads a whole CLAUDE_CONFIG_DIR: per participant and in total, the usage the model sent', async () => {
+    // A config dir holding both lab runs (main transcripts and sub-agent files), and a history.jsonl beside
+    // projects/ that is not a transcript (it must not be read even though it holds the marker).
+    const config = join(tmp.path, 'claude-config');
+    for (const run of ['lab-single', 'lab-nofwd']) await cp(join(repoRoot, 'tests/fixtures/claude-code', run, 'projects'), join(config, 'projects'), { recursive: true });
+    await writeFile(join(config, 'history.jsonl'), '{"type":"assistant","message":{"id":"msg_x","usage":{"input_tokens":999}}}\n');
+    // What the scripted server sent, per session and agent (request headers), from its request logs.
+    const sent = new Map<string, { input: number; cache_creation: number; cache_read: number; output: number }>();
+    for (const run of ['lab-single', 'lab-nofwd']) {
+      for (const line of (await readFile(join(repoRoot, 'tests/fixtures/claude-code', run, 'requests.jsonl'), 'utf8')).trim().split('\n')) {
+        const r = JSON.parse(line) as { headers: Record<string, string>; response: { message: { usage: Record<string, number> } } };
+        const agent = r.headers['x-claude-code-agent-id'];
+        const key = agent ? `agent:${agent}` : `session:${r.headers['x-claude-code-session-id']}`;
+        const u = r.response.message.usage;
+        const t = sent.get(key) ?? { input: 0, cache_creation: 0, cache_read: 0, output: 0 };
+        sent.set(key, { input: t.input + u.input_tokens!, cache_creation: t.cache_creation + u.cache_creation_input_tokens!, cache_read: t.cache_read + u.cache_read_input_tokens!, output: t.output + u.output_tokens! });
+      }
+    }
+    for (const workers of ['1', '2']) {
+      const res = await roller('usage', '--harness', 'claude-code', config, '--json', '--workers', workers);
+      expect(res.code, res.stderr).toBe(0);
+      const report = JSON.parse(res.stdout) as { files: number; totals: Record<string, number>; participants: { participant: string; parent: string | null; tokens: Record<string, number> }[] };
+      expect(report.files).toBe(4);
+      expect(report.participants.map((p) => p.participant).sort()).toEqual([...sent.keys()].sort());
+      for (const p of report.participants) {
+        const { reasoning, ...tokens } = p.tokens;
+        expect(reasoning).toBe(0);
+        expect(tokens, p.participant).toEqual(sent.get(p.participant));
+        if (p.participant.startsWith('agent:')) expect(report.participants.map((q) => q.participant)).toContain(p.parent);
+        else expect(p.parent).toBeNull();
+      }
+      const sum = (k: 'input' | 'output') => [...sent.values()].reduce((a, t) => a + t[k], 0);
+      expect(report.totals.input).toBe(sum('input'));
+      expect(report.totals.output).toBe(sum('output'));
+    }
+    const text = await roller('usage', '--harness', 'claude-code', config);
+    expect(text.stdout).toMatch(/^total \(4 participants, 4 files\)/m);
+    expect(text.stdout).toMatch(/^ {2}agent:/m); // sub-agents listed under their session
+  });
+
+  it('usage --harness says what it cannot do, and a missing directory is named', async () => {
+    const other = await roller('usage', '--harness', 'codex', tmp.path);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('only claude-code has a native usage scan');
+    const missing = await roller('usage', '--harness', 'claude-code', join(tmp.path, 'nope'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`${join(tmp.path, 'nope')}: not a directory`);
+  });
+  it('a one-line script (`node --input-type=module -e`) can use the library, worker threads included', async () => {
+    // Workers inherit the process's Node options; --input-type is only valid for the main entry.
+    const script = `const m = await import(${JSON.stringify(join(repoRoot, 'dist/src/index.js'))}); const r = await m.nativeUsage(${JSON.stringify(join(repoRoot, 'tests/fixtures/claude-code/lab-single'))}, { workers: 2 }); console.log(JSON.stringify(r.totals));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);
+    expect(JSON.parse(stdout)).toMatchObject({ input: 28, output: 359, messages: 4 });
   });
 });

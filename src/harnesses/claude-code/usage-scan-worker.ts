@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
-import { scanFiles } from './usage-scan.js';
+import { scanShare, type ScanShare } from './usage-scan.js';
 
-/** A worker thread of scanUsage: started early, it waits for its share of the files and posts the result. */
-parentPort!.once('message', (files: string[]) => {
-  void scanFiles(files).then((scan) => parentPort!.postMessage(scan));
+/** A worker thread of scanUsage: started early, it takes units from the shared list until none is left. */
+parentPort!.once('message', (share: ScanShare) => {
+  parentPort!.postMessage(scanShare(share));
 });

@@ -1,7 +1,9 @@
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { TokensByKind } from './participants.js';
+import { workerExecArgv } from '../../core/worker-exec-argv.js';
 
 /** Only assistant records carry usage; Claude Code writes compact JSON, so this marker is in each of them. */
 const MARKER = Buffer.from('"type":"assistant"');
@@ -9,6 +11,8 @@ const MARKER = Buffer.from('"type":"assistant"');
 export interface ScannedParticipant {
   /** `session:<id>` for a main transcript, `agent:<id>` for a sub-agent file. */
   participant: string;
+  /** A sub-agent file's session (`session:<id>`, from its <session>/subagents/ directory); null for a session. */
+  parent: string | null;
   file: string;
   tokens: TokensByKind;
   messages: number;
@@ -22,72 +26,142 @@ export interface UsageScan {
   badLines: number;
 }
 
-/**
- * Every *.jsonl below root, sorted. Listed synchronously, one readdir per directory: the async recursive
- * readdir makes a thread-pool round trip per directory (a session has two) and the scan sat idle for 30%
- * of its time waiting on them; Node's own recursive listing is ~15% slower than this walk.
- */
-export function sessionFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) walk(path);
-      else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(path);
-    }
-  };
-  walk(root);
-  return out.sort();
+/** A config dir keeps its sessions under projects/; other .jsonl files beside it (history.jsonl) are not transcripts. */
+function transcriptRoot(root: string): string {
+  const projects = join(root, 'projects');
+  return statSync(projects, { throwIfNoEntry: false })?.isDirectory() ? projects : root;
 }
+
+/**
+ * Every *.jsonl below dir, in code-unit order of path. Listed synchronously, one readdir per directory: the
+ * async recursive readdir makes a thread-pool round trip per directory (a session has two) and the scan sat
+ * idle for 30% of its time waiting on them; Node's own recursive listing is ~15% slower than this walk.
+ */
+function walk(dir: string, out: string[]): string[] {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) walk(path, out);
+    else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(path);
+  }
+  return out;
+}
+
+/** Every *.jsonl below root (below root/projects when root is a config dir), sorted. */
+export function sessionFiles(root: string): string[] {
+  return walk(transcriptRoot(root), []).sort();
+}
+
+/**
+ * The units of work of a scan: each entry two levels down (a project's session file, or a session's
+ * directory with its sub-agents, walked by whichever thread takes it; deeper levels are walked too), and
+ * any .jsonl file above that. Two
+ * readdirs per project here; the thousands of session directories are listed in parallel by the threads.
+ */
+export function scanUnits(root: string): string[] {
+  const units: string[] = [];
+  const top = transcriptRoot(root);
+  for (const e of readdirSync(top, { withFileTypes: true })) {
+    const path = join(top, e.name);
+    if (e.isFile() && e.name.endsWith('.jsonl')) units.push(path);
+    else if (e.isDirectory()) {
+      for (const f of readdirSync(path, { withFileTypes: true })) {
+        // A directory unit ends with '/': the thread that takes it walks it, without a stat to tell.
+        if (f.isDirectory()) units.push(`${join(path, f.name)}/`);
+        else if (f.isFile() && f.name.endsWith('.jsonl')) units.push(join(path, f.name));
+      }
+    }
+  }
+  return units.sort();
+}
+
+/** What a worker thread is given: the units and the shared counter of the next unit to take. */
+export interface ScanShare {
+  units: string[];
+  next: Int32Array;
+}
+
+/**
+ * Takes units until none is left (Atomics.add on the shared counter: a thread that is done early takes
+ * more, so one large project does not leave the other thread idle) and scans them.
+ */
+export function scanShare({ units, next }: ScanShare): UsageScan {
+  const scan: UsageScan = { participants: [], files: 0, bytes: 0, badLines: 0 };
+  for (let i = Atomics.add(next, 0, 1); i < units.length; i = Atomics.add(next, 0, 1)) {
+    const unit = units[i]!;
+    const files = unit.endsWith('/') ? walk(unit.slice(0, -1), []) : [unit];
+    const part = scanFiles(files);
+    for (const p of part.participants) scan.participants.push(p);
+    scan.files += part.files;
+    scan.bytes += part.bytes;
+    scan.badLines += part.badLines;
+  }
+  return scan;
+}
+
+const byFile = (a: ScannedParticipant, b: ScannedParticipant): number => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
 
 /**
  * Per-participant usage over a whole CLAUDE_CONFIG_DIR (or projects/ tree), streamed file by file in
  * constant memory per file. Same rules as participantUsage (seeds/004): one count per message.id +
  * requestId, the last record of a message wins, input apart from cache reads and writes, each sub-agent
  * file its own participant. Lines without the assistant marker are never parsed — that is what makes it
- * run at close to read speed.
+ * run at close to read speed. Participants come sorted by file, whatever the number of threads.
  */
 export async function scanUsage(root: string, options: { workers?: number } = {}): Promise<UsageScan> {
-  const wanted = Math.max(1, options.workers ?? 1);
   // Worker threads run the compiled module; from TypeScript sources (tests) the scan stays in this thread.
-  if (wanted === 1 || !import.meta.url.endsWith('.js')) return scanFiles(sessionFiles(root));
-  // The workers start before the listing, so their start-up (a fresh isolate, the module) overlaps it;
-  // each gets its share by message. This thread scans a share too instead of waiting.
-  const started = Array.from({ length: wanted - 1 }, () => new Worker(new URL('./usage-scan-worker.js', import.meta.url)));
-  const files = sessionFiles(root);
-  // Round robin over the sorted list: sessions of all sizes end up in every share, no stat() per file.
-  const shares: string[][] = Array.from({ length: wanted }, (_, w) => files.filter((_, i) => i % wanted === w));
-  const parts = await Promise.all([
-    ...started.map(
-      (worker, w) =>
+  const threads = import.meta.url.endsWith('.js') ? Math.max(1, options.workers ?? defaultScanWorkers()) : 1;
+  // The workers start first, so their start-up (a fresh isolate, the module) overlaps the listing and this
+  // thread's first units.
+  const started = Array.from({ length: threads - 1 }, () => new Worker(new URL('./usage-scan-worker.js', import.meta.url), { execArgv: workerExecArgv() }));
+  let parts: UsageScan[];
+  try {
+    const share: ScanShare = { units: scanUnits(root), next: new Int32Array(new SharedArrayBuffer(4)) };
+    const others = started.map(
+      (worker) =>
         new Promise<UsageScan>((resolve, reject) => {
-          worker.once('message', (m: UsageScan) => {
-            resolve(m);
-            void worker.terminate();
-          });
+          worker.once('message', resolve);
           worker.once('error', reject);
-          worker.postMessage(shares[w + 1]);
+          worker.postMessage(share);
         }),
-    ),
-    scanFiles(shares[0]!),
-  ]);
+    );
+    parts = [scanShare(share), ...(await Promise.all(others))];
+  } finally {
+    for (const w of started) void w.terminate();
+  }
   return {
-    participants: parts.flatMap((p) => p.participants).sort((a, b) => a.file.localeCompare(b.file)),
+    participants: parts.flatMap((p) => p.participants).sort(byFile),
     files: parts.reduce((a, p) => a + p.files, 0),
     bytes: parts.reduce((a, p) => a + p.bytes, 0),
     badLines: parts.reduce((a, p) => a + p.badLines, 0),
   };
 }
 
+/**
+ * Two threads where there are two cores: the scan is bound by reading and opening files, and a second
+ * thread overlaps those. More threads gained nothing on the machines measured.
+ */
+export function defaultScanWorkers(): number {
+  return Math.min(2, availableParallelism());
+}
+
+/**
+ * The read buffer of this thread, reused by every file and unit: most session files are far smaller, and a
+ * megabyte allocated per unit (thousands of them) cost more than the scan.
+ */
+const threadReadBuffer = Buffer.allocUnsafe(1 << 20);
+
 /** The scan of a list of session files, in this thread. */
-export async function scanFiles(list: readonly string[]): Promise<UsageScan> {
+export function scanFiles(list: readonly string[]): UsageScan {
   const participants: ScannedParticipant[] = [];
   let bytes = 0;
   let badLines = 0;
-  let readBuffer = Buffer.allocUnsafe(1 << 20); // one for all files: most session files are far smaller
+  let readBuffer = threadReadBuffer;
   for (const file of list) {
     const name = basename(file, '.jsonl');
-    const participant = name.startsWith('agent-') ? `agent:${name.slice(6)}` : `session:${name}`;
+    const agent = name.startsWith('agent-');
+    const participant = agent ? `agent:${name.slice(6)}` : `session:${name}`;
+    const subagents = dirname(file);
+    const parent = agent && basename(subagents) === 'subagents' ? `session:${basename(dirname(subagents))}` : null;
     const last = new Map<string, Record<string, any>>();
     const take = (buf: Buffer, start: number, end: number) => {
       try {
@@ -110,7 +184,7 @@ export async function scanFiles(list: readonly string[]): Promise<UsageScan> {
           // One line longer than the buffer: grow it (bounded by the line, which must be held to be parsed).
           const bigger = Buffer.allocUnsafe(readBuffer.length * 2);
           readBuffer.copy(bigger, 0, 0, carry);
-          readBuffer = bigger;
+          readBuffer = bigger; // for this file only: the next one starts with the 1 MB buffer again
         }
         const want = readBuffer.length - carry;
         const n = readSync(fd, readBuffer, carry, want, null);
@@ -147,7 +221,7 @@ export async function scanFiles(list: readonly string[]): Promise<UsageScan> {
       tokens.output += n(u.output_tokens);
       tokens.reasoning += n(u.output_tokens_details?.thinking_tokens);
     }
-    participants.push({ participant, file, tokens, messages: last.size });
+    participants.push({ participant, parent, file, tokens, messages: last.size });
   }
   return { participants, files: list.length, bytes, badLines };
 }

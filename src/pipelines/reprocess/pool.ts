@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { SampleJob, SampleOutcome } from './sample.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
+import { workerExecArgv } from '../../core/worker-exec-argv.js';
 
 /** The compiled worker script (from TypeScript sources — tests — the build's copy: a worker cannot load .ts). */
 function workerScript(): string {
@@ -33,7 +34,7 @@ export class SamplePool {
     // A bounded heap per worker: peak memory is N samples' working set, never the archive's size. A small
     // young generation: a sample's objects are short-lived and its large bytes live outside the heap
     // (measured: RSS -35 MB per worker, no slower).
-    const w = new Worker(workerScript(), { resourceLimits: { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 4 } });
+    const w = new Worker(workerScript(), { execArgv: workerExecArgv(), resourceLimits: { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 4 } });
     w.unref();
     this.all.add(w);
     return w;

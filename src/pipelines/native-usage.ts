@@ -1,0 +1,68 @@
+import { stat } from 'node:fs/promises';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import type { TokensByKind } from '../harnesses/claude-code/participants.js';
+import { scanUsage, type ScannedParticipant } from '../harnesses/claude-code/usage-scan.js';
+
+export interface NativeUsageReport {
+  schema: 'roller.native-usage/v1';
+  harness: 'claude-code';
+  root: string;
+  files: number;
+  bytes: number;
+  /** Lines that held the assistant marker but were not JSON (a line cut by a crash): counted, not fatal. */
+  bad_lines: number;
+  /** Each participant's own tokens summed once: a sub-agent's are never also its session's. */
+  totals: TokensByKind & { messages: number };
+  participants: ScannedParticipant[];
+}
+
+/**
+ * Per-participant usage of every Claude Code session under a CLAUDE_CONFIG_DIR (or any directory below
+ * it): each main transcript and each sub-agent file is its own participant, a message counted once per
+ * message.id + requestId (seeds/004). Reads the native files only; nothing is written.
+ */
+export async function nativeUsage(root: string, options: { workers?: number } = {}): Promise<NativeUsageReport> {
+  const s = await stat(root).catch(() => null);
+  if (!s?.isDirectory()) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${root}: not a directory; give a CLAUDE_CONFIG_DIR (e.g. ~/.claude) or its projects/ directory`);
+  const scan = await scanUsage(root, options);
+  const totals = { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0, messages: 0 };
+  for (const p of scan.participants) {
+    totals.input += p.tokens.input;
+    totals.cache_creation += p.tokens.cache_creation;
+    totals.cache_read += p.tokens.cache_read;
+    totals.output += p.tokens.output;
+    totals.reasoning += p.tokens.reasoning;
+    totals.messages += p.messages;
+  }
+  return { schema: 'roller.native-usage/v1', harness: 'claude-code', root, files: scan.files, bytes: scan.bytes, bad_lines: scan.badLines, totals, participants: scan.participants };
+}
+
+/**
+ * The text report: a line per participant (sub-agents under their session), then the totals. Yielded in
+ * chunks of many lines: a config dir holds thousands of files, and a write per line would cost more than
+ * the scan.
+ */
+export function* formatNativeUsage(r: NativeUsageReport): Generator<string> {
+  const n = (x: number) => String(x).padStart(12);
+  const row = (label: string, t: TokensByKind, messages: number) => `${label.padEnd(50)} ${n(t.input)} ${n(t.cache_creation)} ${n(t.cache_read)} ${n(t.output)} ${String(messages).padStart(8)}`;
+  yield `${'participant'.padEnd(50)} ${'input'.padStart(12)} ${'cache write'.padStart(12)} ${'cache read'.padStart(12)} ${'output'.padStart(12)} ${'messages'.padStart(8)}`;
+  const children = new Map<string, ScannedParticipant[]>();
+  for (const p of r.participants) if (p.parent !== null) children.set(p.parent, [...(children.get(p.parent) ?? []), p]);
+  const sessions = new Set(r.participants.filter((p) => p.parent === null).map((p) => p.participant));
+  let chunk: string[] = [];
+  const flushable = function* (): Generator<string> {
+    if (chunk.length >= 1000) {
+      yield chunk.join('\n');
+      chunk = [];
+    }
+  };
+  for (const p of r.participants) {
+    if (p.parent !== null && sessions.has(p.parent)) continue; // listed under its session
+    chunk.push(row(p.participant, p.tokens, p.messages));
+    for (const c of children.get(p.participant) ?? []) chunk.push(row(`  ${c.participant}`, c.tokens, c.messages));
+    yield* flushable();
+  }
+  if (chunk.length > 0) yield chunk.join('\n');
+  yield row(`total (${r.participants.length} participants, ${r.files} files)`, r.totals, r.totals.messages);
+  if (r.bad_lines > 0) yield `${r.bad_lines} lines held an assistant record but were not JSON (cut lines?): not counted`;
+}

@@ -19,6 +19,7 @@ import { readCallsLazily } from '../../sources/archive/calls-reader.js';
 import { generatesOutput } from '../../sources/proxy/raw-json.js';
 import { completionAudit, modelIdentityAudit, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
 import { compactionCallUsage, findMainCompactions, summaryCallEvidence, writeCompactionSegments, type CompactionCallUsage } from './compaction-segments.js';
+import type { ReadArena } from '../../core/read-arena.js';
 
 /**
  * Where one attempt's evidence is. Live (collect) and offline (reprocess) differ only here: collect points
@@ -38,6 +39,8 @@ export interface AttemptSources {
   attempt: number;
   /** The capture's created_at: a reprocess keeps the original's. */
   createdAt?: string;
+  /** Where calls.jsonl is read into (a reprocess worker's, reused sample after sample). */
+  readArena?: ReadArena;
 }
 
 export interface AttemptProjectionOptions {
@@ -72,7 +75,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   const out: AttemptProjection = { participants: [], requests: 0, conversion: null, capture: null, audits: null, errors: [] };
   const fail = (code: string, message: string) => out.errors.push({ code, message });
   // Contexts stay bytes until a stage reads one: most are copied into the capture unparsed.
-  const calls = src.callsPath && existsSync(src.callsPath) ? await readCallsLazily(src.callsPath) : [];
+  const calls = src.callsPath && existsSync(src.callsPath) ? await readCallsLazily(src.callsPath, src.readArena ? { arena: src.readArena } : {}) : [];
   out.requests = calls.length;
   const sessions = await convertNative({
     harness: src.harness,

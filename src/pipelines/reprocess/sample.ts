@@ -17,6 +17,7 @@ import { finishSample } from '../collect/sample-info.js';
 import { sampleSftLines } from '../collect/run-sft.js';
 
 import { REPROCESS_TARGETS, type ReprocessTarget } from './targets.js';
+import type { ReadArena } from '../../core/read-arena.js';
 
 
 const FAMILIES: Record<ReprocessTarget, string[]> = {
@@ -59,7 +60,7 @@ export interface SampleOutcome {
  * reported) is carried over; everything derived is derived again. The output appears only complete: it is
  * built in `<target>.partial` and renamed.
  */
-export async function reprocessSample(job: SampleJob): Promise<SampleOutcome> {
+export async function reprocessSample(job: SampleJob, resources: { readArena?: ReadArena } = {}): Promise<SampleOutcome> {
   const partial = `${job.target}.partial`;
   try {
     const info = JSON.parse(await readFile(join(job.source, 'info.json'), 'utf8')) as SampleInfo;
@@ -100,6 +101,7 @@ export async function reprocessSample(job: SampleJob): Promise<SampleOutcome> {
         scope: manifest.capture_scope,
         attempt: manifest.attempt,
         createdAt: manifest.created_at,
+        ...(resources.readArena ? { readArena: resources.readArena } : {}),
       },
       {
         keepThinking: job.lock.options.keep_thinking,

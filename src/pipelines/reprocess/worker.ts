@@ -13,13 +13,21 @@ import { parentPort } from 'node:worker_threads';
 // `gc` taken from a context created after it.
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
+import { ReadArena } from '../../core/read-arena.js';
 import { reprocessSample, type SampleJob, type SampleOutcome } from './sample.js';
 
 export type WorkerRequest = { id: number; job: SampleJob };
 export type WorkerReply = { id: number; outcome: SampleOutcome };
 
+// One sample at a time per worker (the pool sends one job per worker; a second one waits here all the same),
+// so the arena's views of one sample are dead when the next one resets it.
+const readArena = new ReadArena();
+let queue: Promise<void> = Promise.resolve();
+
 parentPort!.on('message', (m: WorkerRequest) => {
-  void reprocessSample(m.job).then((outcome) => {
+  queue = queue.then(async () => {
+    readArena.reset();
+    const outcome = await reprocessSample(m.job, { readArena });
     gc();
     parentPort!.postMessage({ id: m.id, outcome } satisfies WorkerReply);
   });

@@ -7,6 +7,7 @@ import { formatJsonPath } from '../../core/json-locate.js';
 import { CALL_SCHEMA } from '../../schemas/call.js';
 import { checkValue } from '../../schemas/validate.js';
 import { fieldsOf, rawContextBytesOf, withLazyContext } from '../proxy/raw-json.js';
+import type { ReadArena } from '../../core/read-arena.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -60,6 +61,8 @@ export interface ReadCallsOptions {
   /** What to do about a line that is not a call record (the end of its error message). */
   hint?: string;
   code?: ErrorCode;
+  /** Read into this arena instead of fresh buffers (the contexts are views into it: see ReadArena's contract). */
+  arena?: ReadArena;
 }
 
 /**
@@ -111,9 +114,12 @@ export async function readCallsLazily(path: string, options: ReadCallsOptions = 
   try {
     let left = (await handle.stat()).size;
     for (;;) {
-      // A fresh chunk per read: contexts are kept as views into it, never copied.
-      const chunk = Buffer.allocUnsafe(Math.min(4 << 20, Math.max(64 << 10, left)));
+      // A chunk per read that is never reused while the calls live: contexts are kept as views into it, never
+      // copied. From the arena when there is one (the whole file, in order), else a fresh buffer.
+      const size = Math.min(4 << 20, Math.max(64 << 10, left));
+      const chunk = options.arena ? options.arena.take(size) : Buffer.allocUnsafe(size);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      options.arena?.giveBack(chunk, bytesRead);
       if (bytesRead === 0) break;
       left -= bytesRead;
       splitter.push(chunk.subarray(0, bytesRead), { line: onLine, oversize: () => undefined });

@@ -25,9 +25,9 @@ async function startServer(kind: string, target = ''): Promise<{ url: string; ch
   return { url, child };
 }
 
-async function statsOf(child: ChildProcess): Promise<{ rss: number; maxRss: number; cpuMs: number }> {
+async function statsOf(child: ChildProcess): Promise<{ rss: number; maxRss: number; cpuMs: number; faults: number }> {
   child.send('rss');
-  const [m] = (await once(child, 'message')) as [{ rss: number; maxRss: number; cpuMs: number }];
+  const [m] = (await once(child, 'message')) as [{ rss: number; maxRss: number; cpuMs: number; faults: number }];
   return m;
 }
 
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     const s = await startServer(kind, upstream.url);
     targets.push({ name: kind, url: s.url, child: s.child, sent: 0 });
   }
-  type Row = { target: string; kind: string; c: number; round: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null; drain: number | null; sustained: number };
+  type Row = { target: string; kind: string; c: number; round: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null; faults: number | null; drain: number | null; sustained: number };
   const rows: Row[] = [];
   const kinds = arg('--kinds', 'sse,json').split(',');
   const levels = arg('--concurrency', '1,16,64').split(',').map(Number);
@@ -156,6 +156,8 @@ async function main(): Promise<void> {
           const after = t.child ? await statsOf(t.child) : null;
           // The proxy process's CPU (all its threads) per request: what recording costs, whatever the noise.
           const cpuUs = before && after ? ((after.cpuMs - before.cpuMs) * 1000) / samples.length : null;
+          // Minor page faults per request: fresh memory the kernel maps in (and each costs microseconds on a VM).
+          const faults = before && after ? (after.faults - before.faults) / samples.length : null;
           rows.push({
             target: t.name,
             kind,
@@ -168,6 +170,7 @@ async function main(): Promise<void> {
             ttlb99: pct(samples.map((s) => s.ttlb), 99),
             rss: after ? after.rss : null,
             cpuUs,
+            faults,
             drain,
             sustained: samples.length / (seconds + (drain ?? 0) / 1000),
           });
@@ -178,9 +181,10 @@ async function main(): Promise<void> {
         const med = (f: (r: Row) => number) => median(mine.map(f));
         const rss = mine.at(-1)!.rss;
         const cpuUs = mine[0]!.cpuUs === null ? null : med((r) => r.cpuUs!);
+        const faults = mine[0]!.faults === null ? null : med((r) => r.faults!);
         const drain = mine[0]!.drain === null ? null : med((r) => r.drain!);
         console.log(
-          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(16)} ${med((r) => r.rps).toFixed(0).padStart(6)} req/s  TTFB p50 ${med((r) => r.ttfb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttfb99).toFixed(2).padStart(6)} ms  TTLB p50 ${med((r) => r.ttlb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttlb99).toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}  CPU ${cpuUs === null ? '   -  ' : cpuUs.toFixed(0).padStart(4) + ' us/req'}${drain === null ? '' : `  projected +${drain.toFixed(0)} ms (incl. ${med((r) => r.sustained).toFixed(0)} req/s)`}`,
+          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(16)} ${med((r) => r.rps).toFixed(0).padStart(6)} req/s  TTFB p50 ${med((r) => r.ttfb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttfb99).toFixed(2).padStart(6)} ms  TTLB p50 ${med((r) => r.ttlb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttlb99).toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}  CPU ${cpuUs === null ? '   -  ' : cpuUs.toFixed(0).padStart(4) + ' us/req'}${faults === null ? '' : `  faults ${faults.toFixed(1)}/req`}${drain === null ? '' : `  projected +${drain.toFixed(0)} ms (incl. ${med((r) => r.sustained).toFixed(0)} req/s)`}`,
         );
       }
       if (targets.some((t) => t.name === 'bare')) {

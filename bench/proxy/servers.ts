@@ -4,7 +4,7 @@
  *   bare                the limit: node:http + undici pass-through that records nothing
  *   roller-actf/full    roller's recording proxy with calls.jsonl (+ wire_trace in that mode)
  *   http-proxy          the npm http-proxy package
- * A parent sends 'rss' over IPC and gets {rss, maxRss, cpuMs} back (MB, ms), or 'projected' and gets the
+ * A parent sends 'rss' over IPC and gets {rss, maxRss, cpuMs, faults} back (MB, ms, minor page faults), or 'projected' and gets the
  * number of calls a roller pipeline has written to calls.jsonl so far.
  */
 import { once } from 'node:events';
@@ -147,7 +147,10 @@ const start: Record<string, () => Promise<string>> = {
 const url = await start[kind!]!();
 process.on('message', (m) => {
   if (m === 'projected') process.send!({ projected: projectedCalls() });
-  if (m === 'rss') process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: process.resourceUsage().maxRSS / 1024, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000 });
+  if (m === 'rss') {
+    const u = process.resourceUsage();
+    process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: u.maxRSS / 1024, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, faults: u.minorPageFault });
+  }
   if (m === 'exit') {
     // A normal exit, so --cpu-prof can write its profile; the capture (hundreds of MB) goes with it.
     for (const dir of [captureDir, wireOnlyDir]) if (dir) rmSync(dir, { recursive: true, force: true });

@@ -6,11 +6,13 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 
-// A full GC after each sample: a sample's buffers (its calls.jsonl, read as views and written back) outlive
-// the young generation, so without it they wait for V8's external-memory trigger while the next sample reads
-// its own — measured: peak RSS at --concurrency 2 206-209 MB without, 178-182 MB with (one full GC per sample,
-// tens of ms against seconds of work). Worker execArgv takes no V8 flags, hence the flag set at run time and
-// `gc` taken from a context created after it.
+// A full GC after a sample when the process is past GC_ABOVE_RSS: a sample's objects and buffers outlive the young
+// generation, so without it they wait for V8's external-memory trigger while the next sample reads its own —
+// measured at --concurrency 2: peak RSS 206-209 MB without, 178-186 MB with. Each costs ~40 ms of CPU, so
+// below the line (one worker, whose calls.jsonl bytes live in the reused arena) it is skipped: --concurrency
+// 1 on the 1 GB bench archive 14.2 -> 11.5-12.0 s at the same peak RSS (122-123 MB). Worker execArgv takes no
+// V8 flags, hence the flag set at run time and `gc` taken from a context created after it.
+const GC_ABOVE_RSS = 150 * 2 ** 20;
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 import { ReadArena } from '../../core/read-arena.js';
@@ -28,7 +30,7 @@ parentPort!.on('message', (m: WorkerRequest) => {
   queue = queue.then(async () => {
     readArena.reset();
     const outcome = await reprocessSample(m.job, { readArena });
-    gc();
+    if (process.memoryUsage.rss() > GC_ABOVE_RSS) gc();
     parentPort!.postMessage({ id: m.id, outcome } satisfies WorkerReply);
   });
 });

@@ -242,6 +242,12 @@ export function buildProgram(): Command {
         const report = await nativeUsage(dir, opts.workers === undefined ? {} : { workers: opts.workers });
         if (opts.json) await printLine(JSON.stringify(report));
         else for (const chunk of formatNativeUsage(report)) await printLine(chunk);
+        // A file that went away while listing (a live config dir) is routine; one that could not be read is not.
+        const failed = report.unreadable.filter((u) => u.code !== 'ENOENT');
+        if (failed.length > 0) {
+          process.stderr.write(`roller usage: ${failed.length} path(s) could not be read and are not in the totals, e.g. ${failed[0]!.path} (${failed[0]!.code})\n`);
+          process.exitCode = 1;
+        }
         return;
       }
       const report = await (await import('../pipelines/usage-report.js')).usageReport(dir);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import type { TokensByKind } from '../harnesses/claude-code/participants.js';
-import { scanUsage, type ScannedParticipant } from '../harnesses/claude-code/usage-scan.js';
+import { scanUsage, type ScannedParticipant, type UnreadablePath } from '../harnesses/claude-code/usage-scan.js';
 
 export interface NativeUsageReport {
   schema: 'roller.native-usage/v1';
@@ -11,6 +11,8 @@ export interface NativeUsageReport {
   bytes: number;
   /** Lines that held the assistant marker but were not JSON (a line cut by a crash): counted, not fatal. */
   bad_lines: number;
+  /** Files and directories that could not be read (code and message): not in the participants or the totals. */
+  unreadable: UnreadablePath[];
   /** Each participant's own tokens summed once: a sub-agent's are never also its session's. */
   totals: TokensByKind & { messages: number };
   participants: ScannedParticipant[];
@@ -34,7 +36,7 @@ export async function nativeUsage(root: string, options: { workers?: number } = 
     totals.reasoning += p.tokens.reasoning;
     totals.messages += p.messages;
   }
-  return { schema: 'roller.native-usage/v1', harness: 'claude-code', root, files: scan.files, bytes: scan.bytes, bad_lines: scan.badLines, totals, participants: scan.participants };
+  return { schema: 'roller.native-usage/v1', harness: 'claude-code', root, files: scan.files, bytes: scan.bytes, bad_lines: scan.badLines, unreadable: scan.unreadable, totals, participants: scan.participants };
 }
 
 /**
@@ -65,4 +67,5 @@ export function* formatNativeUsage(r: NativeUsageReport): Generator<string> {
   if (chunk.length > 0) yield chunk.join('\n');
   yield row(`total (${r.participants.length} participants, ${r.files} files)`, r.totals, r.totals.messages);
   if (r.bad_lines > 0) yield `${r.bad_lines} lines held an assistant record but were not JSON (cut lines?): not counted`;
+  for (const u of r.unreadable) yield `not read: ${u.path}: ${u.code === 'ENOENT' ? 'gone before it was read (a live session dir)' : u.message}`;
 }

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -131,6 +131,32 @@ describe('roller CLI (bin/roller over dist/)', () => {
     const text = await roller('usage', '--harness', 'claude-code', config);
     expect(text.stdout).toMatch(/^total \(4 participants, 4 files\)/m);
     expect(text.stdout).toMatch(/^ {2}agent:/m); // sub-agents listed under their session
+  });
+
+  it('usage --harness claude-code follows links; what it cannot read is named and left out of the totals, the rest is counted', async () => {
+    const config = join(tmp.path, 'claude-config-links');
+    const project = join(config, 'projects', '-workspace-demo');
+    await mkdir(project, { recursive: true });
+    // A project whose session lives elsewhere, linked in (sub-agent directory linked too).
+    const elsewhere = join(repoRoot, 'tests/fixtures/claude-code/lab-single/projects/-workspace-demo');
+    for (const name of await readdir(elsewhere)) await symlink(join(elsewhere, name), join(project, name));
+    await symlink(join(project, 'gone-away.jsonl.target'), join(project, 'gone.jsonl')); // dangling: routine (a deleted file)
+    const clean = await roller('usage', '--harness', 'claude-code', config, '--json');
+    expect(clean.code, clean.stderr).toBe(0);
+    const r1 = JSON.parse(clean.stdout) as { files: number; unreadable: { path: string; code: string }[]; totals: { input: number; output: number } };
+    expect(r1.files).toBe(2); // the linked session and its linked sub-agent file
+    expect(r1.totals).toMatchObject({ input: 28, output: 359 });
+    expect(r1.unreadable).toEqual([expect.objectContaining({ path: join(project, 'gone.jsonl'), code: 'ENOENT' })]);
+
+    await symlink('loop.jsonl', join(project, 'loop.jsonl')); // a link to itself: ELOOP, not routine
+    const res = await roller('usage', '--harness', 'claude-code', config, '--json');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`could not be read and are not in the totals, e.g. ${join(project, 'loop.jsonl')} (ELOOP)`);
+    const r2 = JSON.parse(res.stdout) as typeof r1;
+    expect(r2.unreadable.map((u) => u.code).sort()).toEqual(['ELOOP', 'ENOENT']);
+    expect(r2.totals).toMatchObject({ input: 28, output: 359 });
+    const text = await roller('usage', '--harness', 'claude-code', config);
+    expect(text.stdout).toContain(`not read: ${join(project, 'gone.jsonl')}: gone before it was read`);
   });
 
   it('usage --harness says what it cannot do, and a missing directory is named', async () => {

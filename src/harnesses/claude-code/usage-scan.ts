@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, statSync, type Dirent } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { basename, dirname, join } from 'node:path';
@@ -24,6 +24,23 @@ export interface UsageScan {
   bytes: number;
   /** Lines that held the marker but were not valid JSON (counted, never fatal). */
   badLines: number;
+  /**
+   * Files and directories that could not be read, with the system's reason: left out of the participants and the
+   * totals, never silently. ENOENT is a file that went away between listing and reading (a live config dir).
+   */
+  unreadable: UnreadablePath[];
+}
+
+export interface UnreadablePath {
+  path: string;
+  code: string;
+  message: string;
+}
+
+function unreadable(path: string, err: unknown): UnreadablePath {
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e?.code !== 'string') throw err; // not an I/O error: a bug, not a file to skip
+  return { path, code: e.code, message: e.message };
 }
 
 /** A config dir keeps its sessions under projects/; other .jsonl files beside it (history.jsonl) are not transcripts. */
@@ -32,46 +49,91 @@ function transcriptRoot(root: string): string {
   return statSync(projects, { throwIfNoEntry: false })?.isDirectory() ? projects : root;
 }
 
+/** Deeper than this below a unit is a link loop, not a session layout. */
+const MAX_DEPTH = 16;
+
 /**
- * Every *.jsonl below dir, in code-unit order of path. Listed synchronously, one readdir per directory: the
- * async recursive readdir makes a thread-pool round trip per directory (a session has two) and the scan sat
- * idle for 30% of its time waiting on them; Node's own recursive listing is ~15% slower than this walk.
+ * What a directory entry is, following a symbolic link: a linked project or session file is read like any other.
+ * Throws the link's error (ENOENT when it dangles, ELOOP).
  */
-function walk(dir: string, out: string[]): string[] {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) walk(path, out);
-    else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(path);
-  }
-  return out;
+function kindOf(path: string, e: Dirent): 'dir' | 'file' | 'other' {
+  if (e.isDirectory()) return 'dir';
+  if (e.isFile()) return 'file';
+  if (!e.isSymbolicLink()) return 'other';
+  const s = statSync(path);
+  return s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other';
 }
 
-/** Every *.jsonl below root (below root/projects when root is a config dir), sorted. */
-export function sessionFiles(root: string): string[] {
-  return walk(transcriptRoot(root), []).sort();
+/**
+ * Every *.jsonl below dir. Listed synchronously, one readdir per directory: the async recursive readdir makes a
+ * thread-pool round trip per directory (a session has two) and the scan sat idle for 30% of its time waiting on
+ * them; Node's own recursive listing is ~15% slower than this walk (and does not follow links). What cannot be
+ * listed or followed goes to `failed`.
+ */
+function walk(dir: string, out: string[], failed: UnreadablePath[], depth = 0): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    failed.push(unreadable(dir, err));
+    return out;
+  }
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    let kind: 'dir' | 'file' | 'other';
+    try {
+      kind = kindOf(path, e);
+    } catch (err) {
+      failed.push(unreadable(path, err));
+      continue;
+    }
+    if (kind === 'dir') {
+      if (depth < MAX_DEPTH) walk(path, out, failed, depth + 1);
+      else failed.push({ path, code: 'ELOOP', message: `more than ${MAX_DEPTH} directories deep: a link loop? not read` });
+    } else if (kind === 'file' && e.name.endsWith('.jsonl')) out.push(path);
+  }
+  return out;
 }
 
 /**
  * The units of work of a scan: each entry two levels down (a project's session file, or a session's
  * directory with its sub-agents, walked by whichever thread takes it; deeper levels are walked too), and
- * any .jsonl file above that. Two
- * readdirs per project here; the thousands of session directories are listed in parallel by the threads.
+ * any .jsonl file above that. Two readdirs per project here; the thousands of session directories are
+ * listed in parallel by the threads.
  */
-export function scanUnits(root: string): string[] {
+export function scanUnits(root: string): { units: string[]; unreadable: UnreadablePath[] } {
   const units: string[] = [];
+  const failed: UnreadablePath[] = [];
   const top = transcriptRoot(root);
-  for (const e of readdirSync(top, { withFileTypes: true })) {
-    const path = join(top, e.name);
-    if (e.isFile() && e.name.endsWith('.jsonl')) units.push(path);
-    else if (e.isDirectory()) {
-      for (const f of readdirSync(path, { withFileTypes: true })) {
-        // A directory unit ends with '/': the thread that takes it walks it, without a stat to tell.
-        if (f.isDirectory()) units.push(`${join(path, f.name)}/`);
-        else if (f.isFile() && f.name.endsWith('.jsonl')) units.push(join(path, f.name));
+  const each = (dir: string, visit: (path: string, kind: 'dir' | 'file' | 'other', name: string) => void): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      if (dir === top) throw err; // the root itself: the caller's error, with its path
+      failed.push(unreadable(dir, err));
+      return;
+    }
+    for (const e of entries) {
+      const path = join(dir, e.name);
+      try {
+        visit(path, kindOf(path, e), e.name);
+      } catch (err) {
+        failed.push(unreadable(path, err));
       }
     }
-  }
-  return units.sort();
+  };
+  each(top, (path, kind, name) => {
+    if (kind === 'file' && name.endsWith('.jsonl')) units.push(path);
+    else if (kind === 'dir') {
+      each(path, (inner, innerKind, innerName) => {
+        // A directory unit ends with '/': the thread that takes it walks it, without a stat to tell.
+        if (innerKind === 'dir') units.push(`${inner}/`);
+        else if (innerKind === 'file' && innerName.endsWith('.jsonl')) units.push(inner);
+      });
+    }
+  });
+  return { units: units.sort(), unreadable: failed };
 }
 
 /** What a worker thread is given: the units and the shared counter of the next unit to take. */
@@ -85,11 +147,12 @@ export interface ScanShare {
  * more, so one large project does not leave the other thread idle) and scans them.
  */
 export function scanShare({ units, next }: ScanShare): UsageScan {
-  const scan: UsageScan = { participants: [], files: 0, bytes: 0, badLines: 0 };
+  const scan: UsageScan = { participants: [], files: 0, bytes: 0, badLines: 0, unreadable: [] };
   for (let i = Atomics.add(next, 0, 1); i < units.length; i = Atomics.add(next, 0, 1)) {
     const unit = units[i]!;
-    const files = unit.endsWith('/') ? walk(unit.slice(0, -1), []) : [unit];
+    const files = unit.endsWith('/') ? walk(unit.slice(0, -1), [], scan.unreadable) : [unit];
     const part = scanFiles(files);
+    for (const u of part.unreadable) scan.unreadable.push(u);
     for (const p of part.participants) scan.participants.push(p);
     scan.files += part.files;
     scan.bytes += part.bytes;
@@ -115,7 +178,8 @@ export async function scanUsage(root: string, options: { workers?: number } = {}
   const started = Array.from({ length: threads - 1 }, () => new Worker(new URL('./usage-scan-worker.js', import.meta.url), { execArgv: workerExecArgv() }));
   let parts: UsageScan[];
   try {
-    const share: ScanShare = { units: scanUnits(root), next: new Int32Array(new SharedArrayBuffer(4)) };
+    const listed = scanUnits(root);
+    const share: ScanShare = { units: listed.units, next: new Int32Array(new SharedArrayBuffer(4)) };
     const others = started.map(
       (worker) =>
         new Promise<UsageScan>((resolve, reject) => {
@@ -124,7 +188,7 @@ export async function scanUsage(root: string, options: { workers?: number } = {}
           worker.postMessage(share);
         }),
     );
-    parts = [scanShare(share), ...(await Promise.all(others))];
+    parts = [scanShare(share), ...(await Promise.all(others)), { participants: [], files: 0, bytes: 0, badLines: 0, unreadable: listed.unreadable }];
   } finally {
     for (const w of started) void w.terminate();
   }
@@ -133,6 +197,7 @@ export async function scanUsage(root: string, options: { workers?: number } = {}
     files: parts.reduce((a, p) => a + p.files, 0),
     bytes: parts.reduce((a, p) => a + p.bytes, 0),
     badLines: parts.reduce((a, p) => a + p.badLines, 0),
+    unreadable: parts.flatMap((p) => p.unreadable).sort((a, b) => (a.path < b.path ? -1 : 1)),
   };
 }
 
@@ -155,6 +220,7 @@ export function scanFiles(list: readonly string[]): UsageScan {
   const participants: ScannedParticipant[] = [];
   let bytes = 0;
   let badLines = 0;
+  const failed: UnreadablePath[] = [];
   let readBuffer = threadReadBuffer;
   for (const file of list) {
     const name = basename(file, '.jsonl');
@@ -175,7 +241,13 @@ export function scanFiles(list: readonly string[]): UsageScan {
     // searches around each hit); the rest of the file is passed over by one memmem per read. The bytes
     // after the last newline of a read move to the front for the next one (a line, or a marker, may
     // straddle the boundary).
-    const fd = openSync(file, 'r');
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch (err) {
+      failed.push(unreadable(file, err));
+      continue;
+    }
     try {
       let carry = 0;
       let atEnd = false;
@@ -187,7 +259,7 @@ export function scanFiles(list: readonly string[]): UsageScan {
           readBuffer = bigger; // for this file only: the next one starts with the 1 MB buffer again
         }
         const want = readBuffer.length - carry;
-        const n = readSync(fd, readBuffer, carry, want, null);
+        const n = readSync(fd, readBuffer, carry, want, null); // an error here leaves the whole file out (below)
         // A short read of a regular file is its end: no second read to be told so (one syscall per
         // file fewer; a file still being appended is read as it was).
         atEnd = n < want;
@@ -209,6 +281,10 @@ export function scanFiles(list: readonly string[]): UsageScan {
         carry = end - complete;
         if (carry > 0) readBuffer.copy(readBuffer, 0, complete, end);
       }
+    } catch (err) {
+      // A read that fails part-way (EIO, EISDIR): the file's counts so far would be a guess, so none are kept.
+      failed.push(unreadable(file, err));
+      continue;
     } finally {
       closeSync(fd);
     }
@@ -223,5 +299,5 @@ export function scanFiles(list: readonly string[]): UsageScan {
     }
     participants.push({ participant, parent, file, tokens, messages: last.size });
   }
-  return { participants, files: list.length, bytes, badLines };
+  return { participants, files: list.length - failed.length, bytes, badLines, unreadable: failed };
 }

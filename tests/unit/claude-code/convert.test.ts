@@ -209,6 +209,18 @@ describe('usage scan over a whole config tree', () => {
   });
 });
 
+describe('usage scan of files that go away', () => {
+  it('a file gone between listing and reading is named (ENOENT) and left out; the others are counted', async () => {
+    const { scanFiles } = await import('../../../src/harnesses/claude-code/usage-scan.js');
+    const real = join(repoRoot, 'tests/fixtures/claude-code/lab-single/projects/-workspace-demo/19dd1dea-c596-40d9-b460-8755a96c03f8.jsonl');
+    const gone = join(tmp.path, 'gone', 'deleted-session.jsonl');
+    const scan = scanFiles([gone, real]);
+    expect(scan.files).toBe(1);
+    expect(scan.participants.map((p) => p.participant)).toEqual(['session:19dd1dea-c596-40d9-b460-8755a96c03f8']);
+    expect(scan.unreadable).toEqual([expect.objectContaining({ path: gone, code: 'ENOENT' })]);
+  });
+});
+
 describe('usage scan in worker threads (compiled module)', () => {
   it('splits the files across workers and gives the same result as one thread', async () => {
     const compiled = join(repoRoot, 'dist/src/harnesses/claude-code/usage-scan.js');

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { ErrorCode, RollerError } from '../../core/errors.js';
@@ -166,7 +167,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         errors,
       });
     }
-    await wire.appendRequest(callId, meta, body);
+    const logFull = wire.appendRequest(callId, meta, body);
+    if (logFull) await logFull; // only when the log is over its high-water mark: no microtask turn otherwise
     if (clientAborted) {
       return end(callId, { first_byte_at: null, ended_at: Date.now(), upstream_ended: false, client_aborted: true, upstream_error: null, errors });
     }
@@ -193,21 +195,15 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     // No flushHeaders(): the headers leave with the first body chunk, one write instead of two.
     res.writeHead(upstreamRes.statusCode, responseHeadersForClient(upstreamRes.headers));
     wire.append(callId, 'r', { status: upstreamRes.statusCode, headers: recordedResponseHeaders(upstreamRes.headers) } satisfies ResponseHeadMeta);
-    let upstreamEnded = false;
     let upstreamError: string | null = null;
-    try {
-      for await (const chunk of upstreamRes.body as AsyncIterable<Buffer>) {
-        firstByteAt ??= Date.now();
-        if (!clientAborted && !res.write(chunk)) await drainOrClose(res);
-        const full = wire.append(callId, 'd', undefined, chunk);
-        if (full) await full;
-      }
-      upstreamEnded = true;
-    } catch (err) {
-      if (!clientAborted) {
-        upstreamError = `the response was cut: ${(err as Error).message}`;
-        errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: upstreamError });
-      }
+    const cut = await relayBody(upstreamRes.body, res, (chunk) => {
+      firstByteAt ??= Date.now();
+      return wire.append(callId, 'd', undefined, chunk);
+    });
+    const upstreamEnded = cut === null;
+    if (cut && !clientAborted) {
+      upstreamError = `the response was cut: ${cut.message}`;
+      errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: upstreamError });
     }
     if (!clientAborted) {
       if (upstreamEnded) res.end();
@@ -286,18 +282,51 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
 }
 
 /**
- * Waits for the client to drain or go away, and then drops both listeners. Not
- * `Promise.race([once(res, 'drain'), once(res, 'close')])`: the loser's listeners stay on the
- * response, one pair per backpressure pause, for the whole stream.
+ * Forwards the upstream body to the client chunk by chunk and hands each chunk to `record`; resolves when the
+ * body ended (null) or failed (its error). Backpressure both ways: a client that does not drain, or a record
+ * that returns a promise (the wire log is full), pauses the upstream read until both are clear. A client
+ * that goes away stops being written to; the read goes on until the upstream is aborted (the caller's signal)
+ * or ends. Plain 'data' events, not `for await`: the async iterator cost a promise and a microtask turn per
+ * chunk on the forwarding thread (~10 µs of its ~330 µs per request, CPU profile at 16 streams).
  */
-function drainOrClose(res: ServerResponse): Promise<void> {
+function relayBody(body: Readable, res: ServerResponse, record: (chunk: Buffer) => Promise<void> | undefined): Promise<Error | null> {
   return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
+    let waitingForClient = false;
+    let waitingForLog = false;
+    const resumeIfClear = (): void => {
+      if (!waitingForClient && !waitingForLog) body.resume();
     };
-    res.on('drain', done);
-    res.on('close', done);
+    const onDrain = (): void => {
+      waitingForClient = false;
+      resumeIfClear();
+    };
+    let settled = false;
+    const settle = (result: Error | null): void => {
+      if (settled) return;
+      settled = true;
+      body.off('data', onData);
+      res.off('drain', onDrain);
+      res.off('close', onDrain);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      if (!res.destroyed && !res.writableEnded && !res.write(chunk)) waitingForClient = true;
+      const full = record(chunk);
+      if (full) {
+        waitingForLog = true;
+        void full.then(() => {
+          waitingForLog = false;
+          resumeIfClear();
+        });
+      }
+      if (waitingForClient || waitingForLog) body.pause();
+    };
+    body.on('data', onData);
+    body.once('end', () => settle(null));
+    // Stays attached: an error after the end must not become an uncaught 'error' event.
+    body.on('error', (err: Error) => settle(err));
+    body.once('close', () => settle(new Error('the response body closed before its end')));
+    res.on('drain', onDrain);
+    res.on('close', onDrain); // a client gone away is never drained: stop waiting for it
   });
 }

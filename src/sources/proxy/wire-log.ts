@@ -167,7 +167,9 @@ export class WireLogWriter {
     const n = body?.length ?? 0;
     // Call ids are roller's own ([A-Za-z0-9-]), so the header needs no JSON escaping but the meta's.
     const header = `{"c":"${callId}","k":"${kind}","n":${n}${meta === undefined ? '' : `,"m":${JSON.stringify(meta)}`}}\n`;
-    this.put(header);
+    // Without a meta the header is ASCII: latin1 is a plain copy, utf8 an encoder pass (a body chunk's frame
+    // is the most frequent one).
+    const headerBytes = this.put(header, meta === undefined ? 'latin1' : 'utf8');
     if (body && n > 0) {
       if (n >= COPY_LIMIT) {
         this.cut();
@@ -179,8 +181,9 @@ export class WireLogWriter {
         this.slabEnd += n;
       }
     }
-    this.put('\n');
-    this.bytes += header.length + n + 1;
+    this.reserve(1);
+    this.slab[this.slabEnd++] = 10; // the frame's closing '\n'
+    this.bytes += headerBytes + n + 1;
     this.schedule();
     if (this.queuedBytes + (this.slabEnd - this.slabStart) <= this.highWaterBytes) return undefined;
     return new Promise((resolve) => this.waiters.push(resolve));
@@ -212,11 +215,13 @@ export class WireLogWriter {
     return this.closing;
   }
 
-  private put(text: string): void {
-    // Headers are ASCII but for the meta's JSON strings; byteLength only when that may not hold.
-    const len = text.length * 3;
-    this.reserve(len);
-    this.slabEnd += this.slab.write(text, this.slabEnd, 'utf8');
+  /** Copies `text` into the slab; returns its length in bytes. */
+  private put(text: string, encoding: 'latin1' | 'utf8'): number {
+    // Reserve the worst case (3 bytes per UTF-16 unit) rather than measure the string first.
+    this.reserve(encoding === 'latin1' ? text.length : text.length * 3);
+    const written = this.slab.write(text, this.slabEnd, encoding);
+    this.slabEnd += written;
+    return written;
   }
 
   private reserve(bytes: number): void {

@@ -49,7 +49,12 @@ export function* formatNativeUsage(r: NativeUsageReport): Generator<string> {
   const row = (label: string, t: TokensByKind, messages: number) => `${label.padEnd(50)} ${n(t.input)} ${n(t.cache_creation)} ${n(t.cache_read)} ${n(t.output)} ${String(messages).padStart(8)}`;
   yield `${'participant'.padEnd(50)} ${'input'.padStart(12)} ${'cache write'.padStart(12)} ${'cache read'.padStart(12)} ${'output'.padStart(12)} ${'messages'.padStart(8)}`;
   const children = new Map<string, ScannedParticipant[]>();
-  for (const p of r.participants) if (p.parent !== null) children.set(p.parent, [...(children.get(p.parent) ?? []), p]);
+  for (const p of r.participants) {
+    if (p.parent === null) continue;
+    const list = children.get(p.parent);
+    if (list) list.push(p);
+    else children.set(p.parent, [p]);
+  }
   const sessions = new Set(r.participants.filter((p) => p.parent === null).map((p) => p.participant));
   let chunk: string[] = [];
   const flushable = function* (): Generator<string> {

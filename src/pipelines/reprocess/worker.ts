@@ -29,7 +29,14 @@ let queue: Promise<void> = Promise.resolve();
 parentPort!.on('message', (m: WorkerRequest) => {
   queue = queue.then(async () => {
     readArena.reset();
-    const outcome = await reprocessSample(m.job, { readArena });
+    let outcome: SampleOutcome;
+    try {
+      outcome = await reprocessSample(m.job, { readArena });
+    } catch (err) {
+      // reprocessSample answers its own errors; this is a bug outside it. Answer anyway, so the pool never waits
+      // for a reply that will not come and the next sample still runs.
+      outcome = { status: 'error', error: { code: 'ROLLER_REPROCESS_FAILED', message: `${m.job.source}: ${(err as Error).message}` } };
+    }
     if (process.memoryUsage.rss() > GC_ABOVE_RSS) gc();
     parentPort!.postMessage({ id: m.id, outcome } satisfies WorkerReply);
   });

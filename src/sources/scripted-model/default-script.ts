@@ -23,6 +23,12 @@ const codexSpawnAtOnce = (...messages: string[]) => ({ tool_calls: messages.map(
  */
 const codexWait = (target: string) => ({ tool_calls: [[{ name: 'multi_agent_v1/wait_agent', input: { targets: [target] } }]] });
 
+/** A shell command, as Claude Code (Bash) and Codex (exec_command) take it: one tool-call alternative list. */
+const shell = (command: string, description: string) => [
+  { name: 'Bash', input: { command, description } },
+  { name: 'exec_command', input: { cmd: command } },
+];
+
 const readNotes = [
   { name: 'Read', input: { file_path: '{{cwd}}/notes.txt' } },
   // OpenCode's read takes filePath, OpenClaw's path: whichever the offered schema has.
@@ -33,7 +39,6 @@ const readNotes = [
   { name: 'shell', input: { command: ['bash', '-lc', 'head -n 1 notes.txt'] } },
 ];
 
-/** The embedded default script: a plain answer, and a single delegation to a sub-agent that reads a file. */
 /**
  * The embedded script: the default model of `roller collect` and `roller scripted-model`. Each scenario
  * offers its tool calls as alternatives per harness (the first one a request offers is called), so one
@@ -49,12 +54,7 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       turns: [
         {
           text: 'Writing a file and a link.',
-          tool_calls: [
-            [
-              { name: 'Bash', input: { command: "mkdir -p out && printf 'safe\\n' > out/safe.txt && ln -sf /etc/hostname out/link", description: 'Write a file and a link' } },
-              { name: 'exec_command', input: { cmd: "mkdir -p out && printf 'safe\\n' > out/safe.txt && ln -sf /etc/hostname out/link" } },
-            ],
-          ],
+          tool_calls: [shell("mkdir -p out && printf 'safe\\n' > out/safe.txt && ln -sf /etc/hostname out/link", 'Write a file and a link')],
         },
         { text: 'Done.' },
       ],
@@ -66,9 +66,9 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       name: 'compact',
       match: '[COMPACT]',
       turns: [
-        { thinking: 'First the first line.', text: 'Step one.', tool_calls: [[{ name: 'Bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } }, { name: 'exec_command', input: { cmd: 'head -n 1 notes.txt' } }]] },
-        { thinking: 'Then the last line.', text: 'Step two.', tool_calls: [[{ name: 'Bash', input: { command: 'tail -n 1 notes.txt', description: 'Show the last line' } }, { name: 'exec_command', input: { cmd: 'tail -n 1 notes.txt' } }]] },
-        { text: 'Step three.', tool_calls: [[{ name: 'Bash', input: { command: 'wc -l notes.txt', description: 'Count the lines' } }, { name: 'exec_command', input: { cmd: 'wc -l notes.txt' } }]] },
+        { thinking: 'First the first line.', text: 'Step one.', tool_calls: [shell('head -n 1 notes.txt', 'Show the first line')] },
+        { thinking: 'Then the last line.', text: 'Step two.', tool_calls: [shell('tail -n 1 notes.txt', 'Show the last line')] },
+        { text: 'Step three.', tool_calls: [shell('wc -l notes.txt', 'Count the lines')] },
         { text: 'All steps done.' },
       ],
     },
@@ -83,7 +83,7 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       name: 'compact-after',
       match: '[COMPACT:after]',
       turns: [
-        { text: 'Continuing after the summary.', tool_calls: [[{ name: 'Bash', input: { command: 'wc -c notes.txt', description: 'Count the bytes' } }, { name: 'exec_command', input: { cmd: 'wc -c notes.txt' } }]] },
+        { text: 'Continuing after the summary.', tool_calls: [shell('wc -c notes.txt', 'Count the bytes')] },
         { text: 'COMPACT-DONE: {{last_tool_result}}' },
       ],
     },
@@ -95,7 +95,7 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       turns: [
         ...Array.from({ length: 40 }, (_, i) => ({
           text: `Reading big.txt, pass ${i + 1}.`,
-          tool_calls: [[{ name: 'Bash', input: { command: 'cat big.txt', description: `Show big.txt (pass ${i + 1})` } }, { name: 'exec_command', input: { cmd: 'cat big.txt' } }]],
+          tool_calls: [shell('cat big.txt', `Show big.txt (pass ${i + 1})`)],
         })),
         { text: 'Long session done.' },
       ],

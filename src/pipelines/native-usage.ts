@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../core/errors.js';
-import type { TokensByKind } from '../harnesses/claude-code/participants.js';
+import { addTokens, zeroTokens, type TokensByKind } from '../harnesses/claude-code/participants.js';
 import { scanUsage, type ScannedParticipant, type UnreadablePath } from '../harnesses/claude-code/usage-scan.js';
 
 export interface NativeUsageReport {
@@ -27,13 +27,9 @@ export async function nativeUsage(root: string, options: { workers?: number } = 
   const s = await stat(root).catch(() => null);
   if (!s?.isDirectory()) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${root}: not a directory; give a CLAUDE_CONFIG_DIR (e.g. ~/.claude) or its projects/ directory`);
   const scan = await scanUsage(root, options);
-  const totals = { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0, messages: 0 };
+  const totals = { ...zeroTokens(), messages: 0 };
   for (const p of scan.participants) {
-    totals.input += p.tokens.input;
-    totals.cache_creation += p.tokens.cache_creation;
-    totals.cache_read += p.tokens.cache_read;
-    totals.output += p.tokens.output;
-    totals.reasoning += p.tokens.reasoning;
+    addTokens(totals, p.tokens);
     totals.messages += p.messages;
   }
   return { schema: 'roller.native-usage/v1', harness: 'claude-code', root, files: scan.files, bytes: scan.bytes, bad_lines: scan.badLines, unreadable: scan.unreadable, totals, participants: scan.participants };
@@ -57,17 +53,14 @@ export function* formatNativeUsage(r: NativeUsageReport): Generator<string> {
   }
   const sessions = new Set(r.participants.filter((p) => p.parent === null).map((p) => p.participant));
   let chunk: string[] = [];
-  const flushable = function* (): Generator<string> {
-    if (chunk.length >= 1000) {
-      yield chunk.join('\n');
-      chunk = [];
-    }
-  };
   for (const p of r.participants) {
     if (p.parent !== null && sessions.has(p.parent)) continue; // listed under its session
     chunk.push(row(p.participant, p.tokens, p.messages));
     for (const c of children.get(p.participant) ?? []) chunk.push(row(`  ${c.participant}`, c.tokens, c.messages));
-    yield* flushable();
+    if (chunk.length >= 1000) {
+      yield chunk.join('\n');
+      chunk = [];
+    }
   }
   if (chunk.length > 0) yield chunk.join('\n');
   yield row(`total (${r.participants.length} participants, ${r.files} files)`, r.totals, r.totals.messages);

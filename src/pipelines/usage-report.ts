@@ -3,8 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
+import { addTokens, zeroTokens, type TokensByKind } from '../harnesses/claude-code/participants.js';
 
-type Tokens = { input: number; cache_creation: number; cache_read: number; output: number; reasoning: number };
+type Tokens = TokensByKind;
 
 export interface UsageNode {
   participant: string;
@@ -42,10 +43,6 @@ export interface UsageReport {
   cost_usd: number | null;
 }
 
-const zero = (): Tokens => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
-const addTo = (a: Tokens, b: Tokens) => {
-  for (const k of Object.keys(a) as (keyof Tokens)[]) a[k] += b[k] ?? 0;
-};
 
 /**
  * `roller usage RUN_DIR`: the agent tree of every sample (each participant's own tokens, depth, spawning tool
@@ -57,7 +54,7 @@ export async function usageReport(runDir: string): Promise<UsageReport> {
   if (!existsSync(join(runDir, 'info.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${runDir}: no info.json; pass a run directory written by roller collect`);
   const run = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
   const samples: SampleUsage[] = [];
-  const totals = zero();
+  const totals = zeroTokens();
   let cost: number | null = null;
   for (const row of run.samples) {
     const file = join(runDir, row.path, 'info.json');
@@ -72,18 +69,18 @@ export async function usageReport(runDir: string): Promise<UsageReport> {
       if (parent) parent.children.push(node);
       else tree.push(node);
     }
-    const sampleTotals = zero();
-    for (const p of people) addTo(sampleTotals, p.tokens);
+    const sampleTotals = zeroTokens();
+    for (const p of people) addTokens(sampleTotals, p.tokens);
     for (const c of ((info.runtime as { compaction_calls?: unknown }).compaction_calls ?? []) as { participant: string; tokens: Tokens }[]) {
       const node = nodes.get(c.participant);
       if (node) {
-        node.compaction ??= { calls: 0, tokens: zero() };
+        node.compaction ??= { calls: 0, tokens: zeroTokens() };
         node.compaction.calls++;
-        addTo(node.compaction.tokens, c.tokens);
+        addTokens(node.compaction.tokens, c.tokens);
       }
-      addTo(sampleTotals, c.tokens);
+      addTokens(sampleTotals, c.tokens);
     }
-    addTo(totals, sampleTotals);
+    addTokens(totals, sampleTotals);
     const c = info.usage?.cost_usd ?? null;
     if (c !== null) cost = (cost ?? 0) + c;
     samples.push({ path: row.path, task_id: info.task_id, model: info.model, status: row.status, tree: tree.map(strip), totals: sampleTotals, cost_usd: c, reconciliation: reconcile(info, tree, sampleTotals) });

@@ -34,8 +34,32 @@ export interface ParticipantUsage {
   spawn_result?: 'result' | 'acknowledgement' | null;
 }
 
-const zero = (): TokensByKind => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
+export const zeroTokens = (): TokensByKind => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
+
+const TOKEN_KINDS = ['input', 'cache_creation', 'cache_read', 'output', 'reasoning'] as const satisfies readonly (keyof TokensByKind)[];
+
+/** Adds b's tokens to a's, kind by kind (a may carry other counts: they are left alone). */
+export function addTokens(a: TokensByKind, b: TokensByKind): void {
+  for (const k of TOKEN_KINDS) a[k] += b[k] ?? 0;
+}
+
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
+
+/**
+ * The tokens of Anthropic usage objects, one per message (the caller keeps one per message.id + requestId):
+ * input excludes cache reads and writes, which are counted apart; a malformed count is 0, never NaN.
+ */
+export function usageTokens(usages: Iterable<Json>): TokensByKind {
+  const tokens = zeroTokens();
+  for (const u of usages) {
+    tokens.input += n(u.input_tokens);
+    tokens.cache_creation += n(u.cache_creation_input_tokens);
+    tokens.cache_read += n(u.cache_read_input_tokens);
+    tokens.output += n(u.output_tokens);
+    tokens.reasoning += n(u.output_tokens_details?.thinking_tokens ?? u.output_tokens_details?.reasoning_tokens);
+  }
+  return tokens;
+}
 
 /**
  * Token accounting of one participant (seeds/004): each assistant message once — Claude Code writes one
@@ -48,14 +72,7 @@ export function tokensOf(records: NativeRecord[]): { tokens: TokensByKind; messa
     if (record.type !== 'assistant' || record.message?.usage == null) continue;
     byMessage.set(`${record.message.id}\u0000${record.requestId ?? ''}`, record.message.usage);
   }
-  const tokens = zero();
-  for (const u of byMessage.values()) {
-    tokens.input += n(u.input_tokens);
-    tokens.cache_creation += n(u.cache_creation_input_tokens);
-    tokens.cache_read += n(u.cache_read_input_tokens);
-    tokens.output += n(u.output_tokens);
-    tokens.reasoning += n(u.output_tokens_details?.thinking_tokens ?? u.output_tokens_details?.reasoning_tokens);
-  }
+  const tokens = usageTokens(byMessage.values());
   return { tokens, messageIds: [...new Set([...byMessage.keys()].map((k) => k.split('\u0000')[0]!))] };
 }
 

@@ -2,7 +2,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync, type Dirent } fro
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { basename, dirname, join } from 'node:path';
-import type { TokensByKind } from './participants.js';
+import { usageTokens, type TokensByKind } from './participants.js';
 import { workerExecArgv } from '../../core/worker-exec-argv.js';
 
 /** Only assistant records carry usage; Claude Code writes compact JSON, so this marker is in each of them. */
@@ -56,7 +56,7 @@ const MAX_DEPTH = 16;
  * What a directory entry is, following a symbolic link: a linked project or session file is read like any other.
  * Throws the link's error (ENOENT when it dangles, ELOOP).
  */
-function kindOf(path: string, e: Dirent): 'dir' | 'file' | 'other' {
+function kindOf(path: string, e: Dirent): EntryKind {
   if (e.isDirectory()) return 'dir';
   if (e.isFile()) return 'file';
   if (!e.isSymbolicLink()) return 'other';
@@ -64,34 +64,47 @@ function kindOf(path: string, e: Dirent): 'dir' | 'file' | 'other' {
   return s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other';
 }
 
+type EntryKind = 'dir' | 'file' | 'other';
+
 /**
- * Every *.jsonl below dir. Listed synchronously, one readdir per directory: the async recursive readdir makes a
- * thread-pool round trip per directory (a session has two) and the scan sat idle for 30% of its time waiting on
- * them; Node's own recursive listing is ~15% slower than this walk (and does not follow links). What cannot be
- * listed or followed goes to `failed`.
+ * Visits each entry of dir with its kind (links followed). Listed synchronously, one readdir per directory:
+ * the async recursive readdir makes a thread-pool round trip per directory (a session has two) and the scan sat
+ * idle for 30% of its time waiting on them. A directory that cannot be listed (unless `strict`: then its error
+ * is thrown), or a link that cannot be followed, goes to `failed`.
  */
-function walk(dir: string, out: string[], failed: UnreadablePath[], depth = 0): string[] {
+function eachEntry(dir: string, failed: UnreadablePath[], visit: (path: string, kind: EntryKind, name: string) => void, strict = false): void {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (err) {
+    if (strict) throw err;
     failed.push(unreadable(dir, err));
-    return out;
+    return;
   }
   for (const e of entries) {
     const path = join(dir, e.name);
-    let kind: 'dir' | 'file' | 'other';
+    let kind: EntryKind;
     try {
       kind = kindOf(path, e);
     } catch (err) {
       failed.push(unreadable(path, err));
       continue;
     }
-    if (kind === 'dir') {
+    visit(path, kind, e.name);
+  }
+}
+
+const isTranscript = (kind: EntryKind, name: string): boolean => kind === 'file' && name.endsWith('.jsonl');
+
+/** Every *.jsonl below dir (Node's own recursive listing is ~15% slower than this walk, and follows no links). */
+function walk(dir: string, out: string[], failed: UnreadablePath[], depth = 0): string[] {
+  eachEntry(dir, failed, (path, kind, name) => {
+    if (isTranscript(kind, name)) out.push(path);
+    else if (kind === 'dir') {
       if (depth < MAX_DEPTH) walk(path, out, failed, depth + 1);
       else failed.push({ path, code: 'ELOOP', message: `more than ${MAX_DEPTH} directories deep: a link loop? not read` });
-    } else if (kind === 'file' && e.name.endsWith('.jsonl')) out.push(path);
-  }
+    }
+  });
   return out;
 }
 
@@ -99,40 +112,23 @@ function walk(dir: string, out: string[], failed: UnreadablePath[], depth = 0): 
  * The units of work of a scan: each entry two levels down (a project's session file, or a session's
  * directory with its sub-agents, walked by whichever thread takes it; deeper levels are walked too), and
  * any .jsonl file above that. Two readdirs per project here; the thousands of session directories are
- * listed in parallel by the threads.
+ * listed in parallel by the threads. The root itself must be listable (its error is the caller's).
  */
 export function scanUnits(root: string): { units: string[]; unreadable: UnreadablePath[] } {
   const units: string[] = [];
   const failed: UnreadablePath[] = [];
   const top = transcriptRoot(root);
-  const each = (dir: string, visit: (path: string, kind: 'dir' | 'file' | 'other', name: string) => void): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch (err) {
-      if (dir === top) throw err; // the root itself: the caller's error, with its path
-      failed.push(unreadable(dir, err));
-      return;
-    }
-    for (const e of entries) {
-      const path = join(dir, e.name);
-      try {
-        visit(path, kindOf(path, e), e.name);
-      } catch (err) {
-        failed.push(unreadable(path, err));
-      }
-    }
-  };
-  each(top, (path, kind, name) => {
-    if (kind === 'file' && name.endsWith('.jsonl')) units.push(path);
+  const project = (path: string, kind: EntryKind, name: string): void => {
+    if (isTranscript(kind, name)) units.push(path);
     else if (kind === 'dir') {
-      each(path, (inner, innerKind, innerName) => {
+      eachEntry(path, failed, (inner, innerKind, innerName) => {
         // A directory unit ends with '/': the thread that takes it walks it, without a stat to tell.
         if (innerKind === 'dir') units.push(`${inner}/`);
-        else if (innerKind === 'file' && innerName.endsWith('.jsonl')) units.push(inner);
+        else if (isTranscript(innerKind, innerName)) units.push(inner);
       });
     }
-  });
+  };
+  eachEntry(top, failed, project, true);
   return { units: units.sort(), unreadable: failed };
 }
 
@@ -188,7 +184,8 @@ export async function scanUsage(root: string, options: { workers?: number } = {}
           worker.postMessage(share);
         }),
     );
-    parts = [scanShare(share), ...(await Promise.all(others)), { participants: [], files: 0, bytes: 0, badLines: 0, unreadable: listed.unreadable }];
+    parts = [scanShare(share), ...(await Promise.all(others))];
+    parts[0]!.unreadable.push(...listed.unreadable);
   } finally {
     for (const w of started) void w.terminate();
   }
@@ -197,7 +194,7 @@ export async function scanUsage(root: string, options: { workers?: number } = {}
     files: parts.reduce((a, p) => a + p.files, 0),
     bytes: parts.reduce((a, p) => a + p.bytes, 0),
     badLines: parts.reduce((a, p) => a + p.badLines, 0),
-    unreadable: parts.flatMap((p) => p.unreadable).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    unreadable: parts.flatMap((p) => p.unreadable).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
   };
 }
 
@@ -288,16 +285,7 @@ export function scanFiles(list: readonly string[]): UsageScan {
     } finally {
       closeSync(fd);
     }
-    const tokens: TokensByKind = { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 };
-    const n = (x: unknown) => (typeof x === 'number' && x >= 0 ? x : 0);
-    for (const u of last.values()) {
-      tokens.input += n(u.input_tokens);
-      tokens.cache_creation += n(u.cache_creation_input_tokens);
-      tokens.cache_read += n(u.cache_read_input_tokens);
-      tokens.output += n(u.output_tokens);
-      tokens.reasoning += n(u.output_tokens_details?.thinking_tokens);
-    }
-    participants.push({ participant, parent, file, tokens, messages: last.size });
+    participants.push({ participant, parent, file, tokens: usageTokens(last.values()), messages: last.size });
   }
   return { participants, files: list.length - failed.length, bytes, badLines, unreadable: failed };
 }

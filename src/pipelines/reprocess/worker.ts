@@ -5,6 +5,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
+import { ReadArena } from '../../core/read-arena.js';
+import { reprocessSample, type SampleJob, type SampleOutcome } from './sample.js';
 
 // A full GC after a sample when the process is past GC_ABOVE_RSS: a sample's objects and buffers outlive the young
 // generation, so without it they wait for V8's external-memory trigger while the next sample reads its own —
@@ -15,8 +17,6 @@ import { parentPort } from 'node:worker_threads';
 const GC_ABOVE_RSS = 150 * 2 ** 20;
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
-import { ReadArena } from '../../core/read-arena.js';
-import { reprocessSample, type SampleJob, type SampleOutcome } from './sample.js';
 
 export type WorkerRequest = { id: number; job: SampleJob };
 export type WorkerReply = { id: number; outcome: SampleOutcome };

@@ -88,6 +88,53 @@ async function bare(target: string): Promise<string> {
   );
 }
 
+/**
+ * The same least proxy on undici's handler API (`dispatch`): no response stream object, no promise, raw
+ * header arrays both ways — a stricter limit than `bare`, printed beside it.
+ */
+async function bareDispatch(target: string): Promise<string> {
+  const pool = new Pool(target, { connections: 256 });
+  const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host']);
+  return listen(
+    createServer((req: IncomingMessage, res: ServerResponse) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => {
+        const raw = req.rawHeaders;
+        const headers: string[] = [];
+        for (let i = 0; i < raw.length; i += 2) if (!HOP.has(raw[i]!.toLowerCase())) headers.push(raw[i]!, raw[i + 1]!);
+        let resume: () => void = () => {};
+        res.on('drain', () => resume());
+        pool.dispatch(
+          { path: req.url ?? '/', method: 'POST', headers, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts) },
+          {
+            onConnect() {},
+            onHeaders(status, rawHeaders, resumeUpstream) {
+              resume = resumeUpstream;
+              const out: string[] = [];
+              for (let i = 0; i < rawHeaders.length; i += 2) {
+                const name = rawHeaders[i]!.toString('latin1');
+                if (!HOP.has(name.toLowerCase())) out.push(name, rawHeaders[i + 1]!.toString('latin1'));
+              }
+              res.writeHead(status, out);
+              return true;
+            },
+            onData(chunk) {
+              return res.write(chunk);
+            },
+            onComplete() {
+              res.end();
+            },
+            onError() {
+              res.destroy();
+            },
+          },
+        );
+      });
+    }),
+  );
+}
+
 async function viaHttpProxy(target: string): Promise<string> {
   const proxy = httpProxy.createProxyServer({ target, agent: new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 256 }) });
   proxy.on('error', (_err, _req, res) => (res as ServerResponse).destroy());
@@ -131,6 +178,7 @@ const [kind, target] = process.argv.slice(2);
 const start: Record<string, () => Promise<string>> = {
   upstream,
   bare: () => bare(target!),
+  'bare-dispatch': () => bareDispatch(target!),
   'http-proxy': () => viaHttpProxy(target!),
   'roller-actf': () => roller(target!, 'actf'),
   'roller-full': () => roller(target!, 'full'),

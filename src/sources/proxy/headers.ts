@@ -74,10 +74,72 @@ export function splitRequestHeaders(headers: IncomingHttpHeaders, correlation: R
   return { forward, identity: { ...identity, ...fromRoller }, dropped: dropped.sort() };
 }
 
+export interface SplitRawHeaders {
+  /** Name, value, name, value, … as received (names in their case), for undici's dispatch. */
+  forward: string[];
+  identity: NativeIdentityHeaders;
+  /** Names (never values, lower case) of the headers removed before forwarding. */
+  dropped: string[];
+  contentEncoding?: string;
+}
+
+/** Connection tokens that name no header. */
+const CONNECTION_OPTIONS = new Set(['keep-alive', 'close', 'upgrade']);
+
+/**
+ * splitRequestHeaders over node's `rawHeaders` (the request path's version): no header object is built, a
+ * repeated header is forwarded as it came, and an identity header's first occurrence is the one recorded.
+ */
+export function splitRawRequestHeaders(raw: readonly string[], correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> = {}): SplitRawHeaders {
+  const forward: string[] = [];
+  const identity: NativeIdentityHeaders = {};
+  let fromRoller: NativeIdentityHeaders | undefined;
+  let dropped: string[] | undefined;
+  let connectionListed: Set<string> | undefined;
+  let contentEncoding: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const rawName = raw[i]!;
+    const value = raw[i + 1]!;
+    const name = rawName.toLowerCase();
+    if (HOP_BY_HOP.has(name)) {
+      if (name === 'connection') {
+        for (const token of value.split(',')) {
+          const t = token.trim().toLowerCase();
+          if (t && !CONNECTION_OPTIONS.has(t)) (connectionListed ??= new Set()).add(t);
+        }
+      }
+      continue;
+    }
+    if (name.startsWith('x-roller-') || name in correlation) {
+      dropped ??= [];
+      if (!dropped.includes(name)) dropped.push(name);
+      const key = ROLLER_IDENTITY[name] ?? correlation[name];
+      fromRoller ??= {};
+      if (key && value && fromRoller[key] === undefined) fromRoller[key] = value;
+      continue;
+    }
+    const key = HARNESS_IDENTITY[name];
+    if (key && value && identity[key] === undefined) identity[key] = value;
+    if (name === 'content-encoding' && contentEncoding === undefined) contentEncoding = value;
+    forward.push(rawName, value);
+  }
+  // Headers the client's Connection header names are hop-by-hop too (rare: filtered after the fact).
+  let kept = forward;
+  if (connectionListed) {
+    kept = [];
+    for (let i = 0; i < forward.length; i += 2) if (!connectionListed.has(forward[i]!.toLowerCase())) kept.push(forward[i]!, forward[i + 1]!);
+  }
+  const split: SplitRawHeaders = { forward: kept, identity: fromRoller ? { ...identity, ...fromRoller } : identity, dropped: dropped ? dropped.sort() : [] };
+  if (contentEncoding !== undefined) split.contentEncoding = contentEncoding;
+  return split;
+}
+
 /** Response headers for the client: everything but hop-by-hop. */
 export function responseHeadersForClient(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // for…in, not Object.entries: no array per header on the request path.
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined || HOP_BY_HOP.has(name.toLowerCase())) continue;
     out[name] = value;
   }

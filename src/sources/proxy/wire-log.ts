@@ -87,6 +87,8 @@ export function lastWriteAt(progress: Int32Array): number {
 }
 
 const SLAB_BYTES = 256 << 10;
+/** Written slabs kept for reuse (a flush rarely spans more than two). */
+const MAX_SPARE_SLABS = 8;
 /** Written at once from this many buffered bytes; below it, within FLUSH_DELAY_MS. */
 const FLUSH_BYTES = 512 << 10;
 const FLUSH_DELAY_MS = 5;
@@ -97,7 +99,7 @@ const fsyncAsync = promisify(fsync);
 const closeAsync = promisify(closeFd);
 
 /**
- * The writer. Frames are packed into slabs and written with one writev per 2 ms or 512 KB (however many
+ * The writer. Frames are packed into slabs and written with one writev per 5 ms or 512 KB (however many
  * exchanges are in flight): each write is a thread-pool round trip, and per-turn writes cost the request
  * path more than everything else roller does on it. `progress` tells readers — in this thread or a worker — that bytes landed:
  * its generation counter moves after every completed write, and its closed flag is set once the last one
@@ -110,9 +112,13 @@ export class WireLogWriter {
   bytes = 0;
   private queued: Buffer[] = [];
   private queuedBytes = 0;
-  private slab = Buffer.allocUnsafe(SLAB_BYTES);
+  private slab: Buffer = Buffer.allocUnsafe(SLAB_BYTES);
   private slabStart = 0;
   private slabEnd = 0;
+  /** Slabs left behind since the last write started: all their parts are queued (or written). */
+  private retired: Buffer[] = [];
+  /** Written slabs, reused: a fresh 256 KB slab is 64 pages the kernel maps in, one fault each. */
+  private spare: Buffer[] = [];
   private writing = false;
   private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
@@ -153,7 +159,10 @@ export class WireLogWriter {
       const key = conversationKey(meta.identity);
       const delta = this.window.encode(key, body);
       this.window.remember(key, callId, body);
-      if (delta) return this.append(callId, 'q', { ...meta, delta }, body.subarray(delta.prefix, body.length - delta.suffix));
+      if (delta) {
+        meta.delta = delta; // the caller's meta is the frame's: no copy of it on the request path
+        return this.append(callId, 'q', meta, body.subarray(delta.prefix, body.length - delta.suffix));
+      }
     }
     return this.append(callId, 'q', meta, body);
   }
@@ -227,7 +236,8 @@ export class WireLogWriter {
   private reserve(bytes: number): void {
     if (this.slab.length - this.slabEnd >= bytes) return;
     this.cut();
-    this.slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, bytes));
+    if (this.slab.length === SLAB_BYTES) this.retired.push(this.slab);
+    this.slab = (bytes <= SLAB_BYTES ? this.spare.pop() : undefined) ?? Buffer.allocUnsafe(Math.max(SLAB_BYTES, bytes));
     this.slabStart = 0;
     this.slabEnd = 0;
   }
@@ -256,12 +266,16 @@ export class WireLogWriter {
     this.cut();
     if (this.queued.length === 0) return this.wake();
     const batch = this.queued;
+    // Every part of these slabs is in this batch or an earlier one (writes run one at a time, in order).
+    const done = this.retired;
+    this.retired = [];
     this.queued = [];
     this.queuedBytes = 0;
     this.writing = true;
     // The slab part just queued is being written; later frames go after it in the same slab.
     writev(this.fd, batch, (err) => {
       this.writing = false;
+      for (const slab of done) if (this.spare.length < MAX_SPARE_SLABS) this.spare.push(slab);
       if (err) {
         this.failure ??= err;
         this.queued = [];

@@ -64,4 +64,22 @@ describe('body delta', () => {
     expect(delta?.base).toBe('c7');
     expect(next.length - delta!.prefix - delta!.suffix).toBe('","a new turn'.length);
   });
+
+  it("tries the last body of all only when the conversation's own base leaves much of the body to store", () => {
+    const filler = 'file contents '.repeat(400);
+    const own = conversationKey({ session_id: 'own' });
+    // A conversation whose next turn is a small change: its own base wins at once.
+    const a = new DeltaWindow();
+    a.remember(own, 'c-own', Buffer.from(`{"messages":["${filler}"]}`));
+    a.remember(conversationKey({ session_id: 'other' }), 'c-other', Buffer.from(`{"messages":["${filler}"],"x":1}`));
+    expect(a.encode(own, Buffer.from(`{"messages":["${filler}","next"]}`))?.base).toBe('c-own');
+    // A session that restarted with a new id but the same content as the last request of all: own base poor,
+    // the last body of all found.
+    const b = new DeltaWindow();
+    b.remember(own, 'c-own', Buffer.from(`{"messages":["${'unrelated '.repeat(600)}"]}`));
+    b.remember(conversationKey({ session_id: 'sub' }), 'c-last', Buffer.from(`{"messages":["${filler}"]}`));
+    const delta = b.encode(own, Buffer.from(`{"messages":["${filler}","next"]}`));
+    expect(delta?.base).toBe('c-last');
+    expect(delta!.prefix + delta!.suffix).toBeGreaterThan(filler.length);
+  });
 });

@@ -164,4 +164,26 @@ describe('wire log', () => {
     expect(calls[0]!.capture_status).toBe('partial');
     await truncate(cutPath, 0);
   });
+
+  it('slabs reused after their write keep every frame intact while writes and appends interleave', async () => {
+    const path = join(tmp.path, 'slabs', 'wire.frames');
+    const w = await WireLogWriter.open(path);
+    // Frames of many sizes (below the copy limit, so they go into slabs), across dozens of 256 KB slabs,
+    // with pauses so that writes complete while later frames are appended into recycled slabs.
+    const expected: Buffer[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const chunk = Buffer.alloc(200 + ((i * 37) % 3800), 97 + (i % 26));
+      expected.push(chunk);
+      w.append(`c-slab-${String(i).padStart(6, '0')}`, 'd', undefined, chunk);
+      if (i % 150 === 0) await new Promise((r) => setTimeout(r, 6)); // past the flush delay
+    }
+    await w.close();
+    let n = 0;
+    for await (const f of readWireFrames(path)) {
+      expect(f.c).toBe(`c-slab-${String(n).padStart(6, '0')}`);
+      expect(Buffer.compare(Buffer.from(f.body), expected[n]!)).toBe(0);
+      n++;
+    }
+    expect(n).toBe(4000);
+  });
 });

@@ -1,0 +1,260 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { util as undiciUtil, type Dispatcher } from 'undici';
+import { ErrorCode } from '../../core/errors.js';
+import type { RecordedError } from '../../schemas/common.js';
+import { protocolOfPath } from '../../transforms/protocols/index.js';
+import { recordedResponseHeaders, responseHeadersForClient, splitRawRequestHeaders, type NativeIdentityHeaders } from './headers.js';
+import type { EndMeta, RequestMeta, ResponseHeadMeta, WireLogWriter } from './wire-log.js';
+
+/** What every exchange of one proxy shares. */
+export interface ExchangeContext {
+  readonly pool: Dispatcher;
+  readonly wire: WireLogWriter;
+  /** The upstream's origin (for error messages) and path prefix. */
+  readonly upstreamOrigin: string;
+  readonly basePath: string;
+  readonly correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> | undefined;
+  readonly maxRequestBytes: number;
+  nextCall(): { callId: string; seq: number };
+  /** The exchange is over and its end frame appended. */
+  done(exchange: HttpExchange): void;
+}
+
+export function jsonError(res: ServerResponse, status: number, type: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ type: 'error', error: { type, message } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-roller-proxy-error': type });
+  res.end(body);
+}
+
+/**
+ * One HTTP exchange through the recording proxy, as undici's handler (`Dispatcher.dispatch`): the request body
+ * is read whole and written to the wire log, forwarded, and every response chunk goes to the client and the log
+ * as it arrives. The handler API, not `request()`: no response stream object, no promise per request and no
+ * async-iterator turn per chunk — the request path is the part of recording every call pays for, under load.
+ * Backpressure both ways: a client that does not drain, or a wire log over its mark, pauses the upstream read
+ * (undici's `resume` restarts it once both are clear), so no response is ever held whole in memory.
+ */
+export class HttpExchange implements Dispatcher.DispatchHandler {
+  private readonly callId: string;
+  private readonly meta: RequestMeta;
+  private readonly forwardHeaders: string[];
+  private readonly errors: RecordedError[] = [];
+  private bodyParts: Buffer[] = [];
+  private bodyBytes = 0;
+  private bodyEnded = false;
+  private abortUpstream: ((err?: Error) => void) | undefined;
+  private resumeUpstream: (() => void) | undefined;
+  private headersSeen = false;
+  private waitingForClient = false;
+  private waitingForLog = false;
+  private clientAborted = false;
+  private firstByteAt: number | null = null;
+  private finished = false;
+
+  constructor(
+    private readonly ctx: ExchangeContext,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    const { callId, seq } = ctx.nextCall();
+    this.callId = callId;
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const split = splitRawRequestHeaders(req.rawHeaders, ctx.correlation);
+    this.forwardHeaders = split.forward;
+    this.meta = {
+      seq,
+      transport: 'http',
+      protocol: protocolOfPath(query === -1 ? url : url.slice(0, query)),
+      method: req.method ?? 'GET',
+      path: url,
+      upstream_path: ctx.basePath + url,
+      started_at: Date.now(),
+      identity: split.identity,
+      dropped: split.dropped,
+    };
+    if (split.contentEncoding !== undefined) this.meta.content_encoding = split.contentEncoding;
+  }
+
+  /** Starts reading the request (the server's 'request' handler calls this once). */
+  start(): void {
+    this.ctx.wire.opened();
+    this.res.on('close', this.onClientClose);
+    this.req.on('data', this.onBodyChunk);
+    this.req.once('end', this.onBodyEnd);
+  }
+
+  // ---- the request ------------------------------------------------------------------------------------
+
+  private readonly onBodyChunk = (chunk: Buffer): void => {
+    this.bodyBytes += chunk.length;
+    if (this.bodyBytes <= this.ctx.maxRequestBytes) {
+      this.bodyParts.push(chunk);
+      return;
+    }
+    const message = `request body over ${this.ctx.maxRequestBytes} bytes`;
+    this.req.off('data', this.onBodyChunk);
+    this.req.off('end', this.onBodyEnd);
+    this.req.resume(); // drain the rest, so the 413 can be read
+    this.bodyParts = [];
+    this.errors.push({ code: ErrorCode.REQUEST_TOO_LARGE, message: `${message}; raise maxRequestBytes` });
+    jsonError(this.res, 413, 'roller_request_too_large', `roller proxy: ${message}`);
+    this.meta.body_omitted = 'too large';
+    this.ctx.wire.appendRequest(this.callId, this.meta);
+    this.finish(null, false, 'not forwarded: request too large');
+  };
+
+  private readonly onBodyEnd = (): void => {
+    this.bodyEnded = true;
+    const parts = this.bodyParts;
+    const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.bodyBytes);
+    this.bodyParts = [];
+    try {
+      const logFull = this.ctx.wire.appendRequest(this.callId, this.meta, body);
+      // Awaited only when the log is over its mark: otherwise no promise, no microtask turn.
+      if (logFull) void logFull.then(() => this.dispatch(body));
+      else this.dispatch(body);
+    } catch (err) {
+      this.fail(err);
+    }
+  };
+
+  private dispatch(body: Buffer): void {
+    if (this.finished) return;
+    if (this.clientAborted) return this.finish(null, false, null);
+    // undici reports every failure, even a synchronous one, through onError.
+    this.ctx.pool.dispatch(
+      { path: this.meta.upstream_path, method: this.meta.method as Dispatcher.HttpMethod, headers: this.forwardHeaders, body: body.length > 0 ? body : null },
+      this,
+    );
+  }
+
+  // ---- undici's handler ---------------------------------------------------------------------------------
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortUpstream = abort;
+    if (this.clientAborted) abort(new Error('the client went away'));
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true; // 1xx: informational, not the response
+    this.headersSeen = true;
+    this.resumeUpstream = resume;
+    // The same header object undici's request() gives: names in lower case, repeated ones as arrays.
+    const headers = undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
+    if (!this.clientAborted) this.res.writeHead(statusCode, responseHeadersForClient(headers));
+    // No flushHeaders(): the head leaves with the first body chunk, one socket write instead of two.
+    this.ctx.wire.append(this.callId, 'r', { status: statusCode, headers: recordedResponseHeaders(headers) } satisfies ResponseHeadMeta);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.firstByteAt ??= Date.now();
+    const res = this.res;
+    if (!this.clientAborted && !res.destroyed && !res.write(chunk)) {
+      this.waitingForClient = true;
+      res.once('drain', this.onClientDrain);
+    }
+    const logFull = this.ctx.wire.append(this.callId, 'd', undefined, chunk);
+    if (logFull) {
+      this.waitingForLog = true;
+      void logFull.then(this.onLogClear);
+    }
+    return !this.waitingForClient && !this.waitingForLog;
+  }
+
+  onComplete(): void {
+    if (this.finished) return;
+    if (!this.clientAborted) this.res.end();
+    this.finish(this.firstByteAt, true, null);
+  }
+
+  onError(err: Error): void {
+    if (this.finished) return;
+    let upstreamError: string | null = null;
+    if (!this.clientAborted) {
+      if (this.headersSeen) {
+        upstreamError = `the response was cut: ${err.message}`;
+        this.errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: upstreamError });
+        this.res.destroy(); // the client must see the cut too, not a clean end
+      } else {
+        upstreamError = err.message;
+        this.errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: `connecting to ${this.ctx.upstreamOrigin} failed: ${upstreamError}` });
+        jsonError(this.res, 502, 'roller_upstream_unreachable', `roller proxy: the model API at ${this.ctx.upstreamOrigin} could not be reached (${upstreamError})`);
+      }
+    }
+    this.finish(this.firstByteAt, false, upstreamError);
+  }
+
+  // ---- the client and the log ---------------------------------------------------------------------------
+
+  private readonly onClientDrain = (): void => {
+    this.waitingForClient = false;
+    this.resumeIfClear();
+  };
+
+  private readonly onLogClear = (): void => {
+    this.waitingForLog = false;
+    this.resumeIfClear();
+  };
+
+  private resumeIfClear(): void {
+    if (!this.waitingForClient && !this.waitingForLog && !this.finished) this.resumeUpstream?.();
+  }
+
+  /** The client's connection closed: before the response was finished, that is an abort. */
+  private readonly onClientClose = (): void => {
+    if (this.res.writableFinished || this.finished) return;
+    this.clientAborted = true;
+    if (this.waitingForClient) {
+      // It will never drain: stop waiting for it (the upstream read goes on until the abort lands).
+      this.res.off('drain', this.onClientDrain);
+      this.onClientDrain();
+    }
+    if (this.abortUpstream) {
+      this.abortUpstream(new Error('the client went away')); // undici answers with onError
+    } else if (!this.bodyEnded) {
+      this.req.off('data', this.onBodyChunk);
+      this.req.off('end', this.onBodyEnd);
+      this.bodyParts = [];
+      this.meta.body_omitted = 'the client aborted before the body ended';
+      this.ctx.wire.appendRequest(this.callId, this.meta);
+      this.finish(null, false, null);
+    }
+    // Otherwise the request is on its way (dispatch() or onConnect() sees the abort).
+  };
+
+  private finish(firstByteAt: number | null, upstreamEnded: boolean, upstreamError: string | null): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.res.off('close', this.onClientClose);
+    const end: EndMeta = {
+      first_byte_at: firstByteAt,
+      ended_at: Date.now(),
+      upstream_ended: upstreamEnded,
+      client_aborted: this.clientAborted,
+      upstream_error: upstreamError,
+      errors: this.errors,
+    };
+    this.ctx.wire.append(this.callId, 'x', end);
+    this.ctx.wire.ended();
+    this.ctx.done(this);
+  }
+
+  /**
+   * A bug in the proxy itself (never an input's fault): the client gets a 500 that says so, the call is
+   * recorded with the error, the process lives on.
+   */
+  fail(err: unknown): void {
+    if (this.finished) return;
+    const message = `roller proxy internal error: ${(err as Error)?.message ?? String(err)}`;
+    this.errors.push({ code: ErrorCode.PROXY_INTERNAL, message });
+    this.abortUpstream?.(new Error(message));
+    if (!this.clientAborted) jsonError(this.res, 500, 'roller_proxy_error', message);
+    this.finish(this.firstByteAt, false, message);
+  }
+}

@@ -173,4 +173,9 @@ describe('roller CLI (bin/roller over dist/)', () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);
     expect(JSON.parse(stdout)).toMatchObject({ input: 28, output: 359, messages: 4 });
   });
+  it('node started with V8 options (`--max-old-space-size`) still runs roller\'s worker threads', async () => {
+    // Node refuses V8 options in a worker's execArgv; roller gives its workers one (without --input-type).
+    const { stdout } = await run(process.execPath, ['--max-old-space-size=2048', '--stack-size=900', join(repoRoot, 'bin/roller'), 'usage', '--harness', 'claude-code', join(repoRoot, 'tests/fixtures/claude-code/lab-single'), '--workers', '2', '--json']);
+    expect(JSON.parse(stdout).totals).toMatchObject({ input: 28, output: 359, messages: 4 });
+  });
 });

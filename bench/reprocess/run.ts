@@ -108,6 +108,23 @@ async function parallelParseLimit(files: string[]): Promise<number> {
   return bytes.reduce((a, b) => a + b, 0) / 1e6 / seconds;
 }
 
+/** Memory copy in one thread, then in two at once (each the same work): the speed-up two threads get. */
+async function copySpeedup(): Promise<number> {
+  const ROUNDS = 40;
+  const inWorkers = async (n: number) => {
+    const t = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: n }, () => new Promise<number>((resolve, reject) => {
+      const w = new Worker(new URL('./copy-bandwidth.js', import.meta.url), { workerData: { copyRounds: ROUNDS } });
+      w.once('message', resolve);
+      w.once('error', reject);
+    })));
+    return Number(process.hrtime.bigint() - t) / 1e9;
+  };
+  const one = await inWorkers(1);
+  const two = await inWorkers(2);
+  return (2 * one) / two;
+}
+
 async function reprocessOnce(archiveDir: string, concurrency: number) {
   const out = join(data, 'reprocess-out');
   rmSync(out, { recursive: true, force: true });
@@ -128,12 +145,14 @@ async function main(): Promise<void> {
   // This VM moves by 20-30% from run to run: each figure is the best of --runs, the runs interleaved.
   let limit = { mbps: 0, bytes: 0 };
   let limit2 = 0;
+  let copy2 = 0;
   let c1: Awaited<ReturnType<typeof reprocessOnce>> | undefined;
   let c2: Awaited<ReturnType<typeof reprocessOnce>> | undefined;
   for (let r = 0; r < runs; r++) {
     const l = parseLimit(files);
     if (l.mbps > limit.mbps) limit = l;
     limit2 = Math.max(limit2, await parallelParseLimit(files));
+    copy2 = Math.max(copy2, await copySpeedup());
     const a = await reprocessOnce(small, 1);
     if (!c1 || a.wall < c1.wall) c1 = a;
     const b = await reprocessOnce(small, 2);
@@ -145,8 +164,9 @@ async function main(): Promise<void> {
     `best of ${runs} run(s) each`,
     `archive ${gbs[0]} GB: ${(smallBytes / 1e9).toFixed(2)} GB of JSONL evidence (calls.jsonl + native session files)`,
     `parse limit (split + JSON.parse, 1 thread): ${limit.mbps.toFixed(0)} MB/s; 2 threads at once: ${limit2.toFixed(0)} MB/s = ${(limit2 / limit.mbps).toFixed(2)} x (this machine's ceiling for a 2-way speed-up)`,
+    `memory copy (64 MB buffers): 2 threads at once = ${copy2.toFixed(2)} x one (memory bandwidth: the other ceiling)`,
     `reprocess --concurrency 1: ${c1.wall.toFixed(1)} s = ${mb(smallBytes, c1.wall).toFixed(0)} MB/s = ${(mb(smallBytes, c1.wall) / limit.mbps).toFixed(2)} x limit (target >= 0.5); CPU ${c1.cpu.toFixed(1)} s; peak RSS ${c1.rssMb.toFixed(0)} MB`,
-    `reprocess --concurrency 2: ${c2.wall.toFixed(1)} s = ${mb(smallBytes, c2.wall).toFixed(0)} MB/s = ${(c1.wall / c2.wall).toFixed(2)} x concurrency 1 (target >= 1.6); CPU ${c2.cpu.toFixed(1)} s; peak RSS ${c2.rssMb.toFixed(0)} MB`,
+    `reprocess --concurrency 2: ${c2.wall.toFixed(1)} s = ${mb(smallBytes, c2.wall).toFixed(0)} MB/s = ${(c1.wall / c2.wall).toFixed(2)} x concurrency 1 (target >= 1.6; ${((c1.wall / c2.wall) / (limit2 / limit.mbps)).toFixed(2)} of the parse ceiling); CPU ${c2.cpu.toFixed(1)} s; peak RSS ${c2.rssMb.toFixed(0)} MB`,
   ];
   if (gbs[1]) {
     const large = archive(base, gbs[1]);

@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { compactJson } from '../../core/compact-json.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 
 /** What one sample adds to the run-level SFT files: JSONL bytes, each line a record as its sample file holds it. */
@@ -18,7 +19,8 @@ export interface SampleSftLines {
  */
 export async function sampleSftLines(dir: string, info: SampleInfo): Promise<SampleSftLines | null> {
   if (info.status !== 'ok' && info.status !== 'skipped') return null;
-  const line = async (rel: string) => Buffer.from(`${JSON.stringify(JSON.parse(await readFile(join(dir, rel), 'utf8')))}\n`);
+  // The files are roller's own (JSON.stringify with an indent): their compact form is the line, byte for byte.
+  const line = async (rel: string) => compactJson(await readFile(join(dir, rel)), { newline: true, origin: join(dir, rel) });
   if (info.trajectory.sft_segments && info.trajectory.sft_segments.length > 0) {
     const parts: Buffer[] = [];
     for (const s of info.trajectory.sft_segments) parts.push(await line(s.path));

@@ -10,22 +10,13 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writevSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { recordedResponseHeaders, splitRawRequestHeaders } from '../../src/sources/proxy/headers.js';
+import { recordedResponseHeaders, splitRequestHeaders } from '../../src/sources/proxy/headers.js';
 import { WireLogWriter, type RequestMeta } from '../../src/sources/proxy/wire-log.js';
+import { sessionBodies, TURNS } from './session-bodies.js';
 
 const N = 20_000;
 const SESSIONS = 16;
-const TURNS = 24;
-const TOOLS = Array.from({ length: 8 }, (_, i) => ({ name: `tool_${i}`, description: 'A tool the agent can call. '.repeat(6), input_schema: { type: 'object', properties: { arg: { type: 'string' } } } }));
-const bodies = Array.from({ length: SESSIONS }, (_, session) =>
-  Array.from({ length: TURNS }, (_, turn) => {
-    const messages = Array.from({ length: turn + 1 }, (_, i) => ({
-      role: i % 2 ? 'assistant' : 'user',
-      content: [{ type: 'text', text: `Session ${session} turn ${i}: ${'file contents and tool output '.repeat(50)}`, ...(i === turn ? { cache_control: { type: 'ephemeral' } } : {}) }],
-    }));
-    return Buffer.from(JSON.stringify({ model: 'bench', messages, system: 'You are a coding agent. '.repeat(40), tools: TOOLS, max_tokens: 4096, stream: true }));
-  }),
-);
+const bodies = Array.from({ length: SESSIONS }, (_, session) => sessionBodies(session));
 const response = Buffer.alloc(8200, 97);
 const rawRequestHeaders = ['Host', '127.0.0.1:8080', 'Connection', 'keep-alive', 'content-type', 'application/json', 'x-api-key', 'sk-bench', 'content-length', '22000'];
 const responseHeaders = { 'content-type': 'text/event-stream', 'request-id': 'req_bench', 'content-length': '8200', date: 'Mon, 30 Nov 2026 20:00:00 GMT' };
@@ -73,7 +64,7 @@ async function main(): Promise<void> {
       const slot = i % SESSIONS;
       const turn = Math.floor(i / SESSIONS);
       const callId = `c-bench000-${String(i).padStart(6, '0')}`;
-      const split = splitRawRequestHeaders([...rawRequestHeaders, 'x-claude-code-session-id', `bench-${slot}-${Math.floor(turn / TURNS)}`]);
+      const split = splitRequestHeaders([...rawRequestHeaders, 'x-claude-code-session-id', `bench-${slot}-${Math.floor(turn / TURNS)}`]);
       const meta: RequestMeta = { seq: i, transport: 'http', protocol: 'anthropic-messages', method: 'POST', path: '/v1/messages', upstream_path: '/v1/messages', started_at: Date.now(), identity: split.identity, dropped: split.dropped };
       await log.appendRequest(callId, meta, bodies[slot]![turn % TURNS]!);
       log.append(callId, 'r', { status: 200, headers: recordedResponseHeaders(responseHeaders) });

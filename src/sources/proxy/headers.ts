@@ -1,5 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
-
 /** Credentials: their values are never written anywhere (they are forwarded, never recorded). */
 export const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'set-cookie', 'proxy-authorization', 'api-key', 'x-goog-api-key']);
 
@@ -31,50 +29,6 @@ export interface NativeIdentityHeaders {
 }
 
 export interface SplitHeaders {
-  forward: Record<string, string | string[]>;
-  identity: NativeIdentityHeaders;
-  /** Names (never values) of the headers removed before forwarding. */
-  dropped: string[];
-}
-
-const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
-
-/**
- * Split request headers into what goes upstream and what is recorded. `correlation` names extra
- * headers (e.g. OpenCode's) that carry identity for the proxy only: removed, value kept as run_id unless
- * the map says otherwise.
- */
-export function splitRequestHeaders(headers: IncomingHttpHeaders, correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> = {}): SplitHeaders {
-  const forward: Record<string, string | string[]> = {};
-  const identity: NativeIdentityHeaders = {};
-  const fromRoller: NativeIdentityHeaders = {};
-  const dropped: string[] = [];
-  const connectionListed = new Set(
-    (first(headers.connection) ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean),
-  );
-  for (const [rawName, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const name = rawName.toLowerCase();
-    if (HOP_BY_HOP.has(name) || connectionListed.has(name)) continue;
-    if (name.startsWith('x-roller-') || name in correlation) {
-      dropped.push(name);
-      const key = ROLLER_IDENTITY[name] ?? correlation[name];
-      const v = first(value);
-      if (key && v) fromRoller[key] = v;
-      continue;
-    }
-    const key = HARNESS_IDENTITY[name];
-    const v = first(value);
-    if (key && v && identity[key] === undefined) identity[key] = v;
-    forward[name] = value;
-  }
-  return { forward, identity: { ...identity, ...fromRoller }, dropped: dropped.sort() };
-}
-
-export interface SplitRawHeaders {
   /** Name, value, name, value, … as received (names in their case), for undici's dispatch. */
   forward: string[];
   identity: NativeIdentityHeaders;
@@ -87,10 +41,12 @@ export interface SplitRawHeaders {
 const CONNECTION_OPTIONS = new Set(['keep-alive', 'close', 'upgrade']);
 
 /**
- * splitRequestHeaders over node's `rawHeaders` (the request path's version): no header object is built, a
- * repeated header is forwarded as it came, and an identity header's first occurrence is the one recorded.
+ * Split a request's headers (node's `rawHeaders`) into what goes upstream and what is recorded. No header
+ * object is built on the request path; a repeated header is forwarded as it came, and an identity header's
+ * first occurrence is the one recorded. `correlation` names extra headers (e.g. OpenCode's) that carry
+ * identity for the proxy only: removed, value kept as run_id unless the map says otherwise.
  */
-export function splitRawRequestHeaders(raw: readonly string[], correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> = {}): SplitRawHeaders {
+export function splitRequestHeaders(raw: readonly string[], correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> = {}): SplitHeaders {
   const forward: string[] = [];
   const identity: NativeIdentityHeaders = {};
   let fromRoller: NativeIdentityHeaders | undefined;
@@ -129,7 +85,7 @@ export function splitRawRequestHeaders(raw: readonly string[], correlation: Read
     kept = [];
     for (let i = 0; i < forward.length; i += 2) if (!connectionListed.has(forward[i]!.toLowerCase())) kept.push(forward[i]!, forward[i + 1]!);
   }
-  const split: SplitRawHeaders = { forward: kept, identity: fromRoller ? { ...identity, ...fromRoller } : identity, dropped: dropped ? dropped.sort() : [] };
+  const split: SplitHeaders = { forward: kept, identity: fromRoller ? { ...identity, ...fromRoller } : identity, dropped: dropped ? dropped.sort() : [] };
   if (contentEncoding !== undefined) split.contentEncoding = contentEncoding;
   return split;
 }

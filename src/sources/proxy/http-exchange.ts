@@ -3,7 +3,7 @@ import { util as undiciUtil, type Dispatcher } from 'undici';
 import { ErrorCode } from '../../core/errors.js';
 import type { RecordedError } from '../../schemas/common.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
-import { recordedResponseHeaders, responseHeadersForClient, splitRawRequestHeaders, type NativeIdentityHeaders } from './headers.js';
+import { recordedResponseHeaders, responseHeadersForClient, splitRequestHeaders, type NativeIdentityHeaders } from './headers.js';
 import type { EndMeta, RequestMeta, ResponseHeadMeta, WireLogWriter } from './wire-log.js';
 
 /** What every exchange of one proxy shares. */
@@ -64,7 +64,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     this.callId = callId;
     const url = req.url ?? '/';
     const query = url.indexOf('?');
-    const split = splitRawRequestHeaders(req.rawHeaders, ctx.correlation);
+    const split = splitRequestHeaders(req.rawHeaders, ctx.correlation);
     this.forwardHeaders = split.forward;
     this.meta = {
       seq,

@@ -37,8 +37,14 @@ function refuse(socket: Socket, status: number, reason: string): void {
  */
 export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayContext): void {
   const url = req.url ?? '/';
-  const split = splitRequestHeaders(req.headers, ctx.correlation);
-  const headers = Object.fromEntries(Object.entries(split.forward).filter(([k]) => !HANDSHAKE_HEADERS.has(k)));
+  const split = splitRequestHeaders(req.rawHeaders, ctx.correlation);
+  // ws takes a header object: names in lower case, a repeated header joined as node joins it.
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < split.forward.length; i += 2) {
+    const name = split.forward[i]!.toLowerCase();
+    const value = split.forward[i + 1]!;
+    if (!HANDSHAKE_HEADERS.has(name)) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
   const target = new URL(ctx.basePath + url, ctx.upstream);
   target.protocol = ctx.upstream.protocol === 'https:' ? 'wss:' : 'ws:';
   const upstream = new WebSocket(target, { headers, perMessageDeflate: false });

@@ -3,6 +3,8 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { throwIfAborted } from './abort.js';
+import { jsonPieces } from './json-pieces.js';
+import { giveBackScratch, takeScratch } from './scratch-buffers.js';
 import { ErrorCode, RollerError } from './errors.js';
 
 export interface WrittenFile {
@@ -19,10 +21,6 @@ export interface AtomicWriteOptions {
 
 type Content = string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
 
-function isIterable(x: unknown): x is Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array> {
-  return typeof x === 'object' && x !== null && (Symbol.asyncIterator in x || Symbol.iterator in x);
-}
-
 /**
  * Writes `content` to a temporary file beside `path`, fsyncs it, and renames it over `path`. A reader
  * never sees a half-written file; a crash leaves the previous complete version. The sha256 is computed
@@ -37,10 +35,10 @@ export async function writeFileAtomic(path: string, content: Content, options: A
   let bytes = 0;
   const handle = await open(temp, 'wx');
   let renamed = false;
+  const scratch = takeScratch();
+  let fill = 0;
   try {
-    const write = async (piece: string | Uint8Array) => {
-      if (options.signal) throwIfAborted(options.signal);
-      const buf = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
+    const writeAll = async (buf: Uint8Array) => {
       hash.update(buf);
       bytes += buf.length;
       let off = 0;
@@ -49,8 +47,39 @@ export async function writeFileAtomic(path: string, content: Content, options: A
         off += bytesWritten;
       }
     };
-    if (typeof content === 'string' || content instanceof Uint8Array) await write(content);
-    else if (isIterable(content)) for await (const piece of content) await write(piece);
+    const flush = async () => {
+      if (options.signal) throwIfAborted(options.signal);
+      if (fill === 0) return;
+      const view = scratch.subarray(0, fill);
+      fill = 0;
+      await writeAll(view);
+    };
+    // Strings are encoded into a reused scratch buffer (never a fresh buffer per string: see scratch-buffers.ts),
+    // small byte pieces are gathered there too; a write only when it is full. Returns a promise only then,
+    // so a document of thousands of small pieces costs no promise per piece.
+    const put = (piece: string | Uint8Array): Promise<void> | undefined => {
+      if (typeof piece !== 'string') {
+        if (fill + piece.length <= scratch.length) {
+          scratch.set(piece, fill);
+          fill += piece.length;
+          return undefined;
+        }
+        return flush().then(() => writeAll(piece));
+      }
+      const { read, written } = utf8.encodeInto(piece, scratch.subarray(fill));
+      fill += written;
+      if (read === piece.length) return undefined;
+      // Full: write what it holds and go on with the rest (encodeInto never splits a character).
+      return flush().then(() => put(piece.slice(read)));
+    };
+    if (typeof content === 'string' || content instanceof Uint8Array) await put(content);
+    else if (Symbol.iterator in content) {
+      for (const piece of content) {
+        const pending = put(piece);
+        if (pending) await pending;
+      }
+    } else for await (const piece of content) await put(piece);
+    await flush();
     if (options.durable ?? true) await handle.sync();
     await handle.close();
     await rename(temp, path);
@@ -65,6 +94,7 @@ export async function writeFileAtomic(path: string, content: Content, options: A
       { cause },
     );
   } finally {
+    giveBackScratch(scratch);
     if (!renamed) {
       await handle.close().catch(() => {}); // already closed on the success path before rename
       await rm(temp, { force: true });
@@ -85,7 +115,18 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** A JSON document written atomically, pretty-printed with a trailing newline. */
+/**
+ * A JSON document written atomically, pretty-printed with a trailing newline: the bytes of
+ * `${JSON.stringify(value, null, indent)}\n`, serialized in pieces (jsonPieces) so that a large document is
+ * never one string, nor one buffer, in memory.
+ */
 export function writeJsonAtomic(path: string, value: unknown, options: AtomicWriteOptions & { indent?: number } = {}): Promise<WrittenFile> {
-  return writeFileAtomic(path, `${JSON.stringify(value, null, options.indent ?? 2)}\n`, options);
+  return writeFileAtomic(path, jsonDocument(value, options.indent ?? 2), options);
 }
+
+function* jsonDocument(value: unknown, indent: number): Generator<string> {
+  yield* jsonPieces(value, indent);
+  yield '\n';
+}
+
+const utf8 = new TextEncoder();

@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { throwIfAborted } from './abort.js';
 import { ErrorCode, RollerError, type Origin } from './errors.js';
 import { LineSplitter, type LineSink } from './line-splitter.js';
+import { giveBackScratch, SCRATCH_BYTES, takeScratch } from './scratch-buffers.js';
 import { excerpt } from './rejected.js';
 import type { Envelope, Source, StageContext } from './stage.js';
 
@@ -176,7 +177,8 @@ function toBuffer(chunk: Buffer | Uint8Array | string): Buffer {
 
 /**
  * The bytes of a file as chunks. The same buffer is reused for every chunk: a chunk is valid only until
- * the next one is requested (LineSplitter copies what it keeps).
+ * the next one is requested (LineSplitter copies what it keeps). At the default size it is a scratch buffer
+ * (scratch-buffers.ts), given back when the file is done: no fresh memory per file.
  */
 export async function* readFileChunks(
   path: string,
@@ -185,29 +187,34 @@ export async function* readFileChunks(
   /** A buffer to read into (reused across many small files: one allocation instead of one per file). */
   into?: Buffer,
 ): AsyncGenerator<Buffer> {
-  const buf = into ?? Buffer.allocUnsafe(chunkBytes);
+  const scratch = into === undefined && chunkBytes === SCRATCH_BYTES ? takeScratch() : undefined;
+  const buf = into ?? scratch ?? Buffer.allocUnsafe(chunkBytes);
   chunkBytes = buf.length;
-  if (mode === 'sync') {
-    const fd = openSync(path, 'r');
+  try {
+    if (mode === 'sync') {
+      const fd = openSync(path, 'r');
+      try {
+        for (;;) {
+          const n = readSync(fd, buf, 0, chunkBytes, null);
+          if (n === 0) return;
+          yield buf.subarray(0, n);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    }
+    const handle = await open(path, 'r');
     try {
       for (;;) {
-        const n = readSync(fd, buf, 0, chunkBytes, null);
-        if (n === 0) return;
-        yield buf.subarray(0, n);
+        const { bytesRead } = await handle.read(buf, 0, chunkBytes, null);
+        if (bytesRead === 0) return;
+        yield buf.subarray(0, bytesRead);
       }
     } finally {
-      closeSync(fd);
-    }
-  }
-  const handle = await open(path, 'r');
-  try {
-    for (;;) {
-      const { bytesRead } = await handle.read(buf, 0, chunkBytes, null);
-      if (bytesRead === 0) return;
-      yield buf.subarray(0, bytesRead);
+      await handle.close();
     }
   } finally {
-    await handle.close();
+    if (scratch) giveBackScratch(scratch);
   }
 }
 

@@ -6,6 +6,9 @@
  *
  * The splitter never keeps a reference to a pushed chunk (a partial line at its end is copied), so a
  * reader may reuse one buffer for every read — which keeps the bytes in cache while they are parsed.
+ * A reader whose chunks stay valid and are laid end to end in memory (a ReadArena) says so with
+ * `stableChunks`: the partial line is then kept as a view, and a line across two chunks is one view over
+ * both — no copy, no fresh memory (those copies were ~800 page faults per reprocessed sample).
  */
 const NEWLINE = 0x0a;
 
@@ -24,7 +27,10 @@ export class LineSplitter {
   private lineOffset = 0;
   private consumed = 0;
 
-  constructor(private readonly maxLineBytes: number) {}
+  constructor(
+    private readonly maxLineBytes: number,
+    private readonly options: { stableChunks?: boolean } = {},
+  ) {}
 
   /** Number of the line that the next byte belongs to (1-based). */
   get currentLine(): number {
@@ -49,7 +55,7 @@ export class LineSplitter {
           sink.oversize(this.lineNo, this.lineOffset, total);
         } else {
           this.parts.push(chunk.subarray(start, nl));
-          const joined = Buffer.concat(this.parts, total);
+          const joined = this.join(total);
           sink.line(joined, 0, total, this.lineNo, this.lineOffset);
         }
         this.parts = [];
@@ -67,7 +73,8 @@ export class LineSplitter {
         this.parts = [];
         this.partBytes = 0;
       } else {
-        this.parts.push(Buffer.from(chunk.subarray(start))); // copy: the caller may reuse `chunk`
+        // A copy, unless the caller keeps its chunks: then it may reuse `chunk`.
+        this.parts.push(this.options.stableChunks ? chunk.subarray(start) : Buffer.from(chunk.subarray(start)));
         this.partBytes += rest;
       }
     }
@@ -79,9 +86,21 @@ export class LineSplitter {
    */
   finish(): { buf: Buffer; lineNo: number; offset: number } | undefined {
     if (this.skipping || this.partBytes === 0) return undefined;
-    const buf = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.partBytes);
+    const buf = this.parts.length === 1 ? this.parts[0]! : this.join(this.partBytes);
     this.parts = [];
     this.partBytes = 0;
     return { buf, lineNo: this.lineNo, offset: this.lineOffset };
+  }
+
+  /** The parts as one buffer: a view when they lie end to end in one allocation, else a copy. */
+  private join(total: number): Buffer {
+    const first = this.parts[0]!;
+    let contiguous = this.options.stableChunks === true;
+    for (let i = 1; contiguous && i < this.parts.length; i++) {
+      const prev = this.parts[i - 1]!;
+      const next = this.parts[i]!;
+      contiguous = next.buffer === prev.buffer && next.byteOffset === prev.byteOffset + prev.length;
+    }
+    return contiguous ? Buffer.from(first.buffer, first.byteOffset, total) : Buffer.concat(this.parts, total);
   }
 }

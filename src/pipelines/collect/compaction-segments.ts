@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
+import { fileIncludes } from '../../core/file-includes.js';
 import { claudeCodeCompactions, compactionSummaryCalls, jsonlRecords, type ClaudeCodeCompaction } from '../../harnesses/claude-code/compaction.js';
 import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
 import type { Actf } from '../../schemas/actf.js';
@@ -23,9 +24,9 @@ export async function findMainCompactions(harness: string, tracePath: string, ca
   if (harness !== 'claude-code') return null;
   const root = participants.find((p) => p.role === 'root');
   if (!root) return null;
-  const bytes = await readFile(tracePath).catch(() => Buffer.alloc(0));
-  if (bytes.indexOf('"compact_boundary"') === -1) return null; // the common case, without decoding the trace
-  const compactions = claudeCodeCompactions(jsonlRecords(bytes.toString('utf8')));
+  // The common case (no compaction), told without reading the trace whole.
+  if (!(await fileIncludes(tracePath, '"compact_boundary"'))) return null;
+  const compactions = claudeCodeCompactions(jsonlRecords(await readFile(tracePath, 'utf8')));
   if (compactions.length === 0) return null;
   return { root, compactions, summaryCalls: compactionSummaryCalls(calls, compactions, root.native_id) };
 }

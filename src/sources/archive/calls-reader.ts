@@ -73,7 +73,8 @@ export interface ReadCallsOptions {
  */
 export async function readCallsLazily(path: string, options: ReadCallsOptions = {}): Promise<Call[]> {
   const calls: Call[] = [];
-  const splitter = new LineSplitter(1 << 30);
+  // Arena chunks are kept and laid end to end: a line across two of them is a view, not a copy.
+  const splitter = new LineSplitter(1 << 30, { stableChunks: options.arena !== undefined });
   const hint = options.hint ?? "the archive's calls.jsonl is damaged there";
   const bad = (line: number, why: string) => new RollerError(options.code ?? ErrorCode.JSONL_INVALID_JSON, `${path}:${line}: ${why}; ${hint}`, { origin: { file: path, line } });
   let failure: RollerError | undefined;

@@ -39,3 +39,26 @@ describe('atomic writes', () => {
     expect(await readFile(path, 'utf8')).toBe('old');
   });
 });
+
+describe('atomic writes of large and mixed content', () => {
+  it('strings and byte pieces beyond the 1 MB scratch buffer, a surrogate pair across its edge: the bytes of Buffer.from of each', async () => {
+    const pieces: (string | Uint8Array)[] = [
+      'a'.repeat((1 << 20) - 1) + '😀' + 'é…',
+      Buffer.from('bytes\n'),
+      Buffer.alloc((1 << 20) + 5, 0x62),
+      '\ud800 lone surrogate',
+      `${'…'.repeat(700_000)}\n`,
+    ];
+    const expected = Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+    const path = join(tmp.path, 'big.bin');
+    const written = await writeFileAtomic(path, pieces);
+    expect((await readFile(path)).equals(expected)).toBe(true);
+    expect(written).toEqual({ path, bytes: expected.length, sha256: createHash('sha256').update(expected).digest('hex') });
+  });
+
+  it('concurrent JSON documents each get their own bytes', async () => {
+    const docs = Array.from({ length: 6 }, (_, i) => ({ i, steps: Array.from({ length: 3000 }, (_, j) => ({ j, text: `doc ${i} … ${'x'.repeat(j % 300)}` })) }));
+    await Promise.all(docs.map((d, i) => writeJsonAtomic(join(tmp.path, `doc-${i}.json`), d)));
+    for (const [i, d] of docs.entries()) expect(await readFile(join(tmp.path, `doc-${i}.json`), 'utf8')).toBe(`${JSON.stringify(d, null, 2)}\n`);
+  });
+});

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from './thread-fs.js';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { throwIfAborted } from './abort.js';

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open } from './thread-fs.js';
 import { giveBackScratch, takeScratch } from './scratch-buffers.js';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { open } from './thread-fs.js';
 import { giveBackScratch, takeScratch } from './scratch-buffers.js';
 
 /** sha256 and size of a file, read in chunks into a reused buffer (never whole, never into fresh memory). */

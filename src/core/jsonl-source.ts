@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open } from './thread-fs.js';
 import { throwIfAborted } from './abort.js';
 import { ErrorCode, RollerError, type Origin } from './errors.js';
 import { LineSplitter, type LineSink } from './line-splitter.js';

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from '../../core/thread-fs.js';
 import { basename, dirname, join, relative } from 'node:path';
 import { createStageContext } from '../../core/context.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';

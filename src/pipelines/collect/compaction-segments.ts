@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from '../../core/thread-fs.js';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { fileIncludes } from '../../core/file-includes.js';

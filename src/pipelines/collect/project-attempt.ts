@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile } from '../../core/thread-fs.js';
 import { join } from 'node:path';
 import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
 import type { ConvertibleHarness } from '../../harnesses/launch.js';

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm } from '../../core/thread-fs.js';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { compactJson } from '../../core/compact-json.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm } from '../../core/thread-fs.js';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from '../../core/thread-fs.js';
 import { dirname, join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { isConvertibleHarness } from '../../harnesses/launch.js';

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open } from '../../core/thread-fs.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { LineSplitter } from '../../core/line-splitter.js';
 import type { Call } from '../../schemas/call.js';

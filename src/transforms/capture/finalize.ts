@@ -1,4 +1,4 @@
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from '../../core/thread-fs.js';
 import { basename, dirname, join, relative } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { createStageContext } from '../../core/context.js';

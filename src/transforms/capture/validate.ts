@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from '../../core/thread-fs.js';
 import stableStringify from 'fast-json-stable-stringify';
 import { join } from 'node:path';
 import { createStageContext } from '../../core/context.js';

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile } from '../../core/thread-fs.js';
 import { join } from 'node:path';
 import { createStageContext } from '../../core/context.js';
 import { jsonlFileSource } from '../../core/jsonl-source.js';

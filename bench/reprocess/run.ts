@@ -148,6 +148,8 @@ async function main(): Promise<void> {
   let copy2 = 0;
   let c1: Awaited<ReturnType<typeof reprocessOnce>> | undefined;
   let c2: Awaited<ReturnType<typeof reprocessOnce>> | undefined;
+  // Peak memory is compared as the highest of the runs at either size (the best run's own figure is a draw).
+  let c2Peak = 0;
   for (let r = 0; r < runs; r++) {
     const l = parseLimit(files);
     if (l.mbps > limit.mbps) limit = l;
@@ -156,6 +158,7 @@ async function main(): Promise<void> {
     const a = await reprocessOnce(small, 1);
     if (!c1 || a.wall < c1.wall) c1 = a;
     const b = await reprocessOnce(small, 2);
+    c2Peak = Math.max(c2Peak, b.rssMb);
     if (!c2 || b.wall < c2.wall) c2 = b;
   }
   if (!c1 || !c2) throw new Error('--runs must be at least 1');
@@ -166,15 +169,21 @@ async function main(): Promise<void> {
     `parse limit (split + JSON.parse, 1 thread): ${limit.mbps.toFixed(0)} MB/s; 2 threads at once: ${limit2.toFixed(0)} MB/s = ${(limit2 / limit.mbps).toFixed(2)} x (this machine's ceiling for a 2-way speed-up)`,
     `memory copy (64 MB buffers): 2 threads at once = ${copy2.toFixed(2)} x one (memory bandwidth: the other ceiling)`,
     `reprocess --concurrency 1: ${c1.wall.toFixed(1)} s = ${mb(smallBytes, c1.wall).toFixed(0)} MB/s = ${(mb(smallBytes, c1.wall) / limit.mbps).toFixed(2)} x limit (target >= 0.5); CPU ${c1.cpu.toFixed(1)} s; peak RSS ${c1.rssMb.toFixed(0)} MB`,
-    `reprocess --concurrency 2: ${c2.wall.toFixed(1)} s = ${mb(smallBytes, c2.wall).toFixed(0)} MB/s = ${(c1.wall / c2.wall).toFixed(2)} x concurrency 1 (target >= 1.6; ${((c1.wall / c2.wall) / (limit2 / limit.mbps)).toFixed(2)} of the parse ceiling); CPU ${c2.cpu.toFixed(1)} s; peak RSS ${c2.rssMb.toFixed(0)} MB`,
+    `reprocess --concurrency 2: ${c2.wall.toFixed(1)} s = ${mb(smallBytes, c2.wall).toFixed(0)} MB/s = ${(c1.wall / c2.wall).toFixed(2)} x concurrency 1 (target >= 1.6; ${((c1.wall / c2.wall) / (limit2 / limit.mbps)).toFixed(2)} of the parse ceiling); CPU ${c2.cpu.toFixed(1)} s; peak RSS ${c2Peak.toFixed(0)} MB (highest of ${runs})`,
   ];
   if (gbs[1]) {
     const large = archive(base, gbs[1]);
     const largeBytes = evidence(large);
-    const l2 = await reprocessOnce(large, 2);
+    let l2: Awaited<ReturnType<typeof reprocessOnce>> | undefined;
+    let l2Peak = 0;
+    for (let r = 0; r < runs; r++) {
+      const l = await reprocessOnce(large, 2);
+      l2Peak = Math.max(l2Peak, l.rssMb);
+      if (!l2 || l.wall < l2.wall) l2 = l;
+    }
     lines.push(
-      `archive ${gbs[1]} GB: ${(largeBytes / 1e9).toFixed(2)} GB; reprocess --concurrency 2: ${l2.wall.toFixed(1)} s = ${mb(largeBytes, l2.wall).toFixed(0)} MB/s; peak RSS ${l2.rssMb.toFixed(0)} MB`,
-      `peak RSS ${gbs[1]} GB / ${gbs[0]} GB (--concurrency 2): ${(l2.rssMb / c2.rssMb).toFixed(2)} (target: flat within 10%; <= 200 MB)`,
+      `archive ${gbs[1]} GB: ${(largeBytes / 1e9).toFixed(2)} GB; reprocess --concurrency 2: ${l2!.wall.toFixed(1)} s = ${mb(largeBytes, l2!.wall).toFixed(0)} MB/s; peak RSS ${l2Peak.toFixed(0)} MB (highest of ${runs})`,
+      `peak RSS ${gbs[1]} GB / ${gbs[0]} GB (--concurrency 2, highest of ${runs} each: ${l2Peak.toFixed(0)} / ${c2Peak.toFixed(0)} MB): ${(l2Peak / c2Peak).toFixed(2)} (target: flat within 10%; <= 200 MB)`,
     );
   }
   for (const l of lines) process.stdout.write(`${l}\n`);

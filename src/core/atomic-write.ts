@@ -59,7 +59,8 @@ export async function writeFileAtomic(path: string, content: Content, options: A
     // so a document of thousands of small pieces costs no promise per piece.
     const put = (piece: string | Uint8Array): Promise<void> | undefined => {
       if (typeof piece !== 'string') {
-        if (fill + piece.length <= scratch.length) {
+        // Large byte pieces are written as they are; small ones gathered.
+        if (piece.length < scratch.length / 2 && fill + piece.length <= scratch.length) {
           scratch.set(piece, fill);
           fill += piece.length;
           return undefined;
@@ -117,16 +118,47 @@ async function syncDirectory(dir: string): Promise<void> {
 
 /**
  * A JSON document written atomically, pretty-printed with a trailing newline: the bytes of
- * `${JSON.stringify(value, null, indent)}\n`, serialized in pieces (jsonPieces) so that a large document is
- * never one string, nor one buffer, in memory.
+ * `${JSON.stringify(value, null, indent)}\n`. Serialized at the call, whole (the caller may change the value
+ * once this awaits), but in pieces (jsonPieces) encoded straight into scratch buffers: a large document is never
+ * one string nor one fresh buffer.
  */
-export function writeJsonAtomic(path: string, value: unknown, options: AtomicWriteOptions & { indent?: number } = {}): Promise<WrittenFile> {
-  return writeFileAtomic(path, jsonDocument(value, options.indent ?? 2), options);
+export async function writeJsonAtomic(path: string, value: unknown, options: AtomicWriteOptions & { indent?: number } = {}): Promise<WrittenFile> {
+  const encoded = encodeToScratch(jsonPieces(value, options.indent ?? 2), '\n');
+  try {
+    return await writeFileAtomic(path, encoded.bytes, options);
+  } finally {
+    for (const buf of encoded.scratch) giveBackScratch(buf);
+  }
 }
 
-function* jsonDocument(value: unknown, indent: number): Generator<string> {
-  yield* jsonPieces(value, indent);
-  yield '\n';
+/** Strings as UTF-8 in as many scratch buffers as they need (`bytes`: the filled views, `scratch`: to give back). */
+function encodeToScratch(pieces: Iterable<string>, last: string): { bytes: Buffer[]; scratch: Buffer[] } {
+  const scratch = [takeScratch()];
+  const bytes: Buffer[] = [];
+  let buf = scratch[0]!;
+  let fill = 0;
+  const put = (piece: string) => {
+    for (;;) {
+      const { read, written } = utf8.encodeInto(piece, buf.subarray(fill));
+      fill += written;
+      if (read === piece.length) return;
+      // Full (encodeInto never splits a character): the next buffer takes the rest.
+      bytes.push(buf.subarray(0, fill));
+      buf = takeScratch();
+      scratch.push(buf);
+      fill = 0;
+      piece = piece.slice(read);
+    }
+  };
+  try {
+    for (const piece of pieces) put(piece);
+    put(last);
+  } catch (err) {
+    for (const b of scratch) giveBackScratch(b);
+    throw err;
+  }
+  bytes.push(buf.subarray(0, fill));
+  return { bytes, scratch };
 }
 
 const utf8 = new TextEncoder();

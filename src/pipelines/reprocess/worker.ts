@@ -10,11 +10,12 @@ import { reprocessSample, type SampleJob, type SampleOutcome } from './sample.js
 
 // A full GC after a sample when the process is past GC_ABOVE_RSS: a sample's objects and buffers outlive the young
 // generation, so without it they wait for V8's external-memory trigger while the next sample reads its own —
-// measured at --concurrency 2: peak RSS 206-209 MB without, 178-186 MB with. Each costs ~40 ms of CPU, so
-// below the line (one worker, whose calls.jsonl bytes live in the reused arena) it is skipped: --concurrency
-// 1 on the 1 GB bench archive 14.2 -> 11.5-12.0 s at the same peak RSS (122-123 MB). Worker execArgv takes no
-// V8 flags, hence the flag set at run time and `gc` taken from a context created after it.
-const GC_ABOVE_RSS = 150 * 2 ** 20;
+// measured at --concurrency 2: peak RSS 206-209 MB without, 178-186 MB with (at 150 MB). Below the line (one worker,
+// whose calls.jsonl bytes live in the reused arena) it is skipped. At 130 MB, after the scratch buffers and
+// synchronous worker I/O: --concurrency 2 peaks at 158-165 MB on the 1 GB and the 4 GB bench archives alike (at
+// 150 MB: 162-190 MB, from run to run), in the same time; --concurrency 1 (~122 MB) still runs without it. Worker
+// execArgv takes no V8 flags, hence the flag set at run time and `gc` taken from a context created after it.
+const GC_ABOVE_RSS = 130 * 2 ** 20;
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 

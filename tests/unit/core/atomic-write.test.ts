@@ -62,3 +62,26 @@ describe('atomic writes of large and mixed content', () => {
     for (const [i, d] of docs.entries()) expect(await readFile(join(tmp.path, `doc-${i}.json`), 'utf8')).toBe(`${JSON.stringify(d, null, 2)}\n`);
   });
 });
+
+describe('atomic JSON documents', () => {
+  it('are the value as it was at the call, even if the caller changes it while the write is in flight', async () => {
+    const path = join(tmp.path, 'snapshot.json');
+    const value = { state: 'running', rows: [{ status: 'ok' }] };
+    const writing = writeJsonAtomic(path, value);
+    value.state = 'done';
+    value.rows[0]!.status = 'changed';
+    value.rows.push({ status: 'late' });
+    await writing;
+    expect(await readFile(path, 'utf8')).toBe(`${JSON.stringify({ state: 'running', rows: [{ status: 'ok' }] }, null, 2)}\n`);
+  });
+
+  it('a document of several scratch buffers, characters beyond Latin-1 throughout: the bytes of JSON.stringify', async () => {
+    const doc = { steps: Array.from({ length: 20_000 }, (_, i) => ({ i, text: `…${'é😀'.repeat(i % 40)} step ${i}` })) };
+    const path = join(tmp.path, 'large.json');
+    const written = await writeJsonAtomic(path, doc, { durable: false });
+    const expected = Buffer.from(`${JSON.stringify(doc, null, 2)}\n`);
+    expect(expected.length).toBeGreaterThan(3 << 20);
+    expect((await readFile(path)).equals(expected)).toBe(true);
+    expect(written.sha256).toBe(createHash('sha256').update(expected).digest('hex'));
+  });
+});

@@ -1,3 +1,5 @@
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
 /**
  * Options a worker thread must not be given:
  * - `--input-type`: only for the main entry; `node --input-type=module -e '...'` (a user's one-line script using
@@ -22,6 +24,45 @@ export function workerExecArgv(argv: readonly string[] = process.execArgv): stri
       continue;
     }
     if (!a.includes('=') && WITH_VALUE.has(name) && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) i++;
+  }
+  return out;
+}
+
+/**
+ * A worker thread started with the process's Node options less those a worker may not take. DROPPED covers the
+ * usual ones; for any other (`--v8-pool-size`, …) Node itself says which it refuses (ERR_WORKER_INVALID_EXEC_ARGV,
+ * naming them), and the worker is started once more without them — rather than a list of every per-process option
+ * of every Node version.
+ */
+export function startWorker(script: string | URL, options: WorkerOptions = {}, argv: readonly string[] = process.execArgv): Worker {
+  const execArgv = workerExecArgv(argv);
+  try {
+    return new Worker(script, { ...options, execArgv });
+  } catch (err) {
+    const refused = refusedFlags(err);
+    if (refused.size === 0) throw err;
+    return new Worker(script, { ...options, execArgv: without(execArgv, refused) });
+  }
+}
+
+/** The flags an ERR_WORKER_INVALID_EXEC_ARGV names ("Initiated Worker with invalid execArgv flags: --a, --b=1"). */
+function refusedFlags(err: unknown): Set<string> {
+  const e = err as { code?: string; message?: string };
+  if (e?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || typeof e.message !== 'string') return new Set();
+  const list = e.message.slice(e.message.indexOf(':') + 1);
+  return new Set(list.split(',').map((f) => f.trim()).filter((f) => f.startsWith('-')));
+}
+
+/** argv without the refused flags (and the value after one given as `--flag value`). */
+function without(argv: readonly string[], refused: Set<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!refused.has(a)) {
+      out.push(a);
+      continue;
+    }
+    if (!a.includes('=') && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) i++;
   }
   return out;
 }

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import { runPipeline } from '../core/run-pipeline.js';
 import type { RunReport, Sink } from '../core/stage.js';
@@ -10,7 +9,7 @@ import { createCallsJsonlSink } from '../sinks/calls-jsonl/sink.js';
 import { createToolsCaptureSink, createWireTraceSink, type WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { startRecordingProxy, type RecordingProxy, type RecordingProxyOptions } from '../sources/proxy/recording-proxy.js';
 import type { ProjectorWorkerData, ProjectorWorkerResult } from './proxy-projector-worker.js';
-import { workerExecArgv } from '../core/worker-exec-argv.js';
+import { startWorker } from '../core/worker-exec-argv.js';
 
 export interface ProxyPipelineOptions extends Omit<RecordingProxyOptions, 'outDir'> {
   outDir: string;
@@ -73,7 +72,7 @@ function runProjectorWorker(data: ProjectorWorkerData): Promise<RunReport> {
   return new Promise((resolve, reject) => {
     // A bounded heap: the projection streams (bases, open exchanges and sink queues are all bounded), and
     // an unbounded worker heap only grows the process's RSS between collections.
-    const worker = new Worker(projectorScript(), { execArgv: workerExecArgv(), workerData: data, resourceLimits: { maxOldGenerationSizeMb: 512 } });
+    const worker = startWorker(projectorScript(), { workerData: data, resourceLimits: { maxOldGenerationSizeMb: 512 } });
     let result: ProjectorWorkerResult | undefined;
     worker.once('message', (m: ProjectorWorkerResult) => (result = m));
     worker.once('error', (err) => reject(new RollerError(ErrorCode.SINK_WRITE_FAILED, `the projection worker for ${data.wirePath} failed: ${err.message}; the wire log is intact, \`roller reprocess\` can project it again`, { cause: err })));

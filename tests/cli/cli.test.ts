@@ -178,4 +178,8 @@ describe('roller CLI (bin/roller over dist/)', () => {
     const { stdout } = await run(process.execPath, ['--max-old-space-size=2048', '--stack-size=900', join(repoRoot, 'bin/roller'), 'usage', '--harness', 'claude-code', join(repoRoot, 'tests/fixtures/claude-code/lab-single'), '--workers', '2', '--json']);
     expect(JSON.parse(stdout).totals).toMatchObject({ input: 28, output: 359, messages: 4 });
   });
+  it('node started with a per-process option outside roller\'s list (`--v8-pool-size`) still runs its worker threads', async () => {
+    const { stdout } = await run(process.execPath, ['--v8-pool-size=2', join(repoRoot, 'bin/roller'), 'usage', '--harness', 'claude-code', join(repoRoot, 'tests/fixtures/claude-code/lab-single'), '--workers', '2', '--json']);
+    expect(JSON.parse(stdout).totals).toMatchObject({ input: 28, output: 359, messages: 4 });
+  });
 });

@@ -1,9 +1,8 @@
 import { closeSync, openSync, readdirSync, readSync, statSync, type Dirent } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { basename, dirname, join } from 'node:path';
 import { usageTokens, type TokensByKind } from './participants.js';
-import { workerExecArgv } from '../../core/worker-exec-argv.js';
+import { startWorker } from '../../core/worker-exec-argv.js';
 
 /** Only assistant records carry usage; Claude Code writes compact JSON, so this marker is in each of them. */
 const MARKER = Buffer.from('"type":"assistant"');
@@ -171,7 +170,7 @@ export async function scanUsage(root: string, options: { workers?: number } = {}
   const threads = import.meta.url.endsWith('.js') ? Math.max(1, options.workers ?? defaultScanWorkers()) : 1;
   // The workers start first, so their start-up (a fresh isolate, the module) overlaps the listing and this
   // thread's first units.
-  const started = Array.from({ length: threads - 1 }, () => new Worker(new URL('./usage-scan-worker.js', import.meta.url), { execArgv: workerExecArgv() }));
+  const started = Array.from({ length: threads - 1 }, () => startWorker(new URL('./usage-scan-worker.js', import.meta.url)));
   let parts: UsageScan[];
   try {
     const listed = scanUnits(root);

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { workerExecArgv } from '../../../src/core/worker-exec-argv.js';
+import { startWorker, workerExecArgv } from '../../../src/core/worker-exec-argv.js';
 
 describe('worker execArgv', () => {
   it('drops main-entry and V8 options, keeps the rest', () => {
@@ -15,6 +15,15 @@ describe('worker execArgv', () => {
     const w = new Worker('require("node:worker_threads").parentPort.postMessage(1)', { eval: true, execArgv: workerExecArgv(argv) });
     const got = await new Promise((resolve, reject) => w.once('message', resolve).once('error', reject));
     expect(got).toBe(1);
+    await w.terminate();
+  });
+
+  it('an option outside the list that Node refuses in a worker is dropped as Node names it, the rest kept', async () => {
+    const argv = ['--v8-pool-size=2', '--enable-source-maps', '--conditions', 'dev'];
+    expect(() => new Worker('0', { eval: true, execArgv: argv })).toThrow(/invalid execArgv flags: --v8-pool-size=2/);
+    const w = startWorker('const { parentPort } = require("node:worker_threads"); parentPort.postMessage(process.execArgv)', { eval: true }, argv);
+    const got = await new Promise((resolve, reject) => w.once('message', resolve).once('error', reject));
+    expect(got).toEqual(['--enable-source-maps', '--conditions', 'dev']);
     await w.terminate();
   });
 });

@@ -170,6 +170,9 @@ async function main(): Promise<void> {
     `memory copy (64 MB buffers): 2 threads at once = ${copy2.toFixed(2)} x one (memory bandwidth: the other ceiling)`,
     `reprocess --concurrency 1: ${c1.wall.toFixed(1)} s = ${mb(smallBytes, c1.wall).toFixed(0)} MB/s = ${(mb(smallBytes, c1.wall) / limit.mbps).toFixed(2)} x limit (target >= 0.5); CPU ${c1.cpu.toFixed(1)} s; peak RSS ${c1.rssMb.toFixed(0)} MB`,
     `reprocess --concurrency 2: ${c2.wall.toFixed(1)} s = ${mb(smallBytes, c2.wall).toFixed(0)} MB/s = ${(c1.wall / c2.wall).toFixed(2)} x concurrency 1 (target >= 1.6; ${((c1.wall / c2.wall) / (limit2 / limit.mbps)).toFixed(2)} of the parse ceiling); CPU ${c2.cpu.toFixed(1)} s; peak RSS ${c2Peak.toFixed(0)} MB (highest of ${runs})`,
+    // What a second worker can add at most: the machine's two-thread ceiling, over the cores one worker already
+    // keeps busy (V8's helper threads run beside it).
+    `cores busy at --concurrency 1: ${(c1.cpu / c1.wall).toFixed(2)}; at 2: ${(c2.cpu / c2.wall).toFixed(2)} — bound for the 2-way speed-up: parse ceiling / cores at 1 = ${(limit2 / limit.mbps / (c1.cpu / c1.wall)).toFixed(2)} x, memory-copy ceiling / cores at 1 = ${(copy2 / (c1.cpu / c1.wall)).toFixed(2)} x`,
   ];
   if (gbs[1]) {
     const large = archive(base, gbs[1]);

@@ -99,6 +99,8 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   if (sessions.length > 1) fail('ROLLER_SEVERAL_SESSIONS', `the harness wrote ${sessions.length} root sessions for one task`);
 
   const compacted = await findMainCompactions(src.harness, join(dir, 'trace.jsonl'), calls, session.participants);
+  // Once: for a lazy context it is a scan of the request's bytes (all of a sample's calls.jsonl).
+  const generating = o.captureCalls || o.thinking ? calls.filter(generatesOutput) : [];
   if (o.captureCalls) {
     const capPath = `capture/attempt-${String(src.attempt).padStart(4, '0')}`;
     const archive = nativeArchive(src.harness, src.nativeRoot);
@@ -108,7 +110,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
       { ...native, nativeFiles: archive.files },
       {
         dir: join(dir, capPath),
-        calls: calls.filter(generatesOutput),
+        calls: generating,
         attempt: src.attempt,
         scope: src.scope,
         debugRetention: o.debugRetention,
@@ -132,7 +134,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   out.audits = {
     completion: completionAudit(attributed.filter((c) => c.participant_id === root?.participant && c.execution_status === 'completed'), actf),
     modelIdentity: modelIdentityAudit(attributed),
-    wireEffort: o.thinking ? wireEffortAudit(calls.filter(generatesOutput), o.thinking) : null,
+    wireEffort: o.thinking ? wireEffortAudit(generating, o.thinking) : null,
     thinking: o.thinking ? thinkingAudit(actf, o.thinking, o.keepThinking) : null,
   };
   return out;

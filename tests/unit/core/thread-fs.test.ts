@@ -2,6 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
+import { createStageContext } from '../../../src/core/context.js';
+import { ErrorCode, isRollerError } from '../../../src/core/errors.js';
+import { createJsonlSink } from '../../../src/core/jsonl-sink.js';
 import { SyncFileWritable } from '../../../src/core/output.js';
 import { asyncFileOps, syncFileOps, syncFileIo, type FileOps } from '../../../src/core/thread-fs.js';
 import { useTempDir } from '../../support/temp-dir.js';
@@ -94,5 +97,26 @@ describe('SyncFileWritable, live', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"n":1}\n');
     out.end();
     await finished(out);
+  });
+});
+
+describe('SyncFileWritable, failing', () => {
+  it('a write the disk refuses (ENOSPC on /dev/full) is the stream\'s error, when full and at the end alike', async () => {
+    const big = new SyncFileWritable('/dev/full');
+    const bigError = new Promise<Error>((resolve) => big.once('error', resolve));
+    big.write(Buffer.alloc(300 << 10, 0x61)); // past the batch size: written at once
+    expect((await bigError as NodeJS.ErrnoException).code).toBe('ENOSPC');
+
+    const small = new SyncFileWritable('/dev/full');
+    small.end(Buffer.from('one line\n')); // gathered, written by end()
+    await expect(finished(small)).rejects.toMatchObject({ code: 'ENOSPC' });
+  });
+
+  it('through a JSONL sink: a typed error naming the file, as with a WriteStream', async () => {
+    const sink = createJsonlSink({ path: '/dev/full', open: (path) => new SyncFileWritable(path) });
+    async function* records() {
+      for (let i = 0; i < 10; i++) yield { i };
+    }
+    await expect(sink.consume(records(), createStageContext())).rejects.toSatisfy((e) => isRollerError(e, ErrorCode.SINK_WRITE_FAILED) && /\/dev\/full/.test((e as Error).message));
   });
 });

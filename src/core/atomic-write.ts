@@ -35,8 +35,6 @@ export async function writeFileAtomic(path: string, content: Content, options: A
   let bytes = 0;
   const handle = await open(temp, 'wx');
   let renamed = false;
-  const scratch = takeScratch();
-  let fill = 0;
   try {
     const writeAll = async (buf: Uint8Array) => {
       hash.update(buf);
@@ -47,40 +45,19 @@ export async function writeFileAtomic(path: string, content: Content, options: A
         off += bytesWritten;
       }
     };
-    const flush = async () => {
+    const write = async (piece: string | Uint8Array) => {
       if (options.signal) throwIfAborted(options.signal);
-      if (fill === 0) return;
-      const view = scratch.subarray(0, fill);
-      fill = 0;
-      await writeAll(view);
-    };
-    // Strings are encoded into a reused scratch buffer (never a fresh buffer per string: see scratch-buffers.ts),
-    // small byte pieces are gathered there too; a write only when it is full. Returns a promise only then,
-    // so a document of thousands of small pieces costs no promise per piece.
-    const put = (piece: string | Uint8Array): Promise<void> | undefined => {
-      if (typeof piece !== 'string') {
-        // Large byte pieces are written as they are; small ones gathered.
-        if (piece.length < scratch.length / 2 && fill + piece.length <= scratch.length) {
-          scratch.set(piece, fill);
-          fill += piece.length;
-          return undefined;
-        }
-        return flush().then(() => writeAll(piece));
+      if (typeof piece !== 'string') return writeAll(piece);
+      // Encoded into scratch buffers, never a fresh buffer per string (see scratch-buffers.ts).
+      const encoded = encodeToScratch([piece]);
+      try {
+        for (const view of encoded.bytes) await writeAll(view);
+      } finally {
+        encoded.release();
       }
-      const { read, written } = utf8.encodeInto(piece, scratch.subarray(fill));
-      fill += written;
-      if (read === piece.length) return undefined;
-      // Full: write what it holds and go on with the rest (encodeInto never splits a character).
-      return flush().then(() => put(piece.slice(read)));
     };
-    if (typeof content === 'string' || content instanceof Uint8Array) await put(content);
-    else if (Symbol.iterator in content) {
-      for (const piece of content) {
-        const pending = put(piece);
-        if (pending) await pending;
-      }
-    } else for await (const piece of content) await put(piece);
-    await flush();
+    if (typeof content === 'string' || content instanceof Uint8Array) await write(content);
+    else for await (const piece of content) await write(piece);
     if (options.durable ?? true) await handle.sync();
     await handle.close();
     await rename(temp, path);
@@ -95,7 +72,6 @@ export async function writeFileAtomic(path: string, content: Content, options: A
       { cause },
     );
   } finally {
-    giveBackScratch(scratch);
     if (!renamed) {
       await handle.close().catch(() => {}); // already closed on the success path before rename
       await rm(temp, { force: true });
@@ -123,42 +99,51 @@ async function syncDirectory(dir: string): Promise<void> {
  * one string nor one fresh buffer.
  */
 export async function writeJsonAtomic(path: string, value: unknown, options: AtomicWriteOptions & { indent?: number } = {}): Promise<WrittenFile> {
-  const encoded = encodeToScratch(jsonPieces(value, options.indent ?? 2), '\n');
+  const encoded = encodeToScratch(jsonText(value, options.indent ?? 2));
   try {
     return await writeFileAtomic(path, encoded.bytes, options);
   } finally {
-    for (const buf of encoded.scratch) giveBackScratch(buf);
+    encoded.release();
   }
 }
 
-/** Strings as UTF-8 in as many scratch buffers as they need (`bytes`: the filled views, `scratch`: to give back). */
-function encodeToScratch(pieces: Iterable<string>, last: string): { bytes: Buffer[]; scratch: Buffer[] } {
+function* jsonText(value: unknown, indent: number): Generator<string> {
+  yield* jsonPieces(value, indent);
+  yield '\n';
+}
+
+/**
+ * Strings as UTF-8 in as many scratch buffers as they need: `bytes`, the filled views, valid until `release()`
+ * gives the buffers back.
+ */
+function encodeToScratch(pieces: Iterable<string>): { bytes: Buffer[]; release(): void } {
   const scratch = [takeScratch()];
+  const release = () => {
+    for (const b of scratch) giveBackScratch(b);
+  };
   const bytes: Buffer[] = [];
   let buf = scratch[0]!;
   let fill = 0;
-  const put = (piece: string) => {
-    for (;;) {
-      const { read, written } = utf8.encodeInto(piece, buf.subarray(fill));
-      fill += written;
-      if (read === piece.length) return;
-      // Full (encodeInto never splits a character): the next buffer takes the rest.
-      bytes.push(buf.subarray(0, fill));
-      buf = takeScratch();
-      scratch.push(buf);
-      fill = 0;
-      piece = piece.slice(read);
-    }
-  };
   try {
-    for (const piece of pieces) put(piece);
-    put(last);
+    for (let piece of pieces) {
+      for (;;) {
+        const { read, written } = utf8.encodeInto(piece, buf.subarray(fill));
+        fill += written;
+        if (read === piece.length) break;
+        // Full (encodeInto never splits a character): the next buffer takes the rest.
+        bytes.push(buf.subarray(0, fill));
+        buf = takeScratch();
+        scratch.push(buf);
+        fill = 0;
+        piece = piece.slice(read);
+      }
+    }
   } catch (err) {
-    for (const b of scratch) giveBackScratch(b);
+    release();
     throw err;
   }
   bytes.push(buf.subarray(0, fill));
-  return { bytes, scratch };
+  return { bytes, release };
 }
 
 const utf8 = new TextEncoder();

@@ -1,23 +1,15 @@
 import { createHash } from 'node:crypto';
-import { open } from './thread-fs.js';
-import { giveBackScratch, takeScratch } from './scratch-buffers.js';
+import { readFileChunks } from './jsonl-source.js';
+import { SCRATCH_BYTES } from './scratch-buffers.js';
 
-/** sha256 and size of a file, read in chunks into a reused buffer (never whole, never into fresh memory). */
+/** sha256 and size of a file, read in chunks into a reused scratch buffer (never whole, never into fresh memory). */
 export async function sha256File(path: string): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
   let bytes = 0;
-  const handle = await open(path, 'r');
-  const buf = takeScratch();
-  try {
-    for (;;) {
-      const { bytesRead } = await handle.read(buf, 0, buf.length, null);
-      if (bytesRead === 0) break;
-      hash.update(buf.subarray(0, bytesRead));
-      bytes += bytesRead;
-    }
-  } finally {
-    giveBackScratch(buf);
-    await handle.close();
+  // 'async': on the main thread the reads go through the thread pool (thread-fs does them in place in a worker).
+  for await (const chunk of readFileChunks(path, SCRATCH_BYTES, 'async')) {
+    hash.update(chunk);
+    bytes += chunk.length;
   }
   return { sha256: hash.digest('hex'), bytes };
 }

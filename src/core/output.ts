@@ -45,7 +45,9 @@ export class SyncFileWritable extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.gather(chunk, callback);
+    this.batch.push(chunk);
+    this.batchBytes += chunk.length;
+    this.flushIfFull(callback);
   }
 
   override _writev(chunks: { chunk: Buffer }[], callback: (error?: Error | null) => void): void {
@@ -73,12 +75,6 @@ export class SyncFileWritable extends Writable {
       // the stream's own error, if any, is the one reported
     }
     callback(error);
-  }
-
-  private gather(chunk: Buffer, callback: (error?: Error | null) => void): void {
-    this.batch.push(chunk);
-    this.batchBytes += chunk.length;
-    this.flushIfFull(callback);
   }
 
   private flushIfFull(callback: (error?: Error | null) => void): void {

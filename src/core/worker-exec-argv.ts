@@ -10,22 +10,10 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  *   likely to start node with.
  */
 const DROPPED = new Set(['--input-type', '--single-threaded-gc', '--max-old-space-size', '--max-semi-space-size', '--expose-gc', '--stack-size', '--jitless']);
-/** Those that may take their value as the next argument (`--input-type module`). */
-const WITH_VALUE = new Set(['--input-type', '--max-old-space-size', '--max-semi-space-size', '--stack-size']);
 
 /** The Node options a worker thread of roller starts with: the process's own, less DROPPED. */
 export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const name = a.split('=')[0]!.replace(/_/g, '-'); // V8 takes --max_old_space_size too
-    if (!DROPPED.has(name)) {
-      out.push(a);
-      continue;
-    }
-    if (!a.includes('=') && WITH_VALUE.has(name) && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) i++;
-  }
-  return out;
+  return withoutOptions(argv, (a) => DROPPED.has(a.split('=')[0]!.replace(/_/g, '-'))); // V8 takes --max_old_space_size too
 }
 
 /**
@@ -41,7 +29,7 @@ export function startWorker(script: string | URL, options: WorkerOptions = {}, a
   } catch (err) {
     const refused = refusedFlags(err);
     if (refused.size === 0) throw err;
-    return new Worker(script, { ...options, execArgv: without(execArgv, refused) });
+    return new Worker(script, { ...options, execArgv: withoutOptions(execArgv, (a) => refused.has(a)) });
   }
 }
 
@@ -53,12 +41,15 @@ function refusedFlags(err: unknown): Set<string> {
   return new Set(list.split(',').map((f) => f.trim()).filter((f) => f.startsWith('-')));
 }
 
-/** argv without the refused flags (and the value after one given as `--flag value`). */
-function without(argv: readonly string[], refused: Set<string>): string[] {
+/**
+ * argv without the options `drop` names, and the value of one given as `--option value` (in execArgv a word that
+ * does not start with '-' is always the value of the option before it).
+ */
+function withoutOptions(argv: readonly string[], drop: (arg: string) => boolean): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (!refused.has(a)) {
+    if (!drop(a)) {
       out.push(a);
       continue;
     }

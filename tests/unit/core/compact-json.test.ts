@@ -2,27 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compactJson } from '../../../src/core/compact-json.js';
 import { ErrorCode, isRollerError } from '../../../src/core/errors.js';
-
-// Strings that stress the scanner: quotes, backslashes (runs of them before a quote), whitespace and unicode.
-const tricky = fc.stringMatching(/^[ "\\\n\t\r{}[\]:,aé😀\u0001\u2028]*$/);
-const value = fc.letrec((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    tricky,
-    fc.string(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.integer(),
-    fc.boolean(),
-    fc.constant(null),
-    fc.array(tie('v'), { maxLength: 5 }),
-    fc.dictionary(fc.oneof(tricky, fc.string()), tie('v'), { maxKeys: 5 }),
-  ),
-})).v;
+import { stringifiableDocument } from '../../support/json-values.js';
 
 describe('compactJson', () => {
   it('of JSON.stringify(v, null, indent) is JSON.stringify(v), byte for byte', () => {
     fc.assert(
-      fc.property(value, fc.constantFrom(2, 4, '\t'), (v, indent) => {
+      fc.property(stringifiableDocument, fc.constantFrom(2, 4, '\t'), (v, indent) => {
         const pretty = Buffer.from(`${JSON.stringify(v, null, indent)}\n`);
         expect(compactJson(pretty).toString()).toBe(JSON.stringify(v));
         expect(compactJson(pretty, { newline: true }).toString()).toBe(`${JSON.stringify(v)}\n`);

@@ -1,30 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonPieces } from '../../../src/core/json-pieces.js';
-
-// Values as JSON.stringify meets them: unicode beyond Latin-1 and lone surrogates in strings, undefined and
-// functions where they are left out (objects) or become null (arrays), Dates (toJSON), empty containers.
-const text = fc.stringMatching(/^[ "\\\n\t{}[\]:,aé…😀\u0001\u2028\ud800]*$/);
-const value = fc.letrec((tie) => ({
-  v: fc.oneof(
-    { depthSize: 'small' },
-    text,
-    fc.double(),
-    fc.integer(),
-    fc.boolean(),
-    fc.constant(null),
-    fc.constant(undefined),
-    fc.constant(() => 1),
-    fc.date({ noInvalidDate: true }),
-    fc.array(tie('v'), { maxLength: 5 }),
-    fc.dictionary(fc.oneof(text, fc.string()), tie('v'), { maxKeys: 5 }),
-  ),
-})).v;
+import { stringifiableDocument } from '../../support/json-values.js';
 
 describe('jsonPieces', () => {
   it('joined, is JSON.stringify(v, null, indent) at every split depth', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.array(value), fc.dictionary(fc.string(), value)), fc.constantFrom(0, 1, 2, 4, 12), fc.integer({ min: 0, max: 5 }), (v, indent, depth) => {
+      fc.property(stringifiableDocument, fc.constantFrom(0, 1, 2, 4, 12), fc.integer({ min: 0, max: 5 }), (v, indent, depth) => {
         expect([...jsonPieces(v, indent, depth)].join('')).toBe(JSON.stringify(v, null, indent));
       }),
       { numRuns: 1000 },

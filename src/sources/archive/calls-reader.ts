@@ -114,6 +114,7 @@ export async function readCallsLazily(path: string, options: ReadCallsOptions = 
   const handle = await open(path, 'r');
   try {
     let left = (await handle.stat()).size;
+    options.arena?.reserve(left + (64 << 10)); // the reads below take at most the file and one 64 KB read past its end
     for (;;) {
       // A chunk per read that is never reused while the calls live: contexts are kept as views into it, never
       // copied. From the arena when there is one (the whole file, in order), else a fresh buffer.

@@ -37,6 +37,20 @@ describe('ReadArena', () => {
     arena.reset();
     expect(arena.take(20).buffer).toBe(grown.buffer);
   });
+
+  it('reserve makes room before the reads, so a file larger than the arena lands in one new buffer', () => {
+    const arena = new ReadArena(16, 1024);
+    const before = arena.take(4);
+    arena.reset();
+    arena.reserve(40);
+    const parts = [arena.take(16), arena.take(16), arena.take(8)];
+    expect(parts[0]!.buffer).not.toBe(before.buffer);
+    for (const p of parts) expect(p.buffer).toBe(parts[0]!.buffer); // no growth in the middle of the file
+    arena.reset();
+    arena.reserve(2000); // past maxBytes: the arena stays as it is (the reads that do not fit get buffers of their own)
+    expect(arena.take(8).buffer).toBe(parts[0]!.buffer);
+    expect(arena.take(2000).buffer).not.toBe(parts[0]!.buffer);
+  });
 });
 
 describe('readCallsLazily into an arena', () => {
@@ -56,6 +70,8 @@ describe('readCallsLazily into an arena', () => {
       const calls = await readCallsLazily(path, { arena });
       expect(calls.map((c) => c.call_id)).toEqual(fresh.map((c) => c.call_id));
       expect(calls.map((c) => rawContextBytesOf(c)!.toString())).toEqual(fresh.map((c) => rawContextBytesOf(c)!.toString()));
+      // The arena made room for the whole file up front: every context is a view of one buffer.
+      expect(new Set(calls.map((c) => rawContextBytesOf(c)!.buffer)).size).toBe(1);
     }
   });
 });

@@ -3,7 +3,8 @@
  *   upstream            a model API stub: an Anthropic-like SSE stream or a JSON body, written at once
  *   bare                the limit: node:http + undici pass-through that records nothing
  *   roller-actf/full    roller's recording proxy with calls.jsonl (+ wire_trace in that mode)
- *   http-proxy          the npm http-proxy package
+ *   http-proxy          the npm http-proxy package with a keep-alive agent; http-proxy-default as its README
+ *                       shows it (no agent: a new upstream connection per request)
  * A parent sends 'rss' over IPC and gets {rss, maxRss, cpuMs, faults} back (MB, ms, minor page faults), or 'projected' and gets the
  * number of calls a roller pipeline has written to calls.jsonl so far.
  */
@@ -135,8 +136,14 @@ async function bareDispatch(target: string): Promise<string> {
   );
 }
 
-async function viaHttpProxy(target: string): Promise<string> {
-  const proxy = httpProxy.createProxyServer({ target, agent: new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 256 }) });
+/**
+ * The npm http-proxy package. `keepAlive`: with a keep-alive agent (the strongest form, printed as
+ * http-proxy). Without: as its README shows it, `createProxyServer({ target })` — no agent, so a new upstream
+ * connection per request with `connection: close` (printed as http-proxy-default; the issue's kit measured
+ * http-proxy at 0.40 x direct, which is this form, not the first).
+ */
+async function viaHttpProxy(target: string, keepAlive: boolean): Promise<string> {
+  const proxy = httpProxy.createProxyServer(keepAlive ? { target, agent: new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 256 }) } : { target });
   proxy.on('error', (_err, _req, res) => (res as ServerResponse).destroy());
   return listen(createServer((req, res) => proxy.web(req, res)));
 }
@@ -179,7 +186,8 @@ const start: Record<string, () => Promise<string>> = {
   upstream,
   bare: () => bare(target!),
   'bare-dispatch': () => bareDispatch(target!),
-  'http-proxy': () => viaHttpProxy(target!),
+  'http-proxy': () => viaHttpProxy(target!, true),
+  'http-proxy-default': () => viaHttpProxy(target!, false),
   'roller-actf': () => roller(target!, 'actf'),
   'roller-full': () => roller(target!, 'full'),
   'roller-inline': async () => {

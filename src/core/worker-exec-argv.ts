@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
@@ -9,7 +10,21 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  *   `node --max-old-space-size=8192 roller reprocess …` made every worker fail at start. Those a user is
  *   likely to start node with.
  */
-const DROPPED = new Set(['--input-type', '--single-threaded-gc', '--max-old-space-size', '--max-semi-space-size', '--expose-gc', '--stack-size', '--jitless']);
+const DROPPED = new Set(['--input-type', '--single-threaded-gc', '--max-old-space-size', '--max-semi-space-size', '--initial-old-space-size', '--expose-gc', '--stack-size', '--jitless']);
+
+/**
+ * bin/roller starts node with a large initial old generation for the main thread (where the proxy runs). V8 options
+ * are process-wide, and a worker isolate created later would get it too: a reprocess worker's or the projector's heap
+ * would then grow to 128 MB before its first full collection. Workers are sized by their resourceLimits, so the
+ * option is set back to V8's default (0: none) before the first worker starts — it is read when an isolate is
+ * created, so the main thread's heap keeps its own.
+ */
+let workerHeapDefaults = false;
+function useDefaultWorkerHeap(argv: readonly string[]): void {
+  if (workerHeapDefaults) return;
+  workerHeapDefaults = true;
+  if (argv.some((a) => a.replace(/_/g, '-').startsWith('--initial-old-space-size'))) setFlagsFromString('--initial-old-space-size=0');
+}
 
 /** The Node options a worker thread of roller starts with: the process's own, less DROPPED. */
 export function workerExecArgv(argv: readonly string[] = process.execArgv): string[] {
@@ -23,6 +38,7 @@ export function workerExecArgv(argv: readonly string[] = process.execArgv): stri
  * of every Node version.
  */
 export function startWorker(script: string | URL, options: WorkerOptions = {}, argv: readonly string[] = process.execArgv): Worker {
+  useDefaultWorkerHeap(process.execArgv);
   const execArgv = workerExecArgv(argv);
   try {
     return new Worker(script, { ...options, execArgv });

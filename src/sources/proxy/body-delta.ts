@@ -72,36 +72,85 @@ export function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
 
 interface Base {
   id: string;
+  /** The body: a view of `store`'s first bytes. */
   body: Buffer;
+  /** The window's own memory for this conversation's bases, reused from one body to the next. */
+  store: Buffer;
 }
 
 /**
  * The bases: the last body of each conversation (keyed by the identity headers the harness sends —
  * session, thread, agent — so that interleaved sessions find their own), plus the last body of all.
  * Writer and reader apply the same rule to the same sequence, so they hold the same bases.
+ *
+ * A base is a copy in memory the window owns, never the caller's buffer, and that memory is recycled: a
+ * conversation's store is rewritten by its next body, a store outgrown or evicted goes to a free list, and a new
+ * conversation takes one from there: once conversations come and go at a steady rate, nothing is allocated here.
+ * Why: a caller's buffer kept as a base lives from one request of its conversation to the next, long enough to be
+ * promoted out of V8's young generation, and then only a full mark-compact frees its memory — the bench proxy kept
+ * ~100 MB/s of request bodies that way, and every one of them counted toward V8's next full collection (see
+ * bin/roller for the rest of that story). A copy of a body that is in cache anyway costs a few microseconds; the
+ * caller's buffer now dies young.
  */
 export class DeltaWindow {
   private readonly byKey = new Map<string, Base>();
+  /** Stores no base uses, for the next conversation or a conversation that outgrew its own. */
+  private readonly free: Buffer[] = [];
+  /** Bytes of all stores held, in use or free. */
   private bytes = 0;
+  /** Stores allocated so far (a diagnostic: it stops growing once conversations come and go at a steady rate). */
+  allocatedStores = 0;
   private last: Base | undefined;
 
   /** Every whole request body (no content-encoding, not omitted) goes through here, in log order. */
   remember(key: string, callId: string, body: Buffer): void {
     if (body.length > DELTA_MAX_BASE_BYTES) return;
-    const base = { id: callId, body };
     const old = this.byKey.get(key);
+    let store: Buffer | undefined;
     if (old) {
-      this.bytes -= old.body.length;
-      this.byKey.delete(key);
+      this.byKey.delete(key); // re-inserted below: the map's order is least recently used first
+      // `last` may be `old`: it is replaced below, so old's store is free to rewrite or give back.
+      if (old.store.length >= body.length) store = old.store;
+      else this.giveBack(old.store);
     }
+    store ??= this.takeStore(body.length);
+    body.copy(store, 0, 0, body.length);
+    const base: Base = { id: callId, body: store.subarray(0, body.length), store };
     this.byKey.set(key, base);
-    this.bytes += body.length;
     this.last = base;
     while (this.byKey.size > DELTA_MAX_KEYS || this.bytes > DELTA_MAX_BYTES) {
+      const spare = this.free.pop();
+      if (spare) {
+        this.bytes -= spare.length;
+        continue;
+      }
       const [k, b] = this.byKey.entries().next().value as [string, Base];
+      if (b === base) break; // never the body just remembered
       this.byKey.delete(k);
-      this.bytes -= b.body.length;
+      // `last` is the newest base, never an evicted one: the store is no one's now.
+      this.giveBack(b.store);
     }
+  }
+
+  /** The smallest free store that holds `bytes`, or a new one. */
+  private takeStore(bytes: number): Buffer {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) if (this.free[i]!.length >= bytes && (best < 0 || this.free[i]!.length < this.free[best]!.length)) best = i;
+    if (best >= 0) {
+      const store = this.free[best]!;
+      this.free[best] = this.free[this.free.length - 1]!;
+      this.free.pop();
+      return store;
+    }
+    const store = newStore(bytes);
+    this.bytes += store.length;
+    this.allocatedStores++;
+    return store;
+  }
+
+  private giveBack(store: Buffer): void {
+    if (this.free.length < MAX_FREE_STORES) this.free.push(store);
+    else this.bytes -= store.length;
   }
 
   /**
@@ -135,6 +184,18 @@ export class DeltaWindow {
     return Buffer.concat([base.body.subarray(0, delta.prefix), middle, base.body.subarray(base.body.length - delta.suffix)]);
   }
 }
+
+/**
+ * Memory for a conversation's bases: its own allocation (never a slice of node's shared pool), with room for
+ * the conversation to grow (twice the body) — a session's bodies grow by a turn per request, and a store that
+ * fits the next body is rewritten in place instead of replaced.
+ */
+function newStore(bytes: number): Buffer {
+  return Buffer.allocUnsafeSlow(Math.min(DELTA_MAX_BASE_BYTES, Math.max(16 << 10, bytes * 2)));
+}
+
+/** Free stores kept (beyond them an outgrown or evicted store is let go). */
+const MAX_FREE_STORES = 64;
 
 /** The conversation a request belongs to, from its identity headers ('' when it sends none). */
 export function conversationKey(identity: { session_id?: string; thread_id?: string; agent_id?: string }): string {

@@ -131,8 +131,7 @@ function wholeRequestBody(header: Header, bytes: Buffer, window: DeltaWindow, bo
     }
   }
   if (body.length > 0 && m.content_encoding === undefined && m.body_omitted === undefined) {
-    // A base outlives its read buffer: a view would pin a whole megabyte per conversation.
-    window.remember(key, header.c, body.buffer.byteLength > 2 * body.length ? Buffer.from(body) : body);
+    window.remember(key, header.c, body); // copied into the window's own memory
   }
   return body;
 }

@@ -5,7 +5,7 @@ import { startWorker, workerExecArgv } from '../../../src/core/worker-exec-argv.
 describe('worker execArgv', () => {
   it('drops main-entry and V8 options, keeps the rest', () => {
     expect(
-      workerExecArgv(['--input-type', 'module', '--single-threaded-gc', '--max-old-space-size=4096', '--max_semi_space_size', '8', '--enable-source-maps', '--expose-gc', '--conditions=dev']),
+      workerExecArgv(['--input-type', 'module', '--single-threaded-gc', '--max-old-space-size=4096', '--initial-old-space-size=128', '--max_semi_space_size', '8', '--enable-source-maps', '--expose-gc', '--conditions=dev']),
     ).toEqual(['--enable-source-maps', '--conditions=dev']);
   });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { commonPrefix, commonSuffix, conversationKey, DeltaWindow } from '../../../src/sources/proxy/body-delta.js';
+import { commonPrefix, commonSuffix, conversationKey, DELTA_MAX_KEYS, DeltaWindow } from '../../../src/sources/proxy/body-delta.js';
 
 function naivePrefix(a: Buffer, b: Buffer): number {
   let i = 0;
@@ -53,6 +53,47 @@ describe('body delta', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it("keeps its own copy of a base: the caller's buffer may be reused or changed after remember", () => {
+    const w = new DeltaWindow();
+    const key = conversationKey({ session_id: 's' });
+    const body = Buffer.from(`{"messages":["${'tool output '.repeat(300)}"]}`);
+    const original = Buffer.from(body);
+    w.remember(key, 'c1', body);
+    body.fill(0x41); // the socket's buffer, reused
+    const next = Buffer.concat([original.subarray(0, original.length - 2), Buffer.from(',"next"]}')]);
+    const delta = w.encode(key, next);
+    expect(delta?.prefix).toBe(original.length - 2);
+    const back = w.decode(key, delta!, next.subarray(delta!.prefix, next.length - delta!.suffix));
+    expect(back?.equals(next)).toBe(true);
+  });
+
+  it('recycles its memory: conversations that come and go stop allocating once the window is full, and writer and reader stay in step across evictions', () => {
+    const writer = new DeltaWindow();
+    const reader = new DeltaWindow();
+    const filler = 'file contents and tool output '.repeat(40);
+    let allocatedAtHalf = 0;
+    const sessions = DELTA_MAX_KEYS * 4;
+    for (let s = 0; s < sessions; s++) {
+      if (s === sessions / 2) allocatedAtHalf = writer.allocatedStores;
+      // Each conversation: a few turns, each body the previous one with a turn added before the closing part.
+      let body = Buffer.from(`{"messages":[],"s":${s}}`);
+      const key = conversationKey({ session_id: `s${s}` });
+      for (let turn = 0; turn < 4; turn++) {
+        body = Buffer.concat([body.subarray(0, body.indexOf(']')), Buffer.from(`${turn ? ',' : ''}"${s}:${turn} ${filler}"`), body.subarray(body.indexOf(']'))]);
+        const id = `c${s}-${turn}`;
+        const delta = writer.encode(key, body);
+        writer.remember(key, id, body);
+        const stored = delta ? body.subarray(delta.prefix, body.length - delta.suffix) : body;
+        const back = delta ? reader.decode(key, delta, Buffer.from(stored)) : Buffer.from(stored);
+        expect(back?.equals(body)).toBe(true);
+        reader.remember(key, id, back!);
+      }
+    }
+    expect(writer.allocatedStores).toBeLessThanOrEqual(DELTA_MAX_KEYS + 64 + 8);
+    expect(allocatedAtHalf).toBeGreaterThan(0);
+    expect(writer.allocatedStores).toBe(allocatedAtHalf); // the second half ran on recycled stores
   });
 
   it('finds a session\'s own previous body among interleaved sessions', () => {

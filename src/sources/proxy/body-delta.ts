@@ -26,46 +26,64 @@ const BLOCK = 4096;
 /** a[aFrom, aFrom + n) equals b[bFrom, bFrom + n), without creating views. */
 const same = (a: Buffer, aFrom: number, b: Buffer, bFrom: number, n: number): boolean => a.compare(b, bFrom, bFrom + n, aFrom, aFrom + n) === 0;
 
-/** Length of the common prefix of a and b. Block-wise memcmp, then a binary search in the last block. */
+/**
+ * Below this many bytes the first difference is found by a byte loop, not by halving: each native compare
+ * costs ~0.3 µs of call overhead (offset checks in Buffer.prototype.compare), a byte of the loop ~1 ns.
+ */
+const SCAN = 128;
+
+/**
+ * Length of the common prefix of a and b. Native compares over blocks that double while they match (4 KB, 8 KB,
+ * 16 KB, …: a 500 KB body that repeats its predecessor is ~7 calls, not 125 blocks), then halving inside the first
+ * block that differs, then a byte loop.
+ */
 export function commonPrefix(a: Buffer, b: Buffer): number {
   const max = Math.min(a.length, b.length);
   let at = 0;
-  while (at < max) {
-    const step = Math.min(BLOCK, max - at);
-    if (same(a, at, b, at, step)) {
-      at += step;
+  for (let step = BLOCK; at < max; step *= 2) {
+    const n = Math.min(step, max - at);
+    if (same(a, at, b, at, n)) {
+      at += n;
       continue;
     }
-    let lo = 0; // common length within this block
-    let hi = step - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (same(a, at + lo, b, at + lo, mid - lo)) lo = mid;
-      else hi = mid - 1;
+    // The first difference is in [at, at + len).
+    let len = n;
+    while (len > SCAN) {
+      const half = len >> 1;
+      if (same(a, at, b, at, half)) {
+        at += half;
+        len -= half;
+      } else len = half;
     }
-    return at + lo;
+    while (a[at] === b[at]) at++;
+    return at;
   }
   return max;
 }
 
-/** Length of the common suffix of a and b, at most `limit` bytes. */
+/** Length of the common suffix of a and b, at most `limit` bytes (the same search, from the ends). */
 export function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
   const max = Math.min(a.length, b.length, limit);
-  let n = 0;
-  while (n < max) {
-    const step = Math.min(BLOCK, max - n);
-    if (same(a, a.length - n - step, b, b.length - n - step, step)) {
-      n += step;
+  const ea = a.length;
+  const eb = b.length;
+  let n = 0; // bytes from the ends known equal
+  for (let step = BLOCK; n < max; step *= 2) {
+    const k = Math.min(step, max - n);
+    if (same(a, ea - n - k, b, eb - n - k, k)) {
+      n += k;
       continue;
     }
-    let lo = 0;
-    let hi = step - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (same(a, a.length - n - mid, b, b.length - n - mid, mid - lo)) lo = mid;
-      else hi = mid - 1;
+    // The first difference from the ends is in [n, n + len) bytes from them.
+    let len = k;
+    while (len > SCAN) {
+      const half = len >> 1;
+      if (same(a, ea - n - half, b, eb - n - half, half)) {
+        n += half;
+        len -= half;
+      } else len = half;
     }
-    return n + lo;
+    while (a[ea - 1 - n] === b[eb - 1 - n]) n++;
+    return n;
   }
   return max;
 }

@@ -31,6 +31,20 @@ describe('body delta', () => {
     );
   });
 
+  it('commonPrefix and commonSuffix find a single difference anywhere in a 300 KB body (galloping blocks, halving, byte loop)', () => {
+    const base = Buffer.alloc(300_000);
+    for (let i = 0; i < base.length; i++) base[i] = (i * 31 + (i >> 7)) & 0xff;
+    for (const at of [0, 1, 127, 128, 4095, 4096, 4097, 12_287, 12_288, 28_671, 65_535, 150_001, 299_998, 299_999]) {
+      const other = Buffer.from(base);
+      other[at] = other[at]! ^ 0xff;
+      expect(commonPrefix(base, other)).toBe(at);
+      expect(commonSuffix(base, other, base.length)).toBe(base.length - 1 - at);
+      expect(commonSuffix(base, other, 1000)).toBe(Math.min(1000, base.length - 1 - at));
+    }
+    expect(commonPrefix(base, base.subarray(0, 200_000))).toBe(200_000);
+    expect(commonSuffix(base, base.subarray(100_000), 300_000)).toBe(200_000);
+  });
+
   it('a body encoded against the window decodes to the same bytes on a window fed the same sequence', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.constantFrom('s1', 's2', 's3'), shared, bytes), { minLength: 1, maxLength: 12 }), (steps) => {

@@ -68,6 +68,16 @@ async function drainMs(child: ChildProcess, expected: number): Promise<number | 
   }
 }
 
+/** Until the process used less than 3 ms of CPU in 100 ms (at most 5 s). */
+async function untilIdle(child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const a = await statsOf(child);
+    await new Promise((r) => setTimeout(r, 100));
+    const b = await statsOf(child);
+    if (b.cpuMs - a.cpuMs < 3) return;
+  }
+}
+
 const SESSIONS = Array.from({ length: 64 }, (_, s) => sessionBodies(s));
 
 interface Sample {
@@ -158,6 +168,10 @@ async function main(): Promise<void> {
           // What a point wrote (roller's wire log, calls.jsonl, wire traces: ~100 MB for an SSE point) goes to disk now,
           // not during the next point: the kernel's writeback would take its CPU from whichever target runs next.
           execFileSync('sync');
+          // And the target is idle before the next one starts: a projector done with calls.jsonl may still be writing
+          // wire traces or collecting its heap (V8 schedules that a while after the work), on the cores the next
+          // target needs.
+          if (t.child) await untilIdle(t.child);
           // The proxy process's CPU (all its threads) per request: what recording costs, whatever the noise.
           const cpuUs = before && after ? ((after.cpuMs - before.cpuMs) * 1000) / samples.length : null;
           // Minor page faults per request: fresh memory the kernel maps in (and each costs microseconds on a VM).

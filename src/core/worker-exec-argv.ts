@@ -20,10 +20,10 @@ const DROPPED = new Set(['--input-type', '--single-threaded-gc', '--max-old-spac
  * created, so the main thread's heap keeps its own.
  */
 let workerHeapDefaults = false;
-function useDefaultWorkerHeap(argv: readonly string[]): void {
+function useDefaultWorkerHeap(): void {
   if (workerHeapDefaults) return;
   workerHeapDefaults = true;
-  if (argv.some((a) => a.replace(/_/g, '-').startsWith('--initial-old-space-size'))) setFlagsFromString('--initial-old-space-size=0');
+  if (process.execArgv.some((a) => a.replace(/_/g, '-').startsWith('--initial-old-space-size'))) setFlagsFromString('--initial-old-space-size=0');
 }
 
 /** The Node options a worker thread of roller starts with: the process's own, less DROPPED. */
@@ -38,7 +38,7 @@ export function workerExecArgv(argv: readonly string[] = process.execArgv): stri
  * of every Node version.
  */
 export function startWorker(script: string | URL, options: WorkerOptions = {}, argv: readonly string[] = process.execArgv): Worker {
-  useDefaultWorkerHeap(process.execArgv);
+  useDefaultWorkerHeap(); // the process's own options: what its isolates are created with, whatever argv the worker gets
   const execArgv = workerExecArgv(argv);
   try {
     return new Worker(script, { ...options, execArgv });

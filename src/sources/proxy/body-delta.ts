@@ -116,9 +116,13 @@ export class DeltaWindow {
   private readonly free: Buffer[] = [];
   /** Bytes of all stores held, in use or free. */
   private bytes = 0;
-  /** Stores allocated so far (a diagnostic: it stops growing once conversations come and go at a steady rate). */
-  allocatedStores = 0;
+  private allocated = 0;
   private last: Base | undefined;
+
+  /** Stores allocated so far (a diagnostic: it stops growing once conversations come and go at a steady rate). */
+  get allocatedStores(): number {
+    return this.allocated;
+  }
 
   /** Every whole request body (no content-encoding, not omitted) goes through here, in log order. */
   remember(key: string, callId: string, body: Buffer): void {
@@ -162,7 +166,7 @@ export class DeltaWindow {
     }
     const store = newStore(bytes);
     this.bytes += store.length;
-    this.allocatedStores++;
+    this.allocated++;
     return store;
   }
 

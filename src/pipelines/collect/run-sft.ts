@@ -34,41 +34,62 @@ export async function sampleSftLines(dir: string, info: SampleInfo): Promise<Sam
  * Run-level sft.jsonl (seeds/003 §4.4): the linear SFT records of ok and reused samples whose SFT is
  * eligible, in request-index order, streamed to a temp file and renamed (an empty file when none is
  * eligible). Compacted samples contribute their segments to sft_segments.jsonl instead (written only when
- * there are any), and are counted as segmented, neither included nor excluded. `prepared` may hand over a
- * sample's lines already encoded (reprocess workers do it in parallel), else they are read from its files.
+ * there are any), and are counted as segmented, neither included nor excluded. Samples are added one at a
+ * time in request order (`add`), so a caller may write them as they finish; nothing replaces the run's files
+ * before `commit`.
  */
-export async function writeRunSft(
-  runDir: string,
-  samples: { dir: string; row: RunInfo['samples'][number] | undefined }[],
-  prepared?: (dir: string) => Promise<SampleSftLines | null | undefined>,
-): Promise<{ included: number; segmented: number }> {
-  const linear = new AtomicJsonl(join(runDir, 'sft.jsonl'));
-  let segments: AtomicJsonl | undefined;
-  let included = 0;
-  let segmented = 0;
-  try {
-    for (const { dir, row } of samples) {
-      if (!row || (row.status !== 'ok' && row.status !== 'skipped')) continue;
-      let lines = prepared ? await prepared(dir) : undefined;
-      if (lines === undefined) lines = await sampleSftLines(dir, JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo);
-      if (!lines) continue;
-      if (lines.segments) {
-        segments ??= new AtomicJsonl(join(runDir, 'sft_segments.jsonl'));
-        await segments.write(lines.segments);
-        segmented++;
-      } else if (lines.linear) {
-        await linear.write(lines.linear);
-        included++;
-      }
-    }
-    await linear.commit();
-    if (segments) await segments.commit();
-    else await rm(join(runDir, 'sft_segments.jsonl'), { force: true });
-  } finally {
-    await linear.abandon();
-    await segments?.abandon();
+export class RunSftFiles {
+  private readonly linear: AtomicJsonl;
+  private segments: AtomicJsonl | undefined;
+  included = 0;
+  segmented = 0;
+
+  constructor(private readonly runDir: string) {
+    this.linear = new AtomicJsonl(join(runDir, 'sft.jsonl'));
   }
-  return { included, segmented };
+
+  /** The next sample's contribution (null: none). */
+  async add(lines: SampleSftLines | null): Promise<void> {
+    if (!lines) return;
+    if (lines.segments) {
+      this.segments ??= new AtomicJsonl(join(this.runDir, 'sft_segments.jsonl'));
+      await this.segments.write(lines.segments);
+      this.segmented++;
+    } else if (lines.linear) {
+      await this.linear.write(lines.linear);
+      this.included++;
+    }
+  }
+
+  async commit(): Promise<{ included: number; segmented: number }> {
+    await this.linear.commit();
+    if (this.segments) await this.segments.commit();
+    else await rm(join(this.runDir, 'sft_segments.jsonl'), { force: true });
+    return { included: this.included, segmented: this.segmented };
+  }
+
+  /** After a failure, or when the run's files are not to be replaced: the temp files go (a no-op after commit). */
+  async abandon(): Promise<void> {
+    await this.linear.abandon();
+    await this.segments?.abandon();
+  }
+}
+
+/** The lines a sample of a run tree contributes: its row must be there (else nothing), and be ok or reused. */
+export async function rowSftLines(dir: string, row: RunInfo['samples'][number] | undefined): Promise<SampleSftLines | null> {
+  if (!row || (row.status !== 'ok' && row.status !== 'skipped')) return null;
+  return sampleSftLines(dir, JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo);
+}
+
+/** RunSftFiles over every sample of a run at once, read from their files. */
+export async function writeRunSft(runDir: string, samples: { dir: string; row: RunInfo['samples'][number] | undefined }[]): Promise<{ included: number; segmented: number }> {
+  const files = new RunSftFiles(runDir);
+  try {
+    for (const { dir, row } of samples) await files.add(await rowSftLines(dir, row));
+    return await files.commit();
+  } finally {
+    await files.abandon();
+  }
 }
 
 /** A JSONL file written to a temp name with backpressure and renamed into place only when complete. */

@@ -16,6 +16,13 @@ function workerScript(): string {
   return built;
 }
 
+/** A Buffer crosses postMessage as a plain Uint8Array: the outcome's lines as Buffers again (views, no copy). */
+function withBuffers(o: SampleOutcome): SampleOutcome {
+  if (!o.sftLines) return o;
+  const buf = (u: Uint8Array | null) => (u ? Buffer.from(u.buffer, u.byteOffset, u.byteLength) : null);
+  return { ...o, sftLines: { linear: buf(o.sftLines.linear), segments: buf(o.sftLines.segments) } };
+}
+
 /**
  * N worker threads, each projecting one sample at a time. A worker that dies fails the sample it held (an
  * error outcome, never a hang) and is replaced.
@@ -66,7 +73,7 @@ export class SamplePool {
         if (m.id !== id) return;
         cleanup();
         this.release(w);
-        resolve(m.outcome);
+        resolve(withBuffers(m.outcome));
       };
       const onGone = (err: Error | number) => {
         cleanup();

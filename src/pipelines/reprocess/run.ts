@@ -6,7 +6,8 @@ import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { Lock } from '../../schemas/lock.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
-import { writeRunSft, type SampleSftLines } from '../collect/run-sft.js';
+import type { SampleSftLines } from '../collect/run-sft.js';
+import { OrderedRunSft } from './ordered-run-sft.js';
 import { SamplePool } from './pool.js';
 import type { ReprocessTarget } from './targets.js';
 
@@ -51,18 +52,8 @@ interface LogLine {
 }
 
 export const REPROCESS_LOG = 'reprocess.jsonl';
-/** Workers leave each sample's run-level SFT lines here until the run files are written (then it goes). */
+/** Run-level SFT lines that finish ahead of their turn and do not fit in memory wait here (then it goes). */
 const LINES_DIR = '.reprocess-lines';
-const linesFile = (output: string, rel: string) => join(output, LINES_DIR, createHash('sha256').update(rel).digest('hex').slice(0, 32));
-
-/** The lines a worker prepared for the sample at `dir`, or undefined (e.g. it was already there, unchanged). */
-async function preparedLines(output: string, dir: string): Promise<SampleSftLines | null | undefined> {
-  const file = linesFile(output, relative(output, dir).split(sep).join('/'));
-  if (!existsSync(`${file}.sft`)) return undefined;
-  const linear = await readFile(`${file}.sft`);
-  const segments = await readFile(`${file}.segments`);
-  return linear.length === 0 && segments.length === 0 ? null : { linear: linear.length > 0 ? linear : null, segments: segments.length > 0 ? segments : null };
-}
 
 /**
  * `roller reprocess RUN_DIR|SAMPLE_DIR --output DIR`: every sample of an archive projected again by the
@@ -73,7 +64,7 @@ async function preparedLines(output: string, dir: string): Promise<SampleSftLine
  * or failed attempt, another source — is reported by path and never overwritten.
  */
 export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
-  const { runDir, samples } = await archiveSamples(o.input);
+  const { runDir, samples, run } = await archiveSamples(o.input);
   const output = resolve(o.output);
   const archive = resolve(runDir);
   if (output === archive || output.startsWith(archive + sep)) {
@@ -82,8 +73,16 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
   const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
   const version = o.rollerVersion ?? '0.1.0';
   await mkdir(output, { recursive: true });
-  // Lines left by a crashed run are not trusted: this run's workers write their own.
+  // Lines left by a crashed run are not trusted: this run's workers encode their own.
   await rm(join(output, LINES_DIR), { recursive: true, force: true });
+  // The run-level SFT files are written as samples finish, over the archive's rows in request order: a row not
+  // reprocessed this time (a sample directory given) contributes what the output holds for it, if anything.
+  const sft = new OrderedRunSft(output, run.samples, join(output, LINES_DIR));
+  const rowOf = new Map(run.samples.map((r, j) => [join(runDir, r.path), j]));
+  const processed = new Set(samples.map((s) => rowOf.get(s)));
+  run.samples.forEach((_, j) => processed.has(j) || void sft.settle(j, undefined));
+  // An output without a run info.json gets one whatever happens (below): its SFT files may start at once.
+  if (!existsSync(join(output, 'info.json'))) sft.start();
   const logPath = join(output, REPROCESS_LOG);
   const prior = await readLog(logPath);
   const log = (line: LogLine) => appendFile(logPath, `${JSON.stringify(line)}\n`);
@@ -95,21 +94,25 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
     byIndex[i] = row;
     o.onSample?.(row, { done: ++done, total: samples.length });
   };
-  const one = async (i: number): Promise<void> => {
+  /** A sample's run-level SFT lines as its worker encoded them, when it wrote the sample; else undefined. */
+  const one = async (i: number): Promise<SampleSftLines | null | undefined> => {
     const source = samples[i]!;
     const rel = relative(runDir, source).split(sep).join('/');
     const target = join(output, rel);
     const key = await sourceKey(source, version);
     const last = prior.get(rel);
     if (existsSync(target) || existsSync(`${target}.partial`)) {
-      if (existsSync(target) && last?.state === 'finished' && last.source_key === key) return report(i, { sample: rel, status: 'unchanged' });
+      if (existsSync(target) && last?.state === 'finished' && last.source_key === key) return void report(i, { sample: rel, status: 'unchanged' });
       const what = existsSync(`${target}.partial`) ? `${target}.partial: an unfinished earlier output` : last?.state === 'failed' ? `${target}: an earlier failed output` : last?.state === 'started' ? `${target}: an unfinished earlier output` : `${target}: an output from another source`;
-      return report(i, { sample: rel, status: 'error', error: { code: 'ROLLER_REPROCESS_OUTPUT_EXISTS', message: `${what} is there; it is not overwritten — remove it and run again` } });
+      return void report(i, { sample: rel, status: 'error', error: { code: 'ROLLER_REPROCESS_OUTPUT_EXISTS', message: `${what} is there; it is not overwritten — remove it and run again` } });
     }
     await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version });
-    const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: linesFile(output, rel), ...(o.fromWire ? { fromWire: true } : {}) });
+    const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: true, ...(o.fromWire ? { fromWire: true } : {}) });
     await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...(outcome.error ? { error: outcome.error } : {}) });
     report(i, { sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
+    if (outcome.status !== 'written') return undefined;
+    sft.start();
+    return outcome.sftLines;
   };
   // One lane per worker, each taking the next sample when it is free: at most `lanes` samples in flight,
   // however large the archive.
@@ -121,35 +124,43 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
       while (next < samples.length) {
         const i = next++;
         // A sample whose archive cannot even be read (info.json gone, unreadable) is an error row too.
-        await one(i).catch((err: Error & { code?: string }) =>
-          report(i, { sample: relative(runDir, samples[i]!).split(sep).join('/'), status: 'error', error: { code: typeof err.code === 'string' ? err.code : 'ROLLER_REPROCESS_FAILED', message: err.message } }),
+        const lines = await one(i).catch((err: Error & { code?: string }) =>
+          void report(i, { sample: relative(runDir, samples[i]!).split(sep).join('/'), status: 'error', error: { code: typeof err.code === 'string' ? err.code : 'ROLLER_REPROCESS_FAILED', message: err.message } }),
         );
+        const row = rowOf.get(samples[i]!);
+        if (row !== undefined) await sft.settle(row, lines);
       }
     }));
+  } catch (err) {
+    await sft.abandon();
+    throw err;
   } finally {
     await pool.close();
   }
   const rows = byIndex.filter(Boolean);
   const written = rows.filter((r) => r.status === 'written').length;
   const wroteRunFiles = written > 0 || !existsSync(join(output, 'info.json'));
-  if (wroteRunFiles) await writeRunFiles(runDir, output);
-  await rm(join(output, LINES_DIR), { recursive: true, force: true });
+  try {
+    if (wroteRunFiles) await writeRunFiles(runDir, output, run, await sft.commit());
+  } finally {
+    await sft.abandon();
+  }
   return { output, rows, written, unchanged: rows.filter((r) => r.status === 'unchanged').length, errors: rows.filter((r) => r.status === 'error').length, wroteRunFiles };
 }
 
 /** The samples of a run directory (its info.json rows), or the one sample a sample directory is. */
-async function archiveSamples(given: string): Promise<{ runDir: string; samples: string[] }> {
+async function archiveSamples(given: string): Promise<{ runDir: string; samples: string[]; run: RunInfo }> {
   // Absolute: native paths in the outputs are made relative to the archive's raw/native/ by prefix.
   const input = resolve(given);
   const infoPath = join(input, 'info.json');
   if (!existsSync(infoPath)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${input}: no info.json; pass a run directory or a sample directory written by roller collect`);
   const info = JSON.parse(await readFile(infoPath, 'utf8')) as { schema?: string; samples?: RunInfo['samples'] };
-  if (info.schema === 'roller.run-info/v1') return { runDir: input, samples: (info.samples ?? []).map((r) => join(input, r.path)) };
+  if (info.schema === 'roller.run-info/v1') return { runDir: input, samples: (info.samples ?? []).map((r) => join(input, r.path)), run: info as RunInfo };
   if (info.schema === 'roller.sample-info/v1') {
     // <run>/samples/<model>/<index>_<task>
     const runDir = join(input, '..', '..', '..');
     if (!existsSync(join(runDir, 'lock.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${input}: a sample directory outside its run (no ${join(runDir, 'lock.json')}); reprocess needs the run's lock for its options`);
-    return { runDir, samples: [join(runDir, relative(runDir, input))] };
+    return { runDir, samples: [join(runDir, relative(runDir, input))], run: JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo };
   }
   throw new RollerError(ErrorCode.INVALID_OPTIONS, `${infoPath}: neither a run's nor a sample's info.json (schema ${info.schema ?? 'missing'})`);
 }
@@ -182,12 +193,11 @@ async function readLog(path: string): Promise<Map<string, LogLine>> {
 
 /**
  * The run's own files around the reprocessed samples: lock.json as it was, info.json with each row's usage
- * and status read from the new sample info.json (everything else as the archive has it), sft.jsonl and
- * sft_segments.jsonl aggregated again in request order.
+ * and status read from the new sample info.json (everything else as the archive has it, `run`), and the counts
+ * of the run-level SFT files (written as the samples finished, OrderedRunSft).
  */
-async function writeRunFiles(runDir: string, output: string): Promise<void> {
+async function writeRunFiles(runDir: string, output: string, run: RunInfo, counts: { included: number; segmented: number }): Promise<void> {
   if (!existsSync(join(output, 'lock.json'))) await copyFile(join(runDir, 'lock.json'), join(output, 'lock.json'));
-  const run = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
   const present: RunInfo['samples'] = [];
   for (const row of run.samples) {
     const file = join(output, row.path, 'info.json');
@@ -196,11 +206,6 @@ async function writeRunFiles(runDir: string, output: string): Promise<void> {
     row.usage = s.usage;
     present.push(row);
   }
-  const counts = await writeRunSft(
-    output,
-    run.samples.map((row) => ({ dir: join(output, row.path), row: existsSync(join(output, row.path, 'info.json')) ? row : undefined })),
-    (dir) => preparedLines(output, dir),
-  );
   if (run.summary.sft_included !== undefined || counts.segmented > 0) {
     run.summary.sft_included = counts.included;
     run.summary.sft_segmented = counts.segmented;

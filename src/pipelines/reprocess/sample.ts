@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from '../../core/thread-fs.js';
+import { cp, mkdir, readdir, readFile, rename, rm } from '../../core/thread-fs.js';
 import { dirname, join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { isConvertibleHarness } from '../../harnesses/launch.js';
@@ -14,7 +14,7 @@ import { readWireFrames } from '../../sources/proxy/wire-frames.js';
 import { callsJsonlBodies } from '../../sources/proxy/wire-publish.js';
 import { projectAttempt } from '../collect/project-attempt.js';
 import { finishSample } from '../collect/sample-info.js';
-import { sampleSftLines } from '../collect/run-sft.js';
+import { sampleSftLines, type SampleSftLines } from '../collect/run-sft.js';
 
 import { REPROCESS_TARGETS, type ReprocessTarget } from './targets.js';
 import type { ReadArena } from '../../core/read-arena.js';
@@ -37,10 +37,10 @@ export interface SampleJob {
   lock: Lock;
   only: ReprocessTarget[] | null;
   /**
-   * Where to leave the sample's run-level SFT lines (compact JSONL, <file>.sft / <file>.segments) for the
-   * run files: encoded here, in parallel, instead of one by one at the end.
+   * Answer with the sample's run-level SFT lines (compact JSONL) in the outcome: encoded here, in parallel,
+   * for the run's files.
    */
-  sftLines?: string;
+  sftLines?: boolean;
   /**
    * Decode the calls again from the archived wire log (raw/wire.frames: request bodies by reference into
    * calls.jsonl, raw responses) with the proxy's own decoders, instead of taking calls.jsonl's projection.
@@ -51,6 +51,8 @@ export interface SampleJob {
 export interface SampleOutcome {
   status: 'written' | 'error';
   error?: { code: string; message: string };
+  /** With job.sftLines, when written: what the sample adds to the run-level SFT files (null: nothing). */
+  sftLines?: SampleSftLines | null;
 }
 
 /**
@@ -148,16 +150,11 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
         harnessReported: ((info.runtime as { harness_reported?: Record<string, unknown> }).harness_reported ?? null),
       },
     );
-    if (job.sftLines) {
-      const lines = await sampleSftLines(partial, finished);
-      await mkdir(dirname(job.sftLines), { recursive: true });
-      await writeFile(`${job.sftLines}.sft`, lines?.linear ?? '');
-      await writeFile(`${job.sftLines}.segments`, lines?.segments ?? '');
-    }
+    const lines = job.sftLines ? await sampleSftLines(partial, finished) : undefined;
     if (job.fromWire) await rm(callsPath, { force: true });
     await mkdir(dirname(job.target), { recursive: true });
     await rename(partial, job.target);
-    return { status: 'written' };
+    return { status: 'written', ...(lines !== undefined ? { sftLines: lines } : {}) };
   } catch (err) {
     await rm(partial, { recursive: true, force: true }).catch(() => undefined);
     await rm(`${partial}.wire-calls.jsonl`, { force: true }).catch(() => undefined);

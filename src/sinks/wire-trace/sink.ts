@@ -72,8 +72,10 @@ export function createToolsCaptureSink(options: ToolsCaptureOptions, open?: Open
     name: 'tools-capture',
     consume(input, ctx) {
       const pick = mapStage('tools-capture', (call: Call): Json | undefined => {
+        // The protocol first: reading a context that is still bytes parses it.
+        if (call.protocol !== 'openai-responses') return undefined;
         const tools = (call.context as Json | null)?.tools;
-        return call.protocol === 'openai-responses' && Array.isArray(tools) ? { ...head(call), tools } : undefined;
+        return Array.isArray(tools) ? { ...head(call), tools } : undefined;
       });
       return jsonl.consume(pick(input, ctx), ctx);
     },

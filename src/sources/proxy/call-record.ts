@@ -2,7 +2,7 @@ import { CALL_SCHEMA, type Call, type Protocol } from '../../schemas/call.js';
 import type { RecordedError } from '../../schemas/common.js';
 import type { DecodedResponse } from '../../transforms/protocols/types.js';
 import type { NativeIdentityHeaders } from './headers.js';
-import { attachRawContext } from './raw-json.js';
+import { attachRawContext, withLazyContext } from './raw-json.js';
 
 /** What the proxy knows about one exchange when it ends. */
 export interface Exchange {
@@ -18,9 +18,19 @@ export interface Exchange {
   httpStatus: number | null;
   identity: NativeIdentityHeaders;
   droppedHeaders: string[];
+  /** The parsed request body (undefined: not decoded; with contextBytes it is not kept, see there). */
   context: unknown;
   /** The decoded request body text the context was parsed from (spliced into outputs as is). */
   contextText?: string;
+  /**
+   * Or the body's bytes, checked to be JSON and spliceable as they are (valid UTF-8, one line): the call's
+   * context stays these bytes until something reads it (withLazyContext). No string of them is made, and no
+   * parsed copy lives on through the sinks' queues into the old generation — the projection's largest cost
+   * after the writes was collecting those.
+   */
+  contextBytes?: Buffer;
+  /** The body's `model`, read when it was checked (contextBytes). */
+  requestModel?: string | null;
   decoded: DecodedResponse | null;
   /** The upstream body was read to its end. */
   upstreamEnded: boolean;
@@ -72,11 +82,12 @@ export function buildCallRecord(x: Exchange): Call {
     reasons.response_capture_status = d.incompleteReasons.join('; ');
   }
 
-  const recordComplete = capture === 'complete' && x.context !== undefined && x.errors.length === 0 && (d?.anomalies.length ?? 0) === 0;
+  const decodedContext = x.context !== undefined || x.contextBytes !== undefined;
+  const recordComplete = capture === 'complete' && decodedContext && x.errors.length === 0 && (d?.anomalies.length ?? 0) === 0;
   if (!recordComplete) {
     reasons.capture_status = [
       capture !== 'complete' ? `response ${capture}` : '',
-      x.context === undefined ? 'request body not decoded' : '',
+      !decodedContext ? 'request body not decoded' : '',
       x.errors.length > 0 ? x.errors.map((e) => e.code).join(', ') : '',
       d && d.anomalies.length > 0 ? `${d.anomalies.length} stream anomalies` : '',
     ]
@@ -100,7 +111,7 @@ export function buildCallRecord(x: Exchange): Call {
     http_status: x.httpStatus,
     participant_id: null,
     native_identity: x.identity,
-    request_model: modelOf(x.context),
+    request_model: x.requestModel !== undefined ? x.requestModel : modelOf(x.context),
     response_model: d?.responseModel ?? null,
     response_id: d?.responseId ?? null,
     context: x.context ?? null,
@@ -120,10 +131,11 @@ export function buildCallRecord(x: Exchange): Call {
       ...(d?.anomalies ?? []).map((message) => ({ code: 'ROLLER_STREAM_ANOMALY', message })),
     ],
   };
+  if (x.contextBytes) return withLazyContext(call, x.contextBytes, `call ${x.callId}: the request body`);
   return x.contextText === undefined ? call : attachRawContext(call, x.contextText);
 }
 
-function modelOf(context: unknown): string | null {
+export function modelOf(context: unknown): string | null {
   if (context && typeof context === 'object' && typeof (context as { model?: unknown }).model === 'string') return (context as { model: string }).model;
   return null;
 }

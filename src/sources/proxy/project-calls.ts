@@ -1,10 +1,11 @@
+import { isUtf8 } from 'node:buffer';
 import { ErrorCode } from '../../core/errors.js';
 import type { Call } from '../../schemas/call.js';
 import { createDecoder } from '../../transforms/protocols/index.js';
 import { decodeBody } from '../../transforms/protocols/decode-body.js';
 import { ResponsesDecoder } from '../../transforms/protocols/responses.js';
 import { isObject } from '../../transforms/protocols/types.js';
-import { buildCallRecord, type Exchange } from './call-record.js';
+import { buildCallRecord, modelOf, type Exchange } from './call-record.js';
 import { ResponseTap } from './response-tap.js';
 import type { WireFrame } from './wire-frames.js';
 import type { EndMeta, RequestMeta, ResponseHeadMeta } from './wire-log.js';
@@ -115,9 +116,21 @@ function exchangeOf(callId: string, m: RequestMeta, body: Buffer, responsePath: 
     return x;
   }
   try {
-    const text = decodeBody(body, m.content_encoding).toString('utf8');
-    x.context = JSON.parse(text);
-    x.contextText = text;
+    const bytes = decodeBody(body, m.content_encoding);
+    const text = bytes.toString('utf8');
+    const context: unknown = JSON.parse(text);
+    // The body's own bytes go to calls.jsonl and the wire trace when they can (~25 KB a call in the bench: as a
+    // string they were concatenated, flattened and encoded again for each sink), and the call's context stays
+    // those bytes until read: the parse above is the check, its result dies young. Else the parsed value and
+    // the text (valid UTF-8). `bytes` is the log reader's: a view of a read buffer it never writes again, or a
+    // delta's own copy.
+    if (bytes.indexOf(10) === -1 && bytes.indexOf(13) === -1 && isUtf8(bytes)) {
+      x.contextBytes = bytes;
+      x.requestModel = modelOf(context);
+    } else {
+      x.context = context;
+      x.contextText = text;
+    }
   } catch (err) {
     x.errors.push({ code: ErrorCode.BODY_DECODE_FAILED, message: `request body not recorded as JSON: ${(err as Error).message}` });
   }

@@ -1,8 +1,10 @@
+import { isUtf8 } from 'node:buffer';
 import { appendFile, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, isRollerError } from '../../../src/core/errors.js';
 import { projectCalls, readWireFrames, WireLogWriter, type RequestMeta } from '../../../src/sources/proxy/index.js';
+import { encodeCallLine } from '../../../src/sinks/calls-jsonl/sink.js';
 import { anthropicEvents } from '../../../src/sources/scripted-model/encode-anthropic.js';
 import { collect } from '../../support/http.js';
 import { useTempDir } from '../../support/temp-dir.js';
@@ -122,6 +124,40 @@ describe('wire log', () => {
     ]);
     expect(calls[1]!.errors.map((e) => e.code)).toContain(ErrorCode.WIRE_LOG_INCOMPLETE);
     expect(calls[1]!.context).toEqual(JSON.parse(body(2, 's').toString()));
+  });
+
+  it('a request body goes to calls.jsonl as its bytes (key order, number spelling, escapes); one that is not one line of UTF-8 as its JSON', async () => {
+    const path = join(tmp.path, 'bytes', 'wire.frames');
+    const w = await WireLogWriter.open(path);
+    const exact = Buffer.from('{"stream":true,"n":1.0,"e":1e2,"s":"caf\\u00e9 café \\u2028","model":"m","messages":[]}');
+    const pretty = Buffer.from('{\n  "model": "p",\n  "n": 1.0\n}');
+    const notUtf8 = Buffer.concat([Buffer.from('{"model":"u","t":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const notJson = Buffer.from('{"model":');
+    const bodies = [exact, pretty, notUtf8, notJson];
+    for (const [i, b] of bodies.entries()) {
+      await w.appendRequest(`c-${i}`, meta(i, `s${i}`), b);
+      w.append(`c-${i}`, 'x', { first_byte_at: null, ended_at: Date.UTC(2026, 10, 30, 12, 0, i), upstream_ended: false, client_aborted: false, upstream_error: 'x', errors: [] });
+    }
+    await w.close();
+    const calls = await collect(projectCalls(readWireFrames(path), { responsePath: 'raw/wire.frames' }));
+    const lines = calls.map((c) => encodeCallLine(c).bytes);
+    for (const line of lines) {
+      expect(isUtf8(line)).toBe(true);
+      expect(line.indexOf(10)).toBe(line.length - 1);
+    }
+    // As sent, byte for byte, and parsed only when read.
+    expect(lines[0]!.includes(Buffer.concat([Buffer.from('"context":'), exact, Buffer.from('}\n')]))).toBe(true);
+    expect(calls[0]!.request_model).toBe('m');
+    expect(calls[0]!.context).toEqual(JSON.parse(exact.toString()));
+    // Several lines: re-serialized on one.
+    expect(lines[1]!.toString()).toContain('"context":{"model":"p","n":1}}');
+    expect(calls[1]!.request_model).toBe('p');
+    // Not UTF-8: its text (U+FFFD for the bad bytes), never the raw bytes.
+    expect(lines[2]!.toString()).toContain('"context":{"model":"u","t":"\ufffd\ufffd"}}');
+    expect(calls[2]!.request_model).toBe('u');
+    // Not JSON: no context, said so.
+    expect(calls[3]!.context).toBeNull();
+    expect(calls[3]!.errors.map((e) => e.code)).toContain(ErrorCode.BODY_DECODE_FAILED);
   });
 
   it('a corrupt frame header is a typed error naming the file and byte offset, after the intact frames', async () => {

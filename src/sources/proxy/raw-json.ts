@@ -69,11 +69,14 @@ export function hasContext(call: { context?: unknown }): boolean {
 }
 
 /**
- * Whether the request asked the model to generate (Codex warm-up requests say "generate": false). A lazy
+ * Whether the request asked the model to generate. `"generate": false` is a parameter of the OpenAI Responses
+ * API only (Codex's warm-up requests send it); in another protocol's body it asks nothing of the model, so
+ * those calls generate, and their bytes are not searched (the search was ~6% of a reprocess). A lazy
  * context is parsed only when its bytes hold that literal — inside a JSON string a quote is always escaped,
  * so the bytes hold it only where the body has such a key.
  */
-export function generatesOutput(call: { context?: unknown }): boolean {
+export function generatesOutput(call: { protocol?: string; context?: unknown }): boolean {
+  if (call.protocol !== 'openai-responses') return true;
   const bytes = rawContextBytesOf(call);
   if (bytes && bytes.indexOf('"generate":false') === -1) return true;
   return (call.context as { generate?: unknown } | null)?.generate !== false;

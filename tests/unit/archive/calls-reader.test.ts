@@ -28,22 +28,24 @@ describe('findContextMember: the top-level "context" member, found without walki
 });
 
 describe('readCallsLazily', () => {
-  const call = (i: number, context: unknown) => ({ schema: 'roller.call/v1', call_id: `c-${i}`, seq: i, protocol: 'anthropic-messages', native_identity: {}, output: { content: [{ type: 'text', text: 'say "context": hi' }] }, context });
+  const call = (i: number, context: unknown, protocol = 'anthropic-messages') => ({ schema: 'roller.call/v1', call_id: `c-${i}`, seq: i, protocol, native_identity: {}, output: { content: [{ type: 'text', text: 'say "context": hi' }] }, context });
 
   it('round trip: contexts stay bytes (never parsed unless read), written back byte for byte', async () => {
     // Spacing and escapes a re-serialization would change: only a byte copy keeps them.
     const lines = [
       `${JSON.stringify(call(1, null)).slice(0, -'null}'.length)}null}`,
-      `${JSON.stringify({ ...call(2, 0) }).slice(0, -2)}{ "model" : "m", "s": "\\u00e9\\/", "generate":false }}`,
+      `${JSON.stringify({ ...call(2, 0, 'openai-responses') }).slice(0, -2)}{ "model" : "m", "s": "\\u00e9\\/", "generate":false }}`,
       `${JSON.stringify(call(3, 0)).slice(0, -2)}{"messages":[{"role":"user","content":"a,\\"context\\":b"}]}}`,
+      // "generate": false means something to the Responses API only: this call generated.
+      `${JSON.stringify(call(4, 0)).slice(0, -2)}{"model":"m","generate":false}}`,
     ];
     const path = join(tmp.path, 'calls.jsonl');
     writeFileSync(path, `${lines.join('\n')}\n`);
     const calls = await readCallsLazily(path);
-    expect(calls.map((c) => c.call_id)).toEqual(['c-1', 'c-2', 'c-3']);
-    expect(calls.map((c) => rawContextBytesOf(c)?.toString())).toEqual(['null', '{ "model" : "m", "s": "\\u00e9\\/", "generate":false }', '{"messages":[{"role":"user","content":"a,\\"context\\":b"}]}']);
-    expect(calls.map(hasContext)).toEqual([false, true, true]);
-    expect(calls.map(generatesOutput)).toEqual([true, false, true]);
+    expect(calls.map((c) => c.call_id)).toEqual(['c-1', 'c-2', 'c-3', 'c-4']);
+    expect(calls.map((c) => rawContextBytesOf(c)?.toString())).toEqual(['null', '{ "model" : "m", "s": "\\u00e9\\/", "generate":false }', '{"messages":[{"role":"user","content":"a,\\"context\\":b"}]}', '{"model":"m","generate":false}']);
+    expect(calls.map(hasContext)).toEqual([false, true, true, true]);
+    expect(calls.map(generatesOutput)).toEqual([true, false, true, true]);
     // A field change keeps the context lazy; reading it parses it.
     const moved = withCallFields(calls[2]!, { participant_id: 'p' } as Partial<Call>);
     expect(rawContextBytesOf(moved)).toBe(rawContextBytesOf(calls[2]!));

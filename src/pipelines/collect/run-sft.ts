@@ -41,8 +41,8 @@ export async function sampleSftLines(dir: string, info: SampleInfo): Promise<Sam
 export class RunSftFiles {
   private readonly linear: AtomicJsonl;
   private segments: AtomicJsonl | undefined;
-  included = 0;
-  segmented = 0;
+  private included = 0;
+  private segmented = 0;
 
   constructor(private readonly runDir: string) {
     this.linear = new AtomicJsonl(join(runDir, 'sft.jsonl'));

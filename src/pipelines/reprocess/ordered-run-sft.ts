@@ -59,10 +59,6 @@ export class OrderedRunSft {
     void this.step(() => this.flush());
   }
 
-  get started(): boolean {
-    return this.files !== undefined;
-  }
-
   /** Every row settled: the files renamed into place, and the counts of what they hold. */
   async commit(): Promise<{ included: number; segmented: number }> {
     this.start();

@@ -80,7 +80,7 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
   const sft = new OrderedRunSft(output, run.samples, join(output, LINES_DIR));
   const rowOf = new Map(run.samples.map((r, j) => [join(runDir, r.path), j]));
   const processed = new Set(samples.map((s) => rowOf.get(s)));
-  run.samples.forEach((_, j) => processed.has(j) || void sft.settle(j, undefined));
+  for (let j = 0; j < run.samples.length; j++) if (!processed.has(j)) void sft.settle(j, undefined);
   // An output without a run info.json gets one whatever happens (below): its SFT files may start at once.
   if (!existsSync(join(output, 'info.json'))) sft.start();
   const logPath = join(output, REPROCESS_LOG);

@@ -2,7 +2,7 @@ import { CALL_SCHEMA, type Call, type Protocol } from '../../schemas/call.js';
 import type { RecordedError } from '../../schemas/common.js';
 import type { DecodedResponse } from '../../transforms/protocols/types.js';
 import type { NativeIdentityHeaders } from './headers.js';
-import { attachRawContext, withLazyContext } from './raw-json.js';
+import { withLazyContext } from './raw-json.js';
 
 /** What the proxy knows about one exchange when it ends. */
 export interface Exchange {
@@ -20,13 +20,10 @@ export interface Exchange {
   droppedHeaders: string[];
   /** The parsed request body (undefined: not decoded; with contextBytes it is not kept, see there). */
   context: unknown;
-  /** The decoded request body text the context was parsed from (spliced into outputs as is). */
-  contextText?: string;
   /**
-   * Or the body's bytes, checked to be JSON and spliceable as they are (valid UTF-8, one line): the call's
-   * context stays these bytes until something reads it (withLazyContext). No string of them is made, and no
-   * parsed copy lives on through the sinks' queues into the old generation — the projection's largest cost
-   * after the writes was collecting those.
+   * Or the body's bytes, checked to be JSON, on one line and valid UTF-8: the call's context stays these bytes
+   * until something reads it (withLazyContext), and writers splice them. No string of them is made, and no
+   * parsed copy lives on through the sinks' queues into the old generation.
    */
   contextBytes?: Buffer;
   /** The body's `model`, read when it was checked (contextBytes). */
@@ -131,8 +128,7 @@ export function buildCallRecord(x: Exchange): Call {
       ...(d?.anomalies ?? []).map((message) => ({ code: 'ROLLER_STREAM_ANOMALY', message })),
     ],
   };
-  if (x.contextBytes) return withLazyContext(call, x.contextBytes, `call ${x.callId}: the request body`);
-  return x.contextText === undefined ? call : attachRawContext(call, x.contextText);
+  return x.contextBytes ? withLazyContext(call, x.contextBytes, `call ${x.callId}: the request body`) : call;
 }
 
 export function modelOf(context: unknown): string | null {

@@ -119,18 +119,15 @@ function exchangeOf(callId: string, m: RequestMeta, body: Buffer, responsePath: 
     const bytes = decodeBody(body, m.content_encoding);
     const text = bytes.toString('utf8');
     const context: unknown = JSON.parse(text);
-    // The body's own bytes go to calls.jsonl and the wire trace when they can (~25 KB a call in the bench: as a
-    // string they were concatenated, flattened and encoded again for each sink), and the call's context stays
-    // those bytes until read: the parse above is the check, its result dies young. Else the parsed value and
-    // the text (valid UTF-8). `bytes` is the log reader's: a view of a read buffer it never writes again, or a
-    // delta's own copy.
-    if (bytes.indexOf(10) === -1 && bytes.indexOf(13) === -1 && isUtf8(bytes)) {
-      x.contextBytes = bytes;
+    // A body on one line goes to calls.jsonl and the wire trace as bytes (~25 KB a call in the bench: as a string
+    // it was concatenated, flattened and encoded again for each sink), and the call's context stays those bytes
+    // until read: the parse above is the check, its result dies young. The bytes received when they are valid
+    // UTF-8 (`bytes` is the log reader's: a view of a read buffer it never writes again, or a delta's own copy),
+    // else the text's (U+FFFD for what was not). A body on several lines is kept parsed, written re-serialized.
+    if (bytes.indexOf(10) === -1 && bytes.indexOf(13) === -1) {
+      x.contextBytes = isUtf8(bytes) ? bytes : Buffer.from(text, 'utf8');
       x.requestModel = modelOf(context);
-    } else {
-      x.context = context;
-      x.contextText = text;
-    }
+    } else x.context = context;
   } catch (err) {
     x.errors.push({ code: ErrorCode.BODY_DECODE_FAILED, message: `request body not recorded as JSON: ${(err as Error).message}` });
   }

@@ -3,33 +3,15 @@ import type { Call } from '../../schemas/call.js';
 
 const CLOSE_LINE = Buffer.from('}\n');
 
-/**
- * The request body exactly as sent (decoded, already checked to be JSON), carried beside the parsed
- * context. Writers splice it into the output instead of re-serializing the parsed value: cheaper (a
- * 20 KB body is not stringified again per sink) and truer (the bytes the model got, number spelling,
- * key order and all). Non-enumerable, so it never shows up as a field.
- */
-const RAW_CONTEXT = Symbol('roller.rawContext');
-
-export function attachRawContext<T extends object>(call: T, text: string): T {
-  Object.defineProperty(call, RAW_CONTEXT, { value: text, enumerable: false });
-  return call;
-}
-
-/** The raw text, when it can be spliced into a JSONL line (a single line of JSON). */
-export function rawContextOf(call: object): string | undefined {
-  const text = (call as { [RAW_CONTEXT]?: string })[RAW_CONTEXT];
-  if (text === undefined || text.includes('\n') || text.includes('\r')) return undefined;
-  return text;
-}
-
 const RAW_CONTEXT_BYTES = Symbol('roller.rawContextBytes');
 
 /**
- * A call read back from a calls.jsonl whose request context stays bytes until something reads
- * `call.context` (then it is parsed once). Writing the call copies the bytes; most calls of a sample are
- * never parsed at all — what makes re-projecting an archive cheaper than parsing it. `where` names the
- * line for the error a corrupt context gives when it is finally parsed.
+ * A call whose request context stays bytes — one line of JSON, valid UTF-8 — until something reads
+ * `call.context` (then it is parsed once): a call read back from a calls.jsonl, or projected from the wire
+ * log. Writers splice the bytes into their lines instead of re-serializing the value: cheaper (a 20 KB body is
+ * neither parsed for nothing nor stringified per sink; most calls of a sample are never parsed at all) and truer
+ * (the bytes the model got: number spelling, key order and all). `where` names the line for the error a
+ * corrupt context gives when it is finally parsed.
  */
 export function withLazyContext<T extends object>(call: T, bytes: Buffer, where: string): T {
   let parsed: { value: unknown } | undefined;
@@ -100,9 +82,8 @@ export function encodeWithContext(call: Call, fields: object, contextKey: string
     const head = JSON.stringify(fields);
     return [Buffer.from(`${head.length > 2 ? `${head.slice(0, -1)},` : '{'}${JSON.stringify(contextKey)}:`, 'utf8'), bytes, CLOSE_LINE];
   }
-  const raw = rawContextOf(call);
   const head = JSON.stringify(fields);
-  const context = raw ?? JSON.stringify(call.context ?? null);
+  const context = JSON.stringify(call.context ?? null);
   const open = head.length > 2 ? `${head.slice(0, -1)},` : '{';
   return Buffer.from(`${open}${JSON.stringify(contextKey)}:${context}}\n`, 'utf8');
 }

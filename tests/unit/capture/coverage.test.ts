@@ -5,7 +5,7 @@ import type { ParticipantUsage } from '../../../src/harnesses/claude-code/partic
 import { Manifest, checkValue, type Call } from '../../../src/schemas/index.js';
 import { attributeCalls, finalizeCapture } from '../../../src/transforms/capture/index.js';
 import { checkCoverage, joinByHeader } from '../../../src/transforms/capture/coverage.js';
-import { attachRawContext } from '../../../src/sources/proxy/raw-json.js';
+import { withLazyContext } from '../../../src/sources/proxy/raw-json.js';
 import { recordExamples } from '../../support/record-examples.js';
 import { useTempDir } from '../../support/temp-dir.js';
 
@@ -72,7 +72,7 @@ describe('coverage of native outputs (seeds/000)', () => {
 
   it('attribution keeps the request body exactly as sent (no re-serialization on the way to calls.jsonl)', async () => {
     const text = '{"model":"m","messages":[{"role":"user","content":"1.0 and \\u00e9"}]}';
-    const c = attachRawContext(call(0, 'm1', { context: JSON.parse(text) as unknown }), text);
+    const c = withLazyContext(call(0, 'm1'), Buffer.from(text), 'test');
     await finalizeCapture({
       dir: join(tmp.path, 'verbatim'), calls: [c], participants: [person('root', ['m1'])],
       harness: { name: 'claude-code', version: 't' }, capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: false },

@@ -28,18 +28,18 @@ function arg(name: string, fallback: string): string {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 }
 
-/** A command under python's getrusage(RUSAGE_CHILDREN): wall s, CPU s, peak RSS MB (the process and its threads). */
-async function measured(cmd: string[]): Promise<{ wall: number; cpu: number; rssMb: number; stderr: string }> {
+/** A command under python's getrusage(RUSAGE_CHILDREN): wall s, CPU s (and its kernel part), peak RSS MB (the process and its threads). */
+async function measured(cmd: string[]): Promise<{ wall: number; cpu: number; sys: number; rssMb: number; stderr: string }> {
   const py = [
     'import json,resource,subprocess,sys,time',
     't=time.time(); p=subprocess.run(sys.argv[1:], capture_output=True, text=True); w=time.time()-t',
     'r=resource.getrusage(resource.RUSAGE_CHILDREN)',
-    'print(json.dumps({"wall":w,"cpu":r.ru_utime+r.ru_stime,"rss":r.ru_maxrss/1024,"code":p.returncode,"err":p.stderr[-3000:]}))',
+    'print(json.dumps({"wall":w,"cpu":r.ru_utime+r.ru_stime,"sys":r.ru_stime,"rss":r.ru_maxrss/1024,"code":p.returncode,"err":p.stderr[-3000:]}))',
   ].join('\n');
   const { stdout } = await run('python3', ['-c', py, ...cmd], { maxBuffer: 64 << 20 });
-  const r = JSON.parse(stdout) as { wall: number; cpu: number; rss: number; code: number; err: string };
+  const r = JSON.parse(stdout) as { wall: number; cpu: number; sys: number; rss: number; code: number; err: string };
   if (r.code !== 0) throw new Error(`${cmd.join(' ')} exited ${r.code}: ${r.err}`);
-  return { wall: r.wall, cpu: r.cpu, rssMb: r.rss, stderr: r.err };
+  return { wall: r.wall, cpu: r.cpu, sys: r.sys, rssMb: r.rss, stderr: r.err };
 }
 
 /** The base archive: one long real session, collected once. */
@@ -168,8 +168,8 @@ async function main(): Promise<void> {
     `archive ${gbs[0]} GB: ${(smallBytes / 1e9).toFixed(2)} GB of JSONL evidence (calls.jsonl + native session files)`,
     `parse limit (split + JSON.parse, 1 thread): ${limit.mbps.toFixed(0)} MB/s; 2 threads at once: ${limit2.toFixed(0)} MB/s = ${(limit2 / limit.mbps).toFixed(2)} x (this machine's ceiling for a 2-way speed-up)`,
     `memory copy (64 MB buffers): 2 threads at once = ${copy2.toFixed(2)} x one (memory bandwidth: the other ceiling)`,
-    `reprocess --concurrency 1: ${c1.wall.toFixed(1)} s = ${mb(smallBytes, c1.wall).toFixed(0)} MB/s = ${(mb(smallBytes, c1.wall) / limit.mbps).toFixed(2)} x limit (target >= 0.5); CPU ${c1.cpu.toFixed(1)} s; peak RSS ${c1.rssMb.toFixed(0)} MB`,
-    `reprocess --concurrency 2: ${c2.wall.toFixed(1)} s = ${mb(smallBytes, c2.wall).toFixed(0)} MB/s = ${(c1.wall / c2.wall).toFixed(2)} x concurrency 1 (target >= 1.6; ${((c1.wall / c2.wall) / (limit2 / limit.mbps)).toFixed(2)} of the parse ceiling); CPU ${c2.cpu.toFixed(1)} s; peak RSS ${c2Peak.toFixed(0)} MB (highest of ${runs})`,
+    `reprocess --concurrency 1: ${c1.wall.toFixed(1)} s = ${mb(smallBytes, c1.wall).toFixed(0)} MB/s = ${(mb(smallBytes, c1.wall) / limit.mbps).toFixed(2)} x limit (target >= 0.5); CPU ${c1.cpu.toFixed(1)} s (kernel ${c1.sys.toFixed(1)}); peak RSS ${c1.rssMb.toFixed(0)} MB`,
+    `reprocess --concurrency 2: ${c2.wall.toFixed(1)} s = ${mb(smallBytes, c2.wall).toFixed(0)} MB/s = ${(c1.wall / c2.wall).toFixed(2)} x concurrency 1 (target >= 1.6; ${((c1.wall / c2.wall) / (limit2 / limit.mbps)).toFixed(2)} of the parse ceiling); CPU ${c2.cpu.toFixed(1)} s (kernel ${c2.sys.toFixed(1)}); peak RSS ${c2Peak.toFixed(0)} MB (highest of ${runs})`,
     // What a second worker can add at most: the machine's two-thread ceiling, over the cores one worker already
     // keeps busy (V8's helper threads run beside it).
     `cores busy at --concurrency 1: ${(c1.cpu / c1.wall).toFixed(2)}; at 2: ${(c2.cpu / c2.wall).toFixed(2)} — bound for the 2-way speed-up: parse ceiling / cores at 1 = ${(limit2 / limit.mbps / (c1.cpu / c1.wall)).toFixed(2)} x, memory-copy ceiling / cores at 1 = ${(copy2 / (c1.cpu / c1.wall)).toFixed(2)} x`,
@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       if (!l2 || l.wall < l2.wall) l2 = l;
     }
     lines.push(
-      `archive ${gbs[1]} GB: ${(largeBytes / 1e9).toFixed(2)} GB; reprocess --concurrency 2: ${l2!.wall.toFixed(1)} s = ${mb(largeBytes, l2!.wall).toFixed(0)} MB/s; peak RSS ${l2Peak.toFixed(0)} MB (highest of ${runs})`,
+      `archive ${gbs[1]} GB: ${(largeBytes / 1e9).toFixed(2)} GB; reprocess --concurrency 2: ${l2!.wall.toFixed(1)} s = ${mb(largeBytes, l2!.wall).toFixed(0)} MB/s; CPU ${l2!.cpu.toFixed(1)} s (kernel ${l2!.sys.toFixed(1)}); peak RSS ${l2Peak.toFixed(0)} MB (highest of ${runs})`,
       `peak RSS ${gbs[1]} GB / ${gbs[0]} GB (--concurrency 2, highest of ${runs} each: ${l2Peak.toFixed(0)} / ${c2Peak.toFixed(0)} MB): ${(l2Peak / c2Peak).toFixed(2)} (target: flat within 10%; <= 200 MB)`,
     );
   }

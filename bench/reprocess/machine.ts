@@ -54,8 +54,9 @@ async function timed(job: Job, threads: number): Promise<number> {
       w.once('message', resolve);
       w.once('error', reject);
     })));
-    const answers = await Promise.all(workers.map((w) => new Promise<{ ms: number }>((resolve) => {
+    const answers = await Promise.all(workers.map((w) => new Promise<{ ms: number }>((resolve, reject) => {
       w.once('message', resolve);
+      w.once('error', reject);
       w.postMessage('go');
     })));
     return Math.max(...answers.map((a) => a.ms));

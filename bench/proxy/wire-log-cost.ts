@@ -10,7 +10,8 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writevSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { recordedResponseHeaders, splitRequestHeaders } from '../../src/sources/proxy/headers.js';
+import { endMetaJson } from '../../src/sources/proxy/frame-json.js';
+import { splitRequestHeaders, splitResponseHead } from '../../src/sources/proxy/headers.js';
 import { WireLogWriter, type RequestMeta } from '../../src/sources/proxy/wire-log.js';
 import { sessionBodies, TURNS } from './session-bodies.js';
 
@@ -19,7 +20,8 @@ const SESSIONS = 16;
 const bodies = Array.from({ length: SESSIONS }, (_, session) => sessionBodies(session));
 const response = Buffer.alloc(8200, 97);
 const rawRequestHeaders = ['Host', '127.0.0.1:8080', 'Connection', 'keep-alive', 'content-type', 'application/json', 'x-api-key', 'sk-bench', 'content-length', '22000'];
-const responseHeaders = { 'content-type': 'text/event-stream', 'request-id': 'req_bench', 'content-length': '8200', date: 'Mon, 30 Nov 2026 20:00:00 GMT' };
+// As undici hands them to the proxy's onHeaders: raw name and value buffers.
+const responseHeaders = ['content-type', 'text/event-stream', 'request-id', 'req_bench', 'content-length', '8200', 'date', 'Mon, 30 Nov 2026 20:00:00 GMT'].map((s) => Buffer.from(s, 'latin1'));
 const tick = () => new Promise((r) => setImmediate(r));
 
 async function measure(label: string, body: (dir: string) => Promise<void>): Promise<number> {
@@ -67,9 +69,9 @@ async function main(): Promise<void> {
       const split = splitRequestHeaders([...rawRequestHeaders, 'x-claude-code-session-id', `bench-${slot}-${Math.floor(turn / TURNS)}`]);
       const meta: RequestMeta = { seq: i, transport: 'http', protocol: 'anthropic-messages', method: 'POST', path: '/v1/messages', upstream_path: '/v1/messages', started_at: Date.now(), identity: split.identity, dropped: split.dropped };
       await log.appendRequest(callId, meta, bodies[slot]![turn % TURNS]!);
-      log.append(callId, 'r', { status: 200, headers: recordedResponseHeaders(responseHeaders) });
+      log.appendJson(callId, 'r', splitResponseHead(200, responseHeaders).metaJson);
       log.append(callId, 'd', undefined, Buffer.from(response));
-      log.append(callId, 'x', { first_byte_at: Date.now(), ended_at: Date.now(), upstream_ended: true, client_aborted: false, upstream_error: null, errors: [] });
+      log.appendJson(callId, 'x', endMetaJson({ first_byte_at: Date.now(), ended_at: Date.now(), upstream_ended: true, client_aborted: false, upstream_error: null, errors: [] }));
       if (i % 64 === 0) await tick();
     }
     await log.close();

@@ -1,3 +1,6 @@
+import { util as undiciUtil } from 'undici';
+import { jsonString } from './frame-json.js';
+
 /** Credentials: their values are never written anywhere (they are forwarded, never recorded). */
 export const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'set-cookie', 'proxy-authorization', 'api-key', 'x-goog-api-key']);
 
@@ -90,29 +93,39 @@ export function splitRequestHeaders(raw: readonly string[], correlation: Readonl
   return split;
 }
 
-/** Response headers for the client: everything but hop-by-hop. */
-export function responseHeadersForClient(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  // for…in, not Object.entries: no array per header on the request path.
-  for (const name in headers) {
-    const value = headers[name];
-    if (value === undefined || HOP_BY_HOP.has(name.toLowerCase())) continue;
-    out[name] = value;
-  }
-  return out;
+export interface SplitResponseHead {
+  /** Name, value, name, value, … for `res.writeHead` (names in lower case, hop-by-hop removed). */
+  forClient: string[];
+  /** The response-head frame's meta as JSON: ResponseHeadMeta, headers as undici's parseHeaders gives them. */
+  metaJson: string;
 }
 
-/** Response headers as recorded in the wire log: credentials (set-cookie) never written. */
-export function recordedResponseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
-  // Model APIs do not set cookies; copying every response's headers to drop none was a measurable cost.
-  // (undici and node:http give header names in lower case.)
-  let secret = false;
-  for (const name of SECRET_HEADERS) if (name in headers) secret = true;
-  if (!secret) return headers;
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || SECRET_HEADERS.has(name.toLowerCase())) continue;
-    out[name] = value;
+/**
+ * One pass over undici's raw response headers: the client's header list and the logged meta, with no header
+ * object built in between (credentials, set-cookie among them, never logged). A name that repeats (set-cookie, or any other) makes the logged value an array in
+ * order, as parseHeaders does — that rare case goes through parseHeaders itself.
+ */
+export function splitResponseHead(status: number, raw: readonly (Buffer | string)[]): SplitResponseHead {
+  const forClient: string[] = [];
+  const names: string[] = [];
+  let fields = '';
+  let repeated = false;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = undiciUtil.headerNameToString(raw[i]!);
+    const value = typeof raw[i + 1] === 'string' ? (raw[i + 1] as string) : (raw[i + 1] as Buffer).toString('latin1');
+    if (!HOP_BY_HOP.has(name)) forClient.push(name, value);
+    if (repeated) continue;
+    if (names.includes(name)) {
+      repeated = true;
+      continue;
+    }
+    names.push(name);
+    if (!SECRET_HEADERS.has(name)) fields += `${fields ? ',' : ''}${jsonString(name)}:${jsonString(value)}`;
   }
-  return out;
+  if (repeated) {
+    const headers = undiciUtil.parseHeaders(raw as Buffer[]) as Record<string, string | string[]>;
+    for (const name of SECRET_HEADERS) delete headers[name];
+    return { forClient, metaJson: JSON.stringify({ status, headers }) };
+  }
+  return { forClient, metaJson: `{"status":${status},"headers":{${fields}}}` };
 }

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { util as undiciUtil, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ErrorCode } from '../../core/errors.js';
 import type { RecordedError } from '../../schemas/common.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
-import { recordedResponseHeaders, responseHeadersForClient, splitRequestHeaders, type NativeIdentityHeaders } from './headers.js';
-import type { EndMeta, RequestMeta, ResponseHeadMeta, WireLogWriter } from './wire-log.js';
+import { endMetaJson } from './frame-json.js';
+import { splitRequestHeaders, splitResponseHead, type NativeIdentityHeaders } from './headers.js';
+import type { EndMeta, RequestMeta, WireLogWriter } from './wire-log.js';
 
 /** What every exchange of one proxy shares. */
 export interface ExchangeContext {
@@ -144,11 +145,11 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true; // 1xx: informational, not the response
     this.headersSeen = true;
     this.resumeUpstream = resume;
-    // The same header object undici's request() gives: names in lower case, repeated ones as arrays.
-    const headers = undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
-    if (!this.clientAborted) this.res.writeHead(statusCode, responseHeadersForClient(headers));
+    // One pass over the raw headers: the client's list and the logged meta (ResponseHeadMeta), no header objects.
+    const head = splitResponseHead(statusCode, rawHeaders);
+    if (!this.clientAborted) this.res.writeHead(statusCode, head.forClient);
     // No flushHeaders(): the head leaves with the first body chunk, one socket write instead of two.
-    this.ctx.wire.append(this.callId, 'r', { status: statusCode, headers: recordedResponseHeaders(headers) } satisfies ResponseHeadMeta);
+    this.ctx.wire.appendJson(this.callId, 'r', head.metaJson);
     return true;
   }
 
@@ -240,7 +241,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
       upstream_error: upstreamError,
       errors: this.errors,
     };
-    this.ctx.wire.append(this.callId, 'x', end);
+    this.ctx.wire.appendJson(this.callId, 'x', endMetaJson(end));
     this.ctx.wire.ended();
     this.ctx.done(this);
   }

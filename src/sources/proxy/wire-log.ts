@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import type { RecordedError } from '../../schemas/common.js';
 import type { Protocol } from '../../schemas/call.js';
 import { conversationKey, DeltaWindow, type BodyDelta } from './body-delta.js';
+import { requestMetaJson } from './frame-json.js';
 import type { NativeIdentityHeaders } from './headers.js';
 
 /**
@@ -161,10 +162,10 @@ export class WireLogWriter {
       this.window.remember(key, callId, body);
       if (delta) {
         meta.delta = delta; // the caller's meta is the frame's: no copy of it on the request path
-        return this.append(callId, 'q', meta, body.subarray(delta.prefix, body.length - delta.suffix));
+        return this.appendJson(callId, 'q', requestMetaJson(meta), body.subarray(delta.prefix, body.length - delta.suffix));
       }
     }
-    return this.append(callId, 'q', meta, body);
+    return this.appendJson(callId, 'q', requestMetaJson(meta), body);
   }
 
   /**
@@ -172,13 +173,18 @@ export class WireLogWriter {
    * undici chunks are never reused).
    */
   append(callId: string, kind: FrameKind, meta: object | undefined, body?: Buffer): Promise<void> | undefined {
+    return this.appendJson(callId, kind, meta === undefined ? undefined : JSON.stringify(meta), body);
+  }
+
+  /** append() with the meta already JSON text (frame-json.ts builds the request path's metas). */
+  appendJson(callId: string, kind: FrameKind, metaJson: string | undefined, body?: Buffer): Promise<void> | undefined {
     if (this.failure || this.closing) return undefined;
     const n = body?.length ?? 0;
-    // Call ids are roller's own ([A-Za-z0-9-]), so the header needs no JSON escaping but the meta's.
-    const header = `{"c":"${callId}","k":"${kind}","n":${n}${meta === undefined ? '' : `,"m":${JSON.stringify(meta)}`}}\n`;
+    // Call ids are roller's own ([A-Za-z0-9-]): the header needs no JSON escaping but the meta's.
+    const header = `{"c":"${callId}","k":"${kind}","n":${n}${metaJson === undefined ? '' : `,"m":${metaJson}`}}\n`;
     // Without a meta the header is ASCII: latin1 is a plain copy, utf8 an encoder pass (a body chunk's frame
     // is the most frequent one).
-    const headerBytes = this.put(header, meta === undefined ? 'latin1' : 'utf8');
+    const headerBytes = this.put(header, metaJson === undefined ? 'latin1' : 'utf8');
     if (body && n > 0) {
       if (n >= COPY_LIMIT) {
         this.cut();

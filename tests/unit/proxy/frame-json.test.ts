@@ -1,0 +1,106 @@
+import { util as undiciUtil } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { endMetaJson, jsonString, requestMetaJson } from '../../../src/sources/proxy/frame-json.js';
+import { splitResponseHead } from '../../../src/sources/proxy/headers.js';
+import type { EndMeta, RequestMeta } from '../../../src/sources/proxy/wire-log.js';
+
+/** Strings that exercise every escape JSON has: quotes, backslashes, controls, non-ASCII, lone surrogates. */
+const AWKWARD = ['', 'plain', 'with "quotes"', 'back\\slash', 'tab\there', 'nl\nx', '\u0000\u001f\u007f', 'ünïcødé ✓', '\ud83d\ude00', 'lone \ud800 surrogate', '</script>', "'single'"];
+
+/** A small deterministic generator (the same cases every run). */
+function* cases(n: number): Generator<number> {
+  let x = 0x9e3779b9;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    yield x >>> 0;
+  }
+}
+
+describe('frame meta JSON (the request path builds it without JSON.stringify)', () => {
+  it('a string is what JSON.stringify gives, escapes included', () => {
+    for (const s of AWKWARD) expect(jsonString(s)).toBe(JSON.stringify(s));
+  });
+
+  it('a request meta is byte for byte JSON.stringify(meta), in the meta\'s own key order, for the proxy\'s metas and odd ones', () => {
+    let i = 0;
+    for (const r of cases(300)) {
+      const pick = <T>(xs: readonly T[], shift: number): T => xs[(r >>> shift) % xs.length]!;
+      const meta: RequestMeta = {
+        seq: i++,
+        transport: r & 1 ? 'http' : 'websocket',
+        protocol: pick(['anthropic-messages', 'openai-chat-completions', 'openai-responses', 'other'] as const, 1),
+        method: pick(['POST', 'GET', 'PUT'], 3),
+        path: pick(['/v1/messages?beta=true', '/v1/responses', ...AWKWARD], 5),
+        upstream_path: pick(['/proxy/v1/messages', '/v1/chat/completions', ...AWKWARD], 9),
+        started_at: 1_764_000_000_000 + r,
+        identity: r & 2 ? { session_id: pick(AWKWARD, 13), agent_id: 'a-1' } : r & 4 ? {} : { run_id: 'run', thread_id: pick(AWKWARD, 17) },
+        dropped: r & 8 ? [] : ['x-roller-run-id', pick(AWKWARD, 19)],
+      };
+      if (r & 16) meta.content_encoding = pick(['gzip', 'zstd', 'br'], 21);
+      if (r & 32) meta.body_omitted = pick(['too large', ...AWKWARD], 23);
+      if (r & 64) meta.delta = { base: `c-abcd-${String(r % 1000).padStart(6, '0')}`, prefix: r % 50_000, suffix: r % 700 };
+      if (r & 128) meta.body_ref = { file: 'calls.jsonl', call_id: 'c-x-000001', pointer: '/context', wire_content_encoding: 'gzip' };
+      expect(requestMetaJson(meta)).toBe(JSON.stringify(meta));
+    }
+  });
+
+  it('fields it does not know, and values JSON.stringify leaves out, come out as JSON.stringify has them', () => {
+    // A meta read back from another version's log and republished (wire-publish) can carry anything.
+    const odd = {
+      extra: { nested: [1, 'two', null] },
+      seq: 1.5,
+      started_at: Number.NaN,
+      path: undefined,
+      fn: () => 1,
+      identity: { session_id: 's', n: 3, gone: undefined },
+      dropped: ['a', 1],
+      delta: { base: 'b', prefix: 1, suffix: 2, more: true },
+      flag: false,
+    } as unknown as RequestMeta;
+    expect(requestMetaJson(odd)).toBe(JSON.stringify(odd));
+  });
+
+  it('an end meta is JSON.stringify(end)', () => {
+    const ends: EndMeta[] = [
+      { first_byte_at: null, ended_at: 1, upstream_ended: false, client_aborted: true, upstream_error: null, errors: [] },
+      { first_byte_at: 1_764_000_000_123, ended_at: 1_764_000_000_456, upstream_ended: true, client_aborted: false, upstream_error: null, errors: [] },
+      ...AWKWARD.map((s) => ({ first_byte_at: 5, ended_at: 6, upstream_ended: false, client_aborted: false, upstream_error: s, errors: [{ code: 'UPSTREAM_FAILED', message: s }] })),
+    ];
+    for (const end of ends) expect(endMetaJson(end)).toBe(JSON.stringify(end));
+  });
+});
+
+describe('response head (undici raw headers to the client list and the logged meta in one pass)', () => {
+  const raw = (...pairs: string[]): Buffer[] => pairs.map((s) => Buffer.from(s, 'latin1'));
+  /** What the log held before the one-pass split: parseHeaders' object, credentials removed. */
+  const viaParseHeaders = (status: number, headers: Buffer[]) => {
+    const parsed = undiciUtil.parseHeaders(headers) as Record<string, string | string[]>;
+    for (const name of ['authorization', 'x-api-key', 'cookie', 'set-cookie', 'proxy-authorization', 'api-key', 'x-goog-api-key']) delete parsed[name];
+    return JSON.stringify({ status, headers: parsed });
+  };
+
+  it('logs what parseHeaders gives, less credentials, and forwards all but hop-by-hop, in order', () => {
+    const headers = raw('Content-Type', 'text/event-stream', 'Request-Id', 'req_1', 'Connection', 'keep-alive', 'Keep-Alive', 'timeout=5', 'Transfer-Encoding', 'chunked', 'X-Odd', 'ünï "q" \\', 'anthropic-ratelimit-requests-remaining', '99');
+    const head = splitResponseHead(200, headers);
+    expect(head.metaJson).toBe(viaParseHeaders(200, headers));
+    expect(head.forClient).toEqual(['content-type', 'text/event-stream', 'request-id', 'req_1', 'x-odd', 'ünï "q" \\', 'anthropic-ratelimit-requests-remaining', '99']);
+  });
+
+  it('a repeated name is an array in the log (as parseHeaders has it) and repeated lines for the client; set-cookie never logged', () => {
+    const headers = raw('Set-Cookie', 'session=secret-1', 'Via', 'a', 'via', 'b', 'set-cookie', 'other=secret-2', 'Content-Length', '12');
+    const head = splitResponseHead(429, headers);
+    expect(head.metaJson).toBe(viaParseHeaders(429, headers));
+    expect(JSON.parse(head.metaJson)).toEqual({ status: 429, headers: { via: ['a', 'b'], 'content-length': '12' } });
+    expect(head.metaJson).not.toContain('secret');
+    expect(head.forClient).toEqual(['set-cookie', 'session=secret-1', 'via', 'a', 'via', 'b', 'set-cookie', 'other=secret-2', 'content-length', '12']);
+  });
+
+  it('a credential header is dropped from the log, its value nowhere', () => {
+    const headers = raw('x-api-key', 'sk-never', 'content-type', 'application/json');
+    const head = splitResponseHead(200, headers);
+    expect(head.metaJson).toBe('{"status":200,"headers":{"content-type":"application/json"}}');
+    expect(head.metaJson).toBe(viaParseHeaders(200, headers));
+  });
+});

@@ -174,10 +174,16 @@ async function main(): Promise<void> {
           const n = c === 1 ? Math.ceil(requests / 4) : requests;
           await load(t.url, `/v1/messages?${kind}`, c, Math.min(200, n)); // warm-up
           t.sent += Math.min(200, n);
-          if (t.child) await drainMs(t.child, t.sent); // the warm-up's projection is not this point's
+          if (t.child) {
+            // The warm-up's projection is not this point's: its calls written, and the rest of its work (wire traces,
+            // the worker's garbage collection, which V8 schedules a while after the work) done too.
+            await drainMs(t.child, t.sent);
+            await untilIdle(t.child);
+          }
           const before = t.child ? await statsOf(t.child) : null;
           const { samples, seconds } = await load(t.url, `/v1/messages?${kind}`, c, n);
           t.sent += n;
+          const loaded = t.child && process.env.BENCH_VERBOSE ? await statsOf(t.child) : null;
           const drain = t.child ? await drainMs(t.child, t.sent) : null;
           const after = t.child ? await statsOf(t.child) : null;
           // What a point wrote (roller's wire log, calls.jsonl, wire traces: ~100 MB for an SSE point) goes to disk now,
@@ -191,6 +197,7 @@ async function main(): Promise<void> {
           const cpuUs = before && after ? ((after.cpuMs - before.cpuMs) * 1000) / samples.length : null;
           // Minor page faults per request: fresh memory the kernel maps in (and each costs microseconds on a VM).
           const faults = before && after ? (after.faults - before.faults) / samples.length : null;
+          if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${kind} c=${c} ${t.name}: ${(samples.length / seconds).toFixed(0)} req/s, CPU ${cpuUs?.toFixed(0) ?? '-'} us/req (during the load ${before && loaded ? (((loaded.cpuMs - before.cpuMs) * 1000) / samples.length).toFixed(0) : '-'}), faults ${faults?.toFixed(2) ?? '-'}/req`);
           rows.push({
             target: t.name,
             kind,

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { conversationKey, DeltaWindow } from './body-delta.js';
-import { lastWriteAt, PROGRESS_CLOSED, PROGRESS_GENERATION, PROGRESS_OPEN_EXCHANGES, type BodyRef, type FrameKind, type RequestMeta } from './wire-log.js';
+import { committedBytes, lastWriteAt, PROGRESS_CLOSED, PROGRESS_GENERATION, PROGRESS_OPEN_EXCHANGES, type BodyRef, type FrameKind, type RequestMeta } from './wire-log.js';
 
 export interface WireFrame {
   /** Call id. */
@@ -68,7 +68,9 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
         used = pending.length;
         pending = buf.subarray(0, used);
       }
-      const { bytesRead } = await handle.read(buf, used, buf.length - used, position);
+      // A follower reads only what the writer says is complete: past it can be a padded block (direct I/O).
+      const want = options.follow ? Math.min(buf.length - used, committedBytes(options.follow) - position) : buf.length - used;
+      const { bytesRead } = want > 0 ? await handle.read(buf, used, want, position) : { bytesRead: 0 };
       if (bytesRead === 0) {
         caughtUpAt = Date.now();
         if (closed) break;
@@ -81,11 +83,22 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
       used += bytesRead;
       let at = 0;
       for (;;) {
+        // NULs where a frame would start: the padded last block of a direct-I/O writer that stopped without
+        // closing its log (a follower never reads that far). A frame never starts with one.
+        while (at < pending.length && pending[at] === 0) at++;
         const nl = pending.indexOf(10, at);
         if (nl === -1) break;
         const header = parseHeader(pending, at, nl, path, pendingOffset + at);
         const end = nl + 1 + header.n;
         if (pending.length < end + 1) break;
+        if (pending[end] !== 10) {
+          // A frame cut by the end of a direct-I/O log (its bytes run into the zeros of the padding) is a
+          // truncated log; anything else is a corrupt one.
+          if (pending.subarray(end).every((b) => b === 0)) break;
+          throw new RollerError(ErrorCode.WIRE_LOG_CORRUPT, `${path}: byte ${pendingOffset + end}: the frame at byte ${pendingOffset + at} does not end where its header says; the log is corrupt from here (frames before it are intact)`, {
+            origin: { file: path, offset: pendingOffset + at },
+          });
+        }
         let body = pending.subarray(nl + 1, end);
         if (header.k === 'q') body = wholeRequestBody(header, body, window, options.bodies);
         yield { c: header.c, k: header.k, ...(header.m === undefined ? {} : { m: header.m }), body, offset: pendingOffset + at };
@@ -97,7 +110,10 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
       pending = pending.subarray(at);
       pendingOffset += at;
     }
-    if (pending.length > 0) options.onTruncated?.(pending.length, pendingOffset);
+    // Trailing NULs are a direct-I/O writer's padding, not log bytes.
+    let rest = pending.length;
+    while (rest > 0 && pending[rest - 1] === 0) rest--;
+    if (rest > 0) options.onTruncated?.(rest, pendingOffset);
   } finally {
     await handle.close();
   }

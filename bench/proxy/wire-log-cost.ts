@@ -10,7 +10,6 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writevSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { endMetaJson } from '../../src/sources/proxy/frame-json.js';
 import { splitRequestHeaders, splitResponseHead } from '../../src/sources/proxy/headers.js';
 import { WireLogWriter, type RequestMeta } from '../../src/sources/proxy/wire-log.js';
 import { sessionBodies, TURNS } from './session-bodies.js';
@@ -69,9 +68,9 @@ async function main(): Promise<void> {
       const split = splitRequestHeaders([...rawRequestHeaders, 'x-claude-code-session-id', `bench-${slot}-${Math.floor(turn / TURNS)}`]);
       const meta: RequestMeta = { seq: i, transport: 'http', protocol: 'anthropic-messages', method: 'POST', path: '/v1/messages', upstream_path: '/v1/messages', started_at: Date.now(), identity: split.identity, dropped: split.dropped };
       await log.appendRequest(callId, meta, bodies[slot]![turn % TURNS]!);
-      log.appendJson(callId, 'r', splitResponseHead(200, responseHeaders).metaJson);
+      log.appendResponseHead(callId, 200, splitResponseHead(200, responseHeaders).recorded);
       log.append(callId, 'd', undefined, Buffer.from(response));
-      log.appendJson(callId, 'x', endMetaJson({ first_byte_at: Date.now(), ended_at: Date.now(), upstream_ended: true, client_aborted: false, upstream_error: null, errors: [] }));
+      log.appendEnd(callId, { first_byte_at: Date.now(), ended_at: Date.now(), upstream_ended: true, client_aborted: false, upstream_error: null, errors: [] });
       if (i % 64 === 0) await tick();
     }
     await log.close();

@@ -1,72 +1,136 @@
 import type { EndMeta, RequestMeta } from './wire-log.js';
 
 /**
- * The JSON of the frame metas the request path writes (request, response head, end), built as strings of
- * the same text JSON.stringify gives — key order included — without its generic walk. Every exchange writes
- * three metas, and JSON.stringify of them (the response head's header table in V8's slow dictionary mode)
- * was ~4 µs of the request path's ~20 µs over a pass-through; these cost a fraction of that. Fields this file
- * does not know (a meta read back from an older log and republished) go through JSON.stringify, so the text
- * is always exactly JSON.stringify's.
+ * How the frame metas the request path writes (request, response head, end) are spelled: the text
+ * JSON.stringify gives, key order included, written piece by piece into a `JsonOut` — the wire log writes the
+ * pieces straight into its slab. Every exchange writes three metas. JSON.stringify of them (the response head's
+ * header table in V8's slow dictionary mode) and then the header line built around it as a string, flattened and
+ * UTF-8 encoded into the slab, were ~5 µs of the ~20 µs the request path costs over a pass-through; printable
+ * ASCII copied byte by byte costs a fraction of that. Fields this file does not know (a meta read back from an
+ * older log and republished) and strings that need escapes go through JSON.stringify, so the text is always
+ * exactly JSON.stringify's.
  */
-
-/** A string JSON needs no escape for: printable ASCII but '"' and '\\'. */
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/** JSON text of a string. The test is cheaper than JSON.stringify's call for the short strings metas hold. */
-export function jsonString(s: string): string {
-  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
+export interface JsonOut {
+  /** Text the caller vouches is printable ASCII needing no escape: constants, keys, call ids. */
+  ascii(text: string): void;
+  /** A JSON string value: copied as it is when it needs no escape, else JSON.stringify(s) in UTF-8. */
+  string(s: string): void;
+  /** JSON text as it is (from JSON.stringify). */
+  json(text: string): void;
 }
 
-/** JSON text of a value whose fields are strings (a meta's identity). */
-function stringFields(o: Record<string, unknown>): string {
-  let out = '';
-  for (const k in o) {
-    const v = o[k];
-    const text = typeof v === 'string' ? jsonString(v) : (JSON.stringify(v) as string | undefined);
-    if (text === undefined) continue; // what JSON.stringify leaves out (undefined, a function)
-    out += `${out ? ',' : ''}${jsonString(k)}:${text}`;
+/** A JSON number as JSON.stringify spells it (non-finite numbers are null). */
+function number(out: JsonOut, n: number): void {
+  out.ascii(Number.isFinite(n) ? String(n) : 'null');
+}
+
+/** Any value as JSON.stringify spells it; false when it would leave the value out (undefined, a function). */
+function value(out: JsonOut, v: unknown): boolean {
+  if (typeof v === 'string') out.string(v);
+  else if (typeof v === 'number') number(out, v);
+  else {
+    const text = JSON.stringify(v) as string | undefined;
+    if (text === undefined) return false;
+    out.json(text);
   }
-  return `{${out}}`;
+  return true;
 }
 
-/** JSON text of a request frame's meta: JSON.stringify(meta), field by field in the meta's own order. */
-export function requestMetaJson(meta: RequestMeta): string {
+/** An object whose fields are usually strings (a meta's identity). */
+function object(out: JsonOut, o: object): void {
+  const fields = o as Record<string, unknown>;
+  out.ascii('{');
+  let first = true;
+  for (const k in fields) {
+    const v = fields[k];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    if (!first) out.ascii(',');
+    first = false;
+    out.string(k);
+    out.ascii(':');
+    value(out, v);
+  }
+  out.ascii('}');
+}
+
+/** JSON.stringify(meta) of a request frame's meta, field by field in the meta's own order. */
+export function writeRequestMeta(out: JsonOut, meta: RequestMeta): void {
   const m = meta as unknown as Record<string, unknown>;
-  let out = '';
+  out.ascii('{');
+  let first = true;
   for (const k in m) {
     const v = m[k];
-    let text: string | undefined;
-    switch (k) {
-      case 'seq':
-      case 'started_at':
-        text = typeof v === 'number' && Number.isFinite(v) ? String(v) : JSON.stringify(v);
-        break;
-      case 'identity':
-        text = typeof v === 'object' && v !== null && !Array.isArray(v) ? stringFields(v as Record<string, unknown>) : JSON.stringify(v);
-        break;
-      case 'dropped':
-        text = Array.isArray(v) && v.every((x) => typeof x === 'string') ? `[${(v as string[]).map(jsonString).join(',')}]` : JSON.stringify(v);
-        break;
-      case 'delta': {
-        const d = v as RequestMeta['delta'] & object;
-        text =
-          Object.keys(d).length === 3 && typeof d.base === 'string' && Number.isInteger(d.prefix) && Number.isInteger(d.suffix)
-            ? `{"base":${jsonString(d.base)},"prefix":${d.prefix},"suffix":${d.suffix}}`
-            : JSON.stringify(d);
-        break;
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    if (!first) out.ascii(',');
+    first = false;
+    out.string(k);
+    out.ascii(':');
+    if (k === 'identity' && typeof v === 'object' && v !== null && !Array.isArray(v)) object(out, v);
+    else if (k === 'dropped' && Array.isArray(v) && v.every((x) => typeof x === 'string')) {
+      out.ascii('[');
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) out.ascii(',');
+        out.string(v[i] as string);
       }
-      default:
-        text = typeof v === 'string' ? jsonString(v) : JSON.stringify(v);
-    }
-    if (text === undefined) continue; // what JSON.stringify leaves out (undefined, a function)
-    out += `${out ? ',' : ''}${jsonString(k)}:${text}`;
+      out.ascii(']');
+    } else if (k === 'delta' && isPlainDelta(v)) {
+      out.ascii('{"base":');
+      out.string(v.base);
+      out.ascii(`,"prefix":${v.prefix},"suffix":${v.suffix}}`);
+    } else value(out, v);
   }
-  return `{${out}}`;
+  out.ascii('}');
 }
 
-/** JSON text of an end frame's meta (EndMeta's fields, in its declared order). */
-export function endMetaJson(end: EndMeta): string {
-  const error = end.upstream_error === null ? 'null' : jsonString(end.upstream_error);
-  const errors = end.errors.length === 0 ? '[]' : JSON.stringify(end.errors);
-  return `{"first_byte_at":${end.first_byte_at},"ended_at":${end.ended_at},"upstream_ended":${end.upstream_ended},"client_aborted":${end.client_aborted},"upstream_error":${error},"errors":${errors}}`;
+function isPlainDelta(v: unknown): v is NonNullable<RequestMeta['delta']> {
+  const d = v as Record<string, unknown>;
+  return typeof v === 'object' && v !== null && Object.keys(d).length === 3 && typeof d.base === 'string' && Number.isSafeInteger(d.prefix) && Number.isSafeInteger(d.suffix);
+}
+
+/** JSON.stringify(end) of an end frame's meta (EndMeta's fields, in its declared order). */
+export function writeEndMeta(out: JsonOut, end: EndMeta): void {
+  out.ascii('{"first_byte_at":');
+  if (end.first_byte_at === null) out.ascii('null');
+  else number(out, end.first_byte_at);
+  out.ascii(',"ended_at":');
+  number(out, end.ended_at);
+  out.ascii(`,"upstream_ended":${end.upstream_ended === true},"client_aborted":${end.client_aborted === true},"upstream_error":`);
+  if (end.upstream_error === null) out.ascii('null');
+  else out.string(end.upstream_error);
+  out.ascii(',"errors":');
+  if (end.errors.length === 0) out.ascii('[]');
+  else out.json(JSON.stringify(end.errors));
+  out.ascii('}');
+}
+
+/**
+ * A response head's meta (ResponseHeadMeta): the status and the recorded headers, name, value, name, value, …
+ * (names unique, in lower case), or — when a name repeated — the JSON of the whole meta, built the slow way.
+ */
+export type RecordedResponseHead = { pairs: readonly string[]; json?: undefined } | { pairs?: undefined; json: string };
+
+export function writeResponseHeadMeta(out: JsonOut, status: number, head: RecordedResponseHead): void {
+  if (head.json !== undefined) return out.json(head.json);
+  out.ascii(`{"status":`);
+  number(out, status);
+  out.ascii(',"headers":{');
+  const pairs = head.pairs;
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    if (i > 0) out.ascii(',');
+    out.string(pairs[i]!);
+    out.ascii(':');
+    out.string(pairs[i + 1]!);
+  }
+  out.ascii('}}');
+}
+
+/** A JsonOut into a string (tests, and wherever a meta's JSON text is wanted whole). */
+export function jsonText(write: (out: JsonOut) => void): string {
+  let text = '';
+  write({
+    ascii: (s) => (text += s),
+    string: (s) => (text += JSON.stringify(s)),
+    json: (s) => (text += s),
+  });
+  return text;
 }

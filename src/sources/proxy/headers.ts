@@ -1,5 +1,5 @@
 import { util as undiciUtil } from 'undici';
-import { jsonString } from './frame-json.js';
+import type { RecordedResponseHead } from './frame-json.js';
 
 /** Credentials: their values are never written anywhere (they are forwarded, never recorded). */
 export const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'set-cookie', 'proxy-authorization', 'api-key', 'x-goog-api-key']);
@@ -96,36 +96,31 @@ export function splitRequestHeaders(raw: readonly string[], correlation: Readonl
 export interface SplitResponseHead {
   /** Name, value, name, value, … for `res.writeHead` (names in lower case, hop-by-hop removed). */
   forClient: string[];
-  /** The response-head frame's meta as JSON: ResponseHeadMeta, headers as undici's parseHeaders gives them. */
-  metaJson: string;
+  /** The headers the log records (ResponseHeadMeta's, as undici's parseHeaders gives them, credentials removed). */
+  recorded: RecordedResponseHead;
 }
 
 /**
- * One pass over undici's raw response headers: the client's header list and the logged meta, with no header
- * object built in between (credentials, set-cookie among them, never logged). A name that repeats (set-cookie, or any other) makes the logged value an array in
- * order, as parseHeaders does — that rare case goes through parseHeaders itself.
+ * One pass over undici's raw response headers: the client's header list and the recorded headers, with no header
+ * object built in between (credentials, set-cookie among them, never recorded). A name that repeats makes the
+ * recorded value an array in order, as parseHeaders does — that rare case goes through parseHeaders itself.
  */
 export function splitResponseHead(status: number, raw: readonly (Buffer | string)[]): SplitResponseHead {
   const forClient: string[] = [];
-  const names: string[] = [];
-  let fields = '';
+  const pairs: string[] = [];
   let repeated = false;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = undiciUtil.headerNameToString(raw[i]!);
     const value = typeof raw[i + 1] === 'string' ? (raw[i + 1] as string) : (raw[i + 1] as Buffer).toString('latin1');
     if (!HOP_BY_HOP.has(name)) forClient.push(name, value);
-    if (repeated) continue;
-    if (names.includes(name)) {
-      repeated = true;
-      continue;
-    }
-    names.push(name);
-    if (!SECRET_HEADERS.has(name)) fields += `${fields ? ',' : ''}${jsonString(name)}:${jsonString(value)}`;
+    if (repeated || SECRET_HEADERS.has(name)) continue;
+    for (let j = 0; j < pairs.length; j += 2) if (pairs[j] === name) repeated = true;
+    pairs.push(name, value);
   }
   if (repeated) {
     const headers = undiciUtil.parseHeaders(raw as Buffer[]) as Record<string, string | string[]>;
     for (const name of SECRET_HEADERS) delete headers[name];
-    return { forClient, metaJson: JSON.stringify({ status, headers }) };
+    return { forClient, recorded: { json: JSON.stringify({ status, headers }) } };
   }
-  return { forClient, metaJson: `{"status":${status},"headers":{${fields}}}` };
+  return { forClient, recorded: { pairs } };
 }

@@ -3,7 +3,6 @@ import type { Dispatcher } from 'undici';
 import { ErrorCode } from '../../core/errors.js';
 import type { RecordedError } from '../../schemas/common.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
-import { endMetaJson } from './frame-json.js';
 import { splitRequestHeaders, splitResponseHead, type NativeIdentityHeaders } from './headers.js';
 import type { EndMeta, RequestMeta, WireLogWriter } from './wire-log.js';
 
@@ -149,7 +148,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     const head = splitResponseHead(statusCode, rawHeaders);
     if (!this.clientAborted) this.res.writeHead(statusCode, head.forClient);
     // No flushHeaders(): the head leaves with the first body chunk, one socket write instead of two.
-    this.ctx.wire.appendJson(this.callId, 'r', head.metaJson);
+    this.ctx.wire.appendResponseHead(this.callId, statusCode, head.recorded);
     return true;
   }
 
@@ -241,7 +240,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
       upstream_error: upstreamError,
       errors: this.errors,
     };
-    this.ctx.wire.appendJson(this.callId, 'x', endMetaJson(end));
+    this.ctx.wire.appendEnd(this.callId, end);
     this.ctx.wire.ended();
     this.ctx.done(this);
   }

@@ -3,7 +3,6 @@ import type { Socket } from 'node:net';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { RecordedError } from '../../schemas/common.js';
 import { isObject } from '../../transforms/protocols/types.js';
-import { endMetaJson } from './frame-json.js';
 import { splitRequestHeaders, type NativeIdentityHeaders } from './headers.js';
 import type { EndMeta, WireLogWriter } from './wire-log.js';
 
@@ -81,7 +80,7 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
       upstream_error: how.upstreamError ?? null,
       errors,
     };
-    ctx.wire.appendJson(callId, 'x', endMetaJson(meta));
+    ctx.wire.appendEnd(callId, meta);
     ctx.wire.ended();
   };
 

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import type { RecordedError } from '../../schemas/common.js';
 import type { Protocol } from '../../schemas/call.js';
 import { conversationKey, DeltaWindow, type BodyDelta } from './body-delta.js';
-import { requestMetaJson } from './frame-json.js';
+import { writeEndMeta, writeRequestMeta, writeResponseHeadMeta, type JsonOut, type RecordedResponseHead } from './frame-json.js';
 import type { NativeIdentityHeaders } from './headers.js';
 
 /**
@@ -168,6 +168,14 @@ export class WireLogWriter {
   private closing: Promise<void> | undefined;
   private failure: Error | undefined;
   private readonly window = new DeltaWindow();
+  /** Bytes of the frame being appended (its pieces can span slabs). */
+  private frameBytes = 0;
+  /** The slab as a JsonOut: the request path's metas are spelled straight into it (frame-json.ts). */
+  private readonly out: JsonOut = {
+    ascii: (text) => this.putAscii(text),
+    string: (s) => this.putString(s),
+    json: (text) => this.putUtf8(text),
+  };
 
   private constructor(
     readonly path: string,
@@ -225,35 +233,68 @@ export class WireLogWriter {
 
   /** Appends a request frame, delta-encoded against a recent body when that saves bytes. */
   appendRequest(callId: string, meta: RequestMeta, body?: Buffer): Promise<void> | undefined {
-    if (body && body.length > 0 && meta.content_encoding === undefined && meta.body_omitted === undefined && !this.failure && !this.closing) {
+    if (this.failure || this.closing) return undefined;
+    let bytes = body;
+    if (body && body.length > 0 && meta.content_encoding === undefined && meta.body_omitted === undefined) {
       const key = conversationKey(meta.identity);
       const delta = this.window.encode(key, body);
       this.window.remember(key, callId, body);
       if (delta) {
         meta.delta = delta; // the caller's meta is the frame's: no copy of it on the request path
-        return this.appendJson(callId, 'q', requestMetaJson(meta), body.subarray(delta.prefix, body.length - delta.suffix));
+        bytes = body.subarray(delta.prefix, body.length - delta.suffix);
       }
     }
-    return this.appendJson(callId, 'q', requestMetaJson(meta), body);
+    this.beginFrame(callId, 'q', bytes?.length ?? 0, true);
+    writeRequestMeta(this.out, meta);
+    return this.endFrame(bytes);
+  }
+
+  /** Appends a response-head frame (ResponseHeadMeta; `head` from splitResponseHead). */
+  appendResponseHead(callId: string, status: number, head: RecordedResponseHead): Promise<void> | undefined {
+    if (this.failure || this.closing) return undefined;
+    this.beginFrame(callId, 'r', 0, true);
+    writeResponseHeadMeta(this.out, status, head);
+    return this.endFrame(undefined);
+  }
+
+  /** Appends an end frame. */
+  appendEnd(callId: string, end: EndMeta): Promise<void> | undefined {
+    if (this.failure || this.closing) return undefined;
+    this.beginFrame(callId, 'x', 0, true);
+    writeEndMeta(this.out, end);
+    return this.endFrame(undefined);
   }
 
   /**
-   * Appends one frame (requests go through appendRequest). `body` is not copied when it is big: the caller must not reuse it (socket and
-   * undici chunks are never reused).
+   * Appends one frame, its meta as JSON.stringify spells it (the request path uses the methods above). `body` is
+   * not copied when it is big and the log is not direct: the caller must not reuse it (socket and undici chunks
+   * are never reused).
    */
   append(callId: string, kind: FrameKind, meta: object | undefined, body?: Buffer): Promise<void> | undefined {
-    return this.appendJson(callId, kind, meta === undefined ? undefined : JSON.stringify(meta), body);
+    if (this.failure || this.closing) return undefined;
+    const json = meta === undefined ? undefined : (JSON.stringify(meta) as string | undefined);
+    this.beginFrame(callId, kind, body?.length ?? 0, json !== undefined);
+    if (json !== undefined) this.putUtf8(json);
+    return this.endFrame(body);
   }
 
-  /** append() with the meta already JSON text (frame-json.ts builds the request path's metas). */
-  appendJson(callId: string, kind: FrameKind, metaJson: string | undefined, body?: Buffer): Promise<void> | undefined {
-    if (this.failure || this.closing) return undefined;
+  /** The frame header up to its meta: `{"c":…,"k":…,"n":…` and `,"m":` when a meta follows. */
+  private beginFrame(callId: string, kind: FrameKind, n: number, withMeta: boolean): void {
+    this.frameBytes = 0;
+    // Call ids are roller's own ([A-Za-z0-9-]) and kinds one letter: nothing to escape.
+    this.putAscii('{"c":"');
+    this.putAscii(callId);
+    this.putAscii('","k":"');
+    this.putAscii(kind);
+    this.putAscii('","n":');
+    this.putAscii(String(n));
+    if (withMeta) this.putAscii(',"m":');
+  }
+
+  /** Closes the header line, appends the body and the frame's '\n'; the high-water promise as append's. */
+  private endFrame(body: Buffer | undefined): Promise<void> | undefined {
+    this.putAscii('}\n');
     const n = body?.length ?? 0;
-    // Call ids are roller's own ([A-Za-z0-9-]): the header needs no JSON escaping but the meta's.
-    const header = `{"c":"${callId}","k":"${kind}","n":${n}${metaJson === undefined ? '' : `,"m":${metaJson}`}}\n`;
-    // Without a meta the header is ASCII: latin1 is a plain copy, utf8 an encoder pass (a body chunk's frame
-    // is the most frequent one).
-    const headerBytes = this.put(header, metaJson === undefined ? 'latin1' : 'utf8');
     if (body && n > 0) {
       if (n >= COPY_LIMIT && !this.direct) {
         this.cut();
@@ -267,8 +308,9 @@ export class WireLogWriter {
     }
     this.reserve(1);
     this.slab[this.slabEnd++] = 10; // the frame's closing '\n'
-    this.bytes += headerBytes + n + 1;
-    this.unflushed += headerBytes + n + 1;
+    const bytes = this.frameBytes + n + 1;
+    this.bytes += bytes;
+    this.unflushed += bytes;
     this.schedule();
     if (this.unflushed <= this.highWaterBytes) return undefined;
     return new Promise((resolve) => this.waiters.push(resolve));
@@ -302,13 +344,41 @@ export class WireLogWriter {
     return this.closing;
   }
 
-  /** Copies `text` into the slab; returns its length in bytes. */
-  private put(text: string, encoding: 'latin1' | 'utf8'): number {
-    // Reserve the worst case (3 bytes per UTF-16 unit) rather than measure the string first.
-    this.reserve(encoding === 'latin1' ? text.length : text.length * 3);
-    const written = this.slab.write(text, this.slabEnd, encoding);
-    this.slabEnd += written;
-    return written;
+  /** Printable ASCII the caller vouches for, copied byte by byte (short texts: cheaper than a native write). */
+  private putAscii(text: string): void {
+    const n = text.length;
+    this.reserve(n);
+    const slab = this.slab;
+    let p = this.slabEnd;
+    for (let i = 0; i < n; i++) slab[p++] = text.charCodeAt(i);
+    this.slabEnd = p;
+    this.frameBytes += n;
+  }
+
+  /** A JSON string: as it is when it needs no escape (printable ASCII but '"' and '\\'), else JSON.stringify(s). */
+  private putString(s: string): void {
+    const n = s.length;
+    this.reserve(n + 2);
+    const slab = this.slab;
+    let p = this.slabEnd;
+    slab[p++] = 34;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      // Bytes copied so far are past slabEnd: the escaped text overwrites them.
+      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) return this.putUtf8(JSON.stringify(s));
+      slab[p++] = c;
+    }
+    slab[p++] = 34;
+    this.slabEnd = p;
+    this.frameBytes += n + 2;
+  }
+
+  /** JSON text, UTF-8 encoded (reserving the worst case, 3 bytes per UTF-16 unit, rather than measuring first). */
+  private putUtf8(text: string): void {
+    this.reserve(text.length * 3);
+    const n = this.slab.write(text, this.slabEnd, 'utf8');
+    this.slabEnd += n;
+    this.frameBytes += n;
   }
 
   private newSlab(bytes: number): Buffer {

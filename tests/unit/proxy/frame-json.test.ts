@@ -1,8 +1,33 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { util as undiciUtil } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { endMetaJson, jsonString, requestMetaJson } from '../../../src/sources/proxy/frame-json.js';
+import { jsonText, writeResponseHeadMeta, type RecordedResponseHead } from '../../../src/sources/proxy/frame-json.js';
 import { splitResponseHead } from '../../../src/sources/proxy/headers.js';
-import type { EndMeta, RequestMeta } from '../../../src/sources/proxy/wire-log.js';
+import { WireLogWriter, type EndMeta, type RequestMeta } from '../../../src/sources/proxy/wire-log.js';
+import { useTempDir } from '../../support/temp-dir.js';
+
+const tmp = useTempDir('frame-json');
+let logs = 0;
+
+/** Frames appended by `write` to a fresh log, as their header lines' text (what the writer spelled). */
+async function headerLines(write: (w: WireLogWriter) => void): Promise<string[]> {
+  const w = await WireLogWriter.open(join(tmp.path, `log-${logs++}`, 'wire.frames'));
+  write(w);
+  await w.close();
+  const log = await readFile(w.path);
+  const lines: string[] = [];
+  for (let at = 0; at < log.length; ) {
+    const nl = log.indexOf(10, at);
+    const line = log.toString('utf8', at, nl);
+    lines.push(line);
+    at = nl + 1 + (JSON.parse(line) as { n: number }).n + 1;
+  }
+  return lines;
+}
+
+/** The header line a frame with this meta must have: its meta exactly as JSON.stringify spells it. */
+const expectedLine = (c: string, k: string, n: number, meta: unknown) => `{"c":"${c}","k":"${k}","n":${n},"m":${JSON.stringify(meta)}}`;
 
 /** Strings that exercise every escape JSON has: quotes, backslashes, controls, non-ASCII, lone surrogates. */
 const AWKWARD = ['', 'plain', 'with "quotes"', 'back\\slash', 'tab\there', 'nl\nx', '\u0000\u001f\u007f', 'ünïcødé ✓', '\ud83d\ude00', 'lone \ud800 surrogate', '</script>', "'single'"];
@@ -19,11 +44,16 @@ function* cases(n: number): Generator<number> {
 }
 
 describe('frame meta JSON (the request path builds it without JSON.stringify)', () => {
-  it('a string is what JSON.stringify gives, escapes included', () => {
-    for (const s of AWKWARD) expect(jsonString(s)).toBe(JSON.stringify(s));
+  it('a string is what JSON.stringify gives, escapes included', async () => {
+    const lines = await headerLines((w) => {
+      for (const [i, s] of AWKWARD.entries()) w.appendEnd(`c-${i}`, { first_byte_at: null, ended_at: 1, upstream_ended: false, client_aborted: false, upstream_error: s, errors: [] });
+    });
+    expect(lines.map((l) => (JSON.parse(l) as { m: EndMeta }).m.upstream_error)).toEqual(AWKWARD);
+    for (const [i, s] of AWKWARD.entries()) expect(lines[i]).toContain(`"upstream_error":${JSON.stringify(s)},`);
   });
 
-  it('a request meta is byte for byte JSON.stringify(meta), in the meta\'s own key order, for the proxy\'s metas and odd ones', () => {
+  it('a request meta is byte for byte JSON.stringify(meta), in the meta\'s own key order, for the proxy\'s metas and odd ones', async () => {
+    const metas: RequestMeta[] = [];
     let i = 0;
     for (const r of cases(300)) {
       const pick = <T>(xs: readonly T[], shift: number): T => xs[(r >>> shift) % xs.length]!;
@@ -42,11 +72,13 @@ describe('frame meta JSON (the request path builds it without JSON.stringify)', 
       if (r & 32) meta.body_omitted = pick(['too large', ...AWKWARD], 23);
       if (r & 64) meta.delta = { base: `c-abcd-${String(r % 1000).padStart(6, '0')}`, prefix: r % 50_000, suffix: r % 700 };
       if (r & 128) meta.body_ref = { file: 'calls.jsonl', call_id: 'c-x-000001', pointer: '/context', wire_content_encoding: 'gzip' };
-      expect(requestMetaJson(meta)).toBe(JSON.stringify(meta));
+      metas.push(meta);
     }
+    const lines = await headerLines((w) => metas.forEach((m, j) => w.appendRequest(`c-q-${j}`, m)));
+    expect(lines).toEqual(metas.map((m, j) => expectedLine(`c-q-${j}`, 'q', 0, m)));
   });
 
-  it('fields it does not know, and values JSON.stringify leaves out, come out as JSON.stringify has them', () => {
+  it('fields it does not know, and values JSON.stringify leaves out, come out as JSON.stringify has them', async () => {
     // A meta read back from another version's log and republished (wire-publish) can carry anything.
     const odd = {
       extra: { nested: [1, 'two', null] },
@@ -59,16 +91,17 @@ describe('frame meta JSON (the request path builds it without JSON.stringify)', 
       delta: { base: 'b', prefix: 1, suffix: 2, more: true },
       flag: false,
     } as unknown as RequestMeta;
-    expect(requestMetaJson(odd)).toBe(JSON.stringify(odd));
+    expect(await headerLines((w) => w.appendRequest('c-odd', odd))).toEqual([expectedLine('c-odd', 'q', 0, odd)]);
   });
 
-  it('an end meta is JSON.stringify(end)', () => {
+  it('an end meta is JSON.stringify(end)', async () => {
     const ends: EndMeta[] = [
       { first_byte_at: null, ended_at: 1, upstream_ended: false, client_aborted: true, upstream_error: null, errors: [] },
       { first_byte_at: 1_764_000_000_123, ended_at: 1_764_000_000_456, upstream_ended: true, client_aborted: false, upstream_error: null, errors: [] },
       ...AWKWARD.map((s) => ({ first_byte_at: 5, ended_at: 6, upstream_ended: false, client_aborted: false, upstream_error: s, errors: [{ code: 'UPSTREAM_FAILED', message: s }] })),
     ];
-    for (const end of ends) expect(endMetaJson(end)).toBe(JSON.stringify(end));
+    const lines = await headerLines((w) => ends.forEach((e, j) => w.appendEnd(`c-x-${j}`, e)));
+    expect(lines).toEqual(ends.map((e, j) => expectedLine(`c-x-${j}`, 'x', 0, e)));
   });
 });
 
@@ -81,26 +114,35 @@ describe('response head (undici raw headers to the client list and the logged me
     return JSON.stringify({ status, headers: parsed });
   };
 
-  it('logs what parseHeaders gives, less credentials, and forwards all but hop-by-hop, in order', () => {
+  /** The response-head meta's JSON as the log records it (the writer's spelling). */
+  const logged = async (status: number, recorded: RecordedResponseHead) => {
+    const [line] = await headerLines((w) => w.appendResponseHead('c-r', status, recorded));
+    const text = jsonText((out) => writeResponseHeadMeta(out, status, recorded));
+    expect(line).toBe(`{"c":"c-r","k":"r","n":0,"m":${text}}`);
+    return text;
+  };
+
+  it('logs what parseHeaders gives, less credentials, and forwards all but hop-by-hop, in order', async () => {
     const headers = raw('Content-Type', 'text/event-stream', 'Request-Id', 'req_1', 'Connection', 'keep-alive', 'Keep-Alive', 'timeout=5', 'Transfer-Encoding', 'chunked', 'X-Odd', 'ünï "q" \\', 'anthropic-ratelimit-requests-remaining', '99');
     const head = splitResponseHead(200, headers);
-    expect(head.metaJson).toBe(viaParseHeaders(200, headers));
+    expect(await logged(200, head.recorded)).toBe(viaParseHeaders(200, headers));
     expect(head.forClient).toEqual(['content-type', 'text/event-stream', 'request-id', 'req_1', 'x-odd', 'ünï "q" \\', 'anthropic-ratelimit-requests-remaining', '99']);
   });
 
-  it('a repeated name is an array in the log (as parseHeaders has it) and repeated lines for the client; set-cookie never logged', () => {
+  it('a repeated name is an array in the log (as parseHeaders has it) and repeated lines for the client; set-cookie never logged', async () => {
     const headers = raw('Set-Cookie', 'session=secret-1', 'Via', 'a', 'via', 'b', 'set-cookie', 'other=secret-2', 'Content-Length', '12');
     const head = splitResponseHead(429, headers);
-    expect(head.metaJson).toBe(viaParseHeaders(429, headers));
-    expect(JSON.parse(head.metaJson)).toEqual({ status: 429, headers: { via: ['a', 'b'], 'content-length': '12' } });
-    expect(head.metaJson).not.toContain('secret');
+    const text = await logged(429, head.recorded);
+    expect(text).toBe(viaParseHeaders(429, headers));
+    expect(JSON.parse(text)).toEqual({ status: 429, headers: { via: ['a', 'b'], 'content-length': '12' } });
+    expect(text).not.toContain('secret');
     expect(head.forClient).toEqual(['set-cookie', 'session=secret-1', 'via', 'a', 'via', 'b', 'set-cookie', 'other=secret-2', 'content-length', '12']);
   });
 
-  it('a credential header is dropped from the log, its value nowhere', () => {
-    const headers = raw('x-api-key', 'sk-never', 'content-type', 'application/json');
+  it('a credential header is dropped from the log, its value nowhere', async () => {
+    const headers = raw('x-api-key', 'sk-never', 'content-type', 'application/json', 'X-Api-Key', 'sk-never-2');
     const head = splitResponseHead(200, headers);
-    expect(head.metaJson).toBe('{"status":200,"headers":{"content-type":"application/json"}}');
-    expect(head.metaJson).toBe(viaParseHeaders(200, headers));
+    expect(await logged(200, head.recorded)).toBe('{"status":200,"headers":{"content-type":"application/json"}}');
+    expect(viaParseHeaders(200, headers)).toBe('{"status":200,"headers":{"content-type":"application/json"}}');
   });
 });

@@ -1,7 +1,8 @@
-import { open } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { conversationKey, DeltaWindow } from './body-delta.js';
-import { committedBytes, lastWriteAt, PROGRESS_CLOSED, PROGRESS_GENERATION, PROGRESS_OPEN_EXCHANGES, type BodyRef, type FrameKind, type RequestMeta } from './wire-log.js';
+import { alignedBuffer, committedBytes, DIRECT_BLOCK, lastWriteAt, PROGRESS_CLOSED, PROGRESS_DIRECT, PROGRESS_GENERATION, PROGRESS_OPEN_EXCHANGES, type BodyRef, type FrameKind, type RequestMeta } from './wire-log.js';
 
 export interface WireFrame {
   /** Call id. */
@@ -43,6 +44,9 @@ const FOLLOW_POLL_MS = 50;
  */
 export async function* readWireFrames(path: string, options: ReadWireOptions = {}): AsyncGenerator<WireFrame> {
   const handle = await open(path, 'r');
+  // Following a direct-I/O writer: read the same way, so the log never enters the page cache (where each fresh
+  // page would cost what the writer avoided).
+  const direct = options.follow && options.follow.length > PROGRESS_DIRECT && Atomics.load(options.follow, PROGRESS_DIRECT) === 1 ? await DirectReads.open(path) : undefined;
   const readBytes = options.readBytes ?? 1 << 20;
   let pending: Buffer = Buffer.alloc(0);
   let pendingOffset = 0; // file offset of pending[0]
@@ -70,7 +74,7 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
       }
       // A follower reads only what the writer says is complete: past it can be a padded block (direct I/O).
       const want = options.follow ? Math.min(buf.length - used, committedBytes(options.follow) - position) : buf.length - used;
-      const { bytesRead } = want > 0 ? await handle.read(buf, used, want, position) : { bytesRead: 0 };
+      const { bytesRead } = want <= 0 ? { bytesRead: 0 } : direct ? { bytesRead: await direct.read(buf, used, want, position) } : await handle.read(buf, used, want, position);
       if (bytesRead === 0) {
         caughtUpAt = Date.now();
         if (closed) break;
@@ -116,6 +120,41 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
     if (rest > 0) options.onTruncated?.(rest, pendingOffset);
   } finally {
     await handle.close();
+    await direct?.close();
+  }
+}
+
+/**
+ * Reads with O_DIRECT: from the block that holds `position`, into aligned memory, copied out from there. A
+ * follower reads only committed bytes, and those are the same in every version of a block the writer rewrites.
+ */
+class DirectReads {
+  private readonly scratch = alignedBuffer(1 << 20);
+
+  private constructor(private readonly handle: FileHandle) {}
+
+  /** undefined where the file system refuses O_DIRECT (the caller reads through the page cache). */
+  static async open(path: string): Promise<DirectReads | undefined> {
+    try {
+      return new DirectReads(await open(path, fsConstants.O_RDONLY | fsConstants.O_DIRECT));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Up to `length` bytes from `position` into dest[offset…]; how many (fewer at the end of the file). */
+  async read(dest: Buffer, offset: number, length: number, position: number): Promise<number> {
+    const from = position - (position % DIRECT_BLOCK);
+    const skew = position - from;
+    const span = Math.min(Math.ceil((skew + length) / DIRECT_BLOCK) * DIRECT_BLOCK, this.scratch.length);
+    const { bytesRead } = await this.handle.read(this.scratch, 0, span, from);
+    const n = Math.max(0, Math.min(bytesRead - skew, length));
+    this.scratch.copy(dest, offset, skew, skew + n);
+    return n;
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
   }
 }
 

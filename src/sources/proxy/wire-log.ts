@@ -79,6 +79,8 @@ export const PROGRESS_GENERATION = 0;
 export const PROGRESS_CLOSED = 1;
 /** Exchanges the proxy has open right now (a reader that yields waits while there are any). */
 export const PROGRESS_OPEN_EXCHANGES = 2;
+/** 1 when the writer uses direct I/O: a follower then reads with it too, and the log never enters the page cache. */
+export const PROGRESS_DIRECT = 3;
 /** Byte offset, in progress.buffer, of a Float64: epoch ms of the last completed write. */
 export const PROGRESS_LAST_WRITE_BYTE = 16;
 /**
@@ -114,7 +116,7 @@ const COPY_LIMIT = 4096;
  * Direct I/O: every write's file offset, length and memory are multiples of this. 4 KB covers devices with 512-byte
  * and 4 KB logical blocks and keeps ext4 on its aligned path.
  */
-const DIRECT_BLOCK = 4096;
+export const DIRECT_BLOCK = 4096;
 
 const fsyncAsync = promisify(fsync);
 const closeAsync = promisify(closeFd);
@@ -126,7 +128,7 @@ const openAsync = (path: string, flags: string | number): Promise<number> => new
  * Memory aligned for direct I/O, which Buffer.allocUnsafe does not promise (malloc'd, often 16 bytes past a page):
  * a WebAssembly memory is page-aligned. Its length is a multiple of 64 KB, so a padded last block always fits.
  */
-function alignedBuffer(bytes: number): Buffer {
+export function alignedBuffer(bytes: number): Buffer {
   const pages = Math.ceil(bytes / 65536);
   return Buffer.from(new Wasm.Memory({ initial: pages, maximum: pages }).buffer);
 }
@@ -146,7 +148,7 @@ const Wasm = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initia
  * file is cut to the log's length at close. Readers that follow the log read no further than `committedBytes`.
  */
 export class WireLogWriter {
-  readonly progress = new Int32Array(new SharedArrayBuffer(32), 0, 3);
+  readonly progress = new Int32Array(new SharedArrayBuffer(32), 0, 4);
   private readonly lastWrite = new Float64Array(this.progress.buffer, PROGRESS_LAST_WRITE_BYTE, 1);
   private readonly committed = new Float64Array(this.progress.buffer, PROGRESS_COMMITTED_BYTE, 1);
   bytes = 0;
@@ -188,6 +190,7 @@ export class WireLogWriter {
   ) {
     this.slab = this.newSlab(SLAB_BYTES);
     this.committed[0] = fileAt;
+    this.progress[PROGRESS_DIRECT] = direct ? 1 : 0;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +20,23 @@ function takesDirectIo(dir: string): boolean {
   } finally {
     rmSync(probe, { force: true });
   }
+}
+
+/** How this process has `path` open: for each descriptor, whether for writing and whether with O_DIRECT (Linux /proc). */
+function openModes(path: string): { write: boolean; direct: boolean }[] {
+  const modes: { write: boolean; direct: boolean }[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile
+    }
+    if (target !== path) continue;
+    const flags = parseInt(/flags:\s*([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8);
+    modes.push({ write: (flags & 3) !== 0, direct: (flags & constants.O_DIRECT) !== 0 });
+  }
+  return modes;
 }
 
 /** Frames of every size class: tiny, around the 4 KB block, bigger than a 256 KB slab, with deltas and metas. */
@@ -86,6 +103,8 @@ describe('wire log with direct I/O (O_DIRECT: whole aligned blocks, the last one
       // Small gaps: each write ends inside a block that the next one rewrites while the follower reads.
       if (i % 5 === 0) await new Promise((r) => setTimeout(r, 6));
     }
+    // The follower of a direct writer reads with O_DIRECT too (the log stays out of the page cache).
+    expect(openModes(w.path)).toEqual(expect.arrayContaining([{ write: true, direct: w.direct }, { write: false, direct: w.direct }]));
     await w.close();
     await reading;
     expect(seen).toEqual(expected);

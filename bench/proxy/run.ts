@@ -8,7 +8,8 @@
  * runs with the node options bin/roller starts with.
  *
  *   npm run bench:proxy
- *   npm run bench:proxy -- --requests 3000
+ *   npm run bench:proxy -- --requests 12000      (per point; 6000 by default, a quarter at concurrency 1)
+ *   BENCH_VERBOSE=1 npm run bench:proxy          (every round of every target, with its CPU during the load)
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -147,7 +148,7 @@ function arg(name: string, fallback: string): string {
 }
 
 async function main(): Promise<void> {
-  const requests = Number(arg('--requests', '2000'));
+  const requests = Number(arg('--requests', '6000'));
   const upstream = await startServer('upstream');
   const targets: { name: string; url: string; child?: ChildProcess; sent: number }[] = [{ name: 'direct', url: upstream.url, sent: 0 }];
   const only = arg('--targets', 'bare,bare-dispatch,roller-actf,roller-full,http-proxy,http-proxy-default').split(',');
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
     const s = await startServer(kind, upstream.url);
     targets.push({ name: kind, url: s.url, child: s.child, sent: 0 });
   }
-  type Row = { target: string; kind: string; c: number; round: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null; faults: number | null; drain: number | null; sustained: number };
+  type Row = { target: string; kind: string; c: number; round: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null; loadCpuUs: number | null; faults: number | null; drain: number | null; sustained: number };
   const rows: Row[] = [];
   const kinds = arg('--kinds', 'sse,json').split(',');
   const levels = arg('--concurrency', '1,16,64').split(',').map(Number);
@@ -183,7 +184,7 @@ async function main(): Promise<void> {
           const before = t.child ? await statsOf(t.child) : null;
           const { samples, seconds } = await load(t.url, `/v1/messages?${kind}`, c, n);
           t.sent += n;
-          const loaded = t.child && process.env.BENCH_VERBOSE ? await statsOf(t.child) : null;
+          const loaded = t.child ? await statsOf(t.child) : null;
           const drain = t.child ? await drainMs(t.child, t.sent) : null;
           const after = t.child ? await statsOf(t.child) : null;
           // What a point wrote (roller's wire log, calls.jsonl, wire traces: ~100 MB for an SSE point) goes to disk now,
@@ -195,9 +196,11 @@ async function main(): Promise<void> {
           if (t.child) await untilIdle(t.child);
           // The proxy process's CPU (all its threads) per request: what recording costs, whatever the noise.
           const cpuUs = before && after ? ((after.cpuMs - before.cpuMs) * 1000) / samples.length : null;
+          // The same during the load alone: forwarding and recording, without the projection that follows it.
+          const loadCpuUs = before && loaded ? ((loaded.cpuMs - before.cpuMs) * 1000) / samples.length : null;
           // Minor page faults per request: fresh memory the kernel maps in (and each costs microseconds on a VM).
           const faults = before && after ? (after.faults - before.faults) / samples.length : null;
-          if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${kind} c=${c} ${t.name}: ${(samples.length / seconds).toFixed(0)} req/s, CPU ${cpuUs?.toFixed(0) ?? '-'} us/req (during the load ${before && loaded ? (((loaded.cpuMs - before.cpuMs) * 1000) / samples.length).toFixed(0) : '-'}), faults ${faults?.toFixed(2) ?? '-'}/req`);
+          if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${kind} c=${c} ${t.name}: ${(samples.length / seconds).toFixed(0)} req/s, CPU ${cpuUs?.toFixed(0) ?? '-'} us/req (during the load ${loadCpuUs?.toFixed(0) ?? '-'}), faults ${faults?.toFixed(2) ?? '-'}/req`);
           rows.push({
             target: t.name,
             kind,
@@ -210,6 +213,7 @@ async function main(): Promise<void> {
             ttlb99: pct(samples.map((s) => s.ttlb), 99),
             rss: after ? after.rss : null,
             cpuUs,
+            loadCpuUs,
             faults,
             drain,
             sustained: samples.length / (seconds + (drain ?? 0) / 1000),
@@ -221,10 +225,11 @@ async function main(): Promise<void> {
         const med = (f: (r: Row) => number) => median(mine.map(f));
         const rss = mine.at(-1)!.rss;
         const cpuUs = mine[0]!.cpuUs === null ? null : med((r) => r.cpuUs!);
+        const loadCpuUs = mine[0]!.loadCpuUs === null ? null : med((r) => r.loadCpuUs!);
         const faults = mine[0]!.faults === null ? null : med((r) => r.faults!);
         const drain = mine[0]!.drain === null ? null : med((r) => r.drain!);
         console.log(
-          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(16)} ${med((r) => r.rps).toFixed(0).padStart(6)} req/s  TTFB p50 ${med((r) => r.ttfb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttfb99).toFixed(2).padStart(6)} ms  TTLB p50 ${med((r) => r.ttlb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttlb99).toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}  CPU ${cpuUs === null ? '   -  ' : cpuUs.toFixed(0).padStart(4) + ' us/req'}${faults === null ? '' : `  faults ${faults.toFixed(1)}/req`}${drain === null ? '' : `  projected +${drain.toFixed(0)} ms (incl. ${med((r) => r.sustained).toFixed(0)} req/s)`}`,
+          `${kind.padEnd(4)} c=${String(c).padEnd(3)} ${t.name.padEnd(16)} ${med((r) => r.rps).toFixed(0).padStart(6)} req/s  TTFB p50 ${med((r) => r.ttfb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttfb99).toFixed(2).padStart(6)} ms  TTLB p50 ${med((r) => r.ttlb50).toFixed(2).padStart(6)} p99 ${med((r) => r.ttlb99).toFixed(2).padStart(6)} ms  RSS ${rss === null ? '   -  ' : rss.toFixed(0).padStart(4) + ' MB'}  CPU ${cpuUs === null ? '   -  ' : cpuUs.toFixed(0).padStart(4) + ' us/req'}${loadCpuUs === null || loadCpuUs === cpuUs ? '' : ` (load ${loadCpuUs.toFixed(0)})`}${faults === null ? '' : `  faults ${faults.toFixed(1)}/req`}${drain === null ? '' : `  projected +${drain.toFixed(0)} ms (incl. ${med((r) => r.sustained).toFixed(0)} req/s)`}`,
         );
       }
       if (targets.some((t) => t.name === 'bare')) {

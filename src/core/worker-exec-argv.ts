@@ -10,7 +10,7 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  *   `node --max-old-space-size=8192 roller reprocess …` made every worker fail at start. Those a user is
  *   likely to start node with.
  */
-const DROPPED = new Set(['--input-type', '--single-threaded-gc', '--max-old-space-size', '--max-semi-space-size', '--initial-old-space-size', '--expose-gc', '--stack-size', '--jitless']);
+const DROPPED = new Set(['--input-type', '--single-threaded-gc', '--max-old-space-size', '--max-semi-space-size', '--initial-old-space-size', '--no-memory-reducer', '--expose-gc', '--stack-size', '--jitless']);
 
 /**
  * bin/roller starts node with a large initial old generation for the main thread (where the proxy runs). V8 options

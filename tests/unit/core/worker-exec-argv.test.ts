@@ -8,12 +8,12 @@ import { startWorker, workerExecArgv } from '../../../src/core/worker-exec-argv.
 describe('worker execArgv', () => {
   it('drops main-entry and V8 options, keeps the rest', () => {
     expect(
-      workerExecArgv(['--input-type', 'module', '--single-threaded-gc', '--max-old-space-size=4096', '--initial-old-space-size=128', '--max_semi_space_size', '8', '--enable-source-maps', '--expose-gc', '--conditions=dev']),
+      workerExecArgv(['--input-type', 'module', '--single-threaded-gc', '--max-old-space-size=4096', '--initial-old-space-size=128', '--no-memory-reducer', '--max_semi_space_size', '8', '--enable-source-maps', '--expose-gc', '--conditions=dev']),
     ).toEqual(['--enable-source-maps', '--conditions=dev']);
   });
 
   it('what it keeps, a worker accepts (and what it drops, Node refuses)', async () => {
-    const argv = ['--single-threaded-gc', '--max-old-space-size=512', '--enable-source-maps'];
+    const argv = ['--single-threaded-gc', '--max-old-space-size=512', '--no-memory-reducer', '--enable-source-maps'];
     expect(() => new Worker('0', { eval: true, execArgv: argv })).toThrow(/ERR_WORKER_INVALID_EXEC_ARGV|invalid execArgv/i);
     const w = new Worker('require("node:worker_threads").parentPort.postMessage(1)', { eval: true, execArgv: workerExecArgv(argv) });
     const got = await new Promise((resolve, reject) => w.once('message', resolve).once('error', reject));

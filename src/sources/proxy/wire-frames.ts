@@ -135,6 +135,7 @@ class DirectReads {
 
   /** undefined where the file system refuses O_DIRECT (the caller reads through the page cache). */
   static async open(path: string): Promise<DirectReads | undefined> {
+    if (fsConstants.O_DIRECT === undefined) return undefined;
     try {
       return new DirectReads(await open(path, fsConstants.O_RDONLY | fsConstants.O_DIRECT));
     } catch {

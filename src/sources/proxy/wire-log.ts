@@ -100,12 +100,15 @@ export function lastWriteAt(progress: Int32Array): number {
 }
 
 const SLAB_BYTES = 256 << 10;
+/** Written slabs kept for reuse (page cache mode; a flush rarely spans more than two). */
+const MAX_SPARE_SLABS = 8;
 /**
- * Written slabs kept for reuse. Direct I/O copies every body into slabs, so a burst of big bodies that do not
- * delta-encode (a session's first request, compressed bodies) spans many: a fresh slab is a new mapping the kernel
- * faults in page by page. 32 hold 8 MB.
+ * Direct I/O: slabs come from WebAssembly memories of this many slabs each (2 MB), one mapping per arena rather than
+ * per slab — V8 reserves ~10 GB of address space for every WebAssembly memory and caps the total near 1 TB, which a few
+ * writers' slabs each in its own memory would reach. Arena slabs are all kept for reuse: their number follows the most
+ * the writer ever had waiting for the disk (at most highWaterBytes).
  */
-const MAX_SPARE_SLABS = 32;
+const ARENA_SLABS = 8;
 /** Written at once from this many buffered bytes; below it, within FLUSH_DELAY_MS. */
 const FLUSH_BYTES = 512 << 10;
 const FLUSH_DELAY_MS = 5;
@@ -126,7 +129,8 @@ const openAsync = (path: string, flags: string | number): Promise<number> => new
 
 /**
  * Memory aligned for direct I/O, which Buffer.allocUnsafe does not promise (malloc'd, often 16 bytes past a page):
- * a WebAssembly memory is page-aligned. Its length is a multiple of 64 KB, so a padded last block always fits.
+ * a WebAssembly memory is page-aligned. Its length is a multiple of 64 KB, so a padded last block always fits. Each
+ * one reserves ~10 GB of address space: allocate few (arenas, one read buffer per follower).
  */
 export function alignedBuffer(bytes: number): Buffer {
   const pages = Math.ceil(bytes / 65536);
@@ -205,7 +209,8 @@ export class WireLogWriter {
   static async open(path: string, options: { highWaterBytes?: number; direct?: boolean } = {}): Promise<WireLogWriter> {
     await mkdir(dirname(path), { recursive: true });
     const highWater = options.highWaterBytes ?? 16 << 20;
-    if (options.direct ?? process.env.ROLLER_WIRE_DIRECT !== '0') {
+    // (O_DIRECT is Linux's: elsewhere the constant is undefined and the log goes through the page cache.)
+    if ((options.direct ?? process.env.ROLLER_WIRE_DIRECT !== '0') && fsConstants.O_DIRECT !== undefined) {
       let fd: number | undefined;
       try {
         fd = await openAsync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_DIRECT);
@@ -303,10 +308,19 @@ export class WireLogWriter {
         this.cut();
         this.queued.push(body);
         this.queuedBytes += n;
-      } else {
+      } else if (n <= SLAB_BYTES) {
         this.reserve(n);
         body.copy(this.slab, this.slabEnd);
         this.slabEnd += n;
+      } else {
+        // Direct I/O, a body bigger than a slab: in slab-sized pieces (a frame may span slabs).
+        for (let at = 0; at < n; ) {
+          if (this.slabEnd === this.slab.length) this.reserve(1);
+          const k = Math.min(n - at, this.slab.length - this.slabEnd);
+          body.copy(this.slab, this.slabEnd, at, at + k);
+          this.slabEnd += k;
+          at += k;
+        }
       }
     }
     this.reserve(1);
@@ -385,7 +399,12 @@ export class WireLogWriter {
   }
 
   private newSlab(bytes: number): Buffer {
-    return this.direct ? alignedBuffer(bytes) : Buffer.allocUnsafe(bytes);
+    if (!this.direct) return Buffer.allocUnsafe(bytes);
+    // Only a meta bigger than a slab wants more (bodies are copied in slab-sized pieces): its own aligned memory.
+    if (bytes > SLAB_BYTES) return alignedBuffer(bytes);
+    const arena = alignedBuffer(ARENA_SLABS * SLAB_BYTES);
+    for (let i = 1; i < ARENA_SLABS; i++) this.spare.push(arena.subarray(i * SLAB_BYTES, (i + 1) * SLAB_BYTES));
+    return arena.subarray(0, SLAB_BYTES);
   }
 
   private reserve(bytes: number): void {
@@ -458,7 +477,7 @@ export class WireLogWriter {
     // The slab part just queued is being written; later frames go after it in the same slab.
     writev(this.fd, batch, position, (writeErr, written) => {
       this.writing = false;
-      for (const slab of done) if (this.spare.length < MAX_SPARE_SLABS) this.spare.push(slab);
+      for (const slab of done) if (this.direct || this.spare.length < MAX_SPARE_SLABS) this.spare.push(slab);
       // A short write (a full disk) is a failure too: what follows must not land after a gap.
       const err = writeErr ?? (written === submitted ? null : new Error(`${this.path}: wrote ${written} of ${submitted} bytes (is the disk full?)`));
       if (err) {

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { readdir, readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { init as zstdInit, compress as zstdCompress } from '@bokuweb/zstd-wasm';
@@ -114,6 +116,26 @@ describe('recording proxy against the scripted model', () => {
       { encoding: 'zstd', length: zs.length },
     ]);
   });
+
+  it('keeps a client connection open across a pause longer than node\'s default keep-alive (a tool run between calls)', async () => {
+    const upstream = await startUpstream((_req, res) => res.end('{"ok":true}'));
+    cleanups.push(() => upstream.close());
+    const { proxy } = await harness(upstream.url);
+    const socket = connect(proxy.port, '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.setEncoding('latin1').on('data', (d: string) => (received += d));
+    const ask = async (n: number) => {
+      socket.write('POST /v1/other HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+      while ((received.match(/\{"ok":true\}/g) ?? []).length < n) await new Promise((r) => setTimeout(r, 10));
+    };
+    await ask(1);
+    expect(received).toMatch(/keep-alive: timeout=120/i);
+    await new Promise((r) => setTimeout(r, 5_500)); // past node's default keepAliveTimeout (5 s)
+    expect(socket.readyState).toBe('open');
+    await ask(2);
+    socket.destroy();
+  }, 15_000);
 
   it('forwards everything but hop-by-hop and roller headers; records identity, never credentials', async () => {
     let upstreamHeaders: Record<string, unknown> = {};

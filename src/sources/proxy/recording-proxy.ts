@@ -110,6 +110,10 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       else jsonError(res, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
     }
   });
+  // A harness calls the model every few seconds to minutes (tools run in between) over one kept-alive connection;
+  // node's default of 5 s would close it between calls, and every call after a tool run would connect again. The
+  // server's Keep-Alive header tells clients (undici honours it) to keep theirs as long; close() still ends idle ones.
+  server.keepAliveTimeout = 120_000;
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));

@@ -21,6 +21,8 @@ import type { NativeIdentityHeaders } from './headers.js';
  *   r  the response head: meta ResponseHeadMeta, no bytes
  *   d  response bytes as received (HTTP: a body chunk, still content-encoded; WebSocket: one text message)
  *   x  the end of the exchange: meta EndMeta, no bytes
+ * A log written with direct I/O whose writer stopped without closing it ends in NUL bytes (its last block's padding);
+ * readers take them as the end of the log.
  */
 export const WIRE_LOG_FILE = 'raw/wire.frames';
 
@@ -217,7 +219,7 @@ export class WireLogWriter {
         const { size } = await fstatAsync(fd);
         if (size % DIRECT_BLOCK === 0) return new WireLogWriter(path, fd, highWater, true, size);
       } catch {
-        // No direct I/O here (tmpfs, some FUSE file systems): buffered writes below.
+        // No direct I/O here (some FUSE file systems, tmpfs before Linux 6.6): buffered writes below.
       }
       if (fd !== undefined) await closeAsync(fd);
     }

@@ -124,7 +124,7 @@ export function writeResponseHeadMeta(out: JsonOut, status: number, head: Record
   out.ascii('}}');
 }
 
-/** A JsonOut into a string (tests, and wherever a meta's JSON text is wanted whole). */
+/** A JsonOut into a string, strings through JSON.stringify: the reference the tests hold the slab writer to. */
 export function jsonText(write: (out: JsonOut) => void): string {
   let text = '';
   write({

@@ -177,9 +177,11 @@ export class DeltaWindow {
 
   /**
    * The better delta of `body` against its conversation's last body and the last body of all. The second is
-   * not tried when the first already leaves less than a sixteenth of the body: comparing costs a pass over
-   * both bodies (tens of microseconds for the 100-500 KB bodies of a long session), and the usual case — the
-   * conversation's next turn — cannot gain more.
+   * not tried when the first already saves half the body: comparing costs a pass over both bodies (tens of
+   * microseconds for the 100-500 KB bodies of a long session; 2-3 us on the request path for the bench's 20 KB ones,
+   * where another session's body shares a few KB of tools and settings at the end), and in the usual case — the
+   * conversation's next turn — the other can only do a little better, if at all. It is for a conversation whose
+   * own base is missing or poor (a session restarted under a new id with the same content).
    */
   encode(key: string, body: Buffer): BodyDelta | undefined {
     let best: BodyDelta | undefined;
@@ -187,7 +189,7 @@ export class DeltaWindow {
     const own = this.byKey.get(key);
     for (const base of own === this.last ? [own] : [own, this.last]) {
       if (!base) continue;
-      if (best && body.length - bestSaving < body.length >> 4) break;
+      if (best && bestSaving >= body.length >> 1) break;
       const prefix = commonPrefix(base.body, body);
       const suffix = commonSuffix(base.body, body, Math.min(base.body.length, body.length) - prefix);
       if (prefix + suffix > bestSaving) {

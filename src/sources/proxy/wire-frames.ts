@@ -43,10 +43,10 @@ const FOLLOW_POLL_MS = 50;
  * typed error with the file and byte offset (nothing after it can be framed).
  */
 export async function* readWireFrames(path: string, options: ReadWireOptions = {}): AsyncGenerator<WireFrame> {
-  const handle = await open(path, 'r');
   // Following a direct-I/O writer: read the same way, so the log never enters the page cache (where each fresh
   // page would cost what the writer avoided).
   const direct = options.follow && options.follow.length > PROGRESS_DIRECT && Atomics.load(options.follow, PROGRESS_DIRECT) === 1 ? await DirectReads.open(path) : undefined;
+  const handle = direct ? undefined : await open(path, 'r');
   const readBytes = options.readBytes ?? 1 << 20;
   let pending: Buffer = Buffer.alloc(0);
   let pendingOffset = 0; // file offset of pending[0]
@@ -74,7 +74,7 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
       }
       // A follower reads only what the writer says is complete: past it can be a padded block (direct I/O).
       const want = options.follow ? Math.min(buf.length - used, committedBytes(options.follow) - position) : buf.length - used;
-      const { bytesRead } = want <= 0 ? { bytesRead: 0 } : direct ? { bytesRead: await direct.read(buf, used, want, position) } : await handle.read(buf, used, want, position);
+      const { bytesRead } = want <= 0 ? { bytesRead: 0 } : direct ? { bytesRead: await direct.read(buf, used, want, position) } : await handle!.read(buf, used, want, position);
       if (bytesRead === 0) {
         caughtUpAt = Date.now();
         if (closed) break;
@@ -119,7 +119,7 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
     while (rest > 0 && pending[rest - 1] === 0) rest--;
     if (rest > 0) options.onTruncated?.(rest, pendingOffset);
   } finally {
-    await handle.close();
+    await handle?.close();
     await direct?.close();
   }
 }

@@ -136,5 +136,14 @@ describe('body delta', () => {
     const delta = b.encode(own, Buffer.from(`{"messages":["${filler}","next"]}`));
     expect(delta?.base).toBe('c-last');
     expect(delta!.prefix + delta!.suffix).toBeGreaterThan(filler.length);
+    // Own base saves more than half: taken, even where the last body of all would have saved a little more.
+    const c = new DeltaWindow();
+    c.remember(own, 'c-own', Buffer.from(`{"messages":["${filler}"],"tools":"${'t'.repeat(2000)}"}`));
+    c.remember(conversationKey({ session_id: 'sub' }), 'c-last', Buffer.from(`{"messages":["${filler}","next"],"tools":"${'u'.repeat(2000)}"}`));
+    const next = Buffer.from(`{"messages":["${filler}","next"],"tools":"${'u'.repeat(2000)}"}`);
+    expect(c.encode(own, next)?.base).toBe('c-own');
+    const fresh = new DeltaWindow(); // the same bodies, the own base missing: the last body of all, whole
+    fresh.remember(conversationKey({ session_id: 'sub' }), 'c-last', Buffer.from(`{"messages":["${filler}","next"],"tools":"${'u'.repeat(2000)}"}`));
+    expect(fresh.encode(own, next)).toMatchObject({ base: 'c-last', prefix: next.length, suffix: 0 });
   });
 });

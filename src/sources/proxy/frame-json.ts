@@ -20,8 +20,12 @@ export interface JsonOut {
 }
 
 /** A JSON number as JSON.stringify spells it (non-finite numbers are null). */
+function numberText(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'null';
+}
+
 function number(out: JsonOut, n: number): void {
-  out.ascii(Number.isFinite(n) ? String(n) : 'null');
+  out.ascii(numberText(n));
 }
 
 /** Any value as JSON.stringify spells it; false when it would leave the value out (undefined, a function). */
@@ -89,12 +93,11 @@ function isPlainDelta(v: unknown): v is NonNullable<RequestMeta['delta']> {
 
 /** JSON.stringify(end) of an end frame's meta (EndMeta's fields, in its declared order). */
 export function writeEndMeta(out: JsonOut, end: EndMeta): void {
-  out.ascii('{"first_byte_at":');
-  if (end.first_byte_at === null) out.ascii('null');
-  else number(out, end.first_byte_at);
-  out.ascii(',"ended_at":');
-  number(out, end.ended_at);
-  out.ascii(`,"upstream_ended":${end.upstream_ended === true},"client_aborted":${end.client_aborted === true},"upstream_error":`);
+  const firstByte = end.first_byte_at === null ? 'null' : numberText(end.first_byte_at);
+  const head = `{"first_byte_at":${firstByte},"ended_at":${numberText(end.ended_at)},"upstream_ended":${end.upstream_ended === true},"client_aborted":${end.client_aborted === true},"upstream_error":`;
+  // The usual end (no error) is one text.
+  if (end.upstream_error === null && end.errors.length === 0) return out.ascii(`${head}null,"errors":[]}`);
+  out.ascii(head);
   if (end.upstream_error === null) out.ascii('null');
   else out.string(end.upstream_error);
   out.ascii(',"errors":');

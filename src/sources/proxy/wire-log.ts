@@ -291,14 +291,9 @@ export class WireLogWriter {
   /** The frame header up to its meta: `{"c":…,"k":…,"n":…` and `,"m":` when a meta follows. */
   private beginFrame(callId: string, kind: FrameKind, n: number, withMeta: boolean): void {
     this.frameBytes = 0;
-    // Call ids are roller's own ([A-Za-z0-9-]) and kinds one letter: nothing to escape.
-    this.putAscii('{"c":"');
-    this.putAscii(callId);
-    this.putAscii('","k":"');
-    this.putAscii(kind);
-    this.putAscii('","n":');
-    this.putAscii(String(n));
-    if (withMeta) this.putAscii(',"m":');
+    // Call ids are roller's own ([A-Za-z0-9-]) and kinds one letter: nothing to escape. One text, one copy loop
+    // (seven small copies cost twice as much on the request path, four frames per exchange).
+    this.putAscii(`{"c":"${callId}","k":"${kind}","n":${n}${withMeta ? ',"m":' : ''}`);
   }
 
   /** Closes the header line, appends the body and the frame's '\n'; the high-water promise as append's. */

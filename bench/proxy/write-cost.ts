@@ -9,7 +9,7 @@
  */
 import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { alignedBuffer } from '../../src/sources/proxy/wire-log.js';
+import { alignedBuffer } from '../../src/sources/proxy/direct-io.js';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(name);

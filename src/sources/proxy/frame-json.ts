@@ -28,48 +28,37 @@ function number(out: JsonOut, n: number): void {
   out.ascii(numberText(n));
 }
 
-/** Any value as JSON.stringify spells it; false when it would leave the value out (undefined, a function). */
-function value(out: JsonOut, v: unknown): boolean {
+/** A value JSON.stringify keeps (not undefined, a function or a symbol: `fields` skips those) as it spells it. */
+function value(out: JsonOut, v: unknown): void {
   if (typeof v === 'string') out.string(v);
   else if (typeof v === 'number') number(out, v);
-  else {
-    const text = JSON.stringify(v) as string | undefined;
-    if (text === undefined) return false;
-    out.json(text);
-  }
-  return true;
+  else out.json(JSON.stringify(v));
 }
 
-/** An object whose fields are usually strings (a meta's identity). */
-function object(out: JsonOut, o: object): void {
-  const fields = o as Record<string, unknown>;
+/**
+ * `{"k":v,…}` over an object's own fields in its order, as JSON.stringify walks them (fields it leaves out skipped);
+ * `write` spells each value.
+ */
+function fields(out: JsonOut, o: object, write: (k: string, v: unknown) => void): void {
+  const f = o as Record<string, unknown>;
   out.ascii('{');
   let first = true;
-  for (const k in fields) {
-    const v = fields[k];
+  for (const k in f) {
+    const v = f[k];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
     if (!first) out.ascii(',');
     first = false;
     out.string(k);
     out.ascii(':');
-    value(out, v);
+    write(k, v);
   }
   out.ascii('}');
 }
 
 /** JSON.stringify(meta) of a request frame's meta, field by field in the meta's own order. */
 export function writeRequestMeta(out: JsonOut, meta: RequestMeta): void {
-  const m = meta as unknown as Record<string, unknown>;
-  out.ascii('{');
-  let first = true;
-  for (const k in m) {
-    const v = m[k];
-    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    if (!first) out.ascii(',');
-    first = false;
-    out.string(k);
-    out.ascii(':');
-    if (k === 'identity' && typeof v === 'object' && v !== null && !Array.isArray(v)) object(out, v);
+  fields(out, meta, (k, v) => {
+    if (k === 'identity' && typeof v === 'object' && v !== null && !Array.isArray(v)) fields(out, v, (_, x) => value(out, x));
     else if (k === 'dropped' && Array.isArray(v) && v.every((x) => typeof x === 'string')) {
       out.ascii('[');
       for (let i = 0; i < v.length; i++) {
@@ -82,8 +71,7 @@ export function writeRequestMeta(out: JsonOut, meta: RequestMeta): void {
       out.string(v.base);
       out.ascii(`,"prefix":${v.prefix},"suffix":${v.suffix}}`);
     } else value(out, v);
-  }
-  out.ascii('}');
+  });
 }
 
 function isPlainDelta(v: unknown): v is NonNullable<RequestMeta['delta']> {

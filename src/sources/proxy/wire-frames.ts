@@ -1,8 +1,9 @@
-import { constants as fsConstants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { conversationKey, DeltaWindow } from './body-delta.js';
-import { alignedBuffer, committedBytes, DIRECT_BLOCK, lastWriteAt, PROGRESS_CLOSED, PROGRESS_DIRECT, PROGRESS_GENERATION, PROGRESS_OPEN_EXCHANGES, type BodyRef, type FrameKind, type RequestMeta } from './wire-log.js';
+import { DirectReads } from './direct-io.js';
+import type { BodyRef, FrameKind, RequestMeta } from './wire-log.js';
+import { committedBytes, lastWriteAt, PROGRESS_CLOSED, PROGRESS_DIRECT, PROGRESS_GENERATION, PROGRESS_OPEN_EXCHANGES } from './wire-progress.js';
 
 export interface WireFrame {
   /** Call id. */
@@ -121,41 +122,6 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
   } finally {
     await handle?.close();
     await direct?.close();
-  }
-}
-
-/**
- * Reads with O_DIRECT: from the block that holds `position`, into aligned memory, copied out from there. A
- * follower reads only committed bytes, and those are the same in every version of a block the writer rewrites.
- */
-class DirectReads {
-  private readonly scratch = alignedBuffer(1 << 20);
-
-  private constructor(private readonly handle: FileHandle) {}
-
-  /** undefined where the file system refuses O_DIRECT (the caller reads through the page cache). */
-  static async open(path: string): Promise<DirectReads | undefined> {
-    if (fsConstants.O_DIRECT === undefined) return undefined;
-    try {
-      return new DirectReads(await open(path, fsConstants.O_RDONLY | fsConstants.O_DIRECT));
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Up to `length` bytes from `position` into dest[offset…]; how many (fewer at the end of the file). */
-  async read(dest: Buffer, offset: number, length: number, position: number): Promise<number> {
-    const from = position - (position % DIRECT_BLOCK);
-    const skew = position - from;
-    const span = Math.min(Math.ceil((skew + length) / DIRECT_BLOCK) * DIRECT_BLOCK, this.scratch.length);
-    const { bytesRead } = await this.handle.read(this.scratch, 0, span, from);
-    const n = Math.max(0, Math.min(bytesRead - skew, length));
-    this.scratch.copy(dest, offset, skew, skew + n);
-    return n;
-  }
-
-  close(): Promise<void> {
-    return this.handle.close();
   }
 }
 

@@ -5,8 +5,12 @@ import { promisify } from 'node:util';
 import type { RecordedError } from '../../schemas/common.js';
 import type { Protocol } from '../../schemas/call.js';
 import { conversationKey, DeltaWindow, type BodyDelta } from './body-delta.js';
+import { alignedBuffer, DIRECT_BLOCK, withDirect } from './direct-io.js';
 import { writeEndMeta, writeRequestMeta, writeResponseHeadMeta, type JsonOut, type RecordedResponseHead } from './frame-json.js';
 import type { NativeIdentityHeaders } from './headers.js';
+import { PROGRESS_COMMITTED_BYTE, PROGRESS_DIRECT, PROGRESS_GENERATION, PROGRESS_CLOSED, PROGRESS_LAST_WRITE_BYTE, PROGRESS_OPEN_EXCHANGES } from './wire-progress.js';
+
+export * from './wire-progress.js';
 
 /**
  * The wire log: everything the proxy saw, in one append-only file per capture, written on the request
@@ -76,31 +80,6 @@ export interface EndMeta {
   errors: RecordedError[];
 }
 
-/** Index of the fields of WireLogWriter.progress (an Int32Array over a SharedArrayBuffer). */
-export const PROGRESS_GENERATION = 0;
-export const PROGRESS_CLOSED = 1;
-/** Exchanges the proxy has open right now (a reader that yields waits while there are any). */
-export const PROGRESS_OPEN_EXCHANGES = 2;
-/** 1 when the writer uses direct I/O: a follower then reads with it too, and the log never enters the page cache. */
-export const PROGRESS_DIRECT = 3;
-/** Byte offset, in progress.buffer, of a Float64: epoch ms of the last completed write. */
-export const PROGRESS_LAST_WRITE_BYTE = 16;
-/**
- * Byte offset, in progress.buffer, of a Float64: how many bytes of the log are complete on disk. A follower reads no
- * further: with direct I/O the file can hold a padded last block beyond it, which the next write rewrites.
- */
-export const PROGRESS_COMMITTED_BYTE = 24;
-
-/** How many bytes of the log behind `progress` are written (a follower reads no further). */
-export function committedBytes(progress: Int32Array): number {
-  return new Float64Array(progress.buffer, PROGRESS_COMMITTED_BYTE, 1)[0]!;
-}
-
-/** When the writer behind `progress` last completed a write (epoch ms). */
-export function lastWriteAt(progress: Int32Array): number {
-  return new Float64Array(progress.buffer, PROGRESS_LAST_WRITE_BYTE, 1)[0]!;
-}
-
 const SLAB_BYTES = 256 << 10;
 /** Written slabs kept for reuse (page cache mode; a flush rarely spans more than two). */
 const MAX_SPARE_SLABS = 8;
@@ -117,29 +96,11 @@ const FLUSH_DELAY_MS = 5;
 /** Bodies at least this big are handed to writev as they are instead of being copied into a slab. */
 const COPY_LIMIT = 4096;
 
-/**
- * Direct I/O: every write's file offset, length and memory are multiples of this. 4 KB covers devices with 512-byte
- * and 4 KB logical blocks and keeps ext4 on its aligned path.
- */
-export const DIRECT_BLOCK = 4096;
-
 const fsyncAsync = promisify(fsync);
 const closeAsync = promisify(closeFd);
 const ftruncateAsync = promisify(ftruncate);
 const fstatAsync = promisify(fstat);
 const openAsync = (path: string, flags: string | number): Promise<number> => new Promise((resolve, reject) => openFd(path, flags, 0o644, (err, fd) => (err ? reject(err) : resolve(fd))));
-
-/**
- * Memory aligned for direct I/O, which Buffer.allocUnsafe does not promise (malloc'd, often 16 bytes past a page):
- * a WebAssembly memory is page-aligned. Its length is a multiple of 64 KB, so a padded last block always fits. Each
- * one reserves ~10 GB of address space: allocate few (arenas, one read buffer per follower).
- */
-export function alignedBuffer(bytes: number): Buffer {
-  const pages = Math.ceil(bytes / 65536);
-  return Buffer.from(new Wasm.Memory({ initial: pages, maximum: pages }).buffer);
-}
-/** The WebAssembly global (Node has it; the DOM lib that would type it is not in this build). */
-const Wasm = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => { buffer: ArrayBuffer } } }).WebAssembly;
 
 /**
  * The writer. Frames are packed into slabs and written with one writev per 5 ms or 512 KB (however many
@@ -211,16 +172,17 @@ export class WireLogWriter {
   static async open(path: string, options: { highWaterBytes?: number; direct?: boolean } = {}): Promise<WireLogWriter> {
     await mkdir(dirname(path), { recursive: true });
     const highWater = options.highWaterBytes ?? 16 << 20;
-    // (O_DIRECT is Linux's: elsewhere the constant is undefined and the log goes through the page cache.)
-    if ((options.direct ?? process.env.ROLLER_WIRE_DIRECT !== '0') && fsConstants.O_DIRECT !== undefined) {
+    const directFlags = withDirect(fsConstants.O_WRONLY | fsConstants.O_CREAT);
+    if ((options.direct ?? process.env.ROLLER_WIRE_DIRECT !== '0') && directFlags !== undefined) {
       let fd: number | undefined;
       try {
-        fd = await openAsync(path, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_DIRECT);
+        fd = await openAsync(path, directFlags);
         const { size } = await fstatAsync(fd);
         if (size % DIRECT_BLOCK === 0) return new WireLogWriter(path, fd, highWater, true, size);
       } catch {
         // No direct I/O here (some FUSE file systems, tmpfs before Linux 6.6): buffered writes below.
       }
+      // (An existing log ending inside a block, too: the page cache appends to it.)
       if (fd !== undefined) await closeAsync(fd);
     }
     const fd = await openAsync(path, 'a');

@@ -37,63 +37,99 @@ const SCAN = 128;
  * 16 KB, …: a 500 KB body that repeats its predecessor is ~7 calls, not 125 blocks), then halving inside the first
  * block that differs, then a byte loop.
  */
-export function commonPrefix(a: Buffer, b: Buffer): number {
-  const max = Math.min(a.length, b.length);
+export function commonPrefix(a: Buffer, b: Buffer, hint = 0): number {
+  return prefixOf(a, a.length, b, b.length, hint);
+}
+
+/**
+ * commonPrefix of a[0, aLength) and b[0, bLength). `hint`: where the first difference probably is not before (the
+ * prefix `a` itself shared with its own predecessor: a conversation's next body changes it after that point) — one
+ * compare up to there instead of galloping towards it, and the halving confined to the turn that follows. The answer
+ * is exact whatever the hint.
+ */
+function prefixOf(a: Buffer, aLength: number, b: Buffer, bLength: number, hint = 0): number {
+  const max = Math.min(aLength, bLength);
   let at = 0;
+  if (hint > BLOCK && hint <= max) {
+    if (!same(a, 0, b, 0, hint)) return firstDifference(a, b, 0, hint);
+    at = hint;
+  }
   for (let step = BLOCK; at < max; step *= 2) {
     const n = Math.min(step, max - at);
-    if (same(a, at, b, at, n)) {
-      at += n;
-      continue;
-    }
-    // The first difference is in [at, at + len).
-    let len = n;
-    while (len > SCAN) {
-      const half = len >> 1;
-      if (same(a, at, b, at, half)) {
-        at += half;
-        len -= half;
-      } else len = half;
-    }
-    while (a[at] === b[at]) at++;
-    return at;
+    if (!same(a, at, b, at, n)) return firstDifference(a, b, at, n);
+    at += n;
   }
   return max;
+}
+
+/** The first index in [at, at + len) where a and b differ (they do differ there): halving, then a byte loop. */
+function firstDifference(a: Buffer, b: Buffer, at: number, len: number): number {
+  while (len > SCAN) {
+    const half = len >> 1;
+    if (same(a, at, b, at, half)) {
+      at += half;
+      len -= half;
+    } else len = half;
+  }
+  while (a[at] === b[at]) at++;
+  return at;
 }
 
 /** Length of the common suffix of a and b, at most `limit` bytes (the same search, from the ends). */
-export function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
-  const max = Math.min(a.length, b.length, limit);
-  const ea = a.length;
-  const eb = b.length;
+export function commonSuffix(a: Buffer, b: Buffer, limit: number, hint = 0): number {
+  return suffixOf(a, a.length, b, b.length, limit, hint);
+}
+
+/**
+ * commonSuffix of a[0, aLength) and b[0, bLength). `hint`: the suffix `a` shared with its own predecessor — the
+ * closing part a conversation repeats (tools, settings): one compare of that much, then a few bytes one by one (it
+ * usually ends right there) before galloping on. The answer is exact whatever the hint.
+ */
+function suffixOf(a: Buffer, aLength: number, b: Buffer, bLength: number, limit: number, hint = 0): number {
+  const max = Math.min(aLength, bLength, limit);
+  const ea = aLength;
+  const eb = bLength;
   let n = 0; // bytes from the ends known equal
+  if (hint > SCAN && hint <= max) {
+    if (!same(a, ea - hint, b, eb - hint, hint)) return lastDifference(a, ea, b, eb, 0, hint, max);
+    n = hint;
+    for (const stop = Math.min(max, n + SCAN); n < stop; n++) if (a[ea - 1 - n] !== b[eb - 1 - n]) return n;
+  }
   for (let step = BLOCK; n < max; step *= 2) {
     const k = Math.min(step, max - n);
-    if (same(a, ea - n - k, b, eb - n - k, k)) {
-      n += k;
-      continue;
-    }
-    // The first difference from the ends is in [n, n + len) bytes from them.
-    let len = k;
-    while (len > SCAN) {
-      const half = len >> 1;
-      if (same(a, ea - n - half, b, eb - n - half, half)) {
-        n += half;
-        len -= half;
-      } else len = half;
-    }
-    while (a[ea - 1 - n] === b[eb - 1 - n]) n++;
-    return n;
+    if (!same(a, ea - n - k, b, eb - n - k, k)) return lastDifference(a, ea, b, eb, n, k, max);
+    n += k;
   }
   return max;
 }
 
+/** Bytes from the ends that are equal, knowing the first `n` are and a difference is in the `len` after them. */
+function lastDifference(a: Buffer, ea: number, b: Buffer, eb: number, n: number, len: number, max: number): number {
+  while (len > SCAN) {
+    const half = len >> 1;
+    if (same(a, ea - n - half, b, eb - n - half, half)) {
+      n += half;
+      len -= half;
+    } else len = half;
+  }
+  while (n < max && a[ea - 1 - n] === b[eb - 1 - n]) n++;
+  return n;
+}
+
 interface Base {
+  /** Its conversation key (to evict it by). */
+  key: string;
   id: string;
-  /** The body: a view of `store`'s first bytes. */
-  body: Buffer;
   /** The window's own memory for this conversation's bases, reused from one body to the next. */
   store: Buffer;
+  /** The body: `store`'s first `length` bytes. */
+  length: number;
+  /** The prefix and suffix the body shared with the base it was a delta of (0: none): where the next searches start. */
+  prefixHint: number;
+  suffixHint: number;
+  /** Neighbours in the order of remembering (least recent first): the window evicts from the old end. */
+  older: Base | undefined;
+  newer: Base | undefined;
 }
 
 /**
@@ -108,7 +144,8 @@ interface Base {
  * promoted out of V8's young generation, and then only a full mark-compact frees its memory — the bench proxy kept
  * ~100 MB/s of request bodies that way, and every one of them counted toward V8's next full collection (see
  * bin/roller for the rest of that story). A copy of a body that is in cache anyway costs a few microseconds; the
- * caller's buffer now dies young.
+ * caller's buffer now dies young. And the usual copy is a small one: a body that is a delta of its conversation's
+ * base is patched into that base's store (its middle written, its suffix moved), not copied whole.
  */
 export class DeltaWindow {
   private readonly byKey = new Map<string, Base>();
@@ -118,27 +155,49 @@ export class DeltaWindow {
   private bytes = 0;
   private allocated = 0;
   private last: Base | undefined;
+  /** Ends of the list of bases in the order they were remembered. */
+  private oldest: Base | undefined;
+  private newest: Base | undefined;
 
   /** Stores allocated so far (a diagnostic: it stops growing once conversations come and go at a steady rate). */
   get allocatedStores(): number {
     return this.allocated;
   }
 
-  /** Every whole request body (no content-encoding, not omitted) goes through here, in log order. */
-  remember(key: string, callId: string, body: Buffer): void {
+  /**
+   * Every whole request body (no content-encoding, not omitted) goes through here, in log order, with the delta it
+   * was (or could be) stored as, if any. A conversation's base is rewritten in place; which base goes first when the
+   * window is full is the one remembered longest ago.
+   */
+  remember(key: string, callId: string, body: Buffer, delta?: BodyDelta): void {
     if (body.length > DELTA_MAX_BASE_BYTES) return;
-    const old = this.byKey.get(key);
-    let store: Buffer | undefined;
-    if (old) {
-      this.byKey.delete(key); // re-inserted below: the map's order is least recently used first
-      // `last` may be `old`: it is replaced below, so old's store is free to rewrite or give back.
-      if (old.store.length >= body.length) store = old.store;
-      else this.giveBack(old.store);
+    let base = this.byKey.get(key);
+    if (base) {
+      this.unlink(base);
+      // `last` may be `base`: it is the base remembered now either way, so its store is free to rewrite or replace.
+      if (delta !== undefined && delta.base === base.id && base.store.length >= body.length && delta.prefix + delta.suffix <= base.length) {
+        // The body is this base with its middle replaced: keep the prefix where it is, move the suffix, write the middle.
+        const store = base.store;
+        const middleEnd = body.length - delta.suffix;
+        if (delta.suffix > 0 && middleEnd !== base.length - delta.suffix) store.copyWithin(middleEnd, base.length - delta.suffix, base.length);
+        if (middleEnd > delta.prefix) body.copy(store, delta.prefix, delta.prefix, middleEnd);
+      } else {
+        if (base.store.length < body.length) {
+          this.giveBack(base.store);
+          base.store = this.takeStore(body.length);
+        }
+        body.copy(base.store, 0, 0, body.length);
+      }
+      base.id = callId;
+      base.length = body.length;
+      base.prefixHint = delta?.prefix ?? 0;
+      base.suffixHint = delta?.suffix ?? 0;
+    } else {
+      base = { key, id: callId, store: this.takeStore(body.length), length: body.length, prefixHint: delta?.prefix ?? 0, suffixHint: delta?.suffix ?? 0, older: undefined, newer: undefined };
+      this.byKey.set(key, base);
+      body.copy(base.store, 0, 0, body.length);
     }
-    store ??= this.takeStore(body.length);
-    body.copy(store, 0, 0, body.length);
-    const base: Base = { id: callId, body: store.subarray(0, body.length), store };
-    this.byKey.set(key, base);
+    this.append(base);
     this.last = base;
     while (this.byKey.size > DELTA_MAX_KEYS || this.bytes > DELTA_MAX_BYTES) {
       const spare = this.free.pop();
@@ -146,12 +205,28 @@ export class DeltaWindow {
         this.bytes -= spare.length;
         continue;
       }
-      const [k, b] = this.byKey.entries().next().value as [string, Base];
-      if (b === base) break; // never the body just remembered
-      this.byKey.delete(k);
+      const oldest = this.oldest;
+      if (oldest === undefined || oldest === base) break; // never the body just remembered
+      this.unlink(oldest);
+      this.byKey.delete(oldest.key);
       // `last` is the newest base, never an evicted one: the store is no one's now.
-      this.giveBack(b.store);
+      this.giveBack(oldest.store);
     }
+  }
+
+  private unlink(base: Base): void {
+    if (base.older) base.older.newer = base.newer;
+    else this.oldest = base.newer;
+    if (base.newer) base.newer.older = base.older;
+    else this.newest = base.older;
+    base.older = base.newer = undefined;
+  }
+
+  private append(base: Base): void {
+    base.older = this.newest;
+    if (this.newest) this.newest.newer = base;
+    else this.oldest = base;
+    this.newest = base;
   }
 
   /** The smallest free store that holds `bytes`, or a new one. */
@@ -184,28 +259,28 @@ export class DeltaWindow {
    * own base is missing or poor (a session restarted under a new id with the same content).
    */
   encode(key: string, body: Buffer): BodyDelta | undefined {
-    let best: BodyDelta | undefined;
-    let bestSaving = MIN_SAVING - 1;
     const own = this.byKey.get(key);
-    for (const base of own === this.last ? [own] : [own, this.last]) {
-      if (!base) continue;
-      if (best && bestSaving >= body.length >> 1) break;
-      const prefix = commonPrefix(base.body, body);
-      const suffix = commonSuffix(base.body, body, Math.min(base.body.length, body.length) - prefix);
-      if (prefix + suffix > bestSaving) {
-        best = { base: base.id, prefix, suffix };
-        bestSaving = prefix + suffix;
-      }
-    }
-    return best;
+    const best = own ? this.deltaTo(own, body, undefined) : undefined;
+    const last = this.last;
+    if (last === undefined || last === own || (best && best.prefix + best.suffix >= body.length >> 1)) return best;
+    return this.deltaTo(last, body, best);
+  }
+
+  /** The delta of `body` against `base` when it saves more than `best` (or MIN_SAVING) does, else `best`. */
+  private deltaTo(base: Base, body: Buffer, best: BodyDelta | undefined): BodyDelta | undefined {
+    const prefix = prefixOf(base.store, base.length, body, body.length, base.prefixHint);
+    const suffix = suffixOf(base.store, base.length, body, body.length, Math.min(base.length, body.length) - prefix, base.suffixHint);
+    const saving = prefix + suffix;
+    if (saving < MIN_SAVING || (best && saving <= best.prefix + best.suffix)) return best;
+    return { base: base.id, prefix, suffix };
   }
 
   /** The whole body of a delta frame, or undefined when its base is not held. */
   decode(key: string, delta: BodyDelta, middle: Buffer): Buffer | undefined {
     const own = this.byKey.get(key);
     const base = own?.id === delta.base ? own : this.last?.id === delta.base ? this.last : undefined;
-    if (!base || delta.prefix + delta.suffix > base.body.length) return undefined;
-    return Buffer.concat([base.body.subarray(0, delta.prefix), middle, base.body.subarray(base.body.length - delta.suffix)]);
+    if (!base || delta.prefix + delta.suffix > base.length) return undefined;
+    return Buffer.concat([base.store.subarray(0, delta.prefix), middle, base.store.subarray(base.length - delta.suffix, base.length)]);
   }
 }
 
@@ -221,7 +296,14 @@ function newStore(bytes: number): Buffer {
 /** Free stores kept (beyond them an outgrown or evicted store is let go). */
 const MAX_FREE_STORES = 64;
 
-/** The conversation a request belongs to, from its identity headers ('' when it sends none). */
+/**
+ * The conversation a request belongs to, from its identity headers ('' when it sends none). A session id alone (the
+ * usual case) is its own key — no string built per request; any other combination is joined with NULs, which no
+ * header value holds, so the two kinds of key never meet. Two identities share a key exactly when their three values
+ * are equal with a missing one taken as '' — the rule logs were written with when every key was joined, so a reader of
+ * this version holds the same bases as their writer did.
+ */
 export function conversationKey(identity: { session_id?: string; thread_id?: string; agent_id?: string }): string {
+  if (!identity.thread_id && !identity.agent_id) return identity.session_id ?? '';
   return `${identity.session_id ?? ''}\u0000${identity.thread_id ?? ''}\u0000${identity.agent_id ?? ''}`;
 }

@@ -17,6 +17,8 @@ export interface JsonOut {
   string(s: string): void;
   /** JSON text as it is (from JSON.stringify). */
   json(text: string): void;
+  /** A number as JSON.stringify spells it (the slab writer spells safe integers digit by digit, without a string). */
+  number(n: number): void;
 }
 
 /** A JSON number as JSON.stringify spells it (non-finite numbers are null). */
@@ -24,54 +26,107 @@ function numberText(n: number): string {
   return Number.isFinite(n) ? String(n) : 'null';
 }
 
-function number(out: JsonOut, n: number): void {
-  out.ascii(numberText(n));
-}
-
 /** A value JSON.stringify keeps (not undefined, a function or a symbol: `fields` skips those) as it spells it. */
 function value(out: JsonOut, v: unknown): void {
   if (typeof v === 'string') out.string(v);
-  else if (typeof v === 'number') number(out, v);
+  else if (typeof v === 'number') out.number(v);
   else out.json(JSON.stringify(v));
 }
 
 /**
- * `{"k":v,…}` over an object's own fields in its order, as JSON.stringify walks them (fields it leaves out skipped);
- * `write` spells each value.
+ * JSON.stringify(meta) of a request frame's meta: its own fields in its own order (as JSON.stringify walks them,
+ * fields it leaves out skipped), the ones the proxy writes spelled without a string built for them — keys as constant
+ * text, numbers digit by digit, strings copied when they need no escape — and any other field as JSON.stringify has it.
  */
-function fields(out: JsonOut, o: object, write: (k: string, v: unknown) => void): void {
-  const f = o as Record<string, unknown>;
-  out.ascii('{');
+export function writeRequestMeta(out: JsonOut, meta: RequestMeta): void {
+  const f = meta as unknown as Record<string, unknown>;
   let first = true;
   for (const k in f) {
     const v = f[k];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    if (!first) out.ascii(',');
+    // The separator and the key in one constant text (one piece where two were).
+    switch (k) {
+      case 'seq':
+        out.ascii(first ? '{"seq":' : ',"seq":');
+        value(out, v);
+        break;
+      case 'transport':
+        out.ascii(first ? '{"transport":' : ',"transport":');
+        value(out, v);
+        break;
+      case 'protocol':
+        out.ascii(first ? '{"protocol":' : ',"protocol":');
+        value(out, v);
+        break;
+      case 'method':
+        out.ascii(first ? '{"method":' : ',"method":');
+        value(out, v);
+        break;
+      case 'path':
+        out.ascii(first ? '{"path":' : ',"path":');
+        value(out, v);
+        break;
+      case 'upstream_path':
+        out.ascii(first ? '{"upstream_path":' : ',"upstream_path":');
+        value(out, v);
+        break;
+      case 'started_at':
+        out.ascii(first ? '{"started_at":' : ',"started_at":');
+        value(out, v);
+        break;
+      case 'identity':
+        out.ascii(first ? '{"identity":' : ',"identity":');
+        if (typeof v === 'object' && v !== null && !Array.isArray(v)) plainObject(out, v as Record<string, unknown>);
+        else value(out, v);
+        break;
+      case 'dropped':
+        out.ascii(first ? '{"dropped":' : ',"dropped":');
+        if (Array.isArray(v) && v.length === 0) out.ascii('[]');
+        else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) {
+          out.ascii('[');
+          for (let i = 0; i < v.length; i++) {
+            if (i > 0) out.ascii(',');
+            out.string(v[i] as string);
+          }
+          out.ascii(']');
+        } else value(out, v);
+        break;
+      case 'delta':
+        out.ascii(first ? '{"delta":' : ',"delta":');
+        if (isPlainDelta(v)) {
+          out.ascii('{"base":');
+          out.string(v.base);
+          out.ascii(',"prefix":');
+          out.number(v.prefix);
+          out.ascii(',"suffix":');
+          out.number(v.suffix);
+          out.ascii('}');
+        } else value(out, v);
+        break;
+      default:
+        out.ascii(first ? '{' : ',');
+        out.string(k);
+        out.ascii(':');
+        value(out, v);
+    }
+    first = false;
+  }
+  out.ascii(first ? '{}' : '}');
+}
+
+/** `{"k":v,…}` of a flat object (the identity headers), each value as `value` spells it. */
+function plainObject(out: JsonOut, o: Record<string, unknown>): void {
+  let first = true;
+  for (const k in o) {
+    const v = o[k];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    out.ascii(first ? '{' : ',');
     first = false;
     out.string(k);
     out.ascii(':');
-    write(k, v);
+    value(out, v);
   }
-  out.ascii('}');
-}
-
-/** JSON.stringify(meta) of a request frame's meta, field by field in the meta's own order. */
-export function writeRequestMeta(out: JsonOut, meta: RequestMeta): void {
-  fields(out, meta, (k, v) => {
-    if (k === 'identity' && typeof v === 'object' && v !== null && !Array.isArray(v)) fields(out, v, (_, x) => value(out, x));
-    else if (k === 'dropped' && Array.isArray(v) && v.every((x) => typeof x === 'string')) {
-      out.ascii('[');
-      for (let i = 0; i < v.length; i++) {
-        if (i > 0) out.ascii(',');
-        out.string(v[i] as string);
-      }
-      out.ascii(']');
-    } else if (k === 'delta' && isPlainDelta(v)) {
-      out.ascii('{"base":');
-      out.string(v.base);
-      out.ascii(`,"prefix":${v.prefix},"suffix":${v.suffix}}`);
-    } else value(out, v);
-  });
+  out.ascii(first ? '{}' : '}');
 }
 
 function isPlainDelta(v: unknown): v is NonNullable<RequestMeta['delta']> {
@@ -81,11 +136,15 @@ function isPlainDelta(v: unknown): v is NonNullable<RequestMeta['delta']> {
 
 /** JSON.stringify(end) of an end frame's meta (EndMeta's fields, in its declared order). */
 export function writeEndMeta(out: JsonOut, end: EndMeta): void {
-  const firstByte = end.first_byte_at === null ? 'null' : numberText(end.first_byte_at);
-  const head = `{"first_byte_at":${firstByte},"ended_at":${numberText(end.ended_at)},"upstream_ended":${end.upstream_ended === true},"client_aborted":${end.client_aborted === true},"upstream_error":`;
-  // The usual end (no error) is one text.
-  if (end.upstream_error === null && end.errors.length === 0) return out.ascii(`${head}null,"errors":[]}`);
-  out.ascii(head);
+  out.ascii('{"first_byte_at":');
+  if (end.first_byte_at === null) out.ascii('null');
+  else out.number(end.first_byte_at);
+  out.ascii(',"ended_at":');
+  out.number(end.ended_at);
+  out.ascii(end.upstream_ended === true ? ',"upstream_ended":true' : ',"upstream_ended":false');
+  out.ascii(end.client_aborted === true ? ',"client_aborted":true,"upstream_error":' : ',"client_aborted":false,"upstream_error":');
+  // The usual end (no error): one constant text.
+  if (end.upstream_error === null && end.errors.length === 0) return out.ascii('null,"errors":[]}');
   if (end.upstream_error === null) out.ascii('null');
   else out.string(end.upstream_error);
   out.ascii(',"errors":');
@@ -103,7 +162,7 @@ export type RecordedResponseHead = { pairs: readonly string[]; json?: undefined 
 export function writeResponseHeadMeta(out: JsonOut, status: number, head: RecordedResponseHead): void {
   if (head.json !== undefined) return out.json(head.json);
   out.ascii(`{"status":`);
-  number(out, status);
+  out.number(status);
   out.ascii(',"headers":{');
   const pairs = head.pairs;
   for (let i = 0; i + 1 < pairs.length; i += 2) {
@@ -122,6 +181,7 @@ export function jsonText(write: (out: JsonOut) => void): string {
     ascii: (s) => (text += s),
     string: (s) => (text += JSON.stringify(s)),
     json: (s) => (text += s),
+    number: (n) => (text += numberText(n)),
   });
   return text;
 }

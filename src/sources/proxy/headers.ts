@@ -93,6 +93,14 @@ export function splitRequestHeaders(raw: readonly string[], correlation: Readonl
   return split;
 }
 
+const HOP = 1;
+const SECRET = 2;
+/**
+ * What a response header is when it is not an ordinary one: hop-by-hop (HOP: recorded, not forwarded) or a credential
+ * (SECRET: forwarded, never recorded). The two sets share no name.
+ */
+const RESPONSE_HEADER_ROLE = new Map<string, number>([...[...HOP_BY_HOP].map((n): [string, number] => [n, HOP]), ...[...SECRET_HEADERS].map((n): [string, number] => [n, SECRET])]);
+
 export interface SplitResponseHead {
   /** Name, value, name, value, … for `res.writeHead` (names in lower case, hop-by-hop removed). */
   forClient: string[];
@@ -112,8 +120,9 @@ export function splitResponseHead(status: number, raw: readonly (Buffer | string
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = undiciUtil.headerNameToString(raw[i]!);
     const value = typeof raw[i + 1] === 'string' ? (raw[i + 1] as string) : (raw[i + 1] as Buffer).toString('latin1');
-    if (!HOP_BY_HOP.has(name)) forClient.push(name, value);
-    if (repeated || SECRET_HEADERS.has(name)) continue;
+    const role = RESPONSE_HEADER_ROLE.get(name); // one lookup for both sets
+    if (role !== HOP) forClient.push(name, value);
+    if (repeated || role === SECRET) continue;
     for (let j = 0; j < pairs.length; j += 2) if (pairs[j] === name) repeated = true;
     pairs.push(name, value);
   }

@@ -143,9 +143,9 @@ function wholeRequestBody(header: Header, bytes: Buffer, window: DeltaWindow, bo
   }
   let body: Buffer | undefined = bytes;
   const key = conversationKey(m.identity);
-  if (m.delta) {
-    body = window.decode(key, m.delta, bytes);
-    const delta = m.delta;
+  const delta = m.delta;
+  if (delta) {
+    body = window.decode(key, delta, bytes);
     delete m.delta;
     if (!body) {
       m.body_omitted = `its delta base ${delta.base} is not in this log`;
@@ -153,7 +153,7 @@ function wholeRequestBody(header: Header, bytes: Buffer, window: DeltaWindow, bo
     }
   }
   if (body.length > 0 && m.content_encoding === undefined && m.body_omitted === undefined) {
-    window.remember(key, header.c, body); // copied into the window's own memory
+    window.remember(key, header.c, body, delta); // into the window's own memory (a delta patched into its base)
   }
   return body;
 }

@@ -80,6 +80,9 @@ export interface EndMeta {
   errors: RecordedError[];
 }
 
+/** A frame header's text from the call id's closing quote to its length. */
+const KIND_TEXT: Readonly<Record<FrameKind, string>> = { q: '","k":"q","n":', r: '","k":"r","n":', d: '","k":"d","n":', x: '","k":"x","n":' };
+
 const SLAB_BYTES = 256 << 10;
 /** Written slabs kept for reuse (page cache mode; a flush rarely spans more than two). */
 const MAX_SPARE_SLABS = 8;
@@ -144,6 +147,7 @@ export class WireLogWriter {
     ascii: (text) => this.putAscii(text),
     string: (s) => this.putString(s),
     json: (text) => this.putUtf8(text),
+    number: (n) => this.putNumber(n),
   };
 
   private constructor(
@@ -206,19 +210,22 @@ export class WireLogWriter {
   /** Appends a request frame, delta-encoded against a recent body when that saves bytes. */
   appendRequest(callId: string, meta: RequestMeta, body?: Buffer): Promise<void> | undefined {
     if (this.failure || this.closing) return undefined;
-    let bytes = body;
+    // The frame's bytes: body[from, to) (a delta's middle is not cut out as a view: the copy takes the range).
+    let from = 0;
+    let to = body?.length ?? 0;
     if (body && body.length > 0 && meta.content_encoding === undefined && meta.body_omitted === undefined) {
       const key = conversationKey(meta.identity);
       const delta = this.window.encode(key, body);
-      this.window.remember(key, callId, body);
+      this.window.remember(key, callId, body, delta);
       if (delta) {
         meta.delta = delta; // the caller's meta is the frame's: no copy of it on the request path
-        bytes = body.subarray(delta.prefix, body.length - delta.suffix);
+        from = delta.prefix;
+        to = body.length - delta.suffix;
       }
     }
-    this.beginFrame(callId, 'q', bytes?.length ?? 0, true);
+    this.beginFrame(callId, 'q', to - from, true);
     writeRequestMeta(this.out, meta);
-    return this.endFrame(bytes);
+    return this.endFrame(body, from, to);
   }
 
   /** Appends a response-head frame (ResponseHeadMeta; `head` from splitResponseHead). */
@@ -252,30 +259,48 @@ export class WireLogWriter {
 
   /** The frame header up to its meta: `{"c":…,"k":…,"n":…` and `,"m":` when a meta follows. */
   private beginFrame(callId: string, kind: FrameKind, n: number, withMeta: boolean): void {
-    this.frameBytes = 0;
-    // Call ids are roller's own ([A-Za-z0-9-]) and kinds one letter: nothing to escape. One text, one copy loop
-    // (seven small copies cost twice as much on the request path, four frames per exchange).
-    this.putAscii(`{"c":"${callId}","k":"${kind}","n":${n}${withMeta ? ',"m":' : ''}`);
+    // Call ids are roller's own ([A-Za-z0-9-]) and kinds one letter: nothing to escape. Constant texts and the id as
+    // they are, the length digit by digit: no string is built (a template here was flattened on every frame), and
+    // the room for all but the digits is reserved once.
+    const kindText = KIND_TEXT[kind];
+    this.reserve(6 + callId.length + kindText.length);
+    const slab = this.slab;
+    let p = this.slabEnd;
+    slab[p++] = 123; // {"c":"
+    slab[p++] = 34;
+    slab[p++] = 99;
+    slab[p++] = 34;
+    slab[p++] = 58;
+    slab[p++] = 34;
+    for (let i = 0; i < callId.length; i++) slab[p++] = callId.charCodeAt(i);
+    for (let i = 0; i < kindText.length; i++) slab[p++] = kindText.charCodeAt(i);
+    this.frameBytes = p - this.slabEnd;
+    this.slabEnd = p;
+    this.putNumber(n);
+    if (withMeta) this.putAscii(',"m":');
   }
 
-  /** Closes the header line, appends the body and the frame's '\n'; the high-water promise as append's. */
-  private endFrame(body: Buffer | undefined): Promise<void> | undefined {
+  /**
+   * Closes the header line, appends body[from, to) (the whole body by default) and the frame's '\n'; the high-water
+   * promise as append's.
+   */
+  private endFrame(body: Buffer | undefined, from = 0, to = body?.length ?? 0): Promise<void> | undefined {
     this.putAscii('}\n');
-    const n = body?.length ?? 0;
+    const n = to - from;
     if (body && n > 0) {
       if (n >= COPY_LIMIT && !this.direct) {
         this.cut();
-        this.queued.push(body);
+        this.queued.push(n === body.length ? body : body.subarray(from, to));
         this.queuedBytes += n;
       } else if (n <= SLAB_BYTES) {
         this.reserve(n);
-        body.copy(this.slab, this.slabEnd);
+        body.copy(this.slab, this.slabEnd, from, to);
         this.slabEnd += n;
       } else {
         // Direct I/O, a body bigger than a slab: in slab-sized pieces (a frame may span slabs).
-        for (let at = 0; at < n; ) {
+        for (let at = from; at < to; ) {
           if (this.slabEnd === this.slab.length) this.reserve(1);
-          const k = Math.min(n - at, this.slab.length - this.slabEnd);
+          const k = Math.min(to - at, this.slab.length - this.slabEnd);
           body.copy(this.slab, this.slabEnd, at, at + k);
           this.slabEnd += k;
           at += k;
@@ -329,6 +354,34 @@ export class WireLogWriter {
     for (let i = 0; i < n; i++) slab[p++] = text.charCodeAt(i);
     this.slabEnd = p;
     this.frameBytes += n;
+  }
+
+  /** A number as JSON.stringify spells it: a safe non-negative integer digit by digit, anything else through String. */
+  private putNumber(n: number): void {
+    if (n >= 0 && n < 1e9 && (n | 0) === n) return this.putDigits(n, 0);
+    if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER && Math.floor(n) === n)) return this.putAscii(Number.isFinite(n) ? String(n) : 'null');
+    // Epoch milliseconds and other big integers: two int32 halves (double division and modulo are slow).
+    const high = Math.floor(n / 1e9);
+    this.putDigits(high, 0);
+    this.putDigits(n - high * 1e9, 9);
+  }
+
+  /** The decimal digits of an int32 `n` ≥ 0, zero-padded to `width`. */
+  private putDigits(n: number, width: number): void {
+    let digits = 1;
+    for (let x = n; x >= 10; x = (x / 10) | 0) digits++;
+    if (digits < width) digits = width;
+    this.reserve(digits);
+    const slab = this.slab;
+    let p = this.slabEnd + digits;
+    let x = n;
+    for (let i = 0; i < digits; i++) {
+      const q = (x / 10) | 0;
+      slab[--p] = 48 + x - q * 10;
+      x = q;
+    }
+    this.slabEnd += digits;
+    this.frameBytes += digits;
   }
 
   /** A JSON string: as it is when it needs no escape (printable ASCII but '"' and '\\'), else JSON.stringify(s). */

@@ -20,12 +20,15 @@ const bytes = fc.uint8Array({ minLength: 0, maxLength: 300 }).map((u) => Buffer.
 describe('body delta', () => {
   it('commonPrefix and commonSuffix agree with a byte-by-byte scan', () => {
     fc.assert(
-      fc.property(shared, bytes, bytes, shared, fc.nat(20000), (head, x, y, tail, limit) => {
+      fc.property(shared, bytes, bytes, shared, fc.nat(20000), fc.nat(20000), (head, x, y, tail, limit, hint) => {
         const a = Buffer.concat([head, x, tail]);
         const b = Buffer.concat([head, y, tail]);
         expect(commonPrefix(a, b)).toBe(naivePrefix(a, b));
+        expect(commonPrefix(a, b, hint)).toBe(naivePrefix(a, b)); // a hint never changes the answer
         const max = Math.min(limit, a.length, b.length);
         expect(commonSuffix(a, b, max)).toBe(naiveSuffix(a, b, max));
+        expect(commonSuffix(a, b, max, hint % (max + 2))).toBe(naiveSuffix(a, b, max));
+        expect(commonSuffix(a, b, max, naiveSuffix(a, b, max))).toBe(naiveSuffix(a, b, max)); // the hint exactly right
       }),
       { numRuns: 300 },
     );
@@ -38,8 +41,11 @@ describe('body delta', () => {
       const other = Buffer.from(base);
       other[at] = other[at]! ^ 0xff;
       expect(commonPrefix(base, other)).toBe(at);
+      for (const hint of [4097, 20_000, at, at + 1, Math.max(0, at - 1), 299_999]) expect(commonPrefix(base, other, hint)).toBe(at);
       expect(commonSuffix(base, other, base.length)).toBe(base.length - 1 - at);
       expect(commonSuffix(base, other, 1000)).toBe(Math.min(1000, base.length - 1 - at));
+      const fromEnd = base.length - 1 - at;
+      for (const hint of [129, 4097, 20_000, fromEnd, fromEnd + 1, Math.max(0, fromEnd - 1), Math.max(0, fromEnd - 200), 299_999]) expect(commonSuffix(base, other, base.length, hint)).toBe(fromEnd);
     }
     expect(commonPrefix(base, base.subarray(0, 200_000))).toBe(200_000);
     expect(commonSuffix(base, base.subarray(100_000), 300_000)).toBe(200_000);
@@ -58,11 +64,11 @@ describe('body delta', () => {
           const body = Buffer.concat([prev.subarray(0, Math.max(0, prev.length - 2)), grow, turn, Buffer.from(']}')]);
           last.set(session, body);
           const delta = writer.encode(key, body);
-          writer.remember(key, `c${i}`, body);
+          writer.remember(key, `c${i}`, body, delta);
           const stored = delta ? body.subarray(delta.prefix, body.length - delta.suffix) : body;
           const back = delta ? reader.decode(key, delta, stored) : stored;
           expect(back?.equals(body)).toBe(true);
-          reader.remember(key, `c${i}`, back!);
+          reader.remember(key, `c${i}`, back!, delta);
         });
       }),
       { numRuns: 200 },
@@ -145,5 +151,65 @@ describe('body delta', () => {
     const fresh = new DeltaWindow(); // the same bodies, the own base missing: the last body of all, whole
     fresh.remember(conversationKey({ session_id: 'sub' }), 'c-last', Buffer.from(`{"messages":["${filler}","next"],"tools":"${'u'.repeat(2000)}"}`));
     expect(fresh.encode(own, next)).toMatchObject({ base: 'c-last', prefix: next.length, suffix: 0 });
+  });
+
+  it('a delta patched into its base holds the same bytes as the body copied whole (middles that grow, shrink, vanish; stores outgrown)', () => {
+    // Bodies long enough for deltas (fast-check's arrays are mostly short): a deterministic filler of a drawn length.
+    const long = fc.tuple(fc.integer({ min: 600, max: 12_000 }), fc.nat(255)).map(([n, seed]) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 131 + seed + (i >> 5)) & 0xff)));
+    const edit = fc.record({ session: fc.constantFrom('s1', 's2'), cut: fc.nat(), drop: fc.nat(3000), insert: fc.oneof(bytes, bytes, long), tail: fc.boolean() });
+    fc.assert(
+      fc.property(long, fc.array(edit, { minLength: 1, maxLength: 16 }), (start, edits) => {
+        const patched = new DeltaWindow();
+        const copied = new DeltaWindow();
+        const last = new Map<string, Buffer>();
+        edits.forEach(({ session, cut, drop, insert, tail }, i) => {
+          const key = conversationKey({ session_id: session });
+          // The next body: the previous one with `drop` bytes at `cut` replaced by `insert` (or a new tail).
+          const prev = last.get(session) ?? start;
+          const at = tail ? prev.length : cut % (prev.length + 1);
+          const body = Buffer.concat([prev.subarray(0, at), insert, prev.subarray(Math.min(prev.length, at + drop))]);
+          last.set(session, body);
+          const delta = patched.encode(key, body);
+          expect(copied.encode(key, body)).toEqual(delta); // same bases, same answer
+          patched.remember(key, `c${i}`, body, delta);
+          copied.remember(key, `c${i}`, body);
+          // What the window now holds for the conversation is the body itself, byte for byte.
+          expect(patched.decode(key, { base: `c${i}`, prefix: body.length, suffix: 0 }, Buffer.alloc(0))?.equals(body)).toBe(true);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('evicts the conversation remembered longest ago, counting a base rewritten in place as remembered anew', () => {
+    const w = new DeltaWindow();
+    const body = (k: number, turn: number) => Buffer.from(`{"messages":["${k}:${'x'.repeat(600)}"${',"t"'.repeat(turn)}]}`);
+    const held = (k: number, id: string) => w.decode(conversationKey({ session_id: `s${k}` }), { base: id, prefix: 1, suffix: 0 }, Buffer.alloc(0)) !== undefined;
+    for (let k = 0; k < DELTA_MAX_KEYS; k++) w.remember(conversationKey({ session_id: `s${k}` }), `c${k}-0`, body(k, 0));
+    // Sessions 0 and 1 take a turn (patched in place): now 2 and 3 are the least recent.
+    for (const k of [0, 1]) {
+      const key = conversationKey({ session_id: `s${k}` });
+      const next = body(k, 1);
+      const delta = w.encode(key, next);
+      expect(delta?.base).toBe(`c${k}-0`);
+      w.remember(key, `c${k}-1`, next, delta);
+    }
+    w.remember(conversationKey({ session_id: 'new-a' }), 'ca', body(1000, 0));
+    w.remember(conversationKey({ session_id: 'new-b' }), 'cb', body(1001, 0));
+    expect(held(2, 'c2-0')).toBe(false);
+    expect(held(3, 'c3-0')).toBe(false);
+    expect(held(0, 'c0-1')).toBe(true);
+    expect(held(1, 'c1-1')).toBe(true);
+    expect(held(4, 'c4-0')).toBe(true);
+    w.remember(conversationKey({ session_id: 'new-c' }), 'cc', body(1002, 0));
+    expect(held(4, 'c4-0')).toBe(false);
+    expect(held(0, 'c0-1')).toBe(true);
+  });
+
+  it('a conversation key groups identities as the joined key of earlier versions did (a missing value is the empty one)', () => {
+    const ids = [{}, { session_id: '' }, { session_id: 's' }, { session_id: 's', thread_id: '' }, { session_id: 's', agent_id: '' }, { session_id: 's', thread_id: 't' }, { thread_id: 't' }, { session_id: '', thread_id: 't' }, { agent_id: 'a' }, { session_id: 's', agent_id: 'a' }, { session_id: 's', thread_id: 't', agent_id: 'a' }, { session_id: 't' }, { session_id: 'a' }];
+    const joined = (i: { session_id?: string; thread_id?: string; agent_id?: string }) => `${i.session_id ?? ''}\u0000${i.thread_id ?? ''}\u0000${i.agent_id ?? ''}`;
+    for (const a of ids) for (const b of ids) expect([a, b, conversationKey(a) === conversationKey(b)]).toEqual([a, b, joined(a) === joined(b)]);
+    expect(conversationKey({ session_id: 'sess-1' })).toBe('sess-1');
   });
 });

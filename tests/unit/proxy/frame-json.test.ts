@@ -103,6 +103,20 @@ describe('frame meta JSON (the request path builds it without JSON.stringify)', 
     const lines = await headerLines((w) => ends.forEach((e, j) => w.appendEnd(`c-x-${j}`, e)));
     expect(lines).toEqual(ends.map((e, j) => expectedLine(`c-x-${j}`, 'x', 0, e)));
   });
+
+  it('numbers are spelled as JSON.stringify spells them: digit-by-digit integers at every width, and everything else', async () => {
+    // The writer spells safe integers itself (int32 digits; bigger ones as two halves, the low one zero-padded).
+    const numbers = [0, -0, 1, 9, 10, 99, 100, 123_456_789, 999_999_999, 1e9, 1e9 + 1, 1_000_000_007, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 4_294_967_296_123, 1_764_000_000_000, 1_764_612_345_678, 9_999_999_999_999, Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, 1e21, -1, -1_764_000_000_000, 0.5, 1.25e-7, 1_764_000_000_000.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    const ends = numbers.map((n): EndMeta => ({ first_byte_at: n, ended_at: n, upstream_ended: true, client_aborted: false, upstream_error: null, errors: [] }));
+    const requests = numbers.map((n): RequestMeta => ({ seq: n, transport: 'http', protocol: 'other', method: 'POST', path: '/', upstream_path: '/', started_at: n, identity: {}, dropped: [], delta: { base: 'c-b', prefix: n, suffix: n } }));
+    const lines = await headerLines((w) => {
+      ends.forEach((e, j) => w.appendEnd(`c-x-${j}`, e));
+      requests.forEach((m, j) => w.appendRequest(`c-q-${j}`, m));
+      // A frame's byte count goes through the same digits.
+      w.append('c-d', 'd', undefined, Buffer.alloc(1_000_000, 0x61));
+    });
+    expect(lines).toEqual([...ends.map((e, j) => expectedLine(`c-x-${j}`, 'x', 0, e)), ...requests.map((m, j) => expectedLine(`c-q-${j}`, 'q', 0, m)), '{"c":"c-d","k":"d","n":1000000}']);
+  });
 });
 
 describe('response head (undici raw headers to the client list and the logged meta in one pass)', () => {

@@ -39,13 +39,25 @@ function openModes(path: string): { write: boolean; direct: boolean }[] {
   return modes;
 }
 
+/** The request body of frame i: sizes around the 4 KB block and bigger than a 256 KB slab. */
+function requestBody(i: number): Buffer {
+  const size = i % 97 === 0 ? 300_000 + i : i % 7 === 0 ? 4096 + (i % 3) - 1 : 1 + ((i * 131) % 9000);
+  const body = Buffer.alloc(size, 97 + (i % 26));
+  body.write(`request ${i} `, 0); // differs from its predecessor near the front: sometimes a delta, sometimes not
+  // Every 50th: its predecessor in the session (i - 3) with a 270 KB turn in the middle — a delta whose middle is
+  // bigger than a slab, taken from the body at an offset.
+  if (i % 50 === 0 && i >= 3) {
+    const prev = requestBody(i - 3);
+    return Buffer.concat([prev.subarray(0, prev.length >> 1), Buffer.alloc(270_000, 65 + (i % 20)), prev.subarray(prev.length >> 1)]);
+  }
+  return body;
+}
+
 /** Frames of every size class: tiny, around the 4 KB block, bigger than a 256 KB slab, with deltas and metas. */
 async function writeFrames(w: WireLogWriter, pauses: boolean): Promise<void> {
   for (let i = 0; i < 600; i++) {
     const id = `c-dio-${String(i).padStart(6, '0')}`;
-    const size = i % 97 === 0 ? 300_000 + i : i % 7 === 0 ? 4096 + (i % 3) - 1 : 1 + ((i * 131) % 9000);
-    const body = Buffer.alloc(size, 97 + (i % 26));
-    body.write(`request ${i} `, 0); // differs from its predecessor near the front: sometimes a delta, sometimes not
+    const body = requestBody(i);
     await w.appendRequest(id, { seq: i, transport: 'http', protocol: 'anthropic-messages', method: 'POST', path: '/v1/messages', upstream_path: '/v1/messages', started_at: 1_764_000_000_000 + i, identity: { session_id: `s-${i % 3}` }, dropped: [] }, body);
     w.append(id, 'r', { status: 200, headers: { 'content-type': 'text/event-stream' } });
     w.append(id, 'd', undefined, Buffer.alloc(1 + ((i * 977) % 12_000), 48 + (i % 10)));
@@ -69,8 +81,20 @@ describe('wire log with direct I/O (O_DIRECT: whole aligned blocks, the last one
     expect(a.length).toBe(direct.bytes);
     expect(Buffer.compare(a, b)).toBe(0);
     let frames = 0;
-    for await (const f of readWireFrames(direct.path)) frames += f.k === 'q' ? 1 : 0;
+    let deltas = 0;
+    for await (const f of readWireFrames(direct.path)) {
+      if (f.k !== 'q') continue;
+      expect(f.body.equals(requestBody(frames))).toBe(true);
+      frames++;
+    }
     expect(frames).toBe(600);
+    // The 270 KB middles went in as deltas (header lines as written: the reader gives back whole bodies).
+    for (let at = 0; at < a.length; ) {
+      const header = JSON.parse(a.toString('utf8', at, a.indexOf(10, at))) as { c: string; k: string; n: number; m?: { delta?: unknown } };
+      if (header.k === 'q' && header.m?.delta && header.n >= 270_000) deltas++;
+      at = a.indexOf(10, at) + 1 + header.n + 1;
+    }
+    expect(deltas).toBe(10); // 11 such bodies; frame 350's predecessor (458 bytes) saves too little for a delta
   });
 
   it('an existing log that ends inside a block is appended to through the page cache, and reads whole', async () => {

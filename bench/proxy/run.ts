@@ -9,6 +9,7 @@
  *
  *   npm run bench:proxy
  *   npm run bench:proxy -- --requests 12000      (per point; 6000 by default, a quarter at concurrency 1)
+ *   npm run bench:proxy -- --warmup 0            (no warm-up before the first point: 20000 requests of each kind by default)
  *   BENCH_VERBOSE=1 npm run bench:proxy          (every round of every target, with its CPU during the load)
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
@@ -69,9 +70,9 @@ async function drainMs(child: ChildProcess, expected: number): Promise<number | 
   }
 }
 
-/** Until the process used less than 3 ms of CPU in 100 ms (at most 5 s). */
-async function untilIdle(child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 50; i++) {
+/** Until the process used less than 3 ms of CPU in 100 ms (at most `maxSeconds`). */
+async function untilIdle(child: ChildProcess, maxSeconds = 5): Promise<void> {
+  for (let i = 0; i < maxSeconds * 10; i++) {
     const a = await statsOf(child);
     await new Promise((r) => setTimeout(r, 100));
     const b = await statsOf(child);
@@ -160,6 +161,26 @@ async function main(): Promise<void> {
   type Row = { target: string; kind: string; c: number; round: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null; loadCpuUs: number | null; faults: number | null; drain: number | null; sustained: number };
   const rows: Row[] = [];
   const kinds = arg('--kinds', 'sse,json').split(',');
+  // Steady state, not start-up: before the first point every server answers `--warmup` requests of each kind at
+  // concurrency 16, so no point measures V8 still compiling the request path on the second core (the client's). Within
+  // its first ~20k requests a proxy here spends 5-25 us of background-thread CPU per request on optimizing compiles
+  // (roller, with more code, the longer), under 1 us after; with the 200-request warm-up of each point alone, the
+  // first points measured who finished compiling first. The same requests for every target; 0 turns it off.
+  const warmup = Number(arg('--warmup', '20000'));
+  if (warmup > 0) {
+    const t0 = performance.now();
+    for (const t of targets) {
+      if (!t.child) continue; // direct: the upstream, warmed by everything the proxies send it
+      for (const kind of kinds) {
+        await load(t.url, `/v1/messages?${kind}`, 16, warmup);
+        t.sent += warmup;
+      }
+      await drainMs(t.child, t.sent);
+      // roller-full writes the wire traces of all those calls after calls.jsonl: tens of seconds, not 5.
+      await untilIdle(t.child, 120);
+    }
+    console.log(`warm-up: ${warmup} requests of each kind through every server at concurrency 16 (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  }
   const levels = arg('--concurrency', '1,16,64').split(',').map(Number);
   // Rounds: the targets of a point run in turn, in a rotated order each round, and a ratio is the median
   // of the per-round ratios — the VM's speed drifts by tens of percent within a minute, and a target

@@ -40,16 +40,51 @@ export interface SplitHeaders {
   contentEncoding?: string;
 }
 
+/** An x-roller-* header roller does not know: removed, nothing recorded. */
+const UNKNOWN_ROLLER_HEADER: RequestHeaderRole = { kind: 'drop', key: undefined };
+
 /** Connection tokens that name no header. */
 const CONNECTION_OPTIONS = new Set(['keep-alive', 'close', 'upgrade']);
+
+/** What a request header is to the proxy when it is not simply forwarded. */
+type RequestHeaderRole =
+  | { readonly kind: 'hop' }
+  /** Removed before forwarding (roller's own, a configured correlation header), its value recorded as `key`. */
+  | { readonly kind: 'drop'; readonly key: keyof NativeIdentityHeaders | undefined }
+  /** Forwarded, its value recorded as `key` (a harness's identity header). */
+  | { readonly kind: 'identity'; readonly key: keyof NativeIdentityHeaders }
+  | { readonly kind: 'content-encoding' };
+
+const HOP_ROLE: RequestHeaderRole = { kind: 'hop' };
+const NO_CORRELATION: Readonly<Record<string, keyof NativeIdentityHeaders>> = {};
+const rolesByCorrelation = new WeakMap<object, Map<string, RequestHeaderRole>>();
+
+/**
+ * Every header name the proxy treats specially, given the proxy's correlation headers, in one map (built once per
+ * correlation table): one lookup per header instead of a set, a prefix test and three lookups by a name that varies.
+ * Precedence as the checks ran before: hop-by-hop, then removed (x-roller-*, correlation), then harness identity.
+ */
+function requestHeaderRoles(correlation: Readonly<Record<string, keyof NativeIdentityHeaders>>): Map<string, RequestHeaderRole> {
+  let roles = rolesByCorrelation.get(correlation);
+  if (roles) return roles;
+  roles = new Map<string, RequestHeaderRole>([['content-encoding', { kind: 'content-encoding' }]]);
+  for (const [name, key] of Object.entries(HARNESS_IDENTITY)) roles.set(name, { kind: 'identity', key });
+  for (const [name, key] of Object.entries(correlation)) roles.set(name.toLowerCase(), { kind: 'drop', key: ROLLER_IDENTITY[name.toLowerCase()] ?? key });
+  for (const [name, key] of Object.entries(ROLLER_IDENTITY)) roles.set(name, { kind: 'drop', key });
+  for (const name of HOP_BY_HOP) roles.set(name, HOP_ROLE);
+  rolesByCorrelation.set(correlation, roles);
+  return roles;
+}
 
 /**
  * Split a request's headers (node's `rawHeaders`) into what goes upstream and what is recorded. No header
  * object is built on the request path; a repeated header is forwarded as it came, and an identity header's
  * first occurrence is the one recorded. `correlation` names extra headers (e.g. OpenCode's) that carry
- * identity for the proxy only: removed, value kept as run_id unless the map says otherwise.
+ * identity for the proxy only: removed, value kept as run_id unless the map says otherwise (names in any case; a
+ * table is read once, at its first request, so it is not to be changed after).
  */
-export function splitRequestHeaders(raw: readonly string[], correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> = {}): SplitHeaders {
+export function splitRequestHeaders(raw: readonly string[], correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> = NO_CORRELATION): SplitHeaders {
+  const roles = requestHeaderRoles(correlation);
   const forward: string[] = [];
   const identity: NativeIdentityHeaders = {};
   let fromRoller: NativeIdentityHeaders | undefined;
@@ -60,26 +95,28 @@ export function splitRequestHeaders(raw: readonly string[], correlation: Readonl
     const rawName = raw[i]!;
     const value = raw[i + 1]!;
     const name = rawName.toLowerCase();
-    if (HOP_BY_HOP.has(name)) {
-      if (name === 'connection') {
-        for (const token of value.split(',')) {
-          const t = token.trim().toLowerCase();
-          if (t && !CONNECTION_OPTIONS.has(t)) (connectionListed ??= new Set()).add(t);
+    const role = roles.get(name) ?? (name.startsWith('x-roller-') ? UNKNOWN_ROLLER_HEADER : undefined);
+    if (role !== undefined) {
+      if (role.kind === 'hop') {
+        if (name === 'connection') {
+          for (const token of value.split(',')) {
+            const t = token.trim().toLowerCase();
+            if (t && !CONNECTION_OPTIONS.has(t)) (connectionListed ??= new Set()).add(t);
+          }
         }
+        continue;
       }
-      continue;
+      if (role.kind === 'drop') {
+        dropped ??= [];
+        if (!dropped.includes(name)) dropped.push(name);
+        fromRoller ??= {};
+        if (role.key && value && fromRoller[role.key] === undefined) fromRoller[role.key] = value;
+        continue;
+      }
+      if (role.kind === 'identity') {
+        if (value && identity[role.key] === undefined) identity[role.key] = value;
+      } else if (contentEncoding === undefined) contentEncoding = value;
     }
-    if (name.startsWith('x-roller-') || name in correlation) {
-      dropped ??= [];
-      if (!dropped.includes(name)) dropped.push(name);
-      const key = ROLLER_IDENTITY[name] ?? correlation[name];
-      fromRoller ??= {};
-      if (key && value && fromRoller[key] === undefined) fromRoller[key] = value;
-      continue;
-    }
-    const key = HARNESS_IDENTITY[name];
-    if (key && value && identity[key] === undefined) identity[key] = value;
-    if (name === 'content-encoding' && contentEncoding === undefined) contentEncoding = value;
     forward.push(rawName, value);
   }
   // Headers the client's Connection header names are hop-by-hop too (rare: filtered after the fact).

@@ -231,7 +231,8 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   private finish(firstByteAt: number | null, upstreamEnded: boolean, upstreamError: string | null): void {
     if (this.finished) return;
     this.finished = true;
-    this.res.off('close', this.onClientClose);
+    // The 'close' listener stays: the response's own 'close' still comes, and onClientClose returns at once for a
+    // finished exchange (cheaper than taking the listener off the emitter on every request).
     const end: EndMeta = {
       first_byte_at: firstByteAt,
       ended_at: Date.now(),

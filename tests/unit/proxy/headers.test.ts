@@ -30,4 +30,20 @@ describe('request headers (node rawHeaders)', () => {
     for (let i = 0; i < split.forward.length; i += 2) forwarded[split.forward[i]!] = split.forward[i + 1]!;
     expect(forwarded).toEqual({ 'content-type': 'application/json', 'session-id': 'codex-7', authorization: 'Bearer x' });
   });
+
+  it('a correlation table is its own: two proxies with different tables split the same headers differently, and names of Object.prototype are ordinary headers', () => {
+    const raw = ['X-Trace', 't-1', 'x-opencode-session', 'oc-1', 'Constructor', 'c', 'toString', 's', 'x-roller-future-header', 'f', 'Session-Id', 'h-1'];
+    const a = splitRequestHeaders(raw, { 'x-opencode-session': 'session_id' });
+    const b = splitRequestHeaders(raw, { 'x-trace': 'run_id', 'session-id': 'thread_id' });
+    const none = splitRequestHeaders(raw);
+    expect(a.identity).toEqual({ session_id: 'oc-1' });
+    expect(a.dropped).toEqual(['x-opencode-session', 'x-roller-future-header']);
+    expect(a.forward).toEqual(['X-Trace', 't-1', 'Constructor', 'c', 'toString', 's', 'Session-Id', 'h-1']);
+    // A correlation header wins over the harness identity header of the same name (removed, recorded as configured).
+    expect(b.identity).toEqual({ run_id: 't-1', thread_id: 'h-1' });
+    expect(b.dropped).toEqual(['session-id', 'x-roller-future-header', 'x-trace']);
+    expect(none.identity).toEqual({ session_id: 'h-1' });
+    expect(none.dropped).toEqual(['x-roller-future-header']);
+    expect(none.forward).toEqual(['X-Trace', 't-1', 'x-opencode-session', 'oc-1', 'Constructor', 'c', 'toString', 's', 'Session-Id', 'h-1']);
+  });
 });

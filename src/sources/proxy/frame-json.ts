@@ -44,74 +44,45 @@ export function writeRequestMeta(out: JsonOut, meta: RequestMeta): void {
   for (const k in f) {
     const v = f[k];
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    // The separator and the key in one constant text (one piece where two were).
-    switch (k) {
-      case 'seq':
-        out.ascii(first ? '{"seq":' : ',"seq":');
-        value(out, v);
-        break;
-      case 'transport':
-        out.ascii(first ? '{"transport":' : ',"transport":');
-        value(out, v);
-        break;
-      case 'protocol':
-        out.ascii(first ? '{"protocol":' : ',"protocol":');
-        value(out, v);
-        break;
-      case 'method':
-        out.ascii(first ? '{"method":' : ',"method":');
-        value(out, v);
-        break;
-      case 'path':
-        out.ascii(first ? '{"path":' : ',"path":');
-        value(out, v);
-        break;
-      case 'upstream_path':
-        out.ascii(first ? '{"upstream_path":' : ',"upstream_path":');
-        value(out, v);
-        break;
-      case 'started_at':
-        out.ascii(first ? '{"started_at":' : ',"started_at":');
-        value(out, v);
-        break;
-      case 'identity':
-        out.ascii(first ? '{"identity":' : ',"identity":');
-        if (typeof v === 'object' && v !== null && !Array.isArray(v)) plainObject(out, v as Record<string, unknown>);
-        else value(out, v);
-        break;
-      case 'dropped':
-        out.ascii(first ? '{"dropped":' : ',"dropped":');
-        if (Array.isArray(v) && v.length === 0) out.ascii('[]');
-        else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) {
-          out.ascii('[');
-          for (let i = 0; i < v.length; i++) {
-            if (i > 0) out.ascii(',');
-            out.string(v[i] as string);
-          }
-          out.ascii(']');
-        } else value(out, v);
-        break;
-      case 'delta':
-        out.ascii(first ? '{"delta":' : ',"delta":');
-        if (isPlainDelta(v)) {
-          out.ascii('{"base":');
-          out.string(v.base);
-          out.ascii(',"prefix":');
-          out.number(v.prefix);
-          out.ascii(',"suffix":');
-          out.number(v.suffix);
-          out.ascii('}');
-        } else value(out, v);
-        break;
-      default:
-        out.ascii(first ? '{' : ',');
-        out.string(k);
-        out.ascii(':');
-        value(out, v);
+    const key = REQUEST_KEY_TEXT.get(k);
+    if (key === undefined) {
+      out.ascii(first ? '{' : ',');
+      out.string(k);
+      out.ascii(':');
+      value(out, v);
+    } else {
+      out.ascii(first ? key[0] : key[1]);
+      if (k === 'identity' && typeof v === 'object' && v !== null && !Array.isArray(v)) plainObject(out, v as Record<string, unknown>);
+      else if (k === 'dropped' && Array.isArray(v) && v.every((x) => typeof x === 'string')) stringArray(out, v as string[]);
+      else if (k === 'delta' && isPlainDelta(v)) {
+        out.ascii('{"base":');
+        out.string(v.base);
+        out.ascii(',"prefix":');
+        out.number(v.prefix);
+        out.ascii(',"suffix":');
+        out.number(v.suffix);
+        out.ascii('}');
+      } else value(out, v);
     }
     first = false;
   }
   out.ascii(first ? '{}' : '}');
+}
+
+/** The separator and key of each field the proxy writes as one constant text: [as the first field, as a later one]. */
+const REQUEST_KEY_TEXT = new Map<string, readonly [string, string]>(
+  ['seq', 'transport', 'protocol', 'method', 'path', 'upstream_path', 'started_at', 'identity', 'dropped', 'delta'].map((k) => [k, [`{"${k}":`, `,"${k}":`]]),
+);
+
+/** `["a","b",…]`. */
+function stringArray(out: JsonOut, v: readonly string[]): void {
+  if (v.length === 0) return out.ascii('[]');
+  out.ascii('[');
+  for (let i = 0; i < v.length; i++) {
+    if (i > 0) out.ascii(',');
+    out.string(v[i]!);
+  }
+  out.ascii(']');
 }
 
 /** `{"k":v,…}` of a flat object (the identity headers), each value as `value` spells it. */

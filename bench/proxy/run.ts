@@ -221,7 +221,7 @@ async function main(): Promise<void> {
           const loadCpuUs = before && loaded ? ((loaded.cpuMs - before.cpuMs) * 1000) / samples.length : null;
           // Minor page faults per request: fresh memory the kernel maps in (and each costs microseconds on a VM).
           const faults = before && after ? (after.faults - before.faults) / samples.length : null;
-          if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${kind} c=${c} ${t.name}: ${(samples.length / seconds).toFixed(0)} req/s, CPU ${cpuUs?.toFixed(0) ?? '-'} us/req (during the load ${loadCpuUs?.toFixed(0) ?? '-'}), faults ${faults?.toFixed(2) ?? '-'}/req`);
+          if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${kind} c=${c} ${t.name}: ${(samples.length / seconds).toFixed(0)} req/s, CPU ${cpuUs?.toFixed(0) ?? '-'} us/req (during the load ${loadCpuUs?.toFixed(0) ?? '-'}), faults ${faults?.toFixed(2) ?? '-'}/req (during the load ${before && loaded ? ((loaded.faults - before.faults) / samples.length).toFixed(2) : '-'})`);
           rows.push({
             target: t.name,
             kind,

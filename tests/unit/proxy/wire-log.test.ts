@@ -105,6 +105,32 @@ describe('wire log', () => {
     expect(seen).toEqual(['c-1', 'c-2']);
   });
 
+  it('a yielding follower leaves a request that lands after a long idle until its exchange ends, and no later than maxLagMs', async () => {
+    const path = join(tmp.path, 'yield', 'wire.frames');
+    const w = await WireLogWriter.open(path);
+    const events: string[] = [];
+    const reading = (async () => {
+      for await (const f of readWireFrames(path, { follow: w.progress, yieldTo: { quietMs: 50, maxLagMs: 1500 } })) if (f.k === 'q') events.push(`read ${f.c}`);
+    })();
+    // Idle longer than maxLagMs (a harness running a tool), then a model call: the proxy forwards it for a while.
+    await new Promise((r) => setTimeout(r, 1800));
+    w.opened();
+    await w.appendRequest('c-after-idle', meta(0, 's'), body(1, 's'));
+    await new Promise((r) => setTimeout(r, 600)); // several flushes and follower polls, the exchange still open
+    events.push('ended');
+    w.ended();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events).toEqual(['ended', 'read c-after-idle']);
+    // The other bound: an exchange that stays open is not waited for past maxLagMs.
+    w.opened();
+    await w.appendRequest('c-long', meta(1, 's'), body(2, 's'));
+    await new Promise((r) => setTimeout(r, 2200));
+    expect(events).toEqual(['ended', 'read c-after-idle', 'read c-long']);
+    w.ended();
+    await w.close();
+    await reading;
+  }, 15_000);
+
   it('an exchange the log never ends (the proxy was killed) is still a call: interrupted, with what was captured', async () => {
     const path = join(tmp.path, 'c', 'wire.frames');
     const w = await WireLogWriter.open(path);

@@ -104,11 +104,11 @@ describe('body delta', () => {
         body = Buffer.concat([body.subarray(0, body.indexOf(']')), Buffer.from(`${turn ? ',' : ''}"${s}:${turn} ${filler}"`), body.subarray(body.indexOf(']'))]);
         const id = `c${s}-${turn}`;
         const delta = writer.encode(key, body);
-        writer.remember(key, id, body);
+        writer.remember(key, id, body, delta);
         const stored = delta ? body.subarray(delta.prefix, body.length - delta.suffix) : body;
         const back = delta ? reader.decode(key, delta, Buffer.from(stored)) : Buffer.from(stored);
         expect(back?.equals(body)).toBe(true);
-        reader.remember(key, id, back!);
+        reader.remember(key, id, back!, delta);
       }
     }
     expect(writer.allocatedStores).toBeLessThanOrEqual(DELTA_MAX_KEYS + 64 + 8);

@@ -1,4 +1,4 @@
-import type { EndMeta, RequestMeta } from './wire-log.js';
+import type { EndMeta, RequestMeta } from './wire-format.js';
 
 /**
  * How the frame metas the request path writes (request, response head, end) are spelled: the text
@@ -32,6 +32,11 @@ function value(out: JsonOut, v: unknown): void {
   else if (typeof v === 'number') out.number(v);
   else out.json(JSON.stringify(v));
 }
+
+/** The separator and key of each field the proxy writes as one constant text: [as the first field, as a later one]. */
+const REQUEST_KEY_TEXT = new Map<string, readonly [string, string]>(
+  ['seq', 'transport', 'protocol', 'method', 'path', 'upstream_path', 'started_at', 'identity', 'dropped', 'delta'].map((k) => [k, [`{"${k}":`, `,"${k}":`]]),
+);
 
 /**
  * JSON.stringify(meta) of a request frame's meta: its own fields in its own order (as JSON.stringify walks them,
@@ -68,11 +73,6 @@ export function writeRequestMeta(out: JsonOut, meta: RequestMeta): void {
   }
   out.ascii(first ? '{}' : '}');
 }
-
-/** The separator and key of each field the proxy writes as one constant text: [as the first field, as a later one]. */
-const REQUEST_KEY_TEXT = new Map<string, readonly [string, string]>(
-  ['seq', 'transport', 'protocol', 'method', 'path', 'upstream_path', 'started_at', 'identity', 'dropped', 'delta'].map((k) => [k, [`{"${k}":`, `,"${k}":`]]),
-);
 
 /** `["a","b",…]`. */
 function stringArray(out: JsonOut, v: readonly string[]): void {

@@ -69,7 +69,10 @@ function requestHeaderRoles(correlation: Readonly<Record<string, keyof NativeIde
   if (roles) return roles;
   roles = new Map<string, RequestHeaderRole>([['content-encoding', { kind: 'content-encoding' }]]);
   for (const [name, key] of Object.entries(HARNESS_IDENTITY)) roles.set(name, { kind: 'identity', key });
-  for (const [name, key] of Object.entries(correlation)) roles.set(name.toLowerCase(), { kind: 'drop', key: ROLLER_IDENTITY[name.toLowerCase()] ?? key });
+  for (const [configured, key] of Object.entries(correlation)) {
+    const name = configured.toLowerCase();
+    roles.set(name, { kind: 'drop', key: ROLLER_IDENTITY[name] ?? key });
+  }
   for (const [name, key] of Object.entries(ROLLER_IDENTITY)) roles.set(name, { kind: 'drop', key });
   for (const name of HOP_BY_HOP) roles.set(name, HOP_ROLE);
   rolesByCorrelation.set(correlation, roles);

@@ -8,7 +8,7 @@ import { isObject } from '../../transforms/protocols/types.js';
 import { buildCallRecord, modelOf, type Exchange } from './call-record.js';
 import { ResponseTap } from './response-tap.js';
 import type { WireFrame } from './wire-frames.js';
-import type { EndMeta, RequestMeta, ResponseHeadMeta } from './wire-log.js';
+import type { EndMeta, RequestMeta, ResponseHeadMeta } from './wire-format.js';
 
 export interface ProjectCallsOptions {
   /** What Call.response_path says (the wire log, relative to the capture directory). */

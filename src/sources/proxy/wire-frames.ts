@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { conversationKey, DeltaWindow } from './body-delta.js';
 import { DirectReads } from './direct-io.js';
-import type { BodyRef, FrameKind, RequestMeta } from './wire-log.js';
+import type { BodyRef, FrameKind, RequestMeta } from './wire-format.js';
 import { committedBytes, lastWriteAt, PROGRESS_CLOSED, PROGRESS_DIRECT, PROGRESS_GENERATION, PROGRESS_OPEN_EXCHANGES } from './wire-progress.js';
 
 export interface WireFrame {

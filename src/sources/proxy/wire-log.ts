@@ -2,83 +2,14 @@ import { close as closeFd, constants as fsConstants, fstat, fsync, ftruncate, op
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
-import type { RecordedError } from '../../schemas/common.js';
-import type { Protocol } from '../../schemas/call.js';
-import { conversationKey, DeltaWindow, type BodyDelta } from './body-delta.js';
+import { conversationKey, DeltaWindow } from './body-delta.js';
 import { alignedBuffer, DIRECT_BLOCK, withDirect } from './direct-io.js';
 import { writeEndMeta, writeRequestMeta, writeResponseHeadMeta, type JsonOut, type RecordedResponseHead } from './frame-json.js';
-import type { NativeIdentityHeaders } from './headers.js';
+import type { EndMeta, FrameKind, RequestMeta } from './wire-format.js';
 import { PROGRESS_COMMITTED_BYTE, PROGRESS_DIRECT, PROGRESS_GENERATION, PROGRESS_CLOSED, PROGRESS_LAST_WRITE_BYTE, PROGRESS_OPEN_EXCHANGES } from './wire-progress.js';
 
+export * from './wire-format.js';
 export * from './wire-progress.js';
-
-/**
- * The wire log: everything the proxy saw, in one append-only file per capture, written on the request
- * path and nothing else. Calls (decoded responses, records, wire traces) are projected from it behind
- * the proxy — by the same code that reprocesses an archive — so recording costs a copy and a share of one
- * write per event-loop turn, never a parse, a file open or a wait for a consumer.
- *
- * A frame is a JSON header line `{"c":call_id,"k":kind,"n":bytes[,"m":meta]}` followed by exactly `n`
- * raw bytes and a '\n'. Kinds, in the order they occur for one call (calls interleave):
- *   q  the request: meta RequestMeta, bytes = the body as received (still content-encoded), or with
- *      meta.delta the bytes that differ from a recent body (body-delta.ts)
- *   r  the response head: meta ResponseHeadMeta, no bytes
- *   d  response bytes as received (HTTP: a body chunk, still content-encoded; WebSocket: one text message)
- *   x  the end of the exchange: meta EndMeta, no bytes
- * A log written with direct I/O whose writer stopped without closing it ends in NUL bytes (its last block's padding);
- * readers take them as the end of the log.
- */
-export const WIRE_LOG_FILE = 'raw/wire.frames';
-
-export type FrameKind = 'q' | 'r' | 'd' | 'x';
-
-export interface RequestMeta {
-  seq: number;
-  transport: 'http' | 'websocket';
-  protocol: Protocol;
-  method: string;
-  path: string;
-  upstream_path: string;
-  /** Epoch milliseconds (formatted by the projection, not on the request path). */
-  started_at: number;
-  identity: NativeIdentityHeaders;
-  dropped: string[];
-  content_encoding?: string;
-  /** Set when the body is not in the frame (and why). */
-  body_omitted?: string;
-  /** The frame holds only what differs from a recent body (readers give back the whole body). */
-  delta?: BodyDelta;
-  /**
-   * In a published capture: the frame holds no bytes, the body is the call's context in calls.jsonl
-   * (seeds/000: a request body is not stored a second time). Readers resolve it with `bodies`.
-   */
-  body_ref?: BodyRef;
-}
-
-export interface BodyRef {
-  file: 'calls.jsonl';
-  call_id: string;
-  /** JSON pointer into the call record. */
-  pointer: '/context';
-  /** The content-encoding the body had on the wire (the reference is to the decoded JSON). */
-  wire_content_encoding?: string;
-}
-
-export interface ResponseHeadMeta {
-  status: number;
-  /** Response headers, credentials (set-cookie) removed. */
-  headers: Record<string, string | string[] | undefined>;
-}
-
-export interface EndMeta {
-  /** Epoch milliseconds. */
-  first_byte_at: number | null;
-  ended_at: number;
-  upstream_ended: boolean;
-  client_aborted: boolean;
-  upstream_error: string | null;
-  errors: RecordedError[];
-}
 
 /** A frame header's text from the call id's closing quote to its length. */
 const KIND_TEXT: Readonly<Record<FrameKind, string>> = { q: '","k":"q","n":', r: '","k":"r","n":', d: '","k":"d","n":', x: '","k":"x","n":' };
@@ -106,11 +37,11 @@ const fstatAsync = promisify(fstat);
 const openAsync = (path: string, flags: string | number): Promise<number> => new Promise((resolve, reject) => openFd(path, flags, 0o644, (err, fd) => (err ? reject(err) : resolve(fd))));
 
 /**
- * The writer. Frames are packed into slabs and written with one writev per 5 ms or 512 KB (however many
- * exchanges are in flight): each write is a thread-pool round trip, and per-turn writes cost the request
- * path more than everything else roller does on it. `progress` tells readers — in this thread or a worker — that bytes landed:
- * its generation counter moves after every completed write, and its closed flag is set once the last one
- * is on disk. append() returns a promise only when more than `highWaterBytes` wait for the disk; the
+ * The writer of the wire log (its format: wire-format.ts), on the request path and nothing else. Frames are packed
+ * into slabs and written with one writev per 5 ms or 512 KB (however many exchanges are in flight): each write is a
+ * thread-pool round trip, and per-turn writes cost the request path more than everything else roller does on it.
+ * `progress` tells readers — in this thread or a worker — that bytes landed: its generation counter moves after every
+ * completed write, and its closed flag is set once the last one is on disk. append() returns a promise only when more than `highWaterBytes` wait for the disk; the
  * proxy awaits it, so a slow disk slows the upstream read instead of growing memory.
  *
  * With direct I/O (see open) every byte is copied into a slab, each write covers whole 4 KB blocks from aligned

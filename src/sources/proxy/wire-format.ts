@@ -1,0 +1,72 @@
+import type { RecordedError } from '../../schemas/common.js';
+import type { Protocol } from '../../schemas/call.js';
+import type { BodyDelta } from './body-delta.js';
+import type { NativeIdentityHeaders } from './headers.js';
+
+/**
+ * The wire log: everything the proxy saw, in one append-only file per capture, written on the request
+ * path and nothing else. Calls (decoded responses, records, wire traces) are projected from it behind
+ * the proxy — by the same code that reprocesses an archive — so recording costs a copy and a share of one
+ * write per event-loop turn, never a parse, a file open or a wait for a consumer.
+ *
+ * A frame is a JSON header line `{"c":call_id,"k":kind,"n":bytes[,"m":meta]}` followed by exactly `n`
+ * raw bytes and a '\n'. Kinds, in the order they occur for one call (calls interleave):
+ *   q  the request: meta RequestMeta, bytes = the body as received (still content-encoded), or with
+ *      meta.delta the bytes that differ from a recent body (body-delta.ts)
+ *   r  the response head: meta ResponseHeadMeta, no bytes
+ *   d  response bytes as received (HTTP: a body chunk, still content-encoded; WebSocket: one text message)
+ *   x  the end of the exchange: meta EndMeta, no bytes
+ * A log written with direct I/O whose writer stopped without closing it ends in NUL bytes (its last block's padding);
+ * readers take them as the end of the log.
+ */
+export const WIRE_LOG_FILE = 'raw/wire.frames';
+
+export type FrameKind = 'q' | 'r' | 'd' | 'x';
+
+export interface RequestMeta {
+  seq: number;
+  transport: 'http' | 'websocket';
+  protocol: Protocol;
+  method: string;
+  path: string;
+  upstream_path: string;
+  /** Epoch milliseconds (formatted by the projection, not on the request path). */
+  started_at: number;
+  identity: NativeIdentityHeaders;
+  dropped: string[];
+  content_encoding?: string;
+  /** Set when the body is not in the frame (and why). */
+  body_omitted?: string;
+  /** The frame holds only what differs from a recent body (readers give back the whole body). */
+  delta?: BodyDelta;
+  /**
+   * In a published capture: the frame holds no bytes, the body is the call's context in calls.jsonl
+   * (seeds/000: a request body is not stored a second time). Readers resolve it with `bodies`.
+   */
+  body_ref?: BodyRef;
+}
+
+export interface BodyRef {
+  file: 'calls.jsonl';
+  call_id: string;
+  /** JSON pointer into the call record. */
+  pointer: '/context';
+  /** The content-encoding the body had on the wire (the reference is to the decoded JSON). */
+  wire_content_encoding?: string;
+}
+
+export interface ResponseHeadMeta {
+  status: number;
+  /** Response headers, credentials (set-cookie) removed. */
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface EndMeta {
+  /** Epoch milliseconds. */
+  first_byte_at: number | null;
+  ended_at: number;
+  upstream_ended: boolean;
+  client_aborted: boolean;
+  upstream_error: string | null;
+  errors: RecordedError[];
+}

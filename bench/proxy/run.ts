@@ -10,7 +10,8 @@
  *   npm run bench:proxy
  *   npm run bench:proxy -- --requests 12000      (per point; 6000 by default, a quarter at concurrency 1)
  *   npm run bench:proxy -- --warmup 0            (no warm-up before the first point: 20000 requests of each kind by default)
- *   BENCH_VERBOSE=1 npm run bench:proxy          (every round of every target, with its CPU during the load)
+ *   BENCH_VERBOSE=1 npm run bench:proxy          (every round of every target: its CPU during the load, all threads and the
+ *                                                 main thread's, and the upstream's, the client's and the machine's idle share)
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -44,9 +45,11 @@ async function startServer(kind: string, target = ''): Promise<{ url: string; ch
   return { url, child };
 }
 
-async function statsOf(child: ChildProcess): Promise<{ rss: number; maxRss: number; cpuMs: number; faults: number }> {
+type ServerStats = { rss: number; maxRss: number; cpuMs: number; mainCpuMs: number; faults: number };
+
+async function statsOf(child: ChildProcess): Promise<ServerStats> {
   child.send('rss');
-  const [m] = (await once(child, 'message')) as [{ rss: number; maxRss: number; cpuMs: number; faults: number }];
+  const [m] = (await once(child, 'message')) as [ServerStats];
   return m;
 }
 
@@ -78,6 +81,21 @@ async function untilIdle(child: ChildProcess, maxSeconds = 5): Promise<void> {
     const b = await statsOf(child);
     if (b.cpuMs - a.cpuMs < 3) return;
   }
+}
+
+/** The machine's CPU ticks from /proc/stat (all cores): [idle, total]; [0, 0] where there is none. */
+function machineTicks(): [number, number] {
+  try {
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return [ticks[3]! + (ticks[4] ?? 0), ticks.reduce((a, b) => a + b, 0)];
+  } catch {
+    return [0, 0];
+  }
+}
+
+function idleShare(before: [number, number], after: [number, number]): number {
+  const total = after[1] - before[1];
+  return total > 0 ? (after[0] - before[0]) / total : Number.NaN;
 }
 
 const SESSIONS = Array.from({ length: 64 }, (_, s) => sessionBodies(s));
@@ -203,7 +221,13 @@ async function main(): Promise<void> {
             await untilIdle(t.child);
           }
           const before = t.child ? await statsOf(t.child) : null;
+          const upstreamBefore = await statsOf(upstream.child);
+          const clientBefore = process.cpuUsage();
+          const machineBefore = machineTicks();
           const { samples, seconds } = await load(t.url, `/v1/messages?${kind}`, c, n);
+          const machineIdle = idleShare(machineBefore, machineTicks());
+          const client = process.cpuUsage(clientBefore);
+          const upstreamLoaded = await statsOf(upstream.child);
           t.sent += n;
           const loaded = t.child ? await statsOf(t.child) : null;
           const drain = t.child ? await drainMs(t.child, t.sent) : null;
@@ -221,7 +245,12 @@ async function main(): Promise<void> {
           const loadCpuUs = before && loaded ? ((loaded.cpuMs - before.cpuMs) * 1000) / samples.length : null;
           // Minor page faults per request: fresh memory the kernel maps in (and each costs microseconds on a VM).
           const faults = before && after ? (after.faults - before.faults) / samples.length : null;
-          if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${kind} c=${c} ${t.name}: ${(samples.length / seconds).toFixed(0)} req/s, CPU ${cpuUs?.toFixed(0) ?? '-'} us/req (during the load ${loadCpuUs?.toFixed(0) ?? '-'}), faults ${faults?.toFixed(2) ?? '-'}/req (during the load ${before && loaded ? ((loaded.faults - before.faults) / samples.length).toFixed(2) : '-'})`);
+          // Of that, the main thread's (forwarding; the rest is the projection worker, the thread pool, V8's helpers).
+          const loadMainUs = before && loaded ? ((loaded.mainCpuMs - before.mainCpuMs) * 1000) / samples.length : null;
+          // The whole machine per request during the load: the client (this process) and the upstream share the 2 cores
+          // with the proxy, so what the proxy costs shows in their time and the idle share as well.
+          const others = `upstream ${(((upstreamLoaded.cpuMs - upstreamBefore.cpuMs) * 1000) / samples.length).toFixed(0)}, client ${((client.user + client.system) / samples.length).toFixed(0)} us/req, machine idle ${(machineIdle * 100).toFixed(0)}%`;
+          if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${kind} c=${c} ${t.name}: ${(samples.length / seconds).toFixed(0)} req/s, CPU ${cpuUs?.toFixed(0) ?? '-'} us/req (during the load ${loadCpuUs?.toFixed(0) ?? '-'}, main thread ${loadMainUs?.toFixed(0) ?? '-'}; ${others}), faults ${faults?.toFixed(2) ?? '-'}/req (during the load ${before && loaded ? ((loaded.faults - before.faults) / samples.length).toFixed(2) : '-'})`);
           rows.push({
             target: t.name,
             kind,

@@ -9,7 +9,7 @@
  * number of calls a roller pipeline has written to calls.jsonl so far.
  */
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -181,6 +181,22 @@ function projectedCalls(): number {
   return counted.lines;
 }
 
+/**
+ * CPU of the main thread alone (user + system, ms), from /proc: the thread that forwards, apart from the projection
+ * worker and the thread pool. NaN where /proc has no per-thread stat.
+ */
+function mainThreadCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** Linux's USER_HZ (the unit of /proc's CPU times): 100 on every Linux build node runs on. */
+const CLOCK_TICKS = 100;
+
 const [kind, target] = process.argv.slice(2);
 const start: Record<string, () => Promise<string>> = {
   upstream,
@@ -205,7 +221,7 @@ process.on('message', (m) => {
   if (m === 'projected') process.send!({ projected: projectedCalls() });
   if (m === 'rss') {
     const u = process.resourceUsage();
-    process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: u.maxRSS / 1024, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, faults: u.minorPageFault });
+    process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: u.maxRSS / 1024, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, mainCpuMs: mainThreadCpuMs(), faults: u.minorPageFault });
   }
   if (m === 'exit') {
     // A normal exit, so --cpu-prof can write its profile; the capture (hundreds of MB) goes with it.

@@ -7,7 +7,7 @@ import { init as zstdInit, compress as zstdCompress } from '@bokuweb/zstd-wasm';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Call as CallSchema, checkValue, type Call } from '../../src/schemas/index.js';
-import { readRawResponse, startRecordingProxy, type RecordingProxy } from '../../src/sources/proxy/index.js';
+import { readRawResponse, readWireFrames, startRecordingProxy, type RecordingProxy } from '../../src/sources/proxy/index.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../src/sources/scripted-model/index.js';
 import { decodeSseChunks } from '../../src/transforms/protocols/index.js';
 import { collect, startUpstream } from '../support/http.js';
@@ -174,6 +174,30 @@ describe('faults end as recorded statuses', () => {
     const [call] = await finish();
     expect(call).toMatchObject({ execution_status: 'failed', response_capture_status: 'missing', http_status: null });
     expect(call!.errors[0]!.code).toBe('ROLLER_UPSTREAM_FAILED');
+  });
+
+  it('a request undici refuses at once (OPTIONS *) gets a 502 and is logged whole: its request frame, then its end', async () => {
+    // undici refuses the path '*' inside dispatch() itself (onError before dispatch returns): the exchange ends there,
+    // and its request must still be in the log, before its end.
+    const model = await withModel();
+    const { proxy, finish } = await harness(model.url);
+    const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    let reply = '';
+    socket.on('data', (chunk: Buffer) => (reply += chunk.toString('latin1')));
+    socket.end('OPTIONS * HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello');
+    await once(socket, 'close');
+    expect(reply).toMatch(/^HTTP\/1\.1 502 /);
+    expect(reply).toContain('roller_upstream_unreachable');
+    const [call] = await finish();
+    expect(call).toMatchObject({ execution_status: 'failed', response_capture_status: 'missing', http_status: null });
+    expect(call!.errors.map((e) => e.message).join('\n')).toContain('start with a slash');
+    const frames: { k: string; body: string }[] = [];
+    for await (const f of readWireFrames(proxy.wirePath)) if (f.c === call!.call_id) frames.push({ k: f.k, body: f.body.toString('latin1') });
+    expect(frames).toEqual([
+      { k: 'q', body: 'hello' },
+      { k: 'x', body: '' },
+    ]);
   });
 
   it.each([500, 529])('an upstream %i is passed through and recorded as failed with its error', async (status) => {

@@ -50,11 +50,15 @@ export function commonPrefix(a: Buffer, b: Buffer, hint = 0): number {
 function prefixOf(a: Buffer, aLength: number, b: Buffer, bLength: number, hint = 0): number {
   const max = Math.min(aLength, bLength);
   let at = 0;
+  // After a hint the difference is usually within bytes of it (the new turn starts there): the gallop starts small,
+  // not at a block, whose halving would compare ~4 KB more in ~5 more calls.
+  let step = BLOCK;
   if (hint > BLOCK && hint <= max) {
     if (!same(a, 0, b, 0, hint)) return firstDifference(a, b, 0, hint);
     at = hint;
+    step = 2 * SCAN;
   }
-  for (let step = BLOCK; at < max; step *= 2) {
+  for (; at < max; step *= 2) {
     const n = Math.min(step, max - at);
     if (!same(a, at, b, at, n)) return firstDifference(a, b, at, n);
     at += n;

@@ -50,8 +50,8 @@ export function commonPrefix(a: Buffer, b: Buffer, hint = 0): number {
 function prefixOf(a: Buffer, aLength: number, b: Buffer, bLength: number, hint = 0): number {
   const max = Math.min(aLength, bLength);
   let at = 0;
-  // After a hint the difference is usually within bytes of it (the new turn starts there): the gallop starts small,
-  // not at a block, whose halving would compare ~4 KB more in ~5 more calls.
+  // After a hint the difference is usually within bytes of it (the new turn starts there): the gallop starts small, not
+  // at a block, whose halving compared ~4 KB more per body (27.3 against 22.9 KB on the bench's, in as many calls).
   let step = BLOCK;
   if (hint > BLOCK && hint <= max) {
     if (!same(a, 0, b, 0, hint)) return firstDifference(a, b, 0, hint);

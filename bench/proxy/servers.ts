@@ -9,7 +9,7 @@
  * number of calls a roller pipeline has written to calls.jsonl so far.
  */
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { Pool } from 'undici';
 import { startProxyPipeline } from '../../src/pipelines/proxy.js';
 import { startRecordingProxy } from '../../src/sources/proxy/recording-proxy.js';
 import { anthropicEvents } from '../../src/sources/scripted-model/encode-anthropic.js';
+import { mainThreadCpuMs } from './thread-cpu.js';
 
 const message = {
   id: 'msg_bench',
@@ -180,22 +181,6 @@ function projectedCalls(): number {
   }
   return counted.lines;
 }
-
-/**
- * CPU of the main thread alone (user + system, ms), from /proc: the thread that forwards, apart from the projection
- * worker and the thread pool. NaN where /proc has no per-thread stat.
- */
-function mainThreadCpuMs(): number {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
-/** Linux's USER_HZ (the unit of /proc's CPU times): 100 on every Linux build node runs on. */
-const CLOCK_TICKS = 100;
 
 const [kind, target] = process.argv.slice(2);
 const start: Record<string, () => Promise<string>> = {

@@ -11,12 +11,13 @@
  *
  *   npm run build && node dist/bench/proxy/wire-log-cost.js
  */
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writevSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writevSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { splitRequestHeaders, splitResponseHead } from '../../src/sources/proxy/headers.js';
 import { WireLogWriter, type RequestMeta } from '../../src/sources/proxy/wire-log.js';
 import { sessionBodies, TURNS } from './session-bodies.js';
+import { mainThreadCpuMs } from './thread-cpu.js';
 
 const N = 20_000;
 const N_PARTS = 200_000;
@@ -47,16 +48,12 @@ async function measure(label: string, body: (dir: string) => Promise<void>): Pro
   }
 }
 
-/** The main thread's CPU so far (ms; Linux's per-thread counters, in 10 ms ticks), or the process's where there are none. */
-function mainThreadCpuMs(): number {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  }
+/** The main thread's CPU so far (ms), or the process's where there are no per-thread counters. */
+function forwardingCpuMs(): number {
+  const main = mainThreadCpuMs();
+  if (!Number.isNaN(main)) return main;
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }
 
 type Part = 'bookkeeping' | 'metas' | 'all';
@@ -91,9 +88,9 @@ async function parts(rounds: number): Promise<Record<Part, number>> {
     for (const part of Object.keys(samples) as Part[]) await exchanges(log, part, 40_000, turns); // unmeasured
     for (let r = 0; r < rounds; r++) {
       for (const part of Object.keys(samples) as Part[]) {
-        const before = mainThreadCpuMs();
+        const before = forwardingCpuMs();
         await exchanges(log, part, N_PARTS, turns);
-        samples[part].push(((mainThreadCpuMs() - before) * 1000) / N_PARTS);
+        samples[part].push(((forwardingCpuMs() - before) * 1000) / N_PARTS);
       }
     }
     await log.close();

@@ -22,7 +22,7 @@ export interface JsonOut {
 }
 
 /** A JSON number as JSON.stringify spells it (non-finite numbers are null). */
-function numberText(n: number): string {
+export function numberText(n: number): string {
   return Number.isFinite(n) ? String(n) : 'null';
 }
 
@@ -100,9 +100,12 @@ function plainObject(out: JsonOut, o: Record<string, unknown>): void {
   out.ascii(first ? '{}' : '}');
 }
 
+/** A delta as the proxy makes it: base, prefix, suffix and nothing else, in that order (the order it is spelled in). */
 function isPlainDelta(v: unknown): v is NonNullable<RequestMeta['delta']> {
+  if (typeof v !== 'object' || v === null) return false;
   const d = v as Record<string, unknown>;
-  return typeof v === 'object' && v !== null && Object.keys(d).length === 3 && typeof d.base === 'string' && Number.isSafeInteger(d.prefix) && Number.isSafeInteger(d.suffix);
+  const keys = Object.keys(d);
+  return keys.length === 3 && keys[0] === 'base' && keys[1] === 'prefix' && keys[2] === 'suffix' && typeof d.base === 'string' && Number.isSafeInteger(d.prefix) && Number.isSafeInteger(d.suffix);
 }
 
 /** JSON.stringify(end) of an end frame's meta (EndMeta's fields, in its declared order). */

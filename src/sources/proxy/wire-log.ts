@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { conversationKey, DeltaWindow } from './body-delta.js';
 import { alignedBuffer, DIRECT_BLOCK, withDirect } from './direct-io.js';
-import { writeEndMeta, writeRequestMeta, writeResponseHeadMeta, type JsonOut, type RecordedResponseHead } from './frame-json.js';
+import { numberText, writeEndMeta, writeRequestMeta, writeResponseHeadMeta, type JsonOut, type RecordedResponseHead } from './frame-json.js';
 import type { EndMeta, FrameKind, RequestMeta } from './wire-format.js';
 import { PROGRESS_COMMITTED_BYTE, PROGRESS_DIRECT, PROGRESS_GENERATION, PROGRESS_CLOSED, PROGRESS_LAST_WRITE_BYTE, PROGRESS_OPEN_EXCHANGES } from './wire-progress.js';
 
@@ -41,8 +41,9 @@ const openAsync = (path: string, flags: string | number): Promise<number> => new
  * into slabs and written with one writev per 5 ms or 512 KB (however many exchanges are in flight): each write is a
  * thread-pool round trip, and per-turn writes cost the request path more than everything else roller does on it.
  * `progress` tells readers — in this thread or a worker — that bytes landed: its generation counter moves after every
- * completed write, and its closed flag is set once the last one is on disk. append() returns a promise only when more than `highWaterBytes` wait for the disk; the
- * proxy awaits it, so a slow disk slows the upstream read instead of growing memory.
+ * completed write, and its closed flag is set once the last one is on disk. append() returns a promise only when more
+ * than `highWaterBytes` wait for the disk; the proxy awaits it, so a slow disk slows the upstream read instead of
+ * growing memory.
  *
  * With direct I/O (see open) every byte is copied into a slab, each write covers whole 4 KB blocks from aligned
  * memory, and the last block goes out padded with zeros and is written again, completed, by the next write; the
@@ -290,7 +291,7 @@ export class WireLogWriter {
   /** A number as JSON.stringify spells it: a safe non-negative integer digit by digit, anything else through String. */
   private putNumber(n: number): void {
     if (n >= 0 && n < 1e9 && (n | 0) === n) return this.putDigits(n, 0);
-    if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER && Math.floor(n) === n)) return this.putAscii(Number.isFinite(n) ? String(n) : 'null');
+    if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER && Math.floor(n) === n)) return this.putAscii(numberText(n));
     // Epoch milliseconds and other big integers: two int32 halves (double division and modulo are slow).
     const high = Math.floor(n / 1e9);
     this.putDigits(high, 0);

@@ -92,6 +92,9 @@ describe('frame meta JSON (the request path builds it without JSON.stringify)', 
       flag: false,
     } as unknown as RequestMeta;
     expect(await headerLines((w) => w.appendRequest('c-odd', odd))).toEqual([expectedLine('c-odd', 'q', 0, odd)]);
+    // A delta with the proxy's three fields in another order is spelled in its own order, as JSON.stringify does.
+    const reordered = { seq: 1, identity: {}, dropped: [], delta: { suffix: 2, base: 'b', prefix: 1 } } as unknown as RequestMeta;
+    expect(await headerLines((w) => w.appendRequest('c-reordered', reordered))).toEqual([expectedLine('c-reordered', 'q', 0, reordered)]);
   });
 
   it('an end meta is JSON.stringify(end)', async () => {

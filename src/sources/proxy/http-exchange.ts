@@ -20,20 +20,73 @@ export interface ExchangeContext {
   done(exchange: HttpExchange): void;
 }
 
-export function jsonError(res: ServerResponse, status: number, type: string, message: string): void {
+/** The request as an exchange reads it: node's IncomingMessage has these, and so has the HTTP/1.1 front's request. */
+export interface ClientRequestHead {
+  readonly method?: string | undefined;
+  readonly url?: string | undefined;
+  /** Name, value, name, value, … as received. */
+  readonly rawHeaders: string[];
+}
+
+/** Where the response goes: node's ServerResponse has these members, and so has the front's reply (http1-front.ts). */
+export interface ClientReply {
+  /** A head was given (writeHead): another cannot be. */
+  readonly headersSent: boolean;
+  readonly destroyed: boolean;
+  readonly writableFinished: boolean;
+  /** `headers`: name, value, name, value, … */
+  writeHead(status: number, headers: string[]): unknown;
+  /** false: wait for 'drain' before writing more. */
+  write(chunk: Buffer): boolean;
+  end(body?: string): unknown;
+  /** The client sees the response cut, never a clean end. */
+  destroy(): unknown;
+  once(event: 'drain', listener: () => void): unknown;
+  off(event: 'drain', listener: () => void): unknown;
+}
+
+/** How an exchange stops taking its request body (over the size limit, or the client left): the rest is drained or dropped. */
+export interface ClientBody {
+  stop(): void;
+}
+
+export function jsonError(res: ClientReply, status: number, type: string, message: string): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = JSON.stringify({ type: 'error', error: { type, message } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-roller-proxy-error': type });
+  res.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'x-roller-proxy-error', type]);
   res.end(body);
+}
+
+/**
+ * An exchange whose client side is node's http server (the connections the HTTP/1.1 front hands over): the body from
+ * the request's events, the client's leaving from the response's 'close'.
+ */
+export function startNodeExchange(ctx: ExchangeContext, req: IncomingMessage, res: ServerResponse): HttpExchange {
+  const onData = (chunk: Buffer): void => exchange.bodyChunk(chunk);
+  const onEnd = (): void => exchange.bodyEnd();
+  const exchange = new HttpExchange(ctx, req, res, {
+    stop() {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.resume(); // drain the rest, so a 413 can be read
+    },
+  });
+  exchange.start();
+  res.on('close', () => exchange.clientClosed());
+  req.on('data', onData);
+  req.once('end', onEnd);
+  return exchange;
 }
 
 /**
  * One HTTP exchange through the recording proxy, as undici's handler (`Dispatcher.dispatch`): the request body
  * is read whole and written to the wire log, forwarded, and every response chunk goes to the client and the log
- * as it arrives. The handler API, not `request()`: no response stream object, no promise per request and no
+ * as it arrives. Its client side is either the HTTP/1.1 front (http1-front.ts) or node's http server
+ * (startNodeExchange): whichever it is feeds it the body (bodyChunk, bodyEnd) and says when the client left
+ * (clientClosed). The handler API, not `request()`: no response stream object, no promise per request and no
  * async-iterator turn per chunk — the request path is the part of recording every call pays for, under load.
  * Backpressure both ways: a client that does not drain, or a wire log over its mark, pauses the upstream read
  * (undici's `resume` restarts it once both are clear), so no response is ever held whole in memory.
@@ -57,8 +110,9 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly ctx: ExchangeContext,
-    private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
+    req: ClientRequestHead,
+    private readonly res: ClientReply,
+    private readonly body: ClientBody,
   ) {
     const { callId, seq } = ctx.nextCall();
     this.callId = callId;
@@ -80,35 +134,34 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (split.contentEncoding !== undefined) this.meta.content_encoding = split.contentEncoding;
   }
 
-  /** Starts reading the request (the server's 'request' handler calls this once). */
+  /** The exchange is open (before its body): once, by whoever created it. */
   start(): void {
     this.ctx.wire.opened();
-    this.res.on('close', this.onClientClose);
-    this.req.on('data', this.onBodyChunk);
-    this.req.once('end', this.onBodyEnd);
   }
 
   // ---- the request ------------------------------------------------------------------------------------
 
-  private readonly onBodyChunk = (chunk: Buffer): void => {
+  /** A piece of the request body (none come after stop()). */
+  bodyChunk(chunk: Buffer): void {
+    if (this.bodyEnded || this.finished) return;
     this.bodyBytes += chunk.length;
     if (this.bodyBytes <= this.ctx.maxRequestBytes) {
       this.bodyParts.push(chunk);
       return;
     }
     const message = `request body over ${this.ctx.maxRequestBytes} bytes`;
-    this.req.off('data', this.onBodyChunk);
-    this.req.off('end', this.onBodyEnd);
-    this.req.resume(); // drain the rest, so the 413 can be read
+    this.body.stop();
     this.bodyParts = [];
     this.errors.push({ code: ErrorCode.REQUEST_TOO_LARGE, message: `${message}; raise maxRequestBytes` });
     jsonError(this.res, 413, 'roller_request_too_large', `roller proxy: ${message}`);
     this.meta.body_omitted = 'too large';
     this.ctx.wire.appendRequest(this.callId, this.meta);
     this.finish(null, false, 'not forwarded: request too large');
-  };
+  }
 
-  private readonly onBodyEnd = (): void => {
+  /** The request body is complete: it is logged and forwarded. */
+  bodyEnd(): void {
+    if (this.bodyEnded || this.finished) return;
     this.bodyEnded = true;
     const parts = this.bodyParts;
     const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.bodyBytes);
@@ -121,7 +174,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     } catch (err) {
       this.fail(err);
     }
-  };
+  }
 
   private dispatch(body: Buffer): void {
     if (this.finished) return;
@@ -207,7 +260,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   }
 
   /** The client's connection closed: before the response was finished, that is an abort. */
-  private readonly onClientClose = (): void => {
+  clientClosed(): void {
     if (this.res.writableFinished || this.finished) return;
     this.clientAborted = true;
     if (this.waitingForClient) {
@@ -218,21 +271,20 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (this.abortUpstream) {
       this.abortUpstream(new Error('the client went away')); // undici answers with onError
     } else if (!this.bodyEnded) {
-      this.req.off('data', this.onBodyChunk);
-      this.req.off('end', this.onBodyEnd);
+      this.body.stop();
       this.bodyParts = [];
       this.meta.body_omitted = 'the client aborted before the body ended';
       this.ctx.wire.appendRequest(this.callId, this.meta);
       this.finish(null, false, null);
     }
     // Otherwise the request is on its way (dispatch() or onConnect() sees the abort).
-  };
+  }
 
   private finish(firstByteAt: number | null, upstreamEnded: boolean, upstreamError: string | null): void {
     if (this.finished) return;
     this.finished = true;
-    // The 'close' listener stays: the response's own 'close' still comes, and onClientClose returns at once for a
-    // finished exchange (cheaper than taking the listener off the emitter on every request).
+    // The client side may still say the client left (node's response emits 'close' after every response): clientClosed()
+    // returns at once for a finished exchange (cheaper than taking a listener off an emitter on every request).
     const end: EndMeta = {
       first_byte_at: firstByteAt,
       ended_at: Date.now(),

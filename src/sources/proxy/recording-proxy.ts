@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { ErrorCode, RollerError } from '../../core/errors.js';
@@ -9,7 +9,8 @@ import type { Source } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
 import type { NativeIdentityHeaders } from './headers.js';
-import { HttpExchange, jsonError, type ExchangeContext } from './http-exchange.js';
+import { FrontConnection, type FrontHandler } from './http1-front.js';
+import { HttpExchange, jsonError, startNodeExchange, type ExchangeContext } from './http-exchange.js';
 import { projectCalls } from './project-calls.js';
 import { readWireFrames } from './wire-frames.js';
 import { WIRE_LOG_FILE, WireLogWriter } from './wire-log.js';
@@ -98,25 +99,54 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     },
   };
 
+  // node's http server serves what the HTTP/1.1 front hands it (http1-front.ts: anything but a plain request with a
+  // declared body length, WebSocket upgrades among them); it never listens itself.
   const server: Server = createServer((req, res) => {
     let exchange: HttpExchange | undefined;
     try {
-      exchange = new HttpExchange(exchanges, req, res);
+      exchange = startNodeExchange(exchanges, req, res);
       inFlight.add(exchange);
-      exchange.start();
     } catch (err) {
       // A bug in the proxy itself: answer the client, never crash the process.
-      if (exchange) exchange.fail(err);
-      else jsonError(res, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
+      jsonError(res, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
     }
   });
   // A harness calls the model every few seconds to minutes (tools run in between) over one kept-alive connection;
   // node's default of 5 s would close it between calls, and every call after a tool run would connect again. The
   // server's Keep-Alive header tells clients (undici honours it) to keep theirs as long; close() still ends idle ones.
-  server.keepAliveTimeout = 120_000;
-  server.on('connection', (s: Socket) => {
+  const keepAliveMs = 120_000;
+  server.keepAliveTimeout = keepAliveMs;
+  // The server never listens (the front does), so what node starts when it does — tracking its connections for
+  // closeIdleConnections() and for its headers and request timeouts — starts here, by the event it starts on.
+  server.emit('listening');
+  const front: FrontHandler = {
+    request(head, reply, body) {
+      let exchange: HttpExchange | undefined;
+      try {
+        exchange = new HttpExchange(exchanges, head, reply, body);
+        inFlight.add(exchange);
+        exchange.start();
+        return exchange;
+      } catch (err) {
+        if (exchange) exchange.fail(err);
+        else jsonError(reply, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
+        return exchange ?? { bodyChunk() {}, bodyEnd() {}, clientClosed() {} };
+      }
+    },
+    handOff(socket) {
+      connections.delete(socket);
+      server.emit('connection', socket);
+    },
+  };
+  const connections = new Map<Socket, FrontConnection>();
+  // allowHalfOpen: a client's FIN is the connection's business (the front's, or node's once handed over), as in node's server.
+  const listener = createNetServer({ allowHalfOpen: true, noDelay: true }, (s: Socket) => {
     sockets.add(s);
-    s.on('close', () => sockets.delete(s));
+    s.on('close', () => {
+      sockets.delete(s);
+      connections.delete(s);
+    });
+    connections.set(s, new FrontConnection(s, front, keepAliveMs));
   });
   const relay: RelayContext = {
     upstream,
@@ -134,9 +164,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     }
     relayWebSocket(req, socket, head, relay);
   });
-  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  await once(server, 'listening');
-  const { port, address } = server.address() as AddressInfo;
+  listener.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(listener, 'listening');
+  const { port, address } = listener.address() as AddressInfo;
 
   let closed: Promise<void> | undefined;
   return {
@@ -156,8 +186,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     },
     close() {
       closed ??= (async () => {
-        server.close();
-        server.closeIdleConnections();
+        listener.close();
+        for (const c of connections.values()) c.close();
+        server.close(); // its idle connections (those the front handed over) end, its timeout checks stop
         let timer: NodeJS.Timeout | undefined;
         const drained = new Promise<void>((resolve) => {
           idle = resolve;

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { parseRequestHead } from '../../../src/sources/proxy/http1-front.js';
+
+const head = (...lines: string[]) => lines.join('\r\n');
+
+describe('the HTTP/1.1 front serves plain requests and leaves the rest to node', () => {
+  it('reads a harness request: method, target with its query, headers as sent, the body length', () => {
+    const r = parseRequestHead(head('POST /v1/messages?beta=true HTTP/1.1', 'Host: 127.0.0.1:4000', 'Content-Type: application/json', 'x-api-key:dummy', 'Content-Length: 42'));
+    expect(r).toEqual({
+      method: 'POST',
+      url: '/v1/messages?beta=true',
+      rawHeaders: ['Host', '127.0.0.1:4000', 'Content-Type', 'application/json', 'x-api-key', 'dummy', 'Content-Length', '42'],
+      contentLength: 42,
+      close: false,
+      head: false,
+    });
+  });
+
+  it('strips spaces and tabs around a value, as node does, and nothing else (obs-text such as NBSP stays)', () => {
+    const r = parseRequestHead(head('GET / HTTP/1.1', 'host: x', 'x-a: \t  v  w \t', 'x-b: \u00a0nb\u00a0', 'x-c:'));
+    expect(r!.rawHeaders).toEqual(['host', 'x', 'x-a', 'v  w', 'x-b', '\u00a0nb\u00a0', 'x-c', '']);
+    expect(r!.contentLength).toBe(0);
+  });
+
+  it('sees connection: close among other tokens, and HEAD', () => {
+    expect(parseRequestHead(head('HEAD /x HTTP/1.1', 'host: x', 'Connection: keep-alive, Close'))).toMatchObject({ close: true, head: true });
+    expect(parseRequestHead(head('GET /x HTTP/1.1', 'host: x', 'connection: closed'))).toMatchObject({ close: false });
+  });
+
+  it.each([
+    ['HTTP/1.0', head('GET / HTTP/1.0', 'host: x')],
+    ['an absolute target', head('GET http://example.com/ HTTP/1.1', 'host: x')],
+    ['the * target', head('OPTIONS * HTTP/1.1', 'host: x')],
+    ['a lower-case method', head('post / HTTP/1.1', 'host: x')],
+    ['two spaces in the request line', head('GET  / HTTP/1.1', 'host: x')],
+    ['a space in the target', head('GET /a b HTTP/1.1', 'host: x')],
+    ['an empty line before the request', head('', 'GET / HTTP/1.1', 'host: x')],
+    ['no Host', head('GET / HTTP/1.1', 'content-length: 0')],
+    ['a chunked body', head('POST / HTTP/1.1', 'host: x', 'Transfer-Encoding: chunked')],
+    ['expect: 100-continue', head('POST / HTTP/1.1', 'host: x', 'Expect: 100-continue', 'content-length: 3')],
+    ['an upgrade', head('GET /v1/responses HTTP/1.1', 'host: x', 'Connection: Upgrade', 'Upgrade: websocket')],
+    ['an upgrade header alone', head('GET / HTTP/1.1', 'host: x', 'upgrade: h2c')],
+    ['two lengths', head('POST / HTTP/1.1', 'host: x', 'content-length: 3', 'content-length: 3')],
+    ['a signed length', head('POST / HTTP/1.1', 'host: x', 'content-length: +3')],
+    ['a length with a space inside', head('POST / HTTP/1.1', 'host: x', 'content-length: 3 4')],
+    ['a length beyond 15 digits', head('POST / HTTP/1.1', 'host: x', 'content-length: 1234567890123456')],
+    ['a space before the colon', head('GET / HTTP/1.1', 'host : x')],
+    ['a folded line', head('GET / HTTP/1.1', 'host: x', 'x-a: one', ' two')],
+    ['a control character in a value', head('GET / HTTP/1.1', 'host: x', 'x-a: o\u0001k')],
+    ['a bare LF inside a value', head('GET / HTTP/1.1', 'host: x', 'x-a: o\nk')],
+    ['a bare CR inside a value', head('GET / HTTP/1.1', 'host: x', 'x-a: o\rk')],
+    ['a name that is no token', head('GET / HTTP/1.1', 'host: x', 'x(a): v')],
+    ['an empty name', head('GET / HTTP/1.1', 'host: x', ': v')],
+  ])('goes to node: %s', (_what, text) => {
+    expect(parseRequestHead(text)).toBeUndefined();
+  });
+});

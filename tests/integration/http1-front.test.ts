@@ -208,6 +208,24 @@ describe('the HTTP/1.1 front', () => {
     expect(up.received).toEqual([]);
   });
 
+  it('times an idle connection and a client stalled mid-body, never a response on its way', async () => {
+    const slow = await startUpstream((_req, res) => setTimeout(() => res.end('{"late":true}'), 700));
+    cleanups.push(slow.close);
+    const { proxy, finish } = await proxyTo(slow.url, { keepAliveMs: 250 });
+    const waiting = await RawClient.connect(proxy.url);
+    waiting.write(rawRequest('POST', '/think', '{}'));
+    expect((await waiting.response()).body.toString()).toBe('{"late":true}'); // 700 ms of silence, not cut at 250
+    expect(waiting.isClosed).toBe(false);
+    await waiting.untilClosed(); // then idle: cut
+    const stalled = await RawClient.connect(proxy.url);
+    stalled.write('POST /think HTTP/1.1\r\nhost: x\r\ncontent-length: 50\r\n\r\n{"half":');
+    await stalled.untilClosed();
+    const calls = await finish();
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.context).toEqual({});
+    expect(calls[1]!.context).toBeNull();
+  });
+
   it("close() ends idle kept-alive connections at once, the front's and node's", async () => {
     const up = await upstream();
     const { proxy, finish } = await proxyTo(up.url, { closeGraceMs: 30_000 });

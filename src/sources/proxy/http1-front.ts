@@ -319,10 +319,6 @@ export class FrontConnection {
   }
 
   private bodyDone(): void {
-    // The request is in: no idle timeout while its response is on its way (the model may think for minutes; undici's
-    // own timeouts watch the upstream), as node's server times nothing then either. A client that stalls mid-body is
-    // still cut at the keep-alive time.
-    if (this.busy) this.socket.setTimeout(0);
     if (!this.dropBody) this.exchange?.bodyEnd();
   }
 
@@ -338,7 +334,6 @@ export class FrontConnection {
       this.socket.end();
       return;
     }
-    this.socket.setTimeout(this.keepAliveMs);
     if (this.socket.isPaused()) this.socket.resume();
     // A pipelined request already here: parsed on the next turn, not inside the upstream's callback that ended this one.
     if (this.pending !== null) setImmediate(() => !this.busy && this.parse());
@@ -370,7 +365,13 @@ export class FrontConnection {
     if (this.reply !== undefined) this.exchange?.clientClosed();
   };
 
+  /**
+   * The socket's idle timer (set once: node re-arms it on every read and write, and after it fired): an idle connection
+   * or a client stalled mid-request is cut; a response on its way is not (the model may think for minutes, and undici's
+   * own timeouts watch the upstream), as node's server times nothing then either.
+   */
   private readonly onTimeout = (): void => {
+    if (this.busy && this.bodyLeft === 0) return;
     this.socket.destroy();
   };
 }

@@ -34,6 +34,13 @@ export interface RecordingProxyOptions {
   maxEventBytes?: number;
   /** Upstream connections. */
   connections?: number;
+  /**
+   * How long a client connection may sit idle between requests, or stall mid-request, before the proxy closes it.
+   * Default 120 s: a harness calls the model every few seconds to minutes (tools run in between) over one kept-alive
+   * connection, and node's default of 5 s would make every call after a tool run connect again. A response on its way
+   * is never timed here (the model may think for minutes).
+   */
+  keepAliveMs?: number;
   /** After close() is called, how long in-flight exchanges get to finish. Default 10 s. */
   closeGraceMs?: number;
   /**
@@ -111,10 +118,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       jsonError(res, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
     }
   });
-  // A harness calls the model every few seconds to minutes (tools run in between) over one kept-alive connection;
-  // node's default of 5 s would close it between calls, and every call after a tool run would connect again. The
-  // server's Keep-Alive header tells clients (undici honours it) to keep theirs as long; close() still ends idle ones.
-  const keepAliveMs = 120_000;
+  // The Keep-Alive header of every response tells clients (undici honours it) to keep theirs as long; close() still
+  // ends idle ones.
+  const keepAliveMs = options.keepAliveMs ?? 120_000;
   server.keepAliveTimeout = keepAliveMs;
   // The server never listens (the front does), so what node starts when it does — tracking its connections for
   // closeIdleConnections() and for its headers and request timeouts — starts here, by the event it starts on.

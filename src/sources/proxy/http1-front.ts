@@ -31,6 +31,9 @@ const PIPELINED_BYTES = 1 << 20;
  */
 const STRICT_HEAD = /^[A-Z]+ \/[\x21-\x7e]* HTTP\/1\.1(?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*)*$/;
 
+/** Lengths of the header names the front looks at: content-length, host, connection, transfer-encoding, expect, upgrade. */
+const SPECIAL_NAME_LENGTHS = new Set([14, 4, 10, 17, 6, 7]);
+
 export interface FrontRequest extends ClientRequestHead {
   readonly method: string;
   readonly url: string;
@@ -65,6 +68,8 @@ export function parseRequestHead(text: string): FrontRequest | undefined {
     const name = line.slice(0, colon);
     const value = trimSpaces(line, colon + 1);
     rawHeaders.push(name, value);
+    // Only names of these lengths can matter (most of a harness's headers are none of them): no lower-casing for the rest.
+    if (!SPECIAL_NAME_LENGTHS.has(name.length)) continue;
     switch (name.toLowerCase()) {
       case 'content-length':
         // One length of digits only (node refuses the rest, or sums repeats in ways not worth copying).

@@ -1,8 +1,8 @@
 /**
  * Proxy benchmark (issue 3). One run prints, for SSE and JSON responses at concurrency 1, 16 and 64:
  * p50/p99 time to first byte and to last byte, requests/s, and the proxy's RSS — for a direct
- * connection, a bare undici pass-through (the limit for any proxy here: undici's request() API, as the
- * issue measured it), the same on undici's handler API (`bare-dispatch`, which roller's request path uses:
+ * connection, a bare node:http + undici pass-through (the issue's limit for a proxy on node's http server: undici's request() API, as the
+ * issue measured it), the same on undici's handler API (`bare-dispatch`, as roller's upstream side uses it:
  * the stricter limit), roller in actf and full modes, and the npm http-proxy package (with a keep-alive agent, and as
  * its README shows it: `http-proxy-default`). Client, proxy and upstream share the machine's 2 cores; every server
  * runs with the node options bin/roller starts with.

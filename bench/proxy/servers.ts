@@ -1,7 +1,7 @@
 /**
  * The processes of the proxy bench. Each runs alone (its RSS is its own) and prints its URL on stdout:
  *   upstream            a model API stub: an Anthropic-like SSE stream or a JSON body, written at once
- *   bare                the limit: node:http + undici pass-through that records nothing
+ *   bare                the issue's limit: node:http + undici pass-through that records nothing
  *   roller-actf/full    roller's recording proxy with calls.jsonl (+ wire_trace in that mode)
  *   http-proxy          the npm http-proxy package with a keep-alive agent; http-proxy-default as its README
  *                       shows it (no agent: a new upstream connection per request)

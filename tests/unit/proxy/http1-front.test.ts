@@ -1,5 +1,8 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRequestHead } from '../../../src/sources/proxy/http1-front.js';
+import { sharedDir } from '../../support/paths.js';
 
 const head = (...lines: string[]) => lines.join('\r\n');
 
@@ -53,5 +56,31 @@ describe('the HTTP/1.1 front serves plain requests and leaves the rest to node',
     ['an empty name', head('GET / HTTP/1.1', 'host: x', ': v')],
   ])('goes to node: %s', (_what, text) => {
     expect(parseRequestHead(text)).toBeUndefined();
+  });
+});
+
+/** The request logs of the real harness CLIs' lab runs (any requests.jsonl under shared/lab/<harness>). */
+const lab = join(sharedDir, 'lab');
+const labLogs = existsSync(lab) ? readdirSync(lab, { recursive: true, encoding: 'utf8' }).filter((p) => p.endsWith('requests.jsonl')) : [];
+if (labLogs.length === 0) console.warn(`front lab check skipped: no request logs under ${lab} (it sits beside the checkout in CI and on developer machines)`);
+
+describe.skipIf(labLogs.length === 0)('what real harnesses send', () => {
+  it('every request the real CLIs sent in the lab is one the front serves itself (none falls to node)', () => {
+    const harnesses = new Set<string>();
+    let requests = 0;
+    for (const log of labLogs) {
+      for (const line of readFileSync(join(lab, log), 'utf8').split('\n')) {
+        if (!line.trim()) continue;
+        const r = JSON.parse(line) as { method?: string; url?: string; path?: string; headers?: Record<string, string | string[]> };
+        if (!r.method || !r.headers) continue;
+        // The lab server logged node's view: names in lower case, values as sent.
+        const lines = [`${r.method} ${r.url ?? r.path} HTTP/1.1`, ...Object.entries(r.headers).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}: ${x}`))];
+        expect(parseRequestHead(lines.join('\r\n')), `${log}: ${lines[0]}`).toBeDefined();
+        harnesses.add(log.split('/')[0]!);
+        requests++;
+      }
+    }
+    expect([...harnesses].sort()).toEqual(['claude-code', 'codex', 'openclaw', 'opencode', 'pi']);
+    expect(requests).toBeGreaterThan(20);
   });
 });

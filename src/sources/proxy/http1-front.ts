@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ClientBody, ClientReply, ClientRequestHead } from './http-exchange.js';
 
@@ -31,9 +31,6 @@ const PIPELINED_BYTES = 1 << 20;
  */
 const STRICT_HEAD = /^[A-Z]+ \/[\x21-\x7e]* HTTP\/1\.1(?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*)*$/;
 
-/** Lengths of the header names the front looks at: content-length, host, connection, transfer-encoding, expect, upgrade. */
-const SPECIAL_NAME_LENGTHS = new Set([14, 4, 10, 17, 6, 7]);
-
 export interface FrontRequest extends ClientRequestHead {
   readonly method: string;
   readonly url: string;
@@ -42,7 +39,8 @@ export interface FrontRequest extends ClientRequestHead {
   readonly contentLength: number;
   /** The client asked to close the connection after this response. */
   readonly close: boolean;
-  readonly head: boolean;
+  /** A HEAD request: its response has no body. */
+  readonly isHead: boolean;
 }
 
 /**
@@ -68,8 +66,6 @@ export function parseRequestHead(text: string): FrontRequest | undefined {
     const name = line.slice(0, colon);
     const value = trimSpaces(line, colon + 1);
     rawHeaders.push(name, value);
-    // Only names of these lengths can matter (most of a harness's headers are none of them): no lower-casing for the rest.
-    if (!SPECIAL_NAME_LENGTHS.has(name.length)) continue;
     switch (name.toLowerCase()) {
       case 'content-length':
         // One length of digits only (node refuses the rest, or sums repeats in ways not worth copying).
@@ -93,7 +89,7 @@ export function parseRequestHead(text: string): FrontRequest | undefined {
     }
   }
   if (!host) return undefined; // node answers 400, as HTTP/1.1 requires
-  return { method, url, rawHeaders, contentLength, close, head: method === 'HEAD' };
+  return { method, url, rawHeaders, contentLength, close, isHead: method === 'HEAD' };
 }
 
 /** line[from, end) without the spaces and tabs around it (what node strips from a header value; not String#trim's set). */
@@ -107,8 +103,11 @@ function trimSpaces(line: string, from: number): string {
 
 /** What the front does with what it reads. */
 export interface FrontHandler {
-  /** A request the front serves: the exchange that takes its body and answers through `reply`. */
-  request(head: FrontRequest, reply: FrontReply, body: ClientBody): FrontExchange;
+  /**
+   * A request the front serves: the exchange that takes its body and answers through `reply` (undefined when none could
+   * be opened: the reply is answered already).
+   */
+  request(head: FrontRequest, reply: FrontReply, body: ClientBody): FrontExchange | undefined;
   /** From this request on, node's http server serves the connection (the request's bytes are back in the socket). */
   handOff(socket: Socket): void;
 }
@@ -131,10 +130,6 @@ function httpDate(): string {
   }
   return dateText;
 }
-
-/** A header value node would refuse to write (a control character other than tab). */
-const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * One response on a front connection: the head is built at writeHead and goes out with the first chunk (or the end) in
@@ -174,14 +169,15 @@ export class FrontReply implements ClientReply {
     for (let i = 0; i + 1 < headers.length; i += 2) {
       const name = headers[i]!;
       const value = headers[i + 1]!;
-      // As node's writeHead: a name that is no token or a value with a control character is refused, not sent.
-      if (!TOKEN.test(name) || BAD_VALUE.test(value)) throw new TypeError(`roller proxy: invalid response header ${JSON.stringify(name)}`);
+      // node's own checks, as its writeHead makes them: a name that is no token or a value with a control character throws.
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
       text += `${name}: ${value}\r\n`;
       if (name.length === 14 && name.toLowerCase() === 'content-length') length = true;
       else if (name.length === 4 && name.toLowerCase() === 'date') date = true;
     }
     this.headersSent = true;
-    this.noBody = this.request.head || status === 204 || status === 304 || (status >= 100 && status < 200);
+    this.noBody = this.request.isHead || status === 204 || status === 304 || (status >= 100 && status < 200);
     // What node adds, in node's order and spelling: Date, Connection (and Keep-Alive), then chunked framing.
     if (!date) text += `Date: ${httpDate()}\r\n`;
     text += this.request.close ? 'Connection: close\r\n' : `Connection: keep-alive\r\nKeep-Alive: timeout=${this.keepAliveSeconds}\r\n`;

@@ -10,7 +10,7 @@ import type { Call } from '../../schemas/call.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
 import type { NativeIdentityHeaders } from './headers.js';
 import { FrontConnection, type FrontHandler } from './http1-front.js';
-import { HttpExchange, jsonError, startNodeExchange, type ExchangeContext } from './http-exchange.js';
+import { HttpExchange, jsonError, startNodeExchange, type ClientReply, type ExchangeContext } from './http-exchange.js';
 import { projectCalls } from './project-calls.js';
 import { readWireFrames } from './wire-frames.js';
 import { WIRE_LOG_FILE, WireLogWriter } from './wire-log.js';
@@ -106,18 +106,20 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     },
   };
 
+  /** An exchange opened and tracked; a bug in the proxy itself while opening it answers the client, never crashes the process. */
+  const open = (reply: ClientReply, start: () => HttpExchange): HttpExchange | undefined => {
+    try {
+      const exchange = start();
+      inFlight.add(exchange);
+      return exchange;
+    } catch (err) {
+      jsonError(reply, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
+      return undefined;
+    }
+  };
   // node's http server serves what the HTTP/1.1 front hands it (http1-front.ts: anything but a plain request with a
   // declared body length, WebSocket upgrades among them); it never listens itself.
-  const server: Server = createServer((req, res) => {
-    let exchange: HttpExchange | undefined;
-    try {
-      exchange = startNodeExchange(exchanges, req, res);
-      inFlight.add(exchange);
-    } catch (err) {
-      // A bug in the proxy itself: answer the client, never crash the process.
-      jsonError(res, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
-    }
-  });
+  const server: Server = createServer((req, res) => void open(res, () => startNodeExchange(exchanges, req, res)));
   // The Keep-Alive header of every response tells clients (undici honours it) to keep theirs as long; close() still
   // ends idle ones.
   const keepAliveMs = options.keepAliveMs ?? 120_000;
@@ -127,17 +129,11 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   server.emit('listening');
   const front: FrontHandler = {
     request(head, reply, body) {
-      let exchange: HttpExchange | undefined;
-      try {
-        exchange = new HttpExchange(exchanges, head, reply, body);
-        inFlight.add(exchange);
+      return open(reply, () => {
+        const exchange = new HttpExchange(exchanges, head, reply, body);
         exchange.start();
         return exchange;
-      } catch (err) {
-        if (exchange) exchange.fail(err);
-        else jsonError(reply, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
-        return exchange ?? { bodyChunk() {}, bodyEnd() {}, clientClosed() {} };
-      }
+      });
     },
     handOff(socket) {
       connections.delete(socket);

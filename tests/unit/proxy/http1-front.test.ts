@@ -15,7 +15,7 @@ describe('the HTTP/1.1 front serves plain requests and leaves the rest to node',
       rawHeaders: ['Host', '127.0.0.1:4000', 'Content-Type', 'application/json', 'x-api-key', 'dummy', 'Content-Length', '42'],
       contentLength: 42,
       close: false,
-      head: false,
+      isHead: false,
     });
   });
 
@@ -26,7 +26,7 @@ describe('the HTTP/1.1 front serves plain requests and leaves the rest to node',
   });
 
   it('sees connection: close among other tokens, and HEAD', () => {
-    expect(parseRequestHead(head('HEAD /x HTTP/1.1', 'host: x', 'Connection: keep-alive, Close'))).toMatchObject({ close: true, head: true });
+    expect(parseRequestHead(head('HEAD /x HTTP/1.1', 'host: x', 'Connection: keep-alive, Close'))).toMatchObject({ close: true, isHead: true });
     expect(parseRequestHead(head('GET /x HTTP/1.1', 'host: x', 'connection: closed'))).toMatchObject({ close: false });
   });
 

@@ -200,6 +200,30 @@ describe('faults end as recorded statuses', () => {
     ]);
   });
 
+  it('a wire log behind the disk holds requests and response reads, and every call is still logged whole and in order', async () => {
+    // A mark of one byte: every append goes over it, so each request is logged and waits for the disk before it is
+    // forwarded, and each response chunk pauses the upstream read until its frame is written.
+    const model = await withModel();
+    const { proxy, outDir, finish } = await harness(model.url, { wireHighWaterBytes: 1 });
+    const [path, body] = prompts['anthropic-messages'];
+    const replies = await Promise.all(Array.from({ length: 8 }, () => post(proxy, path, body)));
+    for (const r of replies) expect(r.status).toBe(200);
+    const calls = await finish();
+    expect(calls).toHaveLength(8);
+    const kinds = new Map<string, string>();
+    for await (const f of readWireFrames(proxy.wirePath)) kinds.set(f.c, (kinds.get(f.c) ?? '') + f.k);
+    const unmatched = replies.map((r) => r.bytes.toString('latin1'));
+    for (const call of calls) {
+      expect(call).toMatchObject({ execution_status: 'completed', response_capture_status: 'complete' });
+      expect(call.context).toEqual(body);
+      expect(kinds.get(call.call_id)).toMatch(/^qrd+x$/); // the request, the response head, its bytes, the end
+      // Each call's raw response is one client's reply, byte for byte (each reply matched once).
+      const raw = Buffer.concat(await collect(readRawResponse(join(outDir, call.response_path!), call.call_id))).toString('latin1');
+      expect(unmatched).toContain(raw);
+      unmatched.splice(unmatched.indexOf(raw), 1);
+    }
+  });
+
   it.each([500, 529])('an upstream %i is passed through and recorded as failed with its error', async (status) => {
     const upstream = await startUpstream((_req, res) => {
       res.writeHead(status, { 'content-type': 'application/json' });

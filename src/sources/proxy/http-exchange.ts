@@ -83,8 +83,8 @@ export function startNodeExchange(ctx: ExchangeContext, req: IncomingMessage, re
 
 /**
  * One HTTP exchange through the recording proxy, as undici's handler (`Dispatcher.dispatch`): the request body
- * is read whole and written to the wire log, forwarded, and every response chunk goes to the client and the log
- * as it arrives. Its client side is either the HTTP/1.1 front (http1-front.ts) or node's http server
+ * is read whole, forwarded and then written to the wire log (logged first and held while the log is over its mark),
+ * and every response chunk goes to the client and then the log as it arrives. Its client side is either the HTTP/1.1 front (http1-front.ts) or node's http server
  * (startNodeExchange): whichever it is feeds it the body (bodyChunk, bodyEnd) and says when the client left
  * (clientClosed). The handler API, not `request()`: no response stream object, no promise per request and no
  * async-iterator turn per chunk — the request path is the part of recording every call pays for, under load.
@@ -99,6 +99,8 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   private bodyParts: Buffer[] = [];
   private bodyBytes = 0;
   private bodyEnded = false;
+  /** A request body forwarded and not yet in the log (bodyEnd to logRequest: the same turn unless dispatch failed). */
+  private unlogged: Buffer | undefined;
   private abortUpstream: ((err?: Error) => void) | undefined;
   private resumeUpstream: (() => void) | undefined;
   private headersSeen = false;
@@ -167,13 +169,30 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.bodyBytes);
     this.bodyParts = [];
     try {
-      const logFull = this.ctx.wire.appendRequest(this.callId, this.meta, body);
-      // Awaited only when the log is over its mark: otherwise no promise, no microtask turn.
-      if (logFull) void logFull.then(() => this.dispatch(body));
-      else this.dispatch(body);
+      if (this.ctx.wire.backedUp) {
+        // The log is over its mark (the disk is behind): this request waits for it before it goes out.
+        const logFull = this.ctx.wire.appendRequest(this.callId, this.meta, body);
+        if (logFull) void logFull.then(() => this.dispatch(body));
+        else this.dispatch(body);
+      } else {
+        // Forwarded first, logged second: the upstream (on the other core) starts on the request while the proxy
+        // copies it into the log, instead of after. The response's frames wait for the request frame (logRequest).
+        this.unlogged = body;
+        this.dispatch(body);
+        this.logRequest();
+      }
     } catch (err) {
       this.fail(err);
     }
+  }
+
+  /** Appends the request frame of a request forwarded before it was logged (once; before any frame of its response). */
+  private logRequest(): void {
+    const body = this.unlogged;
+    if (body === undefined) return;
+    this.unlogged = undefined;
+    // No wait on the log's mark here: the request is out, and the response's appends pause the upstream read instead.
+    void this.ctx.wire.appendRequest(this.callId, this.meta, body);
   }
 
   private dispatch(body: Buffer): void {
@@ -195,6 +214,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true; // 1xx: informational, not the response
+    this.logRequest();
     this.headersSeen = true;
     this.resumeUpstream = resume;
     // One pass over the raw headers: the client's list and the logged meta (ResponseHeadMeta), no header objects.
@@ -283,6 +303,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   private finish(firstByteAt: number | null, upstreamEnded: boolean, upstreamError: string | null): void {
     if (this.finished) return;
     this.finished = true;
+    this.logRequest(); // a request that failed in dispatch() itself (undici reports even those through onError)
     // The client side may still say the client left (node's response emits 'close' after every response): clientClosed()
     // returns at once for a finished exchange (cheaper than taking a listener off an emitter on every request).
     const end: EndMeta = {

@@ -41,6 +41,11 @@ export interface RecordingProxyOptions {
    * is never timed here (the model may think for minutes).
    */
   keepAliveMs?: number;
+  /**
+   * How many bytes of the wire log may wait for the disk (default 16 MB). Over it, new requests are logged before they
+   * are forwarded and wait for the disk, and response reads pause until the log is under it again.
+   */
+  wireHighWaterBytes?: number;
   /** After close() is called, how long in-flight exchanges get to finish. Default 10 s. */
   closeGraceMs?: number;
   /**
@@ -81,7 +86,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const scope = options.captureScope ?? randomBytes(4).toString('hex');
   const maxRequestBytes = options.maxRequestBytes ?? 64 << 20;
   const pool = new Pool(upstream.origin, { connections: options.connections ?? 256, pipelining: 1 });
-  const wire = await WireLogWriter.open(join(options.outDir, WIRE_LOG_FILE));
+  const wire = await WireLogWriter.open(join(options.outDir, WIRE_LOG_FILE), options.wireHighWaterBytes === undefined ? {} : { highWaterBytes: options.wireHighWaterBytes });
   const inFlight = new Set<HttpExchange>();
   const sockets = new Set<Socket>();
   let seq = 0;

@@ -129,6 +129,11 @@ export class WireLogWriter {
     return this.failure;
   }
 
+  /** More is waiting for the disk than the mark allows: new requests wait before they are forwarded. */
+  get backedUp(): boolean {
+    return this.unflushed > this.highWaterBytes;
+  }
+
   /** The proxy started an exchange (readers that yield to forwarding see it). */
   opened(): void {
     Atomics.add(this.progress, PROGRESS_OPEN_EXCHANGES, 1);

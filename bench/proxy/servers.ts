@@ -94,7 +94,7 @@ async function bare(target: string): Promise<string> {
  * The same least proxy on undici's handler API (`dispatch`): no response stream object, no promise, raw
  * header arrays both ways — a stricter limit than `bare`, printed beside it.
  */
-async function bareDispatch(target: string): Promise<string> {
+async function bareDispatch(target: string, burnUs = 0): Promise<string> {
   const pool = new Pool(target, { connections: 256 });
   const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host']);
   return listen(
@@ -126,6 +126,9 @@ async function bareDispatch(target: string): Promise<string> {
             },
             onComplete() {
               res.end();
+              // `bare-dispatch+Nus`: N more microseconds of CPU per request, on the forwarding thread, after the response
+              // is handed off — a calibration of how far a point's req/s moves with a proxy's CPU.
+              if (burnUs > 0) for (const until = performance.now() + burnUs / 1000; performance.now() < until; );
             },
             onError() {
               res.destroy();
@@ -201,7 +204,8 @@ const start: Record<string, () => Promise<string>> = {
     return (await startRecordingProxy({ upstream: target!, outDir: wireOnlyDir })).url;
   },
 };
-const url = await start[kind!]!();
+const burn = /^bare-dispatch\+(\d+)us$/.exec(kind!);
+const url = burn ? await bareDispatch(target!, Number(burn[1])) : await start[kind!]!();
 process.on('message', (m) => {
   if (m === 'projected') process.send!({ projected: projectedCalls() });
   if (m === 'rss') {

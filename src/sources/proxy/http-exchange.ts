@@ -83,11 +83,12 @@ export function startNodeExchange(ctx: ExchangeContext, req: IncomingMessage, re
 
 /**
  * One HTTP exchange through the recording proxy, as undici's handler (`Dispatcher.dispatch`): the request body
- * is read whole, forwarded and then written to the wire log (logged first and held while the log is over its mark),
- * and every response chunk goes to the client and then the log as it arrives. Its client side is either the HTTP/1.1 front (http1-front.ts) or node's http server
- * (startNodeExchange): whichever it is feeds it the body (bodyChunk, bodyEnd) and says when the client left
- * (clientClosed). The handler API, not `request()`: no response stream object, no promise per request and no
- * async-iterator turn per chunk — the request path is the part of recording every call pays for, under load.
+ * is read whole, forwarded and then written to the wire log (logged first and held while the log is over its
+ * mark), and every response chunk goes to the client and then the log as it arrives. Its client side is either the
+ * HTTP/1.1 front (http1-front.ts) or node's http server (startNodeExchange): whichever it is feeds it the body
+ * (bodyChunk, bodyEnd) and says when the client left (clientClosed). The handler API, not `request()`: no response
+ * stream object, no promise per request and no async-iterator turn per chunk — the request path is the part of
+ * recording every call pays for, under load.
  * Backpressure both ways: a client that does not drain, or a wire log over its mark, pauses the upstream read
  * (undici's `resume` restarts it once both are clear), so no response is ever held whole in memory.
  */
@@ -161,7 +162,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     this.finish(null, false, 'not forwarded: request too large');
   }
 
-  /** The request body is complete: it is logged and forwarded. */
+  /** The request body is complete: it is forwarded and logged. */
   bodyEnd(): void {
     if (this.bodyEnded || this.finished) return;
     this.bodyEnded = true;

@@ -3,8 +3,9 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { conversationKey, DeltaWindow } from './body-delta.js';
-import { alignedBuffer, DIRECT_BLOCK, withDirect } from './direct-io.js';
-import { numberText, writeEndMeta, writeRequestMeta, writeResponseHeadMeta, type JsonOut, type RecordedResponseHead } from './frame-json.js';
+import { DIRECT_BLOCK, withDirect } from './direct-io.js';
+import { writeEndMeta, writeRequestMeta, writeResponseHeadMeta, type RecordedResponseHead } from './frame-json.js';
+import { SlabQueue } from './slab-queue.js';
 import type { EndMeta, FrameKind, RequestMeta } from './wire-format.js';
 import { PROGRESS_COMMITTED_BYTE, PROGRESS_DIRECT, PROGRESS_GENERATION, PROGRESS_CLOSED, PROGRESS_LAST_WRITE_BYTE, PROGRESS_OPEN_EXCHANGES } from './wire-progress.js';
 
@@ -14,21 +15,9 @@ export * from './wire-progress.js';
 /** A frame header's text from the call id's closing quote to its length. */
 const KIND_TEXT: Readonly<Record<FrameKind, string>> = { q: '","k":"q","n":', r: '","k":"r","n":', d: '","k":"d","n":', x: '","k":"x","n":' };
 
-const SLAB_BYTES = 256 << 10;
-/** Written slabs kept for reuse (page cache mode; a flush rarely spans more than two). */
-const MAX_SPARE_SLABS = 8;
-/**
- * Direct I/O: slabs come from WebAssembly memories of this many slabs each (2 MB), one mapping per arena rather than
- * per slab — V8 reserves ~10 GB of address space for every WebAssembly memory and caps the total near 1 TB, which a few
- * writers' slabs each in its own memory would reach. Arena slabs are all kept for reuse: their number follows the most
- * the writer ever had waiting for the disk (at most highWaterBytes).
- */
-const ARENA_SLABS = 8;
 /** Written at once from this many buffered bytes; below it, within FLUSH_DELAY_MS. */
 const FLUSH_BYTES = 512 << 10;
 const FLUSH_DELAY_MS = 5;
-/** Bodies at least this big are handed to writev as they are instead of being copied into a slab. */
-const COPY_LIMIT = 4096;
 
 const fsyncAsync = promisify(fsync);
 const closeAsync = promisify(closeFd);
@@ -45,26 +34,19 @@ const openAsync = (path: string, flags: string | number): Promise<number> => new
  * than `highWaterBytes` wait for the disk; the proxy awaits it, so a slow disk slows the upstream read instead of
  * growing memory.
  *
- * With direct I/O (see open) every byte is copied into a slab, each write covers whole 4 KB blocks from aligned
- * memory, and the last block goes out padded with zeros and is written again, completed, by the next write; the
- * file is cut to the log's length at close. Readers that follow the log read no further than `committedBytes`.
+ * The bytes wait in a SlabQueue (slab-queue.ts). With direct I/O (see open) each write covers whole 4 KB blocks from
+ * aligned memory, and the last block goes out padded with zeros and is written again, completed, by the next write;
+ * the file is cut to the log's length at close. Readers that follow the log read no further than `committedBytes`.
  */
 export class WireLogWriter {
   readonly progress = new Int32Array(new SharedArrayBuffer(32), 0, 4);
   private readonly lastWrite = new Float64Array(this.progress.buffer, PROGRESS_LAST_WRITE_BYTE, 1);
   private readonly committed = new Float64Array(this.progress.buffer, PROGRESS_COMMITTED_BYTE, 1);
   bytes = 0;
-  private queued: Buffer[] = [];
-  private queuedBytes = 0;
   /** Bytes appended and not yet handed to a write. */
   private unflushed = 0;
-  private slab: Buffer;
-  private slabStart = 0;
-  private slabEnd = 0;
-  /** Slabs left behind since the last write started: all their parts are queued (or written). */
-  private retired: Buffer[] = [];
-  /** Written slabs, reused: a fresh 256 KB slab is 64 pages the kernel maps in, one fault each. */
-  private spare: Buffer[] = [];
+  /** The frames' bytes in memory until they are written; also the JsonOut the request path's metas are spelled into. */
+  private readonly out: SlabQueue;
   private writing = false;
   private scheduled = false;
   private timer: NodeJS.Timeout | undefined;
@@ -72,15 +54,8 @@ export class WireLogWriter {
   private closing: Promise<void> | undefined;
   private failure: Error | undefined;
   private readonly window = new DeltaWindow();
-  /** Bytes of the frame being appended (its pieces can span slabs). */
-  private frameBytes = 0;
-  /** The slab as a JsonOut: the request path's metas are spelled straight into it (frame-json.ts). */
-  private readonly out: JsonOut = {
-    ascii: (text) => this.putAscii(text),
-    string: (s) => this.putString(s),
-    json: (text) => this.putUtf8(text),
-    number: (n) => this.putNumber(n),
-  };
+  /** `out.appended` when the frame being appended began (its pieces can span slabs). */
+  private frameStart = 0;
 
   private constructor(
     readonly path: string,
@@ -91,7 +66,7 @@ export class WireLogWriter {
     /** Where the next write starts: the file's length at open, then (direct) the start of the last partial block. */
     private fileAt: number,
   ) {
-    this.slab = this.newSlab(SLAB_BYTES);
+    this.out = new SlabQueue(direct);
     this.committed[0] = fileAt;
     this.progress[PROGRESS_DIRECT] = direct ? 1 : 0;
   }
@@ -190,7 +165,7 @@ export class WireLogWriter {
     if (this.failure || this.closing) return undefined;
     const json = meta === undefined ? undefined : (JSON.stringify(meta) as string | undefined);
     this.beginFrame(callId, kind, body?.length ?? 0, json !== undefined);
-    if (json !== undefined) this.putUtf8(json);
+    if (json !== undefined) this.out.json(json);
     return this.endFrame(body);
   }
 
@@ -200,9 +175,11 @@ export class WireLogWriter {
     // they are, the length digit by digit: no string is built (a template here was flattened on every frame), and
     // the room for all but the digits is reserved once.
     const kindText = KIND_TEXT[kind];
-    this.reserve(6 + callId.length + kindText.length);
-    const slab = this.slab;
-    let p = this.slabEnd;
+    const out = this.out;
+    this.frameStart = out.appended;
+    out.reserve(6 + callId.length + kindText.length);
+    const slab = out.slab;
+    let p = out.end;
     slab[p++] = 123; // {"c":"
     slab[p++] = 34;
     slab[p++] = 99;
@@ -211,10 +188,10 @@ export class WireLogWriter {
     slab[p++] = 34;
     for (let i = 0; i < callId.length; i++) slab[p++] = callId.charCodeAt(i);
     for (let i = 0; i < kindText.length; i++) slab[p++] = kindText.charCodeAt(i);
-    this.frameBytes = p - this.slabEnd;
-    this.slabEnd = p;
-    this.putNumber(n);
-    if (withMeta) this.putAscii(',"m":');
+    out.appended += p - out.end;
+    out.end = p;
+    out.number(n);
+    if (withMeta) out.ascii(',"m":');
   }
 
   /**
@@ -222,31 +199,11 @@ export class WireLogWriter {
    * promise as append's.
    */
   private endFrame(body: Buffer | undefined, from = 0, to = body?.length ?? 0): Promise<void> | undefined {
-    this.putAscii('}\n');
-    const n = to - from;
-    if (body && n > 0) {
-      if (n >= COPY_LIMIT && !this.direct) {
-        this.cut();
-        this.queued.push(n === body.length ? body : body.subarray(from, to));
-        this.queuedBytes += n;
-      } else if (n <= SLAB_BYTES) {
-        this.reserve(n);
-        body.copy(this.slab, this.slabEnd, from, to);
-        this.slabEnd += n;
-      } else {
-        // Direct I/O, a body bigger than a slab: in slab-sized pieces (a frame may span slabs).
-        for (let at = from; at < to; ) {
-          if (this.slabEnd === this.slab.length) this.reserve(1);
-          const k = Math.min(to - at, this.slab.length - this.slabEnd);
-          body.copy(this.slab, this.slabEnd, at, at + k);
-          this.slabEnd += k;
-          at += k;
-        }
-      }
-    }
-    this.reserve(1);
-    this.slab[this.slabEnd++] = 10; // the frame's closing '\n'
-    const bytes = this.frameBytes + n + 1;
+    const out = this.out;
+    out.ascii('}\n');
+    if (body) out.bytes(body, from, to);
+    out.byte(10); // the frame's closing '\n'
+    const bytes = out.appended - this.frameStart;
     this.bytes += bytes;
     this.unflushed += bytes;
     this.schedule();
@@ -282,103 +239,6 @@ export class WireLogWriter {
     return this.closing;
   }
 
-  /** Printable ASCII the caller vouches for, copied byte by byte (short texts: cheaper than a native write). */
-  private putAscii(text: string): void {
-    const n = text.length;
-    this.reserve(n);
-    const slab = this.slab;
-    let p = this.slabEnd;
-    for (let i = 0; i < n; i++) slab[p++] = text.charCodeAt(i);
-    this.slabEnd = p;
-    this.frameBytes += n;
-  }
-
-  /** A number as JSON.stringify spells it: a safe non-negative integer digit by digit, anything else through String. */
-  private putNumber(n: number): void {
-    if (n >= 0 && n < 1e9 && (n | 0) === n) return this.putDigits(n, 0);
-    if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER && Math.floor(n) === n)) return this.putAscii(numberText(n));
-    // Epoch milliseconds and other big integers: two int32 halves (double division and modulo are slow).
-    const high = Math.floor(n / 1e9);
-    this.putDigits(high, 0);
-    this.putDigits(n - high * 1e9, 9);
-  }
-
-  /** The decimal digits of an int32 `n` ≥ 0, zero-padded to `width`. */
-  private putDigits(n: number, width: number): void {
-    let digits = 1;
-    for (let x = n; x >= 10; x = (x / 10) | 0) digits++;
-    if (digits < width) digits = width;
-    this.reserve(digits);
-    const slab = this.slab;
-    let p = this.slabEnd + digits;
-    let x = n;
-    for (let i = 0; i < digits; i++) {
-      const q = (x / 10) | 0;
-      slab[--p] = 48 + x - q * 10;
-      x = q;
-    }
-    this.slabEnd += digits;
-    this.frameBytes += digits;
-  }
-
-  /** A JSON string: as it is when it needs no escape (printable ASCII but '"' and '\\'), else JSON.stringify(s). */
-  private putString(s: string): void {
-    const n = s.length;
-    this.reserve(n + 2);
-    const slab = this.slab;
-    let p = this.slabEnd;
-    slab[p++] = 34;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      // Bytes copied so far are past slabEnd: the escaped text overwrites them.
-      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) return this.putUtf8(JSON.stringify(s));
-      slab[p++] = c;
-    }
-    slab[p++] = 34;
-    this.slabEnd = p;
-    this.frameBytes += n + 2;
-  }
-
-  /** JSON text, UTF-8 encoded (reserving the worst case, 3 bytes per UTF-16 unit, rather than measuring first). */
-  private putUtf8(text: string): void {
-    this.reserve(text.length * 3);
-    const n = this.slab.write(text, this.slabEnd, 'utf8');
-    this.slabEnd += n;
-    this.frameBytes += n;
-  }
-
-  private newSlab(bytes: number): Buffer {
-    if (!this.direct) return Buffer.allocUnsafe(bytes);
-    // Only a meta bigger than a slab wants more (bodies are copied in slab-sized pieces): its own aligned memory.
-    if (bytes > SLAB_BYTES) return alignedBuffer(bytes);
-    const arena = alignedBuffer(ARENA_SLABS * SLAB_BYTES);
-    for (let i = 1; i < ARENA_SLABS; i++) this.spare.push(arena.subarray(i * SLAB_BYTES, (i + 1) * SLAB_BYTES));
-    return arena.subarray(0, SLAB_BYTES);
-  }
-
-  private reserve(bytes: number): void {
-    if (this.slab.length - this.slabEnd >= bytes) return;
-    // Direct: queued parts must be whole blocks, so the last partial block moves to the next slab (and is written
-    // from there, whether or not a write already took it padded).
-    const keep = this.direct ? this.slabEnd % DIRECT_BLOCK : 0;
-    this.slabEnd -= keep;
-    this.cut();
-    const old = this.slab;
-    if (old.length === SLAB_BYTES) this.retired.push(old);
-    this.slab = (keep + bytes <= SLAB_BYTES ? this.spare.pop() : undefined) ?? this.newSlab(Math.max(SLAB_BYTES, keep + bytes));
-    old.copy(this.slab, 0, this.slabEnd, this.slabEnd + keep);
-    this.slabStart = 0;
-    this.slabEnd = keep;
-  }
-
-  /** Moves the filled part of the slab to the write queue. */
-  private cut(): void {
-    if (this.slabEnd === this.slabStart) return;
-    this.queued.push(this.slab.subarray(this.slabStart, this.slabEnd));
-    this.queuedBytes += this.slabEnd - this.slabStart;
-    this.slabStart = this.slabEnd;
-  }
-
   private schedule(): void {
     if (this.scheduled || this.writing) return;
     this.scheduled = true;
@@ -394,47 +254,21 @@ export class WireLogWriter {
     if (this.writing) return;
     if (this.unflushed === 0) return this.wake();
     const position = this.fileAt;
-    let bytes: number;
-    if (this.direct) {
-      // Whole blocks from aligned memory: the last one padded with zeros (a reader after a crash sees NULs where
-      // the log ends, never stale bytes), its start the next write's start, so the next write completes it.
-      const end = this.slabEnd;
-      const padded = Math.ceil(end / DIRECT_BLOCK) * DIRECT_BLOCK;
-      this.slab.fill(0, end, padded);
-      if (padded > this.slabStart) {
-        this.queued.push(this.slab.subarray(this.slabStart, padded));
-        this.queuedBytes += padded - this.slabStart;
-      }
-      bytes = this.queuedBytes - (padded - end);
-      const partialStart = end - (end % DIRECT_BLOCK);
-      this.fileAt = position + this.queuedBytes - (padded - partialStart);
-      this.slabStart = partialStart;
-    } else {
-      this.cut();
-      bytes = this.queuedBytes;
-      this.fileAt = position + bytes;
-    }
-    const batch = this.queued;
-    const submitted = this.queuedBytes;
-    // Every part of these slabs is in this batch or an earlier one (writes run one at a time, in order).
-    const done = this.retired;
-    this.retired = [];
-    this.queued = [];
-    this.queuedBytes = 0;
+    const batch = this.out.take();
+    this.fileAt = position + batch.advance;
     this.unflushed = 0;
     this.writing = true;
     // The slab part just queued is being written; later frames go after it in the same slab.
-    writev(this.fd, batch, position, (writeErr, written) => {
+    writev(this.fd, batch.parts, position, (writeErr, written) => {
       this.writing = false;
-      for (const slab of done) if (this.direct || this.spare.length < MAX_SPARE_SLABS) this.spare.push(slab);
+      this.out.recycle(batch.done);
       // A short write (a full disk) is a failure too: what follows must not land after a gap.
-      const err = writeErr ?? (written === submitted ? null : new Error(`${this.path}: wrote ${written} of ${submitted} bytes (is the disk full?)`));
+      const err = writeErr ?? (written === batch.submitted ? null : new Error(`${this.path}: wrote ${written} of ${batch.submitted} bytes (is the disk full?)`));
       if (err) {
         this.failure ??= err;
-        this.queued = [];
-        this.queuedBytes = 0;
+        this.out.dropQueued();
         this.unflushed = 0;
-      } else this.committed[0] = position + bytes;
+      } else this.committed[0] = position + batch.logBytes;
       this.lastWrite[0] = Date.now();
       Atomics.add(this.progress, PROGRESS_GENERATION, 1);
       Atomics.notify(this.progress, PROGRESS_GENERATION);

@@ -12,6 +12,8 @@
  *   npm run bench:proxy -- --warmup 0            (no warm-up before the first point: 20000 requests of each kind by default)
  *   BENCH_VERBOSE=1 npm run bench:proxy          (every round of every target: its CPU during the load, all threads and the
  *                                                 main thread's, and the upstream's, the client's and the machine's idle share)
+ *   node dist/bench/proxy/run.js --targets bare,roller-wire-only,roller-wire-only#2,roller-full --rest 3000
+ *                                                (a second server of a kind: `#2`; every load after 3 s of rest)
  *   node dist/bench/proxy/run.js --targets bare-dispatch,bare-dispatch+30us,http-proxy --kinds sse --concurrency 16,64
  *                                                (a calibration: bare-dispatch with 30 us more CPU per request — how much a
  *                                                 point's req/s moves with a proxy's CPU)
@@ -175,9 +177,11 @@ async function main(): Promise<void> {
   const targets: { name: string; url: string; child?: ChildProcess; sent: number }[] = [{ name: 'direct', url: upstream.url, sent: 0 }];
   const only = arg('--targets', 'bare,bare-dispatch,roller-actf,roller-full,http-proxy,http-proxy-default').split(',');
   console.log(`every server runs as node ${NODE_OPTIONS.join(' ')} (bin/roller's options)`);
-  for (const kind of only) {
-    const s = await startServer(kind, upstream.url);
-    targets.push({ name: kind, url: s.url, child: s.child, sent: 0 });
+  for (const name of only) {
+    // `roller-wire-only#2`: a second server of the same kind — two equal targets in one run, how far apart the
+    // machine's noise puts them.
+    const s = await startServer(name.split('#')[0]!, upstream.url);
+    targets.push({ name, url: s.url, child: s.child, sent: 0 });
   }
   type Row = { target: string; kind: string; c: number; round: number; rps: number; ttfb50: number; ttfb99: number; ttlb50: number; ttlb99: number; rss: number | null; cpuUs: number | null; loadCpuUs: number | null; faults: number | null; drain: number | null; sustained: number };
   const rows: Row[] = [];
@@ -209,6 +213,9 @@ async function main(): Promise<void> {
   // with three, the median of bare-dispatch/bare — two pass-throughs that record nothing — moved from 0.89 to
   // 1.58 between two runs of the same build, and verdicts with it.
   const rounds = Number(arg('--rounds', '5'));
+  // --rest MS: every target rests MS before each load (after its warm-up and idle wait) — loads started on a machine
+  // that has been quiet for a while, not right after the last target's work.
+  const restMs = Number(arg('--rest', '0'));
   for (const kind of kinds) {
     for (const c of levels) {
       for (let round = 0; round < rounds; round++) {
@@ -223,6 +230,7 @@ async function main(): Promise<void> {
             await drainMs(t.child, t.sent);
             await untilIdle(t.child);
           }
+          if (restMs > 0) await new Promise((r) => setTimeout(r, restMs));
           const before = t.child ? await statsOf(t.child) : null;
           const upstreamBefore = await statsOf(upstream.child);
           const clientBefore = process.cpuUsage();

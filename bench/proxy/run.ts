@@ -11,7 +11,8 @@
  *   npm run bench:proxy -- --requests 12000      (per point; 6000 by default, a quarter at concurrency 1)
  *   npm run bench:proxy -- --warmup 0            (no warm-up before the first point: 20000 requests of each kind by default)
  *   BENCH_VERBOSE=1 npm run bench:proxy          (every round of every target: its CPU during the load, all threads and the
- *                                                 main thread's, and the upstream's, the client's and the machine's idle share)
+ *                                                 main thread's, and the upstream's, the client's and the machine's idle share;
+ *                                                 how long each process waited for a core while runnable)
  *   node dist/bench/proxy/run.js --targets bare,roller-wire-only,roller-wire-only#2,roller-full --rest 3000
  *                                                (a second server of a kind: `#2`; every load after 3 s of rest)
  *   node dist/bench/proxy/run.js --targets bare-dispatch,bare-dispatch+30us,http-proxy --kinds sse --concurrency 16,64
@@ -25,6 +26,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { sessionBodies, TURNS } from './session-bodies.js';
+import { schedStats, type SchedStats } from './thread-cpu.js';
 
 const servers = fileURLToPath(new URL('./servers.js', import.meta.url));
 const children: ChildProcess[] = [];
@@ -50,7 +52,7 @@ async function startServer(kind: string, target = ''): Promise<{ url: string; ch
   return { url, child };
 }
 
-type ServerStats = { rss: number; maxRss: number; cpuMs: number; mainCpuMs: number; faults: number };
+type ServerStats = { rss: number; maxRss: number; cpuMs: number; mainCpuMs: number; faults: number; sched: SchedStats };
 
 async function statsOf(child: ChildProcess): Promise<ServerStats> {
   child.send('rss');
@@ -234,10 +236,12 @@ async function main(): Promise<void> {
           const before = t.child ? await statsOf(t.child) : null;
           const upstreamBefore = await statsOf(upstream.child);
           const clientBefore = process.cpuUsage();
+          const clientSchedBefore = schedStats();
           const machineBefore = machineTicks();
           const { samples, seconds } = await load(t.url, `/v1/messages?${kind}`, c, n);
           const machineIdle = idleShare(machineBefore, machineTicks());
           const client = process.cpuUsage(clientBefore);
+          const clientSched = schedStats();
           const upstreamLoaded = await statsOf(upstream.child);
           t.sent += n;
           const loaded = t.child ? await statsOf(t.child) : null;
@@ -261,7 +265,11 @@ async function main(): Promise<void> {
           // The whole machine per request during the load: the client (this process) and the upstream share the 2 cores
           // with the proxy, so what the proxy costs shows in their time and the idle share as well.
           const others = `upstream ${(((upstreamLoaded.cpuMs - upstreamBefore.cpuMs) * 1000) / samples.length).toFixed(0)}, client ${((client.user + client.system) / samples.length).toFixed(0)} us/req, machine idle ${(machineIdle * 100).toFixed(0)}%`;
-          if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${kind} c=${c} ${t.name}: ${(samples.length / seconds).toFixed(0)} req/s, CPU ${cpuUs?.toFixed(0) ?? '-'} us/req (during the load ${loadCpuUs?.toFixed(0) ?? '-'}, main thread ${loadMainUs?.toFixed(0) ?? '-'}; ${others}), faults ${faults?.toFixed(2) ?? '-'}/req (during the load ${before && loaded ? ((loaded.faults - before.faults) / samples.length).toFixed(2) : '-'})`);
+          // Runnable but waiting for a core, per request (us), and the proxy's main thread's times on a core per request:
+          // where the idle share comes from when the CPU per request does not explain a difference.
+          const waitUs = (a: number, b: number): string => ((b - a) / 1000 / samples.length).toFixed(1);
+          const queued = `runqueue wait ${before && loaded ? `proxy main ${waitUs(before.sched.mainWaitNs, loaded.sched.mainWaitNs)}, proxy others ${waitUs(before.sched.otherWaitNs, loaded.sched.otherWaitNs)}, ` : ''}upstream ${waitUs(upstreamBefore.sched.mainWaitNs + upstreamBefore.sched.otherWaitNs, upstreamLoaded.sched.mainWaitNs + upstreamLoaded.sched.otherWaitNs)}, client ${waitUs(clientSchedBefore.mainWaitNs, clientSched.mainWaitNs)} us/req${before && loaded ? `; proxy main on a core ${((loaded.sched.mainSlices - before.sched.mainSlices) / samples.length).toFixed(2)} times/req` : ''}`;
+          if (process.env.BENCH_VERBOSE) console.log(`  round ${round} ${kind} c=${c} ${t.name}: ${(samples.length / seconds).toFixed(0)} req/s, CPU ${cpuUs?.toFixed(0) ?? '-'} us/req (during the load ${loadCpuUs?.toFixed(0) ?? '-'}, main thread ${loadMainUs?.toFixed(0) ?? '-'}; ${others}), faults ${faults?.toFixed(2) ?? '-'}/req (during the load ${before && loaded ? ((loaded.faults - before.faults) / samples.length).toFixed(2) : '-'}); ${queued}`);
           rows.push({
             target: t.name,
             kind,

@@ -19,7 +19,7 @@ import { Pool } from 'undici';
 import { startProxyPipeline } from '../../src/pipelines/proxy.js';
 import { startRecordingProxy } from '../../src/sources/proxy/recording-proxy.js';
 import { anthropicEvents } from '../../src/sources/scripted-model/encode-anthropic.js';
-import { mainThreadCpuMs } from './thread-cpu.js';
+import { mainThreadCpuMs, schedStats } from './thread-cpu.js';
 
 const message = {
   id: 'msg_bench',
@@ -210,7 +210,7 @@ process.on('message', (m) => {
   if (m === 'projected') process.send!({ projected: projectedCalls() });
   if (m === 'rss') {
     const u = process.resourceUsage();
-    process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: u.maxRSS / 1024, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, mainCpuMs: mainThreadCpuMs(), faults: u.minorPageFault });
+    process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: u.maxRSS / 1024, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, mainCpuMs: mainThreadCpuMs(), faults: u.minorPageFault, sched: schedStats() });
   }
   if (m === 'exit') {
     // A normal exit, so --cpu-prof can write its profile; the capture (hundreds of MB) goes with it.

@@ -28,8 +28,8 @@ export interface SchedStats {
 
 /**
  * This process's /proc/self/task/<tid>/schedstat, summed: how long its threads waited for a core while runnable. On a
- * machine the client, the proxy and the upstream share, a proxy whose threads wait more leaves the others idle while
- * it queues (the idle share goes up, not its CPU). Zeros where /proc has no schedstat.
+ * machine the client, the proxy and the upstream share, time a thread queues while the machine has idle time is
+ * where a proxy can lose req/s without costing more CPU. Zeros where /proc has no schedstat.
  */
 export function schedStats(): SchedStats {
   const s: SchedStats = { mainWaitNs: 0, otherWaitNs: 0, mainSlices: 0 };

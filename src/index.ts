@@ -8,3 +8,4 @@ export * from './transforms/capture/index.js';
 export * from './harnesses/native-capture.js';
 export { nativeUsage, formatNativeUsage, type NativeUsageReport } from './pipelines/native-usage.js';
 export { scanUsage, type ScannedParticipant, type UsageScan } from './harnesses/claude-code/usage-scan.js';
+export { callsJsonlBodies } from './sources/archive/calls-bodies.js';

@@ -1,25 +1,22 @@
 /**
- * The processes of the proxy bench. Each runs alone (its RSS is its own) and prints its URL on stdout:
- *   upstream            a model API stub: an Anthropic-like SSE stream or a JSON body, written at once
- *   bare                the issue's limit: node:http + undici pass-through that records nothing
- *   roller-actf/full    roller's recording proxy with calls.jsonl (+ wire_trace in that mode)
- *   http-proxy          the npm http-proxy package with a keep-alive agent; http-proxy-default as its README
- *                       shows it (no agent: a new upstream connection per request)
- * A parent sends 'rss' over IPC and gets {rss, maxRss, cpuMs, faults} back (MB, ms, minor page faults), or 'projected' and gets the
- * number of calls a roller pipeline has written to calls.jsonl so far.
+ * The processes of the proxy bench. Each runs alone (its RSS and CPU are its own) and prints its URL on stdout:
+ *   upstream  a model API stub: an Anthropic SSE stream (57 events, ~8 KB) for any POST, its events in `chunks` writes
+ *             `gapMs` apart (the paced load: a model streaming) or all at once (gapMs 0: the saturation load)
+ *   bare      the least a proxy on node's http server can do: node:http + undici, bytes both ways, nothing recorded
+ *   roller    roller's recording proxy pipeline as `roller proxy --wire-trace full` runs it (wire log, calls.jsonl,
+ *             wire_trace.jsonl, tools_capture.jsonl)
+ * The parent sends 'stats' over IPC and gets {rssMb, peakRssMb, cpuMs} back; 'reset-peak' starts a new peak (Linux:
+ * /proc/self/clear_refs); 'exit' ends the process and removes its capture.
  */
 import { once } from 'node:events';
-import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import httpProxy from 'http-proxy';
 import { Pool } from 'undici';
 import { startProxyPipeline } from '../../src/pipelines/proxy.js';
-import { startRecordingProxy } from '../../src/sources/proxy/recording-proxy.js';
 import { anthropicEvents } from '../../src/sources/scripted-model/encode-anthropic.js';
-import { mainThreadCpuMs, schedStats } from './thread-cpu.js';
 
 const message = {
   id: 'msg_bench',
@@ -35,8 +32,7 @@ const message = {
   stop_sequence: null,
   usage: { input_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 4000, output_tokens: 180 },
 };
-const SSE = Buffer.from([...anthropicEvents(message)].join(''));
-const JSON_BODY = Buffer.from(JSON.stringify(message));
+const EVENTS = [...anthropicEvents(message)];
 
 async function listen(server: ReturnType<typeof createServer>): Promise<string> {
   server.keepAliveTimeout = 60_000;
@@ -45,94 +41,56 @@ async function listen(server: ReturnType<typeof createServer>): Promise<string> 
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function drainRequest(req: IncomingMessage, then: () => void): void {
-  req.on('data', () => {});
-  req.on('end', then);
-}
-
-async function upstream(): Promise<string> {
+async function upstream(gapMs: number, chunks: number): Promise<string> {
+  const per = Math.ceil(EVENTS.length / chunks);
+  const parts = Array.from({ length: chunks }, (_, i) => Buffer.from(EVENTS.slice(i * per, (i + 1) * per).join('')));
   return listen(
     createServer((req, res) => {
-      drainRequest(req, () => {
-        const sse = (req.url ?? '').includes('sse');
-        res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json', 'request-id': 'req_bench', 'content-length': sse ? SSE.length : JSON_BODY.length });
-        res.end(sse ? SSE : JSON_BODY);
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_bench' });
+        if (gapMs === 0) return res.end(Buffer.concat(parts));
+        let i = 0;
+        const next = () => {
+          if (i < parts.length - 1) {
+            res.write(parts[i++]);
+            setTimeout(next, gapMs);
+          } else res.end(parts[i]);
+        };
+        next();
       });
     }),
   );
 }
 
-/** The least a proxy can do: forward bytes both ways with backpressure, record nothing. */
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host']);
+
+/** node:http + undici's dispatch: the request read whole, the response streamed with backpressure, nothing recorded. */
 async function bare(target: string): Promise<string> {
-  const pool = new Pool(target, { connections: 256 });
-  return listen(
-    createServer((req: IncomingMessage, res: ServerResponse) => {
-      const parts: Buffer[] = [];
-      req.on('data', (c: Buffer) => parts.push(c));
-      req.on('end', async () => {
-        try {
-          const headers = { ...req.headers };
-          delete headers.host;
-          delete headers.connection;
-          const up = await pool.request({ path: req.url ?? '/', method: 'POST', headers, body: Buffer.concat(parts) });
-          const out = { ...up.headers };
-          delete out.connection;
-          delete out['keep-alive'];
-          delete out['transfer-encoding'];
-          res.writeHead(up.statusCode, out as Record<string, string>);
-          for await (const chunk of up.body) if (!res.write(chunk)) await once(res, 'drain');
-          res.end();
-        } catch {
-          res.destroy();
-        }
-      });
-    }),
-  );
-}
-
-/**
- * The same least proxy on undici's handler API (`dispatch`): no response stream object, no promise, raw
- * header arrays both ways — a stricter limit than `bare`, printed beside it.
- */
-async function bareDispatch(target: string, burnUs = 0): Promise<string> {
-  const pool = new Pool(target, { connections: 256 });
-  const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host']);
+  const pool = new Pool(target, { connections: null });
   return listen(
     createServer((req: IncomingMessage, res: ServerResponse) => {
       const parts: Buffer[] = [];
       req.on('data', (c: Buffer) => parts.push(c));
       req.on('end', () => {
-        const raw = req.rawHeaders;
         const headers: string[] = [];
-        for (let i = 0; i < raw.length; i += 2) if (!HOP.has(raw[i]!.toLowerCase())) headers.push(raw[i]!, raw[i + 1]!);
+        for (let i = 0; i < req.rawHeaders.length; i += 2) if (!HOP.has(req.rawHeaders[i]!.toLowerCase())) headers.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
         let resume: () => void = () => {};
         res.on('drain', () => resume());
         pool.dispatch(
-          { path: req.url ?? '/', method: 'POST', headers, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts) },
+          { path: req.url ?? '/', method: 'POST', headers, body: Buffer.concat(parts) },
           {
             onConnect() {},
-            onHeaders(status, rawHeaders, resumeUpstream) {
+            onHeaders(status, raw, resumeUpstream) {
               resume = resumeUpstream;
               const out: string[] = [];
-              for (let i = 0; i < rawHeaders.length; i += 2) {
-                const name = rawHeaders[i]!.toString('latin1');
-                if (!HOP.has(name.toLowerCase())) out.push(name, rawHeaders[i + 1]!.toString('latin1'));
-              }
+              for (let i = 0; i < raw.length; i += 2) if (!HOP.has(raw[i]!.toString('latin1').toLowerCase())) out.push(raw[i]!.toString('latin1'), raw[i + 1]!.toString('latin1'));
               res.writeHead(status, out);
               return true;
             },
-            onData(chunk) {
-              return res.write(chunk);
-            },
-            onComplete() {
-              res.end();
-              // `bare-dispatch+Nus`: N more microseconds of CPU per request, on the forwarding thread, after the response
-              // is handed off — a calibration of how far a point's req/s moves with a proxy's CPU.
-              if (burnUs > 0) for (const until = performance.now() + burnUs / 1000; performance.now() < until; );
-            },
-            onError() {
-              res.destroy();
-            },
+            onData: (chunk) => res.write(chunk),
+            onComplete: () => void res.end(),
+            onError: () => void res.destroy(),
           },
         );
       });
@@ -140,81 +98,35 @@ async function bareDispatch(target: string, burnUs = 0): Promise<string> {
   );
 }
 
-/**
- * The npm http-proxy package. `keepAlive`: with a keep-alive agent (the strongest form, printed as
- * http-proxy). Without: as its README shows it, `createProxyServer({ target })` — no agent, so a new upstream
- * connection per request with `connection: close` (printed as http-proxy-default; the issue's kit measured
- * http-proxy at 0.40 x direct, which is this form, not the first).
- */
-async function viaHttpProxy(target: string, keepAlive: boolean): Promise<string> {
-  const proxy = httpProxy.createProxyServer(keepAlive ? { target, agent: new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 256 }) } : { target });
-  proxy.on('error', (_err, _req, res) => (res as ServerResponse).destroy());
-  return listen(createServer((req, res) => proxy.web(req, res)));
-}
-
-/** The capture directory of a roller target, to count projected calls in. */
 let captureDir: string | undefined;
-/** The wire log of the request-path-only target (no calls.jsonl to count). */
-let wireOnlyDir: string | undefined;
 
-async function roller(target: string, mode: 'actf' | 'full'): Promise<string> {
-  captureDir = mkdtempSync(join(tmpdir(), `roller-bench-proxy-${mode}-`));
-  const { proxy } = await startProxyPipeline({ upstream: target, outDir: captureDir, wireTrace: mode });
+async function roller(target: string): Promise<string> {
+  captureDir = mkdtempSync(join(tmpdir(), 'roller-bench-proxy-'));
+  if (process.env.BENCH_NO_PROJECTION) return (await (await import('../../src/sources/proxy/recording-proxy.js')).startRecordingProxy({ upstream: target, outDir: join(captureDir, 'capture') })).url;
+  const { proxy } = await startProxyPipeline({ upstream: target, outDir: join(captureDir, 'capture'), wireTrace: (process.env.BENCH_WIRE_TRACE ?? 'full') as 'full', onWireFailure: (e) => process.stderr.write(`${e.message}\n`) });
   return proxy.url;
 }
 
-/**
- * Lines of calls.jsonl so far: how many calls the projection has written (-1: not a roller pipeline).
- * Counted incrementally — re-reading a growing file every poll would cost more than what it measures.
- */
-let counted = { offset: 0, lines: 0 };
-const scratch = Buffer.allocUnsafe(1 << 20);
-function projectedCalls(): number {
-  if (!captureDir) return -1;
-  const fd = openSync(join(captureDir, 'calls.jsonl'), 'r');
-  try {
-    for (;;) {
-      const n = readSync(fd, scratch, 0, scratch.length, counted.offset);
-      if (n === 0) break;
-      for (let i = scratch.indexOf(10); i !== -1 && i < n; i = scratch.indexOf(10, i + 1)) counted.lines++;
-      counted = { offset: counted.offset + n, lines: counted.lines };
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return counted.lines;
+function peakRssMb(): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-const [kind, target] = process.argv.slice(2);
-const start: Record<string, () => Promise<string>> = {
-  upstream,
-  bare: () => bare(target!),
-  'bare-dispatch': () => bareDispatch(target!),
-  'http-proxy': () => viaHttpProxy(target!, true),
-  'http-proxy-default': () => viaHttpProxy(target!, false),
-  'roller-actf': () => roller(target!, 'actf'),
-  'roller-full': () => roller(target!, 'full'),
-  'roller-inline': async () => {
-    captureDir = mkdtempSync(join(tmpdir(), 'roller-bench-proxy-inline-'));
-    return (await startProxyPipeline({ upstream: target!, outDir: captureDir, wireTrace: 'full', projection: 'inline' })).proxy.url;
-  },
-  // The request path alone: the wire log written, nothing projected (what forwarding + recording costs).
-  'roller-wire-only': async () => {
-    wireOnlyDir = mkdtempSync(join(tmpdir(), 'roller-bench-proxy-wire-'));
-    return (await startRecordingProxy({ upstream: target!, outDir: wireOnlyDir })).url;
-  },
-};
-const burn = /^bare-dispatch\+(\d+)us$/.exec(kind!);
-const url = burn ? await bareDispatch(target!, Number(burn[1])) : await start[kind!]!();
+const [kind, target = '', gap = '0', chunks = '1'] = process.argv.slice(2);
+const url = kind === 'upstream' ? await upstream(Number(gap), Number(chunks)) : kind === 'bare' ? await bare(target) : await roller(target);
 process.on('message', (m) => {
-  if (m === 'projected') process.send!({ projected: projectedCalls() });
-  if (m === 'rss') {
+  if (m === 'stats') {
     const u = process.resourceUsage();
-    process.send!({ rss: process.memoryUsage().rss / 2 ** 20, maxRss: u.maxRSS / 1024, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, mainCpuMs: mainThreadCpuMs(), faults: u.minorPageFault, sched: schedStats() });
-  }
-  if (m === 'exit') {
-    // A normal exit, so --cpu-prof can write its profile; the capture (hundreds of MB) goes with it.
-    for (const dir of [captureDir, wireOnlyDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+    process.send!({ rssMb: process.memoryUsage().rss / 2 ** 20, peakRssMb: peakRssMb(), cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 });
+  } else if (m === 'reset-peak') {
+    try {
+      writeFileSync('/proc/self/clear_refs', '5'); // resets VmHWM to the current RSS
+    } catch {
+      // not Linux, or not permitted: the peak is the process's whole life
+    }
+    process.send!({ ok: true });
+  } else if (m === 'exit') {
+    if (captureDir) rmSync(captureDir, { recursive: true, force: true });
     process.exit(0);
   }
 });

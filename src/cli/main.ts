@@ -77,14 +77,21 @@ export function buildProgram(): Command {
         wireTrace: opts.wireTrace,
         websocket: opts.websocket,
       });
-      await printLine(proxy.url);
-      process.stderr.write(`roller proxy: ${proxy.url} -> ${opts.upstream}, recording to ${opts.out} (Ctrl-C to stop)\n`);
       const stop = () => void proxy.close();
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      const report = await done;
-      const calls = report.sinks[0]?.written ?? 0;
-      process.stderr.write(`roller proxy: closed; ${calls} calls recorded in ${opts.out}\n`);
+      const { printableUpstream } = await import('../sources/proxy/request-target.js');
+      process.stderr.write(`roller proxy: ${proxy.url} -> ${printableUpstream(opts.upstream)}, recording to ${opts.out} (Ctrl-C to stop)\n`);
+      await printLine(proxy.url);
+      try {
+        const report = await done;
+        const calls = report.sinks[0]?.written ?? 0;
+        process.stderr.write(`roller proxy: closed; ${calls} calls recorded in ${opts.out}\n`);
+      } catch (err) {
+        // The wire log failed (said at once when it did): what was recorded before is in place; the exit code says so.
+        process.stderr.write(`roller proxy: closed; the capture in ${opts.out} is incomplete: ${(err as Error).message}\n`);
+        process.exitCode = 1;
+      }
     });
 
   program

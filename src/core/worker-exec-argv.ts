@@ -13,11 +13,10 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 const DROPPED = new Set(['--input-type', '--single-threaded-gc', '--max-old-space-size', '--max-semi-space-size', '--initial-old-space-size', '--no-memory-reducer', '--expose-gc', '--stack-size', '--jitless']);
 
 /**
- * bin/roller starts node with a large initial old generation for the main thread (where the proxy runs). V8 options
- * are process-wide, and a worker isolate created later would get it too: a reprocess worker's or the projector's heap
- * would then grow to 128 MB before its first full collection. Workers are sized by their resourceLimits, so the
- * option is set back to V8's default (0: none) before the first worker starts — it is read when an isolate is
- * created, so the main thread's heap keeps its own.
+ * A user may start node with a large initial old generation. V8 options are process-wide, and a worker isolate created
+ * later would get it too (a reprocess worker's heap growing to it before its first full collection). Workers are sized
+ * by their resourceLimits, so the option is set back to V8's default (0: none) before the first worker starts — it is
+ * read when an isolate is created, so the main thread's heap keeps its own.
  */
 let workerHeapDefaults = false;
 function useDefaultWorkerHeap(): void {

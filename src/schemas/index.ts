@@ -1,6 +1,7 @@
 export * from './actf.js';
 export * from './atif.js';
 export * from './call.js';
+export * from './call-context.js';
 export * from './common.js';
 export * from './content.js';
 export * from './lock.js';

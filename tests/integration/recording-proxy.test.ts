@@ -176,9 +176,7 @@ describe('faults end as recorded statuses', () => {
     expect(call!.errors[0]!.code).toBe('ROLLER_UPSTREAM_FAILED');
   });
 
-  it('a request undici refuses at once (OPTIONS *) gets a 502 and is logged whole: its request frame, then its end', async () => {
-    // undici refuses the path '*' inside dispatch() itself (onError before dispatch returns): the exchange ends there,
-    // and its request must still be in the log, before its end.
+  it('a request target that is not a path (OPTIONS *) gets a 400 that says why and is logged whole: its request frame, then its end', async () => {
     const model = await withModel();
     const { proxy, finish } = await harness(model.url);
     const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1');
@@ -187,15 +185,16 @@ describe('faults end as recorded statuses', () => {
     socket.on('data', (chunk: Buffer) => (reply += chunk.toString('latin1')));
     socket.end('OPTIONS * HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello');
     await once(socket, 'close');
-    expect(reply).toMatch(/^HTTP\/1\.1 502 /);
-    expect(reply).toContain('roller_upstream_unreachable');
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(reply).toContain('roller_bad_request_target');
+    expect(model.answered).toBe(0);
     const [call] = await finish();
-    expect(call).toMatchObject({ execution_status: 'failed', response_capture_status: 'missing', http_status: null });
-    expect(call!.errors.map((e) => e.message).join('\n')).toContain('start with a slash');
+    expect(call).toMatchObject({ execution_status: 'failed', response_capture_status: 'missing', http_status: null, path: '*' });
+    expect(call!.status_reasons.execution_status).toContain('neither a path nor an http(s) URL');
     const frames: { k: string; body: string }[] = [];
     for await (const f of readWireFrames(proxy.wirePath)) if (f.c === call!.call_id) frames.push({ k: f.k, body: f.body.toString('latin1') });
     expect(frames).toEqual([
-      { k: 'q', body: 'hello' },
+      { k: 'q', body: '' },
       { k: 'x', body: '' },
     ]);
   });

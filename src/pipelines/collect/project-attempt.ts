@@ -16,7 +16,7 @@ import { finalizeNativeCapture } from '../../transforms/capture/finalize.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
 import { convertNative } from '../convert.js';
 import { readCallsLazily } from '../../sources/archive/calls-reader.js';
-import { generatesOutput } from '../../sources/proxy/raw-json.js';
+import { generatesOutput } from '../../schemas/call-context.js';
 import { completionAudit, modelIdentityAudit, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
 import { compactionCallUsage, findMainCompactions, summaryCallEvidence, writeCompactionSegments, type CompactionCallUsage } from './compaction-segments.js';
 import type { ReadArena } from '../../core/read-arena.js';

@@ -1,6 +1,6 @@
 import type { OpenClawMode } from '../../harnesses/openclaw/launch.js';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { lstat, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import stableStringify from 'fast-json-stable-stringify';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
@@ -22,6 +22,7 @@ import { lockDifferences, redactConfig } from './lock.js';
 import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
 import { loadTasks } from './tasks.js';
+import { ensurePrivateDir } from '../../core/private-dir.js';
 
 export interface CollectOptions {
   tasks: string;
@@ -176,7 +177,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     // until that recapture and the run-level SFT have succeeded, even across a crash.
     await writeJsonAtomic(marker, { reason: 'run collected without lock.json: every sample is recaptured once before any is reused', since: new Date().toISOString() });
   }
-  await mkdir(runDir, { recursive: true });
+  await ensurePrivateDir(runDir, 'the run directory');
   await writeJsonAtomic(join(runDir, 'lock.json'), lock);
 
   const rows = new Map<number, RunInfo['samples'][number]>();

@@ -2,7 +2,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ErrorCode } from '../../core/errors.js';
+import { ErrorCode, isRollerError } from '../../core/errors.js';
 import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
 import { claudeCodePlan, claudeConfigDir } from '../../harnesses/claude-code/launch.js';
 import { codexPlan } from '../../harnesses/codex/launch.js';
@@ -97,7 +97,7 @@ const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'sft_segm
  */
 export async function runSample(r: SampleRequest, s: SampleSettings): Promise<SampleInfo> {
   const dir = sampleDirOf(s.runDir, r);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const attempts: SampleInfo['attempts'] = [];
   const started = Date.now();
   let last: AttemptResult | undefined;
@@ -185,7 +185,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       }
     } finally {
       await proxy.close();
-      await done.catch((err: unknown) => fail('error', ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
+      await done.catch((err: unknown) => fail('error', isRollerError(err) ? err.code : ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
     }
     if (!outcome) {
       // a follow-up could not start: the failure is recorded already

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, copyFile, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
@@ -10,6 +10,7 @@ import type { SampleSftLines } from '../collect/run-sft.js';
 import { OrderedRunSft } from './ordered-run-sft.js';
 import { SamplePool } from './pool.js';
 import type { ReprocessTarget } from './targets.js';
+import { ensurePrivateDir } from '../../core/private-dir.js';
 
 export interface ReprocessOptions {
   /** A run directory (info.json of a run) or one sample directory of a run. */
@@ -72,7 +73,7 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
   }
   const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
   const version = o.rollerVersion ?? '0.1.0';
-  await mkdir(output, { recursive: true });
+  await ensurePrivateDir(output, 'the reprocess output');
   // Lines left by a crashed run are not trusted: this run's workers encode their own.
   await rm(join(output, LINES_DIR), { recursive: true, force: true });
   // The run-level SFT files are written as samples finish, over the archive's rows in request order: a row not

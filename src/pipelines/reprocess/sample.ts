@@ -11,7 +11,7 @@ import { runPipeline } from '../../core/run-pipeline.js';
 import { createCallsJsonlSink } from '../../sinks/calls-jsonl/sink.js';
 import { projectCalls } from '../../sources/proxy/project-calls.js';
 import { readWireFrames } from '../../sources/proxy/wire-frames.js';
-import { callsJsonlBodies } from '../../sources/proxy/wire-publish.js';
+import { callsJsonlBodies } from '../../sources/archive/calls-bodies.js';
 import { projectAttempt } from '../collect/project-attempt.js';
 import { finishSample } from '../collect/sample-info.js';
 import { sampleSftLines, type SampleSftLines } from '../collect/run-sft.js';

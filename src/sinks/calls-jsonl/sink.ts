@@ -5,7 +5,7 @@ import type { Sink } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
 import { mapStage } from '../../core/compose.js';
 import { EncodedLine } from '../../core/encoded-line.js';
-import { encodeWithContext, fieldsOf } from '../../sources/proxy/raw-json.js';
+import { encodeWithContext, fieldsOf } from '../../schemas/call-context.js';
 
 export const CallsJsonlOptions = z
   .strictObject({

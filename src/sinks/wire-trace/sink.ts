@@ -5,7 +5,7 @@ import type { OpenOutput } from '../../core/output.js';
 import type { Sink } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
 import { EncodedLine } from '../../core/encoded-line.js';
-import { encodeWithContext } from '../../sources/proxy/raw-json.js';
+import { encodeWithContext } from '../../schemas/call-context.js';
 
 export const WireTraceMode = z.enum(['off', 'actf', 'full']);
 export type WireTraceMode = z.infer<typeof WireTraceMode>;

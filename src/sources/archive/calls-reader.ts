@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { formatJsonPath } from '../../core/json-locate.js';
 import { CALL_SCHEMA } from '../../schemas/call.js';
 import { checkValue } from '../../schemas/validate.js';
-import { fieldsOf, rawContextBytesOf, withLazyContext } from '../proxy/raw-json.js';
+import { fieldsOf, rawContextBytesOf, withLazyContext } from '../../schemas/call-context.js';
 import type { ReadArena } from '../../core/read-arena.js';
 
 const QUOTE = 0x22;

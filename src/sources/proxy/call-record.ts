@@ -2,7 +2,7 @@ import { CALL_SCHEMA, type Call, type Protocol } from '../../schemas/call.js';
 import type { RecordedError } from '../../schemas/common.js';
 import type { DecodedResponse } from '../../transforms/protocols/types.js';
 import type { NativeIdentityHeaders } from './headers.js';
-import { withLazyContext } from './raw-json.js';
+import { withLazyContext } from '../../schemas/call-context.js';
 
 /** What the proxy knows about one exchange when it ends. */
 export interface Exchange {

@@ -3,107 +3,56 @@ import type { Dispatcher } from 'undici';
 import { ErrorCode } from '../../core/errors.js';
 import type { RecordedError } from '../../schemas/common.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
-import { splitRequestHeaders, splitResponseHead, type NativeIdentityHeaders } from './headers.js';
+import { splitRequestHeaders, splitResponseHead, type CorrelationHeaders } from './headers.js';
+import { redactPath, requestPath, upstreamPath, type UpstreamTarget } from './request-target.js';
 import type { EndMeta, RequestMeta, WireLogWriter } from './wire-log.js';
 
 /** What every exchange of one proxy shares. */
 export interface ExchangeContext {
   readonly pool: Dispatcher;
   readonly wire: WireLogWriter;
-  /** The upstream's origin (for error messages) and path prefix. */
-  readonly upstreamOrigin: string;
-  readonly basePath: string;
-  readonly correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> | undefined;
+  readonly upstream: UpstreamTarget & { basicAuth: string | undefined };
+  readonly correlation: CorrelationHeaders | undefined;
   readonly maxRequestBytes: number;
+  /** Request bytes held in memory across all exchanges: a request is admitted only while they fit in the limit. */
+  readonly budget: { held: number; readonly limit: number };
+  readonly upstreamHeadersTimeoutMs: number;
+  readonly upstreamBodyTimeoutMs: number;
   nextCall(): { callId: string; seq: number };
-  /** The exchange is over and its end frame appended. */
+  /** The exchange is over (its end frame appended, or nothing was logged). */
   done(exchange: HttpExchange): void;
 }
 
-/** The request as an exchange reads it: node's IncomingMessage has these, and so has the HTTP/1.1 front's request. */
-export interface ClientRequestHead {
-  readonly method?: string | undefined;
-  readonly url?: string | undefined;
-  /** Name, value, name, value, … as received. */
-  readonly rawHeaders: string[];
-}
-
-/** Where the response goes: node's ServerResponse has these members, and so has the front's reply (http1-front.ts). */
-export interface ClientReply {
-  /** A head was given (writeHead): another cannot be. */
-  readonly headersSent: boolean;
-  readonly destroyed: boolean;
-  readonly writableFinished: boolean;
-  /** `headers`: name, value, name, value, … */
-  writeHead(status: number, headers: string[]): unknown;
-  /** false: wait for 'drain' before writing more. */
-  write(chunk: Buffer): boolean;
-  end(body?: string): unknown;
-  /** The client sees the response cut, never a clean end. */
-  destroy(): unknown;
-  once(event: 'drain', listener: () => void): unknown;
-  off(event: 'drain', listener: () => void): unknown;
-}
-
-/** How an exchange stops taking its request body (over the size limit, or the client left): the rest is drained or dropped. */
-export interface ClientBody {
-  stop(): void;
-}
-
-export function jsonError(res: ClientReply, status: number, type: string, message: string): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
+/** A JSON error the client can read, or a cut connection once a response head went out. */
+export function jsonError(res: ServerResponse, status: number, type: string, message: string, extra: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.destroy();
   const body = JSON.stringify({ type: 'error', error: { type, message } });
-  res.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'x-roller-proxy-error', type]);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-roller-proxy-error': type, ...extra });
   res.end(body);
 }
 
 /**
- * An exchange whose client side is node's http server (the connections the HTTP/1.1 front hands over): the body from
- * the request's events, the client's leaving from the response's 'close'.
- */
-export function startNodeExchange(ctx: ExchangeContext, req: IncomingMessage, res: ServerResponse): HttpExchange {
-  const onData = (chunk: Buffer): void => exchange.bodyChunk(chunk);
-  const onEnd = (): void => exchange.bodyEnd();
-  const exchange = new HttpExchange(ctx, req, res, {
-    stop() {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.resume(); // drain the rest, so a 413 can be read
-    },
-  });
-  exchange.start();
-  res.on('close', () => exchange.clientClosed());
-  req.on('data', onData);
-  req.once('end', onEnd);
-  return exchange;
-}
-
-/**
- * One HTTP exchange through the recording proxy, as undici's handler (`Dispatcher.dispatch`): the request body
- * is read whole, forwarded and then written to the wire log (logged first and held while the log is over its
- * mark), and every response chunk goes to the client and then the log as it arrives. Its client side is either the
- * HTTP/1.1 front (http1-front.ts) or node's http server (startNodeExchange): whichever it is feeds it the body
- * (bodyChunk, bodyEnd) and says when the client left (clientClosed). The handler API, not `request()`: no response
- * stream object, no promise per request and no async-iterator turn per chunk — the request path is the part of
- * recording every call pays for, under load.
- * Backpressure both ways: a client that does not drain, or a wire log over its mark, pauses the upstream read
- * (undici's `resume` restarts it once both are clear), so no response is ever held whole in memory.
+ * One HTTP exchange through the recording proxy, as undici's dispatch handler. The request body is read whole
+ * (bounded per request and across requests by the BodyBudget), logged, and forwarded only once its frame is on
+ * disk: nothing goes upstream unrecorded. Every response chunk goes to the client and then to the log as it arrives;
+ * a client that does not drain, or a log over its high-water mark, pauses the upstream read, so no response is held
+ * whole in memory. Every exchange that reached the log ends with exactly one end frame.
  */
 export class HttpExchange implements Dispatcher.DispatchHandler {
   private readonly callId: string;
   private readonly meta: RequestMeta;
-  private readonly forwardHeaders: string[];
   private readonly errors: RecordedError[] = [];
-  private bodyParts: Buffer[] = [];
-  private bodyBytes = 0;
-  private bodyEnded = false;
-  /** A request body forwarded and not yet in the log (bodyEnd to logRequest: the same turn unless dispatch failed). */
-  private unlogged: Buffer | undefined;
-  private abortUpstream: ((err?: Error) => void) | undefined;
-  private resumeUpstream: (() => void) | undefined;
+  private readonly forwardHeaders: string[];
+  /** The path to send upstream, or why the request target is refused. */
+  private readonly target: string | undefined;
+  private readonly refusal: string | undefined;
+  private parts: Buffer[] = [];
+  private received = 0;
+  /** Bytes of the budget this exchange holds. */
+  private reserved = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+  private logged = false;
+  private bodyDone = false;
   private headersSeen = false;
   private waitingForClient = false;
   private waitingForLog = false;
@@ -113,223 +62,214 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly ctx: ExchangeContext,
-    req: ClientRequestHead,
-    private readonly res: ClientReply,
-    private readonly body: ClientBody,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
   ) {
     const { callId, seq } = ctx.nextCall();
     this.callId = callId;
     const url = req.url ?? '/';
-    const query = url.indexOf('?');
     const split = splitRequestHeaders(req.rawHeaders, ctx.correlation);
     this.forwardHeaders = split.forward;
-    this.meta = {
-      seq,
-      transport: 'http',
-      protocol: protocolOfPath(query === -1 ? url : url.slice(0, query)),
-      method: req.method ?? 'GET',
-      path: url,
-      upstream_path: ctx.basePath + url,
-      started_at: Date.now(),
-      identity: split.identity,
-      dropped: split.dropped,
-    };
+    if (ctx.upstream.basicAuth && !split.hasAuthorization) this.forwardHeaders.push('authorization', `Basic ${ctx.upstream.basicAuth}`);
+    const target = requestPath(url);
+    const path = target.ok ? target.path : url;
+    const [protocol, method] = [protocolOfPath(path.split('?')[0]!), req.method ?? 'GET'];
+    this.meta = { seq, transport: 'http', protocol, method, path: redactPath(path), upstream_path: redactPath(upstreamPath(ctx.upstream, path)), started_at: Date.now(), identity: split.identity, dropped: split.dropped };
     if (split.contentEncoding !== undefined) this.meta.content_encoding = split.contentEncoding;
+    this.target = target.ok ? upstreamPath(ctx.upstream, target.path) : undefined;
+    this.refusal = target.ok ? undefined : target.reason;
   }
 
-  /** The exchange is open (before its body): once, by whoever created it. */
   start(): void {
-    this.ctx.wire.opened();
+    const declared = Number(this.req.headers['content-length'] ?? 0);
+    if (this.refusal !== undefined) return this.refuse(400, 'roller_bad_request_target', `${this.refusal}; only a path on the configured upstream can be requested`, 'refused: bad request target');
+    if (declared > this.ctx.maxRequestBytes) return this.tooLarge();
+    if (!this.reserve(declared)) return;
+    this.res.on('close', () => this.clientClosed());
+    this.req.on('data', (chunk: Buffer) => this.bodyChunk(chunk, declared));
+    this.req.once('end', () => void this.bodyEnd());
   }
 
-  // ---- the request ------------------------------------------------------------------------------------
-
-  /** A piece of the request body (none come after stop()). */
-  bodyChunk(chunk: Buffer): void {
-    if (this.bodyEnded || this.finished) return;
-    this.bodyBytes += chunk.length;
-    if (this.bodyBytes <= this.ctx.maxRequestBytes) {
-      this.bodyParts.push(chunk);
-      return;
+  private reserve(bytes: number): boolean {
+    const budget = this.ctx.budget;
+    if (budget.held + bytes <= budget.limit) {
+      budget.held += bytes;
+      this.reserved += bytes;
+      return true;
     }
-    const message = `request body over ${this.ctx.maxRequestBytes} bytes`;
-    this.body.stop();
-    this.bodyParts = [];
-    this.errors.push({ code: ErrorCode.REQUEST_TOO_LARGE, message: `${message}; raise maxRequestBytes` });
-    jsonError(this.res, 413, 'roller_request_too_large', `roller proxy: ${message}`);
-    this.meta.body_omitted = 'too large';
-    this.ctx.wire.appendRequest(this.callId, this.meta);
-    this.finish(null, false, 'not forwarded: request too large');
+    const mb = (n: number) => `${Math.round(n / (1 << 20))} MB`;
+    this.refuse(503, 'roller_proxy_busy', `the proxy holds ${mb(budget.held)} of request bodies, its limit is ${mb(budget.limit)}; retry shortly, or raise maxBufferedBytes`, 'refused: the proxy holds its limit of request bytes', { 'retry-after': '1' });
+    return false;
   }
 
-  /** The request body is complete: it is forwarded and logged. */
-  bodyEnd(): void {
-    if (this.bodyEnded || this.finished) return;
-    this.bodyEnded = true;
-    const parts = this.bodyParts;
-    const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.bodyBytes);
-    this.bodyParts = [];
+  private release(): void {
+    this.ctx.budget.held -= this.reserved;
+    this.reserved = 0;
+  }
+
+  private bodyChunk(chunk: Buffer, declared: number): void {
+    if (this.bodyDone || this.finished) return;
+    this.received += chunk.length;
+    if (this.received > this.ctx.maxRequestBytes) return this.tooLarge();
+    if (this.received > declared && !this.reserve(chunk.length)) return;
+    this.parts.push(chunk);
+  }
+
+  private tooLarge(): void {
+    const message = `request body over ${this.ctx.maxRequestBytes} bytes; raise maxRequestBytes`;
+    this.refuse(413, 'roller_request_too_large', `roller proxy: ${message}`, 'too large', {}, { code: ErrorCode.REQUEST_TOO_LARGE, message });
+  }
+
+  /** Answers the client itself; the request is logged without its body, with why. */
+  private refuse(status: number, type: string, message: string, omitted: string, headers: Record<string, string> = {}, error?: RecordedError): void {
+    this.bodyDone = true;
+    this.parts = [];
+    this.req.removeAllListeners('data');
+    this.req.resume(); // the rest is read and dropped, so the client can read the answer
+    if (error) this.errors.push(error);
+    this.meta.body_omitted = omitted;
+    jsonError(this.res, status, type, message, headers);
+    this.log();
+    this.finish(false, `not forwarded: ${message}`);
+  }
+
+  private log(body?: readonly Buffer[]): void {
+    this.logged = true;
+    this.ctx.wire.append(this.callId, 'q', this.meta, body);
+  }
+
+  private async bodyEnd(): Promise<void> {
+    if (this.bodyDone || this.finished) return;
+    this.bodyDone = true;
+    // The body's chunks as they came: logged and forwarded without a copy joining them.
+    const body = this.parts;
+    this.parts = [];
+    this.log(body);
     try {
-      if (this.ctx.wire.backedUp) {
-        // The log is over its mark (the disk is behind): this request waits for it before it goes out.
-        const logFull = this.ctx.wire.appendRequest(this.callId, this.meta, body);
-        if (logFull) void logFull.then(() => this.dispatch(body));
-        else this.dispatch(body);
-      } else {
-        // Forwarded first, logged second: the upstream (on the other core) starts on the request while the proxy
-        // copies it into the log, instead of after. The response's frames wait for the request frame (logRequest).
-        this.unlogged = body;
-        this.dispatch(body);
-        this.logRequest();
-      }
+      if (this.ctx.wire.backedUp) await this.ctx.wire.drained();
+      await this.ctx.wire.flushed();
     } catch (err) {
-      this.fail(err);
+      // Fail closed: a request the log cannot hold is not forwarded.
+      jsonError(this.res, 503, 'roller_capture_failed', `roller proxy: recording failed, so nothing is forwarded: ${(err as Error).message}`);
+      return this.finish(false, 'not forwarded: the wire log cannot be written');
     }
-  }
-
-  /** Appends the request frame of a request forwarded before it was logged (once; before any frame of its response). */
-  private logRequest(): void {
-    const body = this.unlogged;
-    if (body === undefined) return;
-    this.unlogged = undefined;
-    // No wait on the log's mark here: the request is out, and the response's appends pause the upstream read instead.
-    void this.ctx.wire.appendRequest(this.callId, this.meta, body);
-  }
-
-  private dispatch(body: Buffer): void {
     if (this.finished) return;
-    if (this.clientAborted) return this.finish(null, false, null);
-    // undici reports every failure, even a synchronous one, through onError.
+    if (this.clientAborted) return this.finish(false, null);
+    // undici reports every failure, even a synchronous one, through onResponseError.
     this.ctx.pool.dispatch(
-      { path: this.meta.upstream_path, method: this.meta.method as Dispatcher.HttpMethod, headers: this.forwardHeaders, body: body.length > 0 ? body : null },
+      {
+        path: this.target!,
+        method: this.meta.method as Dispatcher.HttpMethod,
+        headers: this.forwardHeaders,
+        // Several chunks go as an iterable (undici takes one; its types name only single bodies).
+        body: body.length === 0 ? null : body.length === 1 ? body[0]! : (body as unknown as Buffer),
+        headersTimeout: this.ctx.upstreamHeadersTimeoutMs,
+        bodyTimeout: this.ctx.upstreamBodyTimeoutMs,
+      },
       this,
     );
   }
 
-  // ---- undici's handler ---------------------------------------------------------------------------------
-
-  onConnect(abort: (err?: Error) => void): void {
-    this.abortUpstream = abort;
-    if (this.clientAborted) abort(new Error('the client went away'));
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.clientAborted) controller.abort(new Error('the client went away'));
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
-    if (statusCode < 200) return true; // 1xx: informational, not the response
-    this.logRequest();
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, _headers: unknown, statusMessage?: string): void {
+    if (statusCode < 200 || this.finished) return; // 1xx: informational, not the response
     this.headersSeen = true;
-    this.resumeUpstream = resume;
-    // One pass over the raw headers: the client's list and the logged meta (ResponseHeadMeta), no header objects.
-    const head = splitResponseHead(statusCode, rawHeaders);
-    if (!this.clientAborted) this.res.writeHead(statusCode, head.forClient);
-    // No flushHeaders(): the head leaves with the first body chunk, one socket write instead of two.
-    this.ctx.wire.appendResponseHead(this.callId, statusCode, head.recorded);
-    return true;
+    this.release(); // the upstream has the request: its bytes are garbage now
+    const head = splitResponseHead((controller.rawHeaders ?? []) as Buffer[]);
+    this.ctx.wire.append(this.callId, 'r', { status: statusCode, headers: head.recorded });
+    if (this.clientAborted) return;
+    try {
+      this.res.writeHead(statusCode, statusMessage, head.forClient);
+    } catch (err) {
+      // A header node refuses to send (bytes no client may get): the client gets a 502 that says which.
+      this.errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: `the response head could not be relayed: ${(err as Error).message}` });
+      controller.abort(err as Error);
+    }
   }
 
-  onData(chunk: Buffer): boolean {
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.firstByteAt ??= Date.now();
-    const res = this.res;
-    if (!this.clientAborted && !res.destroyed && !res.write(chunk)) {
+    if (!this.clientAborted && !this.res.destroyed && !this.res.write(chunk)) {
       this.waitingForClient = true;
-      res.once('drain', this.onClientDrain);
+      this.res.once('drain', () => {
+        this.waitingForClient = false;
+        this.resumeIfClear();
+      });
     }
-    const logFull = this.ctx.wire.append(this.callId, 'd', undefined, chunk);
-    if (logFull) {
+    this.ctx.wire.append(this.callId, 'd', undefined, chunk);
+    if (this.ctx.wire.backedUp) {
       this.waitingForLog = true;
-      void logFull.then(this.onLogClear);
+      void this.ctx.wire.drained().then(() => {
+        this.waitingForLog = false;
+        this.resumeIfClear();
+      });
     }
-    return !this.waitingForClient && !this.waitingForLog;
+    if (this.waitingForClient || this.waitingForLog) controller.pause();
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     if (this.finished) return;
     if (!this.clientAborted) this.res.end();
-    this.finish(this.firstByteAt, true, null);
+    this.finish(true, null);
   }
 
-  onError(err: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     if (this.finished) return;
     let upstreamError: string | null = null;
     if (!this.clientAborted) {
-      if (this.headersSeen) {
-        upstreamError = `the response was cut: ${err.message}`;
-        this.errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: upstreamError });
-        this.res.destroy(); // the client must see the cut too, not a clean end
-      } else {
-        upstreamError = err.message;
-        this.errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: `connecting to ${this.ctx.upstreamOrigin} failed: ${upstreamError}` });
-        jsonError(this.res, 502, 'roller_upstream_unreachable', `roller proxy: the model API at ${this.ctx.upstreamOrigin} could not be reached (${upstreamError})`);
-      }
+      const origin = this.ctx.upstream.origin;
+      const timedOut = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT';
+      upstreamError = this.headersSeen ? `the response was cut: ${err.message}` : timedOut ? `the model API at ${origin} sent no response head within ${this.ctx.upstreamHeadersTimeoutMs} ms` : err.message;
+      this.errors.push({ code: ErrorCode.UPSTREAM_FAILED, message: this.headersSeen || timedOut ? upstreamError : `connecting to ${origin} failed: ${upstreamError}` });
+      if (this.headersSeen) this.res.destroy(); // the client must see the cut too, not a clean end
+      else if (timedOut) jsonError(this.res, 504, 'roller_upstream_timeout', `roller proxy: ${upstreamError}`);
+      else jsonError(this.res, 502, 'roller_upstream_unreachable', `roller proxy: the model API at ${origin} could not be reached (${upstreamError})`);
     }
-    this.finish(this.firstByteAt, false, upstreamError);
+    this.finish(false, upstreamError);
   }
 
-  // ---- the client and the log ---------------------------------------------------------------------------
-
-  private readonly onClientDrain = (): void => {
-    this.waitingForClient = false;
-    this.resumeIfClear();
-  };
-
-  private readonly onLogClear = (): void => {
-    this.waitingForLog = false;
-    this.resumeIfClear();
-  };
-
   private resumeIfClear(): void {
-    if (!this.waitingForClient && !this.waitingForLog && !this.finished) this.resumeUpstream?.();
+    if (!this.waitingForClient && !this.waitingForLog && !this.finished) this.controller?.resume();
   }
 
   /** The client's connection closed: before the response was finished, that is an abort. */
-  clientClosed(): void {
+  private clientClosed(): void {
     if (this.res.writableFinished || this.finished) return;
     this.clientAborted = true;
-    if (this.waitingForClient) {
-      // It will never drain: stop waiting for it (the upstream read goes on until the abort lands).
-      this.res.off('drain', this.onClientDrain);
-      this.onClientDrain();
-    }
-    if (this.abortUpstream) {
-      this.abortUpstream(new Error('the client went away')); // undici answers with onError
-    } else if (!this.bodyEnded) {
-      this.body.stop();
-      this.bodyParts = [];
+    this.waitingForClient = false;
+    this.resumeIfClear(); // it will never drain: the upstream read goes on until the abort lands
+    if (this.controller) this.controller.abort(new Error('the client went away')); // undici answers with onResponseError
+    else if (!this.bodyDone) {
+      this.bodyDone = true;
+      this.parts = [];
       this.meta.body_omitted = 'the client aborted before the body ended';
-      this.ctx.wire.appendRequest(this.callId, this.meta);
-      this.finish(null, false, null);
+      this.log();
+      this.finish(false, null);
     }
-    // Otherwise the request is on its way (dispatch() or onConnect() sees the abort).
+    // Otherwise the request is on its way (bodyEnd or onRequestStart sees the abort).
   }
 
-  private finish(firstByteAt: number | null, upstreamEnded: boolean, upstreamError: string | null): void {
+  private finish(upstreamEnded: boolean, upstreamError: string | null): void {
     if (this.finished) return;
     this.finished = true;
-    this.logRequest(); // a request that failed in dispatch() itself (undici reports even those through onError)
-    // The client side may still say the client left (node's response emits 'close' after every response): clientClosed()
-    // returns at once for a finished exchange (cheaper than taking a listener off an emitter on every request).
-    const end: EndMeta = {
-      first_byte_at: firstByteAt,
-      ended_at: Date.now(),
-      upstream_ended: upstreamEnded,
-      client_aborted: this.clientAborted,
-      upstream_error: upstreamError,
-      errors: this.errors,
-    };
-    this.ctx.wire.appendEnd(this.callId, end);
-    this.ctx.wire.ended();
+    this.release();
+    const end: EndMeta = { first_byte_at: this.firstByteAt, ended_at: Date.now(), upstream_ended: upstreamEnded, client_aborted: this.clientAborted, upstream_error: upstreamError, errors: this.errors };
+    if (this.logged) this.ctx.wire.append(this.callId, 'x', end);
     this.ctx.done(this);
   }
 
-  /**
-   * A bug in the proxy itself (never an input's fault): the client gets a 500 that says so, the call is
-   * recorded with the error, the process lives on.
-   */
+  /** A bug in the proxy itself (never an input's fault): the client gets a 500 that says so, the call is recorded. */
   fail(err: unknown): void {
     if (this.finished) return;
     const message = `roller proxy internal error: ${(err as Error)?.message ?? String(err)}`;
     this.errors.push({ code: ErrorCode.PROXY_INTERNAL, message });
-    this.abortUpstream?.(new Error(message));
+    this.controller?.abort(new Error(message));
     if (!this.clientAborted) jsonError(this.res, 500, 'roller_proxy_error', message);
-    this.finish(this.firstByteAt, false, message);
+    if (!this.logged) this.log();
+    this.finish(false, message);
   }
 }

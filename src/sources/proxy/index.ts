@@ -4,7 +4,6 @@ export * from './wire-log.js';
 export * from './wire-frames.js';
 export * from './project-calls.js';
 export * from './recording-proxy.js';
-export * from './response-tap.js';
-export * from './raw-json.js';
+export * from './request-target.js';
 export * from './websocket-relay.js';
 export * from './wire-publish.js';

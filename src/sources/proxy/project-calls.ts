@@ -6,7 +6,7 @@ import { decodeBody } from '../../transforms/protocols/decode-body.js';
 import { ResponsesDecoder } from '../../transforms/protocols/responses.js';
 import { isObject } from '../../transforms/protocols/types.js';
 import { buildCallRecord, modelOf, type Exchange } from './call-record.js';
-import { ResponseTap } from './response-tap.js';
+import { ResponseTap } from '../../transforms/protocols/response-tap.js';
 import type { WireFrame } from './wire-frames.js';
 import type { EndMeta, RequestMeta, ResponseHeadMeta } from './wire-format.js';
 

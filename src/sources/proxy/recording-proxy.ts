@@ -1,25 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import { ensurePrivateDir } from '../../core/private-dir.js';
 import type { Source } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
-import { protocolOfPath } from '../../transforms/protocols/index.js';
-import type { NativeIdentityHeaders } from './headers.js';
-import { FrontConnection, type FrontHandler } from './http1-front.js';
-import { HttpExchange, jsonError, startNodeExchange, type ClientReply, type ExchangeContext } from './http-exchange.js';
+import type { CorrelationHeaders } from './headers.js';
+import { HttpExchange, jsonError, type ExchangeContext } from './http-exchange.js';
 import { projectCalls } from './project-calls.js';
+import { parseUpstream, printableUpstream } from './request-target.js';
 import { readWireFrames } from './wire-frames.js';
 import { WIRE_LOG_FILE, WireLogWriter } from './wire-log.js';
 import { relayWebSocket, type RelayContext } from './websocket-relay.js';
 
 export interface RecordingProxyOptions {
-  /** Base URL of the model API; a path prefix is kept (http://host:port/prefix + request path). */
+  /**
+   * Base URL of the model API: its origin is the only host requests go to, its path a prefix of every request path,
+   * its query parameters added to every request, its userinfo sent as Basic credentials when a request has none.
+   */
   upstream: string;
-  /** Capture directory: the wire log (raw/wire.frames) is written here. */
+  /** Capture directory (created owner-only): the wire log (raw/wire.frames) is written here. */
   outDir: string;
   host?: string;
   /** 0 (default) picks a free port. */
@@ -27,32 +30,34 @@ export interface RecordingProxyOptions {
   /** Random scope embedded in call ids; one per capture attempt. */
   captureScope?: string;
   /** Extra correlation headers: removed before forwarding, their value kept as this identity field. */
-  correlationHeaders?: Readonly<Record<string, keyof NativeIdentityHeaders>>;
+  correlationHeaders?: CorrelationHeaders;
+  /** One request body's limit (default 64 MB: past it, 413) and all requests' bodies held at once (96 MB: 503). */
   maxRequestBytes?: number;
+  maxBufferedBytes?: number;
   /** Limits of the projection of calls (`calls`), not of forwarding. */
   maxJsonResponseBytes?: number;
   maxEventBytes?: number;
-  /** Upstream connections. */
-  connections?: number;
+  /** Upstream connections (default: as many as requests in flight, so one stuck call never holds up another). */
+  upstreamConnections?: number;
+  /** How long the model API may take to send a response head, and go quiet mid-body (default 10 min each). */
+  upstreamHeadersTimeoutMs?: number;
+  upstreamBodyTimeoutMs?: number;
+  /** How long a client may take to send a request head (default 30 s: slow heads are cut), and a whole request (5 min). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
   /**
-   * How long a client connection may sit idle between requests, or stall mid-request, before the proxy closes it.
-   * Default 120 s: a harness calls the model every few seconds to minutes (tools run in between) over one kept-alive
-   * connection, and node's default of 5 s would make every call after a tool run connect again. A response on its way
-   * is never timed here (the model may think for minutes).
+   * How long a client connection may sit idle between requests (default 120 s: a harness calls the model over one
+   * kept-alive connection, tool runs in between). A response on its way is never timed here.
    */
   keepAliveMs?: number;
-  /**
-   * How many bytes of the wire log may wait for the disk (default 16 MB). Over it, new requests are logged before they
-   * are forwarded and wait for the disk, and response reads pause until the log is under it again.
-   */
+  /** How many bytes of the wire log may wait for the disk before upstream reads pause (default 16 MB). */
   wireHighWaterBytes?: number;
   /** After close() is called, how long in-flight exchanges get to finish. Default 10 s. */
   closeGraceMs?: number;
-  /**
-   * Relay Responses-over-WebSocket upgrades (Codex, Pi) and record them (default). false: refuse every
-   * upgrade at once, so the client falls back to HTTP without waiting.
-   */
+  /** Relay Responses-over-WebSocket upgrades (Codex, Pi) and record them (default). false: refuse them at once. */
   websocket?: boolean;
+  /** Called at once when the wire log cannot be written (from then on every new request gets a 503). */
+  onWireFailure?(err: RollerError): void;
 }
 
 export interface RecordingProxy {
@@ -61,119 +66,96 @@ export interface RecordingProxy {
   readonly captureScope: string;
   /** The wire log being written (WIRE_LOG_FILE under outDir). */
   readonly wirePath: string;
-  /** The log's progress signal (shareable with a worker): see WireLogWriter.progress. */
-  readonly wireProgress: Int32Array;
+  /** Set when the wire log could not be written: the capture is broken from there on. */
+  readonly failure: RollerError | undefined;
   /**
-   * The calls, as they end, projected from the wire log in the consuming thread (it follows the log; the
-   * request path never waits for it). Consume it at most once; it ends after close().
+   * The calls, as they end, projected from the wire log as it is written (in this thread, behind the request path).
+   * Consume it at most once; it ends after close(), and throws the log's failure, if any, after the last call.
    */
   readonly calls: Source<Call>;
   /** Stop accepting, let in-flight exchanges finish (bounded), close the wire log (which ends `calls`). */
   close(): Promise<void>;
 }
 
-
 /**
- * A recording reverse proxy (node:http in front, undici behind). Every byte of a response goes to the
- * client as it arrives, and the request body and the response bytes go to the wire log — nothing else
- * happens on the request path: decoding and call records are projected from the log behind it (`calls`,
- * or a projector worker in the proxy pipeline). A slow client slows the upstream read (drain), and a slow
- * disk does too, so no response is ever held whole in memory.
+ * A recording reverse proxy: node's http server in front, undici behind. Every byte of a response goes to the client
+ * as it arrives, and the request body and the response bytes go to the wire log; calls are projected from the log.
  */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
-  const upstream = new URL(options.upstream);
-  const basePath = upstream.pathname.replace(/\/+$/, '');
+  let upstream: ReturnType<typeof parseUpstream>;
+  try {
+    upstream = parseUpstream(options.upstream);
+  } catch (err) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `the upstream ${printableUpstream(options.upstream)} is not usable: ${(err as Error).message}`);
+  }
+  await ensurePrivateDir(options.outDir, 'the capture directory');
   const scope = options.captureScope ?? randomBytes(4).toString('hex');
-  const maxRequestBytes = options.maxRequestBytes ?? 64 << 20;
-  const pool = new Pool(upstream.origin, { connections: options.connections ?? 256, pipelining: 1 });
-  const wire = await WireLogWriter.open(join(options.outDir, WIRE_LOG_FILE), options.wireHighWaterBytes === undefined ? {} : { highWaterBytes: options.wireHighWaterBytes });
-  const inFlight = new Set<HttpExchange>();
-  const sockets = new Set<Socket>();
+  const pool = new Pool(upstream.origin, { connections: options.upstreamConnections ?? null, pipelining: 1 });
+  const wire = await WireLogWriter.open(join(options.outDir, WIRE_LOG_FILE), {
+    ...(options.wireHighWaterBytes === undefined ? {} : { highWaterBytes: options.wireHighWaterBytes }),
+    onFailure: (err) => (options.onWireFailure ? options.onWireFailure(err) : process.stderr.write(`roller proxy: ${err.message} [${err.code}]\n`)),
+  });
+  const inFlight = new Set<object>();
   let seq = 0;
   let consumed = false;
+  let idle: (() => void) | undefined;
   const nextCall = (): { callId: string; seq: number } => {
     const n = seq++;
     return { callId: `c-${scope}-${String(n).padStart(6, '0')}`, seq: n };
   };
-
-  let idle: (() => void) | undefined;
+  const track = { add: (x: object) => inFlight.add(x), done: (x: object) => inFlight.delete(x) && inFlight.size === 0 && idle?.() };
   const exchanges: ExchangeContext = {
     pool,
     wire,
-    upstreamOrigin: upstream.origin,
-    basePath,
+    upstream,
     correlation: options.correlationHeaders,
-    maxRequestBytes,
+    maxRequestBytes: options.maxRequestBytes ?? 64 << 20,
+    budget: { held: 0, limit: options.maxBufferedBytes ?? 96 << 20 },
+    upstreamHeadersTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000,
+    upstreamBodyTimeoutMs: options.upstreamBodyTimeoutMs ?? 600_000,
     nextCall,
-    done(exchange) {
-      inFlight.delete(exchange);
-      if (inFlight.size === 0) idle?.();
-    },
+    done: track.done,
+  };
+  const capturing = (res: ServerResponse): boolean => {
+    if (!wire.failure) return true;
+    jsonError(res, 503, 'roller_capture_failed', `roller proxy: recording failed, so nothing is forwarded: ${wire.failure.message}`);
+    return false;
   };
 
-  /** An exchange opened and tracked; a bug in the proxy itself while opening it answers the client, never crashes the process. */
-  const open = (reply: ClientReply, start: () => HttpExchange): HttpExchange | undefined => {
-    try {
-      const exchange = start();
-      inFlight.add(exchange);
-      return exchange;
-    } catch (err) {
-      jsonError(reply, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
-      return undefined;
-    }
-  };
-  // node's http server serves what the HTTP/1.1 front hands it (http1-front.ts: anything but a plain request with a
-  // declared body length, WebSocket upgrades among them); it never listens itself.
-  const server: Server = createServer((req, res) => void open(res, () => startNodeExchange(exchanges, req, res)));
-  // The Keep-Alive header of every response tells clients (undici honours it) to keep theirs as long; close() still
-  // ends idle ones.
-  const keepAliveMs = options.keepAliveMs ?? 120_000;
-  server.keepAliveTimeout = keepAliveMs;
-  // The server never listens (the front does), so what node starts when it does — tracking its connections for
-  // closeIdleConnections() and for its headers and request timeouts — starts here, by the event it starts on.
-  server.emit('listening');
-  const front: FrontHandler = {
-    request(head, reply, body) {
-      return open(reply, () => {
-        const exchange = new HttpExchange(exchanges, head, reply, body);
+  const headersTimeout = options.headersTimeoutMs ?? 30_000;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(headersTimeout, options.requestTimeoutMs ?? 300_000),
+      keepAliveTimeout: options.keepAliveMs ?? 120_000,
+      // How often node looks for heads and requests past their time: often enough that a timeout is kept to.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, headersTimeout / 4)),
+      noDelay: true,
+    },
+    (req: IncomingMessage, res: ServerResponse) => {
+      if (!capturing(res)) return;
+      let exchange: HttpExchange | undefined;
+      try {
+        exchange = new HttpExchange(exchanges, req, res);
+        track.add(exchange);
         exchange.start();
-        return exchange;
-      });
+      } catch (err) {
+        // A bug in the proxy itself: the client gets a 500 that says so, the process lives on.
+        if (exchange) exchange.fail(err);
+        else jsonError(res, 500, 'roller_proxy_error', `roller proxy internal error: ${(err as Error).message}`);
+      }
     },
-    handOff(socket) {
-      connections.delete(socket);
-      server.emit('connection', socket);
-    },
-  };
-  const connections = new Map<Socket, FrontConnection>();
-  // allowHalfOpen: a client's FIN is the connection's business (the front's, or node's once handed over), as in node's server.
-  const listener = createNetServer({ allowHalfOpen: true, noDelay: true }, (s: Socket) => {
+  );
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
     sockets.add(s);
-    s.on('close', () => {
-      sockets.delete(s);
-      connections.delete(s);
-    });
-    connections.set(s, new FrontConnection(s, front, keepAliveMs));
+    s.once('close', () => sockets.delete(s));
   });
-  const relay: RelayContext = {
-    upstream,
-    basePath,
-    correlation: options.correlationHeaders,
-    wire,
-    nextCall,
-  };
-  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (options.websocket === false || protocolOfPath(path) !== 'openai-responses') {
-      // Refused at once, so the client falls back to HTTP without waiting for a timeout.
-      socket.end('HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\ncontent-length: 0\r\nx-roller-proxy: websocket-refused\r\n\r\n');
-      return;
-    }
-    relayWebSocket(req, socket, head, relay);
-  });
-  listener.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  await once(listener, 'listening');
-  const { port, address } = listener.address() as AddressInfo;
+  const relay: RelayContext = { upstream, correlation: options.correlationHeaders, wire, nextCall, track, handshakeTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000 };
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => relayWebSocket(req, socket, head, relay, options.websocket !== false));
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
+  const { port, address } = server.address() as AddressInfo;
 
   let closed: Promise<void> | undefined;
   return {
@@ -181,21 +163,25 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     port,
     captureScope: scope,
     wirePath: wire.path,
-    wireProgress: wire.progress,
+    get failure() {
+      return wire.failure;
+    },
     calls: (ctx) => {
-      if (consumed) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'proxy.calls is consumed once; follow the wire log with readWireFrames for a second reader');
+      if (consumed) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'proxy.calls is consumed once; read the wire log with readWireFrames for a second reader');
       consumed = true;
-      return projectCalls(readWireFrames(wire.path, { follow: wire.progress, signal: ctx.signal }), {
-        responsePath: WIRE_LOG_FILE,
-        ...(options.maxJsonResponseBytes === undefined ? {} : { maxJsonResponseBytes: options.maxJsonResponseBytes }),
-        ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
-      });
+      return (async function* () {
+        yield* projectCalls(readWireFrames(wire.path, { follow: wire, signal: ctx.signal }), {
+          responsePath: WIRE_LOG_FILE,
+          ...(options.maxJsonResponseBytes === undefined ? {} : { maxJsonResponseBytes: options.maxJsonResponseBytes }),
+          ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+        });
+        if (wire.failure) throw wire.failure;
+      })();
     },
     close() {
       closed ??= (async () => {
-        listener.close();
-        for (const c of connections.values()) c.close();
-        server.close(); // its idle connections (those the front handed over) end, its timeout checks stop
+        server.close();
+        server.closeIdleConnections();
         let timer: NodeJS.Timeout | undefined;
         const drained = new Promise<void>((resolve) => {
           idle = resolve;
@@ -207,7 +193,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         for (const s of sockets) s.destroy();
         await drained;
         await pool.close();
-        await wire.close();
+        // A failed log was reported at once (onWireFailure) and is the capture's `failure`; `calls` throws it.
+        await wire.close().catch(() => undefined);
       })();
       return closed;
     },

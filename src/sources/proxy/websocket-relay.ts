@@ -2,41 +2,65 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { RecordedError } from '../../schemas/common.js';
+import { protocolOfPath } from '../../transforms/protocols/index.js';
 import { isObject } from '../../transforms/protocols/types.js';
-import { splitRequestHeaders, type NativeIdentityHeaders } from './headers.js';
-import type { EndMeta, WireLogWriter } from './wire-log.js';
+import { splitRequestHeaders, type CorrelationHeaders } from './headers.js';
+import { redactPath, requestPath, upstreamPath, type UpstreamTarget } from './request-target.js';
+import type { EndMeta, RequestMeta, WireLogWriter } from './wire-log.js';
 
 /** What the relay needs from the proxy that owns it. */
 export interface RelayContext {
-  upstream: URL;
-  basePath: string;
-  correlation: Readonly<Record<string, keyof NativeIdentityHeaders>> | undefined;
+  upstream: UpstreamTarget & { basicAuth: string | undefined };
+  correlation: CorrelationHeaders | undefined;
   wire: WireLogWriter;
   nextCall(): { callId: string; seq: number };
+  /** The proxy's count of what is in flight (close() waits for it). */
+  track: { add(x: object): void; done(x: object): void };
+  handshakeTimeoutMs: number;
 }
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.done', 'error']);
 /** ws sets these itself on the upstream handshake; extensions are not offered so frames stay uncompressed. */
 const HANDSHAKE_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-accept']);
+const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false });
 
 /** 1005 (no status) and 1006 (abnormal) describe a close but may not be sent in one (RFC 6455 §7.4.1). */
 function sendableCloseCode(code: number): number {
   return code === 1000 || (code >= 1001 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999) ? code : 1000;
 }
 
-function refuse(socket: Socket, status: number, reason: string): void {
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\nx-roller-proxy: websocket-refused\r\n\r\n`);
+function refuse(socket: Socket, status: number, reason: string, why = ''): void {
+  const body = why ? JSON.stringify({ type: 'error', error: { type: 'roller_websocket_refused', message: why } }) : '';
+  if (!socket.writable) return void socket.destroy();
+  const response = `HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-roller-proxy: websocket-refused\r\n\r\n${body}`;
+  socket.end(response, () => socket.destroy());
 }
 
 /**
- * Relays a Responses-over-WebSocket session (Codex, Pi) to the upstream and records it: every
- * `response.create` the client sends starts a call (its payload is the context), and the upstream's
- * event frames until the terminal one are its response, kept in the wire log one frame per message (and
- * decoded like SSE events by the projection).
- * If the upstream refuses the upgrade, the client gets the same status at once (and falls back to HTTP).
+ * Relays a Responses-over-WebSocket session (Codex, Pi) to the configured upstream and records it: every
+ * `response.create` the client sends starts a call (its payload is the context), and the upstream's event frames
+ * until the terminal one are its response, one frame per message in the wire log. A target that is not a path on the
+ * upstream is refused (400), as is anything while the wire log cannot be written (503); if the upstream refuses the
+ * upgrade, the client gets the same status at once (and falls back to HTTP). Nothing here can throw out of the
+ * upgrade handler: a bug answers 500 and closes this one connection.
  */
-export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayContext): void {
-  const url = req.url ?? '/';
+export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayContext, enabled: boolean): void {
+  socket.on('error', () => socket.destroy());
+  try {
+    const target = requestPath(req.url ?? '/');
+    if (!target.ok) return refuse(socket, 400, 'Bad Request', `${target.reason}; only a path on the configured upstream can be requested`);
+    if (!enabled || protocolOfPath(target.path.split('?')[0]!) !== 'openai-responses') return refuse(socket, 405, 'Method Not Allowed');
+    if (ctx.wire.failure) return refuse(socket, 503, 'Service Unavailable', `recording failed, so nothing is forwarded: ${ctx.wire.failure.message}`);
+    const origin = new URL(ctx.upstream.origin);
+    const url = new URL(`${origin.protocol === 'https:' ? 'wss:' : 'ws:'}//${origin.host}${upstreamPath(ctx.upstream, target.path)}`);
+    if (url.host !== origin.host) return refuse(socket, 400, 'Bad Request', 'the request target names another host');
+    relay(req, socket, head, ctx, url, target.path);
+  } catch (err) {
+    refuse(socket, 500, 'Internal Server Error', `roller proxy internal error: ${(err as Error).message}`);
+  }
+}
+
+function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayContext, url: URL, path: string): void {
   const split = splitRequestHeaders(req.rawHeaders, ctx.correlation);
   // ws takes a header object: names in lower case, a repeated header joined as node joins it.
   const headers: Record<string, string> = {};
@@ -45,70 +69,81 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
     const value = split.forward[i + 1]!;
     if (!HANDSHAKE_HEADERS.has(name)) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
-  const target = new URL(ctx.basePath + url, ctx.upstream);
-  target.protocol = ctx.upstream.protocol === 'https:' ? 'wss:' : 'ws:';
-  const upstream = new WebSocket(target, { headers, perMessageDeflate: false });
+  if (ctx.upstream.basicAuth && !split.hasAuthorization) headers.authorization = `Basic ${ctx.upstream.basicAuth}`;
+  const session = {};
+  ctx.track.add(session);
+  const upstream = new WebSocket(url, { headers, perMessageDeflate: false, handshakeTimeout: ctx.handshakeTimeoutMs });
+  let upgraded = false;
+  let over = false;
   let current: { callId: string; firstByteAt: number | null; errors: RecordedError[] } | undefined;
 
-  const begin = (text: string) => {
+  const begin = (payload: Buffer) => {
     const { callId, seq } = ctx.nextCall();
     current = { callId, firstByteAt: null, errors: [] };
-    ctx.wire.opened();
-    const meta = {
-      seq,
-      transport: 'websocket' as const,
-      protocol: 'openai-responses' as const,
-      method: 'GET',
-      path: url,
-      upstream_path: ctx.basePath + url,
-      started_at: Date.now(),
-      identity: split.identity,
-      dropped: split.dropped,
-    };
-    ctx.wire.appendRequest(callId, meta, Buffer.from(text, 'utf8'));
+    const meta: RequestMeta = { seq, transport: 'websocket', protocol: 'openai-responses', method: 'GET', path: redactPath(path), upstream_path: redactPath(url.pathname + url.search), started_at: Date.now(), identity: split.identity, dropped: split.dropped };
+    ctx.wire.append(callId, 'q', meta, payload);
     ctx.wire.append(callId, 'r', { status: 101, headers: {} });
   };
   const end = (how: { upstreamEnded?: boolean; clientAborted?: boolean; upstreamError?: string }) => {
     if (!current) return;
     const { callId, firstByteAt, errors } = current;
     current = undefined;
-    const meta: EndMeta = {
-      first_byte_at: firstByteAt,
-      ended_at: Date.now(),
-      upstream_ended: how.upstreamEnded ?? false,
-      client_aborted: how.clientAborted ?? false,
-      upstream_error: how.upstreamError ?? null,
-      errors,
-    };
-    ctx.wire.appendEnd(callId, meta);
-    ctx.wire.ended();
+    const meta: EndMeta = { first_byte_at: firstByteAt, ended_at: Date.now(), upstream_ended: how.upstreamEnded ?? false, client_aborted: how.clientAborted ?? false, upstream_error: how.upstreamError ?? null, errors };
+    ctx.wire.append(callId, 'x', meta);
+  };
+  const finish = () => {
+    if (over) return;
+    over = true;
+    ctx.track.done(session);
   };
 
+  // The client leaves before the upstream accepted: the upstream attempt goes too (no connection is left behind).
+  const left = () => {
+    if (upgraded) return;
+    socket.destroy();
+    upstream.terminate();
+    finish();
+  };
+  // Read the socket while the upstream is being asked, or a client's leaving would never be seen (node leaves an
+  // upgraded socket unread); anything it sends meanwhile is given back to the stream before the upgrade.
+  const early: Buffer[] = [];
+  const hold = (chunk: Buffer) => early.push(chunk);
+  socket.on('data', hold);
+  socket.once('end', left);
+  socket.once('close', left);
   upstream.once('unexpected-response', (_r, res) => {
     refuse(socket, res.statusCode ?? 502, res.statusMessage ?? 'Upstream refused the upgrade');
     res.resume();
+    upstream.terminate();
+    finish();
   });
   upstream.once('error', (err) => {
-    if (socket.writable && !upgraded) refuse(socket, 502, 'Bad Gateway');
+    if (!upgraded) refuse(socket, 502, 'Bad Gateway', `the model API at ${ctx.upstream.origin} refused or failed the WebSocket: ${err.message}`);
     end({ upstreamError: err.message });
+    if (!upgraded) finish();
   });
-  let upgraded = false;
   upstream.once('open', () => {
-    const server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-    server.handleUpgrade(req, socket, head, (client) => {
+    if (socket.destroyed) {
+      upstream.terminate();
+      return finish();
+    }
+    socket.off('end', left);
+    socket.off('data', hold);
+    socket.pause();
+    if (early.length > 0) socket.unshift(Buffer.concat(early));
+    clients.handleUpgrade(req, socket, head, (client) => {
       upgraded = true;
+      socket.resume(); // ws reads it from here
       client.on('message', (data: RawData, isBinary: boolean) => {
-        const text = isBinary ? undefined : data.toString();
-        if (text !== undefined) {
-          try {
-            const payload: unknown = JSON.parse(text);
-            if (isObject(payload) && payload.type === 'response.create') {
-              if (current) end({ clientAborted: true }); // a new request before the last one ended
-              begin(text);
-            }
-          } catch {
-            // not JSON: relayed as is, not a model request
-          }
+        if (!isBinary && ctx.wire.failure) {
+          // Fail closed: a request the log cannot hold is not forwarded.
+          client.close(1011, 'roller proxy: recording failed');
+          return;
+        }
+        const buf = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+        if (!isBinary && eventType(buf) === 'response.create') {
+          if (current) end({ clientAborted: true }); // a new request before the last one ended
+          begin(buf);
         }
         upstream.send(data, { binary: isBinary });
       });
@@ -118,17 +153,12 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
         const buf = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
         current.firstByteAt ??= Date.now();
         ctx.wire.append(current.callId, 'd', undefined, buf);
-        // Only the event type is needed here (where a response ends); the projection decodes the rest.
-        try {
-          const event: unknown = JSON.parse(buf.toString('utf8'));
-          if (isObject(event) && TERMINAL.has(String(event.type))) end({ upstreamEnded: true });
-        } catch {
-          // recorded as it came; the projection reports a frame that is not JSON
-        }
+        if (TERMINAL.has(eventType(buf))) end({ upstreamEnded: true });
       });
       client.on('close', (code, reason) => {
         end({ clientAborted: true });
         upstream.close(sendableCloseCode(code), reason);
+        finish();
       });
       upstream.on('close', (code, reason) => {
         end({ upstreamError: `the upstream closed the WebSocket (${code})` });
@@ -137,4 +167,17 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
       client.on('error', () => upstream.terminate());
     });
   });
+}
+
+/**
+ * A text frame's `type`: where a request begins (response.create) and a response ends; the projection decodes the
+ * rest. A frame that is not JSON is relayed and recorded as it came ('').
+ */
+function eventType(buf: Buffer): string {
+  try {
+    const event: unknown = JSON.parse(buf.toString('utf8'));
+    return isObject(event) ? String(event.type) : '';
+  } catch {
+    return '';
+  }
 }

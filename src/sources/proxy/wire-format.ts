@@ -4,20 +4,18 @@ import type { BodyDelta } from './body-delta.js';
 import type { NativeIdentityHeaders } from './headers.js';
 
 /**
- * The wire log: everything the proxy saw, in one append-only file per capture, written on the request
- * path and nothing else. Calls (decoded responses, records, wire traces) are projected from it behind
- * the proxy — by the same code that reprocesses an archive — so recording costs a copy and a share of one
- * write per event-loop turn, never a parse, a file open or a wait for a consumer.
+ * The wire log: everything the proxy saw, in one append-only file per capture — the source of truth that calls,
+ * wire traces and `reprocess --from-wire` are projected from, by the same code live and offline.
  *
  * A frame is a JSON header line `{"c":call_id,"k":kind,"n":bytes[,"m":meta]}` followed by exactly `n`
  * raw bytes and a '\n'. Kinds, in the order they occur for one call (calls interleave):
  *   q  the request: meta RequestMeta, bytes = the body as received (still content-encoded), or with
- *      meta.delta the bytes that differ from a recent body (body-delta.ts)
+ *      meta.delta the bytes that differ from an earlier body (body-delta.ts; published logs)
  *   r  the response head: meta ResponseHeadMeta, no bytes
  *   d  response bytes as received (HTTP: a body chunk, still content-encoded; WebSocket: one text message)
- *   x  the end of the exchange: meta EndMeta, no bytes
- * A log written with direct I/O whose writer stopped without closing it ends in NUL bytes (its last block's padding);
- * readers take them as the end of the log.
+ *   x  the end of the exchange: meta EndMeta, no bytes; exactly one per call, last
+ * Logs of roller versions that wrote with direct I/O may end in NUL bytes (a padded last block): readers take them
+ * as the end of the log.
  */
 export const WIRE_LOG_FILE = 'raw/wire.frames';
 

@@ -1,81 +1,36 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { conversationKey, DeltaWindow } from './body-delta.js';
 import { readWireFrames } from './wire-frames.js';
 import { WireLogWriter, type BodyRef, type RequestMeta } from './wire-log.js';
 
 /**
- * The wire log as a published capture keeps it under raw/: every frame as captured, except that a request
- * whose context is in calls.jsonl holds a body_ref to it instead of its bytes (seeds/000: "the request body
- * is not stored a second time"). `withRefs` names those calls. Reading it back needs `callsJsonlBodies`.
+ * The wire log as a published capture keeps it under raw/: every frame as captured, except that a request whose
+ * context is in calls.jsonl holds a body_ref to it instead of its bytes (seeds/000: "the request body is not stored
+ * a second time"; `withRefs` names those calls), and any other request body that repeats an earlier one is stored as
+ * a delta (body-delta.ts). Reading it back needs `callsJsonlBodies`.
  */
 export async function publishWireLog(src: string, dest: string, withRefs: ReadonlySet<string>): Promise<void> {
   const out = await WireLogWriter.open(dest);
+  const window = new DeltaWindow();
   try {
     for await (const f of readWireFrames(src)) {
-      if (f.k === 'q') {
-        const m = f.m as RequestMeta;
-        if (withRefs.has(f.c) && m.body_omitted === undefined) {
-          const { content_encoding, ...rest } = m;
+      if (f.k !== 'q') {
+        out.append(f.c, f.k, f.m as object | undefined, f.body);
+      } else {
+        const { content_encoding, ...rest } = f.m as RequestMeta;
+        if (withRefs.has(f.c) && rest.body_omitted === undefined) {
           const ref: BodyRef = { file: 'calls.jsonl', call_id: f.c, pointer: '/context', ...(content_encoding === undefined ? {} : { wire_content_encoding: content_encoding }) };
-          await out.append(f.c, 'q', { ...rest, body_ref: ref });
-        } else await out.appendRequest(f.c, m, f.body);
-      } else await out.append(f.c, f.k, f.m === undefined ? undefined : (f.m as object), f.body.length > 0 ? Buffer.from(f.body) : undefined);
+          out.append(f.c, 'q', { ...rest, body_ref: ref });
+        } else if (f.body.length > 0 && content_encoding === undefined && rest.body_omitted === undefined) {
+          // The window's rule, as readers apply it: every whole body in the log is remembered, a delta or not.
+          const key = conversationKey(rest.identity);
+          const delta = window.encode(key, f.body);
+          window.remember(key, f.c, f.body);
+          out.append(f.c, 'q', delta ? { ...rest, delta } : rest, delta ? f.body.subarray(delta.prefix, f.body.length - delta.suffix) : f.body);
+        } else out.append(f.c, 'q', f.m as object, f.body);
+      }
+      if (out.backedUp) await out.drained();
     }
   } finally {
     await out.close();
   }
-}
-
-/**
- * Resolves body_refs against a calls.jsonl: one pass indexes each call's line (call id → offset, length);
- * a body is read and serialized only when asked for, so memory holds offsets, not contexts.
- */
-export function callsJsonlBodies(path: string): (ref: BodyRef) => Buffer | undefined {
-  const index = new Map<string, { offset: number; length: number }>();
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(1 << 20);
-    let carry = Buffer.alloc(0);
-    let position = 0;
-    let lineStart = 0; // file offset of carry[0]
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, position);
-      const data = n === 0 ? carry : carry.length === 0 ? buf.subarray(0, n) : Buffer.concat([carry, buf.subarray(0, n)]);
-      position += n;
-      let at = 0;
-      for (let nl = data.indexOf(10); nl !== -1 || (n === 0 && at < data.length); nl = data.indexOf(10, at)) {
-        const end = nl === -1 ? data.length : nl;
-        const id = callIdOf(data, at, end);
-        if (id !== undefined) index.set(id, { offset: lineStart + at, length: end - at });
-        at = end + 1;
-        if (nl === -1) break;
-      }
-      if (n === 0) break;
-      carry = Buffer.from(data.subarray(at));
-      lineStart += at;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return (ref) => {
-    const where = index.get(ref.call_id);
-    if (!where) return undefined;
-    const line = Buffer.allocUnsafe(where.length);
-    const fd2 = openSync(path, 'r');
-    try {
-      readSync(fd2, line, 0, where.length, where.offset);
-    } finally {
-      closeSync(fd2);
-    }
-    const context = (JSON.parse(line.toString('utf8')) as { context?: unknown }).context;
-    return context === undefined || context === null ? undefined : Buffer.from(JSON.stringify(context), 'utf8');
-  };
-}
-
-/** The call_id of a calls.jsonl line: its fields come first, so the id is near the start (never in the context). */
-function callIdOf(data: Buffer, start: number, end: number): string | undefined {
-  const key = data.indexOf('"call_id":"', start);
-  if (key === -1 || key >= end) return undefined;
-  const from = key + 11;
-  const to = data.indexOf('"', from);
-  return to === -1 || to >= end ? undefined : data.toString('utf8', from, to);
 }

@@ -1,6 +1,6 @@
 import type { Call } from '../../schemas/call.js';
 import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
-import { withCallFields } from '../../sources/proxy/raw-json.js';
+import { withCallFields } from '../../schemas/call-context.js';
 
 /**
  * Attribution by evidence only (seeds/000): a call belongs to the participant whose native outputs include

@@ -2,7 +2,7 @@ import type { HeaderJoin, NativeOutputs } from '../../harnesses/native-capture.j
 import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
 import type { Call } from '../../schemas/call.js';
 import type { Coverage } from '../../schemas/manifest.js';
-import { withCallFields } from '../../sources/proxy/raw-json.js';
+import { withCallFields } from '../../schemas/call-context.js';
 
 /**
  * The coverage check of seeds/000: do the captured calls and the native outputs account for each other?

@@ -9,7 +9,7 @@ import type { Call } from '../../schemas/call.js';
 import { CAPTURE_SCHEMA, type Manifest } from '../../schemas/manifest.js';
 import type { Relation } from '../../schemas/relation.js';
 import { encodeCallLine } from '../../sinks/calls-jsonl/sink.js';
-import { hasContext, withCallFields } from '../../sources/proxy/raw-json.js';
+import { hasContext, withCallFields } from '../../schemas/call-context.js';
 import { publishWireLog } from '../../sources/proxy/wire-publish.js';
 import type { HeaderJoin, NativeCapture, NativeOutputs } from '../../harnesses/native-capture.js';
 import { attributeCalls, withExportStatus } from './attribute.js';
@@ -75,7 +75,7 @@ export function finalizeNativeCapture(
  * the sha256 of every formal file — last, after everything it describes is closed.
  */
 export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manifest> {
-  await mkdir(o.dir, { recursive: true });
+  await mkdir(o.dir, { recursive: true, mode: 0o700 });
   let calls = attributeCalls(o.calls, o.participants);
   if (o.headerJoin) calls = joinByHeader(calls, o.headerJoin).map(withExportStatus);
   if (o.soleParticipant && o.participants.length === 1) calls = joinSole(calls, o.soleParticipant).map(withExportStatus);

@@ -11,6 +11,7 @@ export * from './responses.js';
 export * from './sse-parser.js';
 export * from './types.js';
 export * from './decode-body.js';
+export * from './response-tap.js';
 
 /** The protocol comes from the endpoint only — never from the body or the harness's claim. */
 export function protocolOfPath(pathname: string): Protocol {

@@ -6,7 +6,7 @@ import { createJsonlSink } from '../../../src/core/jsonl-sink.js';
 import type { Call } from '../../../src/schemas/index.js';
 import { encodeCallLine } from '../../../src/sinks/calls-jsonl/sink.js';
 import { findContextMember, readCallsLazily } from '../../../src/sources/archive/calls-reader.js';
-import { generatesOutput, hasContext, rawContextBytesOf, withCallFields } from '../../../src/sources/proxy/raw-json.js';
+import { generatesOutput, hasContext, rawContextBytesOf, withCallFields } from '../../../src/schemas/call-context.js';
 import { useTempDir } from '../../support/temp-dir.js';
 
 const tmp = useTempDir('calls-reader');

@@ -5,7 +5,7 @@ import type { ParticipantUsage } from '../../../src/harnesses/claude-code/partic
 import { Manifest, checkValue, type Call } from '../../../src/schemas/index.js';
 import { attributeCalls, finalizeCapture } from '../../../src/transforms/capture/index.js';
 import { checkCoverage, joinByHeader } from '../../../src/transforms/capture/coverage.js';
-import { withLazyContext } from '../../../src/sources/proxy/raw-json.js';
+import { withLazyContext } from '../../../src/schemas/call-context.js';
 import { recordExamples } from '../../support/record-examples.js';
 import { useTempDir } from '../../support/temp-dir.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ReadArena } from '../../../src/core/read-arena.js';
 import { readCallsLazily } from '../../../src/sources/archive/calls-reader.js';
-import { rawContextBytesOf } from '../../../src/sources/proxy/raw-json.js';
+import { rawContextBytesOf } from '../../../src/schemas/call-context.js';
 import { useTempDir } from '../../support/temp-dir.js';
 
 const tmp = useTempDir('read-arena');

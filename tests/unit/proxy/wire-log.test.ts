@@ -1,9 +1,9 @@
 import { isUtf8 } from 'node:buffer';
-import { appendFile, readFile, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, isRollerError } from '../../../src/core/errors.js';
-import { projectCalls, readWireFrames, WireLogWriter, type RequestMeta } from '../../../src/sources/proxy/index.js';
+import { projectCalls, publishWireLog, readWireFrames, WireLogWriter, type RequestMeta } from '../../../src/sources/proxy/index.js';
 import { encodeCallLine } from '../../../src/sinks/calls-jsonl/sink.js';
 import { anthropicEvents } from '../../../src/sources/scripted-model/encode-anthropic.js';
 import { collect } from '../../support/http.js';
@@ -42,7 +42,8 @@ const body = (turns: number, session: string) =>
 
 /** One whole exchange: request, head, the SSE in two chunks, end. */
 async function exchange(w: WireLogWriter, id: string, seq: number, session: string, turns: number): Promise<void> {
-  await w.appendRequest(id, meta(seq, session), body(turns, session));
+  w.append(id, 'q', meta(seq, session), body(turns, session));
+  await w.flushed();
   w.append(id, 'r', { status: 200, headers: { 'content-type': 'text/event-stream' } });
   w.append(id, 'd', undefined, SSE.subarray(0, 100));
   w.append(id, 'd', undefined, SSE.subarray(100));
@@ -63,30 +64,35 @@ function requestBytesStored(log: Buffer): number {
 }
 
 describe('wire log', () => {
-  it('round-trips requests (delta-encoded across interleaved sessions) and projects one complete call per exchange', async () => {
+  it('round-trips requests, delta-encoded across interleaved sessions when published, and projects one complete call per exchange', async () => {
     const path = join(tmp.path, 'a', 'wire.frames');
     const w = await WireLogWriter.open(path);
     let seq = 0;
     for (let turn = 1; turn <= 6; turn++) for (const s of ['sA', 'sB']) await exchange(w, `c-${s}-${turn}`, seq++, s, turn);
     await w.close();
     const whole = Array.from({ length: 6 }, (_, i) => 2 * body(i + 1, 'sA').length).reduce((a, b) => a + b, 0);
-    // The repeated conversation is stored once: request frames hold only each new turn after the first.
-    expect(requestBytesStored(await readFile(path))).toBeLessThan(whole / 3);
+    // The live log holds every body whole (nothing is compared on the request path) ...
+    expect(requestBytesStored(await readFile(path))).toBe(whole);
+    // ... the published one stores the repeated conversation once: request frames hold only each new turn after the first.
+    const published = join(tmp.path, 'a', 'published.frames');
+    await publishWireLog(path, published, new Set());
+    expect(requestBytesStored(await readFile(published))).toBeLessThan(whole / 3);
 
-    const frames = await collect(readWireFrames(path));
-    const requests = frames.filter((f) => f.k === 'q');
-    expect(requests.map((f) => f.body.toString())).toEqual(Array.from({ length: 12 }, (_, i) => body(Math.floor(i / 2) + 1, i % 2 ? 'sB' : 'sA').toString()));
-    expect(requests.every((f) => (f.m as RequestMeta).delta === undefined)).toBe(true);
-
-    const calls = await collect(projectCalls(readWireFrames(path), { responsePath: 'raw/wire.frames' }));
-    expect(calls).toHaveLength(12);
-    for (const c of calls) {
-      expect(c.response_id).toBe('msg_wire_1');
-      expect(c.execution_status).toBe('completed');
-      expect(c.capture_status).toBe('complete');
+    for (const p of [path, published]) {
+      const frames = await collect(readWireFrames(p));
+      const requests = frames.filter((f) => f.k === 'q');
+      expect(requests.map((f) => f.body.toString())).toEqual(Array.from({ length: 12 }, (_, i) => body(Math.floor(i / 2) + 1, i % 2 ? 'sB' : 'sA').toString()));
+      expect(requests.every((f) => (f.m as RequestMeta).delta === undefined)).toBe(true);
+      const calls = await collect(projectCalls(readWireFrames(p), { responsePath: 'raw/wire.frames' }));
+      expect(calls).toHaveLength(12);
+      for (const c of calls) {
+        expect(c.response_id).toBe('msg_wire_1');
+        expect(c.execution_status).toBe('completed');
+        expect(c.capture_status).toBe('complete');
+      }
+      expect(calls[11]!.context).toEqual(JSON.parse(body(6, 'sB').toString()));
+      expect(calls[0]!.started_at).toBe('2026-11-30T12:00:00.000Z');
     }
-    expect(calls[11]!.context).toEqual(JSON.parse(body(6, 'sB').toString()));
-    expect(calls[0]!.started_at).toBe('2026-11-30T12:00:00.000Z');
   });
 
   it('a follower sees frames as they land and ends when the writer closes', async () => {
@@ -94,7 +100,7 @@ describe('wire log', () => {
     const w = await WireLogWriter.open(path);
     const seen: string[] = [];
     const reading = (async () => {
-      for await (const c of projectCalls(readWireFrames(path, { follow: w.progress }), { responsePath: 'raw/wire.frames' })) seen.push(c.call_id);
+      for await (const c of projectCalls(readWireFrames(path, { follow: w }), { responsePath: 'raw/wire.frames' })) seen.push(c.call_id);
     })();
     await exchange(w, 'c-1', 0, 's', 1);
     await new Promise((r) => setTimeout(r, 150)); // idle longer than the follower's poll
@@ -105,37 +111,11 @@ describe('wire log', () => {
     expect(seen).toEqual(['c-1', 'c-2']);
   });
 
-  it('a yielding follower leaves a request that lands after a long idle until its exchange ends, and no later than maxLagMs', async () => {
-    const path = join(tmp.path, 'yield', 'wire.frames');
-    const w = await WireLogWriter.open(path);
-    const events: string[] = [];
-    const reading = (async () => {
-      for await (const f of readWireFrames(path, { follow: w.progress, yieldTo: { quietMs: 50, maxLagMs: 1500 } })) if (f.k === 'q') events.push(`read ${f.c}`);
-    })();
-    // Idle longer than maxLagMs (a harness running a tool), then a model call: the proxy forwards it for a while.
-    await new Promise((r) => setTimeout(r, 1800));
-    w.opened();
-    await w.appendRequest('c-after-idle', meta(0, 's'), body(1, 's'));
-    await new Promise((r) => setTimeout(r, 600)); // several flushes and follower polls, the exchange still open
-    events.push('ended');
-    w.ended();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(events).toEqual(['ended', 'read c-after-idle']);
-    // The other bound: an exchange that stays open is not waited for past maxLagMs.
-    w.opened();
-    await w.appendRequest('c-long', meta(1, 's'), body(2, 's'));
-    await new Promise((r) => setTimeout(r, 2200));
-    expect(events).toEqual(['ended', 'read c-after-idle', 'read c-long']);
-    w.ended();
-    await w.close();
-    await reading;
-  }, 15_000);
-
   it('an exchange the log never ends (the proxy was killed) is still a call: interrupted, with what was captured', async () => {
     const path = join(tmp.path, 'c', 'wire.frames');
     const w = await WireLogWriter.open(path);
     await exchange(w, 'c-done', 0, 's', 1);
-    await w.appendRequest('c-cut', meta(1, 's'), body(2, 's'));
+    w.append('c-cut', 'q', meta(1, 's'), body(2, 's'));
     w.append('c-cut', 'r', { status: 200, headers: { 'content-type': 'text/event-stream' } });
     w.append('c-cut', 'd', undefined, SSE.subarray(0, 200));
     await w.close();
@@ -161,7 +141,7 @@ describe('wire log', () => {
     const notJson = Buffer.from('{"model":');
     const bodies = [exact, pretty, notUtf8, notJson];
     for (const [i, b] of bodies.entries()) {
-      await w.appendRequest(`c-${i}`, meta(i, `s${i}`), b);
+      w.append(`c-${i}`, 'q', meta(i, `s${i}`), b);
       w.append(`c-${i}`, 'x', { first_byte_at: null, ended_at: Date.UTC(2026, 10, 30, 12, 0, i), upstream_ended: false, client_aborted: false, upstream_error: 'x', errors: [] });
     }
     await w.close();
@@ -209,7 +189,9 @@ describe('wire log', () => {
     const firstFrames = 5; // q r d d x
     await exchange(w, 'c-2', 1, 's', 4);
     await w.close();
-    const all = await readFile(path);
+    const publishedPath = join(tmp.path, 'e', 'published.frames');
+    await publishWireLog(path, publishedPath, new Set());
+    const all = await readFile(publishedPath);
     // Drop the first exchange (its five frames), keeping the second, whose request is a delta against it.
     const lines = all.toString('latin1');
     let cut = 0;
@@ -227,25 +209,41 @@ describe('wire log', () => {
     await truncate(cutPath, 0);
   });
 
-  it('slabs reused after their write keep every frame intact while writes and appends interleave', async () => {
-    const path = join(tmp.path, 'slabs', 'wire.frames');
+  it('appends made while a write is out are written together, every frame intact and in order', async () => {
+    const path = join(tmp.path, 'many', 'wire.frames');
     const w = await WireLogWriter.open(path);
-    // Frames of many sizes (below the copy limit, so they go into slabs), across dozens of 256 KB slabs,
-    // with pauses so that writes complete while later frames are appended into recycled slabs.
     const expected: Buffer[] = [];
     for (let i = 0; i < 4000; i++) {
       const chunk = Buffer.alloc(200 + ((i * 37) % 3800), 97 + (i % 26));
       expected.push(chunk);
-      w.append(`c-slab-${String(i).padStart(6, '0')}`, 'd', undefined, chunk);
-      if (i % 150 === 0) await new Promise((r) => setTimeout(r, 6)); // past the flush delay
+      w.append(`c-${String(i).padStart(6, '0')}`, 'd', undefined, chunk);
+      if (i % 150 === 0) await new Promise((r) => setTimeout(r, 2)); // let writes complete between bursts
     }
     await w.close();
     let n = 0;
     for await (const f of readWireFrames(path)) {
-      expect(f.c).toBe(`c-slab-${String(n).padStart(6, '0')}`);
-      expect(Buffer.compare(Buffer.from(f.body), expected[n]!)).toBe(0);
+      expect(f.c).toBe(`c-${String(n).padStart(6, '0')}`);
+      expect(Buffer.compare(f.body, expected[n]!)).toBe(0);
       n++;
     }
     expect(n).toBe(4000);
+  });
+
+  it('a log on a file that refuses writes fails once, for good: waiters rejected, the failure reported, close() rejects with it', async () => {
+    const dir = join(tmp.path, 'full');
+    const path = join(dir, 'wire.frames');
+    await WireLogWriter.open(join(dir, 'other.frames')).then((x) => x.close()); // creates the directory
+    await symlink('/dev/full', path);
+    const failures: Error[] = [];
+    const w = await WireLogWriter.open(path, { onFailure: (e) => failures.push(e) });
+    w.append('c-1', 'q', meta(0, 's'), body(1, 's'));
+    const err = await w.flushed().catch((e: unknown) => e);
+    expect(isRollerError(err, ErrorCode.WIRE_LOG_WRITE_FAILED)).toBe(true);
+    expect((err as Error).message).toContain(path);
+    expect((err as Error).message).toMatch(/ENOSPC/);
+    w.append('c-2', 'q', meta(1, 's'), body(1, 's')); // nothing after the gap
+    expect(w.failure).toBe(err);
+    await expect(w.close()).rejects.toBe(err);
+    expect(failures).toEqual([err]);
   });
 });

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ErrorCode } from '../../core/errors.js';
 import type { RecordedError } from '../../schemas/common.js';
-import { createStreamDecoder, type StreamDecoder } from '../../transforms/protocols/decode-body.js';
-import { SseParser } from '../../transforms/protocols/sse-parser.js';
-import type { DecodedResponse, ResponseDecoder } from '../../transforms/protocols/types.js';
+import { createStreamDecoder, type StreamDecoder } from './decode-body.js';
+import { SseParser } from './sse-parser.js';
+import type { DecodedResponse, ResponseDecoder } from './types.js';
 
 export interface ResponseTapOptions {
   maxJsonBytes: number;

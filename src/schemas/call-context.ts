@@ -1,5 +1,5 @@
-import { ErrorCode, RollerError } from '../../core/errors.js';
-import type { Call } from '../../schemas/call.js';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import type { Call } from './call.js';
 
 const CLOSE_LINE = Buffer.from('}\n');
 

@@ -1,0 +1,89 @@
+/**
+ * What a client's request target may do to the forwarded request: contribute a path and a query, nothing else. The
+ * upstream's origin is fixed by the proxy's configuration; a target that would name another host (absolute-form with
+ * a host of its own is reduced to its path) or does not parse is refused (400), never followed.
+ */
+export interface UpstreamTarget {
+  /** The configured upstream: `http(s)://host:port`, without userinfo. */
+  readonly origin: string;
+  /** Its path prefix without a trailing slash ('' for none). */
+  readonly basePath: string;
+  /** Its query parameters, added to every forwarded request (`a=1&b=2`, '' for none). */
+  readonly query: string;
+}
+
+export type TargetResult = { ok: true; path: string } | { ok: false; reason: string };
+
+/** The upstream as configured (`--upstream`): its origin, path prefix and query, credentials kept apart. */
+export function parseUpstream(url: string): UpstreamTarget & { url: URL; basicAuth: string | undefined } {
+  const u = new URL(url);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`the upstream must be an http or https URL, not ${u.protocol}`);
+  const basicAuth = u.username || u.password ? Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64') : undefined;
+  return { url: u, origin: u.origin, basePath: u.pathname.replace(/\/+$/, ''), query: u.search.slice(1), basicAuth };
+}
+
+/**
+ * The path (and query) a request target asks for, as sent: origin-form (`/p?q`) as it is; absolute-form
+ * (`http://any-host/p?q`) reduced to its path and query, whatever host it names. Anything else — `*`, authority-form,
+ * bytes the URL parser refuses, a fragment — is refused.
+ */
+export function requestPath(target: string): TargetResult {
+  let path = target;
+  if (!target.startsWith('/')) {
+    const scheme = /^https?:\/\//i.exec(target);
+    if (!scheme) return { ok: false, reason: 'the request target is neither a path nor an http(s) URL' };
+    if (!URL.canParse(target)) return { ok: false, reason: 'the request target does not parse as a URL' };
+    const slash = target.indexOf('/', scheme[0].length);
+    const query = target.indexOf('?', scheme[0].length);
+    const start = slash === -1 ? query : query === -1 ? slash : Math.min(slash, query);
+    path = start === -1 ? '/' : target[start] === '?' ? `/${target.slice(start)}` : target.slice(start);
+  }
+  if (path.includes('#')) return { ok: false, reason: 'the request target holds a fragment (#)' };
+  // Only printable ASCII (RFC 9112 request targets): node's parser lets some bytes through that a URL would change.
+  if (!/^[\x21-\x7e]*$/.test(path)) return { ok: false, reason: 'the request target holds bytes outside printable ASCII' };
+  if (!URL.canParse(path, 'http://h')) return { ok: false, reason: 'the request target does not parse as a URL path' };
+  return { ok: true, path };
+}
+
+/** The path to send upstream: the prefix, the client's path, and the upstream's own query parameters. */
+export function upstreamPath(up: UpstreamTarget, path: string): string {
+  const full = up.basePath + path;
+  if (up.query === '') return full;
+  return `${full}${full.includes('?') ? '&' : '?'}${up.query}`;
+}
+
+/**
+ * Query parameter names whose values are credentials (API keys, tokens, signatures): their values are never written.
+ * Matched on the whole name or a `_`/`-`/`.` separated part of it, case-insensitively (`key`, `api_key`, `X-Amz-Signature`).
+ */
+const SECRET_PARAM = /(^|[_.-])(key|apikey|token|sig|signature|secret|password|passwd|pwd|auth|authorization|credential|credentials|code|session|jwt)s?($|[_.-])/i;
+
+/** `path` with the values of credential-like query parameters replaced, for every place a path is written. */
+export function redactPath(path: string): string {
+  const q = path.indexOf('?');
+  if (q === -1) return path;
+  const params = path.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const rawName = eq === -1 ? pair : pair.slice(0, eq);
+    let name = rawName;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+    } catch {
+      // a malformed escape: judged by its raw spelling
+    }
+    return eq !== -1 && SECRET_PARAM.test(name) ? `${rawName}=REDACTED` : pair;
+  });
+  return `${path.slice(0, q)}?${params.join('&')}`;
+}
+
+/** An upstream URL as it may be printed: no userinfo, credential-like query values replaced. */
+export function printableUpstream(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return redactPath(u.href);
+  } catch {
+    return '(an upstream URL that does not parse)';
+  }
+}

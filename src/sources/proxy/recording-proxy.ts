@@ -146,6 +146,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       }
     },
   );
+  // A client that half-closes after its request (netcat, `socket.end(request)`) still gets its response: node's server
+  // would take the FIN as an abort. A client that leaves is seen when a write to it fails, or its socket closes.
+  (server as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);

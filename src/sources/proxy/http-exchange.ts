@@ -147,7 +147,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     this.log(body);
     try {
       if (this.ctx.wire.backedUp) await this.ctx.wire.drained();
-      await this.ctx.wire.flushed();
+      if (!this.ctx.wire.flushNow()) await this.ctx.wire.flushed();
     } catch (err) {
       // Fail closed: a request the log cannot hold is not forwarded.
       jsonError(this.res, 503, 'roller_capture_failed', `roller proxy: recording failed, so nothing is forwarded: ${(err as Error).message}`);

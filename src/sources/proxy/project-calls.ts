@@ -90,25 +90,9 @@ function websocketEvent(o: Open, body: Buffer): void {
 
 function exchangeOf(callId: string, m: RequestMeta, body: Buffer, responsePath: string): Exchange {
   const x: Exchange = {
-    callId,
-    seq: m.seq,
-    protocol: m.protocol,
-    method: m.method,
-    path: m.path,
-    upstreamPath: m.upstream_path,
-    startedAt: iso(m.started_at),
-    firstByteAt: null,
-    endedAt: null,
-    httpStatus: null,
-    identity: m.identity,
-    droppedHeaders: m.dropped,
-    context: undefined,
-    decoded: null,
-    upstreamEnded: false,
-    clientAborted: false,
-    upstreamError: null,
-    responsePath,
-    errors: [],
+    callId, seq: m.seq, protocol: m.protocol, method: m.method, path: m.path, upstreamPath: m.upstream_path, startedAt: iso(m.started_at),
+    firstByteAt: null, endedAt: null, httpStatus: null, identity: m.identity, droppedHeaders: m.dropped, context: undefined, decoded: null,
+    upstreamEnded: false, clientAborted: false, upstreamError: null, responsePath, errors: [],
   };
   if (m.body_omitted !== undefined) return x;
   if (body.length === 0) {

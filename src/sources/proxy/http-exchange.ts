@@ -23,6 +23,11 @@ export interface ExchangeContext {
   done(exchange: HttpExchange): void;
 }
 
+/** The 503 of a proxy whose wire log cannot be written: nothing is forwarded unrecorded. */
+export function captureFailed(res: ServerResponse, err: Error): void {
+  jsonError(res, 503, 'roller_capture_failed', `roller proxy: recording failed, so nothing is forwarded: ${err.message}`);
+}
+
 /** A JSON error the client can read, or a cut connection once a response head went out. */
 export function jsonError(res: ServerResponse, status: number, type: string, message: string, extra: Record<string, string> = {}): void {
   if (res.headersSent) return void res.destroy();
@@ -33,7 +38,7 @@ export function jsonError(res: ServerResponse, status: number, type: string, mes
 
 /**
  * One HTTP exchange through the recording proxy, as undici's dispatch handler. The request body is read whole
- * (bounded per request and across requests by the BodyBudget), logged, and forwarded only once its frame is on
+ * (bounded per request, and across requests by the context's budget), logged, and forwarded only once its frame is on
  * disk: nothing goes upstream unrecorded. Every response chunk goes to the client and then to the log as it arrives;
  * a client that does not drain, or a log over its high-water mark, pauses the upstream read, so no response is held
  * whole in memory. Every exchange that reached the log ends with exactly one end frame.
@@ -73,10 +78,11 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (ctx.upstream.basicAuth && !split.hasAuthorization) this.forwardHeaders.push('authorization', `Basic ${ctx.upstream.basicAuth}`);
     const target = requestPath(url);
     const path = target.ok ? target.path : url;
+    const sent = upstreamPath(ctx.upstream, path);
     const [protocol, method] = [protocolOfPath(path.split('?')[0]!), req.method ?? 'GET'];
-    this.meta = { seq, transport: 'http', protocol, method, path: redactPath(path), upstream_path: redactPath(upstreamPath(ctx.upstream, path)), started_at: Date.now(), identity: split.identity, dropped: split.dropped };
+    this.meta = { seq, transport: 'http', protocol, method, path: redactPath(path), upstream_path: redactPath(sent), started_at: Date.now(), identity: split.identity, dropped: split.dropped };
     if (split.contentEncoding !== undefined) this.meta.content_encoding = split.contentEncoding;
-    this.target = target.ok ? upstreamPath(ctx.upstream, target.path) : undefined;
+    this.target = target.ok ? sent : undefined;
     this.refusal = target.ok ? undefined : target.reason;
   }
 
@@ -150,7 +156,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
       if (!this.ctx.wire.flushNow()) await this.ctx.wire.flushed();
     } catch (err) {
       // Fail closed: a request the log cannot hold is not forwarded.
-      jsonError(this.res, 503, 'roller_capture_failed', `roller proxy: recording failed, so nothing is forwarded: ${(err as Error).message}`);
+      captureFailed(this.res, err as Error);
       return this.finish(false, 'not forwarded: the wire log cannot be written');
     }
     if (this.finished) return;

@@ -9,7 +9,7 @@ import { ensurePrivateDir } from '../../core/private-dir.js';
 import type { Source } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
 import type { CorrelationHeaders } from './headers.js';
-import { HttpExchange, jsonError, type ExchangeContext } from './http-exchange.js';
+import { captureFailed, HttpExchange, jsonError, type ExchangeContext } from './http-exchange.js';
 import { projectCalls } from './project-calls.js';
 import { parseUpstream, printableUpstream } from './request-target.js';
 import { readWireFrames } from './wire-frames.js';
@@ -118,7 +118,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   };
   const capturing = (res: ServerResponse): boolean => {
     if (!wire.failure) return true;
-    jsonError(res, 503, 'roller_capture_failed', `roller proxy: recording failed, so nothing is forwarded: ${wire.failure.message}`);
+    captureFailed(res, wire.failure);
     return false;
   };
 

@@ -15,11 +15,11 @@ export interface UpstreamTarget {
 export type TargetResult = { ok: true; path: string } | { ok: false; reason: string };
 
 /** The upstream as configured (`--upstream`): its origin, path prefix and query, credentials kept apart. */
-export function parseUpstream(url: string): UpstreamTarget & { url: URL; basicAuth: string | undefined } {
+export function parseUpstream(url: string): UpstreamTarget & { basicAuth: string | undefined } {
   const u = new URL(url);
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`the upstream must be an http or https URL, not ${u.protocol}`);
   const basicAuth = u.username || u.password ? Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64') : undefined;
-  return { url: u, origin: u.origin, basePath: u.pathname.replace(/\/+$/, ''), query: u.search.slice(1), basicAuth };
+  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, ''), query: u.search.slice(1), basicAuth };
 }
 
 /**

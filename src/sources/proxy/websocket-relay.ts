@@ -52,8 +52,8 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
     if (!enabled || protocolOfPath(target.path.split('?')[0]!) !== 'openai-responses') return refuse(socket, 405, 'Method Not Allowed');
     if (ctx.wire.failure) return refuse(socket, 503, 'Service Unavailable', `recording failed, so nothing is forwarded: ${ctx.wire.failure.message}`);
     const origin = new URL(ctx.upstream.origin);
+    // The configured host, then a path that starts with '/': no target can move it (the fuzz tests hold this).
     const url = new URL(`${origin.protocol === 'https:' ? 'wss:' : 'ws:'}//${origin.host}${upstreamPath(ctx.upstream, target.path)}`);
-    if (url.host !== origin.host) return refuse(socket, 400, 'Bad Request', 'the request target names another host');
     relay(req, socket, head, ctx, url, target.path);
   } catch (err) {
     refuse(socket, 500, 'Internal Server Error', `roller proxy internal error: ${(err as Error).message}`);

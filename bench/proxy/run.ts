@@ -39,16 +39,26 @@ async function ask<T>(child: ChildProcess, message: string): Promise<T> {
   return ((await once(child, 'message')) as [T])[0];
 }
 
-type Stats = { rssMb: number; peakRssMb: number; cpuMs: number };
+type Figures = { peakRssMb: number; cpuMs: number };
+type Stats = Figures & { rssMb: number; children: Figures[] };
+interface Measured<R> {
+  result: R;
+  cpuMs: number | null;
+  peakRssMb: number | null;
+  /** roller's projection process (a child of the proxy's): its CPU and peak RSS over the same work, if it has one. */
+  projection: Figures | null;
+}
 
 /** Runs `work` with the proxy's peak RSS reset before it, and reports its CPU and peak RSS over it. */
-async function measured<R>(server: Server, work: () => Promise<R>): Promise<{ result: R; cpuMs: number | null; peakRssMb: number | null }> {
-  if (!server.child) return { result: await work(), cpuMs: null, peakRssMb: null };
+async function measured<R>(server: Server, work: () => Promise<R>): Promise<Measured<R>> {
+  if (!server.child) return { result: await work(), cpuMs: null, peakRssMb: null, projection: null };
   await ask(server.child, 'reset-peak');
   const before = await ask<Stats>(server.child, 'stats');
   const result = await work();
   const after = await ask<Stats>(server.child, 'stats');
-  return { result, cpuMs: after.cpuMs - before.cpuMs, peakRssMb: after.peakRssMb };
+  const [child0, child1] = [before.children[0], after.children[0]];
+  const projection = child0 && child1 ? { cpuMs: child1.cpuMs - child0.cpuMs, peakRssMb: child1.peakRssMb } : null;
+  return { result, cpuMs: after.cpuMs - before.cpuMs, peakRssMb: after.peakRssMb, projection };
 }
 
 const SESSIONS = Array.from({ length: 64 }, (_, s) => sessionBodies(s));
@@ -148,7 +158,7 @@ async function pacedPart(pacedRequests: number, verdicts: string[]): Promise<voi
   const streaming = await start('upstream', ['', '25', '10']);
   const paceTargets: Server[] = [{ name: 'direct', url: streaming.url }, await start('bare', [streaming.url]), await start('roller', [streaming.url])];
   console.log('paced: 50 req/s of SSE (each response streamed over ~250 ms)');
-  console.log('  sessions  target   requests  ttfb p50 ms  p99 ms  added p50/p99 vs direct  vs bare    CPU us/req  peak RSS MB');
+  console.log('  sessions  target   requests  ttfb p50 ms  p99 ms  added p50/p99 vs direct  vs bare    CPU us/req  peak RSS MB  projection: CPU us/req  peak RSS MB');
   const p50: Record<string, number> = {};
   const p99: Record<string, number> = {};
   const rss: Record<string, number[]> = { bare: [], roller: [] };
@@ -156,13 +166,13 @@ async function pacedPart(pacedRequests: number, verdicts: string[]): Promise<voi
     const requests = sessions === 1 ? 40 : pacedRequests;
     for (const t of paceTargets) await paced(t.url, sessions, 50, Math.min(64, requests)); // warm-up
     for (const t of paceTargets) {
-      const { result, cpuMs, peakRssMb } = await measured(t, () => paced(t.url, sessions, 50, requests));
+      const { result, cpuMs, peakRssMb, projection } = await measured(t, () => paced(t.url, sessions, 50, requests));
       const key = `${t.name}@${sessions}`;
       p50[key] = pct(result, 50);
       p99[key] = pct(result, 99);
       if (peakRssMb !== null) rss[t.name]!.push(peakRssMb);
       const added = (base: string) => (t.name === base ? '' : `${f(p50[key]! - p50[`${base}@${sessions}`]!)} / ${f(p99[key]! - p99[`${base}@${sessions}`]!)}`);
-      console.log(`  ${String(sessions).padStart(8)}  ${t.name.padEnd(7)}  ${String(requests).padStart(8)}  ${f(p50[key]!).padStart(11)}  ${f(p99[key]!).padStart(6)}  ${added('direct').padStart(23)}  ${(t.name === 'roller' ? added('bare') : '').padStart(11)}  ${f(cpuMs === null ? null : (cpuMs * 1000) / requests, 0).padStart(10)}  ${f(peakRssMb, 0).padStart(11)}`);
+      console.log(`  ${String(sessions).padStart(8)}  ${t.name.padEnd(7)}  ${String(requests).padStart(8)}  ${f(p50[key]!).padStart(11)}  ${f(p99[key]!).padStart(6)}  ${added('direct').padStart(23)}  ${(t.name === 'roller' ? added('bare') : '').padStart(11)}  ${f(cpuMs === null ? null : (cpuMs * 1000) / requests, 0).padStart(10)}  ${f(peakRssMb, 0).padStart(11)}  ${projection ? `${f((projection.cpuMs * 1000) / requests, 0).padStart(22)}  ${f(projection.peakRssMb, 0).padStart(11)}` : ''}`);
     }
   }
   const addedP50 = p50['roller@64']! - p50['direct@64']!;
@@ -175,8 +185,9 @@ async function floodPart(instant: Server, verdicts: string[]): Promise<void> {
   console.log('\nflood: 8 clients, one 60 MB body each, at once (a 503 retried after 250 ms)');
   for (const name of ['bare', 'roller']) {
     const t = await start(name, [instant.url]);
-    const { result, peakRssMb } = await measured(t, () => flood(t.url));
-    console.log(`  ${name.padEnd(7)} peak RSS ${f(peakRssMb, 0).padStart(5)} MB   answers ${JSON.stringify(result.statuses)}   ${f(result.seconds, 1)} s`);
+    const { result, peakRssMb, projection } = await measured(t, () => flood(t.url));
+    const projected = projection ? `   projection's peak RSS ${f(projection.peakRssMb, 0)} MB` : '';
+    console.log(`  ${name.padEnd(7)} peak RSS ${f(peakRssMb, 0).padStart(5)} MB   answers ${JSON.stringify(result.statuses)}   ${f(result.seconds, 1)} s${projected}`);
     if (name === 'roller') verdicts.push(`roller peak RSS under the 60 MB-body flood: ${f(peakRssMb, 0)} MB (target <= 200) ${peakRssMb! <= 200 ? 'PASS' : 'MISS'}`);
     t.child!.send('exit');
   }
@@ -189,9 +200,10 @@ async function saturationPart(instant: Server, saturationRequests: number, verdi
     const rps: Record<string, number> = {};
     for (const t of satTargets) await saturate(t.url, sessions, 300); // warm-up
     for (const t of satTargets) {
-      const { result, cpuMs } = await measured(t, () => saturate(t.url, sessions, saturationRequests));
+      const { result, cpuMs, projection } = await measured(t, () => saturate(t.url, sessions, saturationRequests));
       rps[t.name] = result;
-      console.log(`  ${String(sessions).padStart(3)} sessions  ${t.name.padEnd(7)} ${f(result, 0).padStart(6)} req/s   CPU ${f((cpuMs! * 1000) / saturationRequests, 0)} us/req`);
+      const projected = projection ? `   projection CPU ${f((projection.cpuMs * 1000) / saturationRequests, 0)} us/req` : '';
+      console.log(`  ${String(sessions).padStart(3)} sessions  ${t.name.padEnd(7)} ${f(result, 0).padStart(6)} req/s   CPU ${f((cpuMs! * 1000) / saturationRequests, 0)} us/req${projected}`);
     }
     verdicts.push(`saturation at ${sessions} sessions, roller / bare: ${f(rps.roller! / rps.bare!)} (>= 0.7 expected, not a gate)`);
   }

@@ -5,11 +5,12 @@
  *   bare      the least a proxy on node's http server can do: node:http + undici, bytes both ways, nothing recorded
  *   roller    roller's recording proxy pipeline as `roller proxy --wire-trace full` runs it (wire log, calls.jsonl,
  *             wire_trace.jsonl, tools_capture.jsonl)
- * The parent sends 'stats' over IPC and gets {rssMb, peakRssMb, cpuMs} back; 'reset-peak' starts a new peak (Linux:
- * /proc/self/clear_refs); 'exit' ends the process and removes its capture.
+ * The parent sends 'stats' over IPC and gets {rssMb, peakRssMb, cpuMs, children} back (children: the same figures for
+ * each child process, roller's projection); 'reset-peak' starts a new peak (Linux: /proc/PID/clear_refs); 'exit' ends
+ * the process and removes its capture.
  */
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -107,9 +108,33 @@ async function roller(target: string): Promise<string> {
   return proxy.url;
 }
 
-function peakRssMb(): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+function peakRssMb(pid: number | 'self'): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** This process's children (roller's projection), from /proc; none where /proc has no children lists. */
+function childPids(): number[] {
+  try {
+    return readdirSync('/proc/self/task').flatMap((tid) => readFileSync(`/proc/self/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
+/** A child's CPU (user + system, ms) from /proc/PID/stat: fields 14 and 15, in clock ticks (100 a second here). */
+function childCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function resetPeak(pid: number | 'self'): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets VmHWM to the current RSS
+  } catch {
+    // not Linux, or not permitted: the peak is the process's whole life
+  }
 }
 
 const [kind, target = '', gap = '0', chunks = '1'] = process.argv.slice(2);
@@ -117,13 +142,10 @@ const url = kind === 'upstream' ? await upstream(Number(gap), Number(chunks)) : 
 process.on('message', (m) => {
   if (m === 'stats') {
     const u = process.resourceUsage();
-    process.send!({ rssMb: process.memoryUsage().rss / 2 ** 20, peakRssMb: peakRssMb(), cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 });
+    const children = childPids().map((pid) => ({ peakRssMb: peakRssMb(pid), cpuMs: childCpuMs(pid) }));
+    process.send!({ rssMb: process.memoryUsage().rss / 2 ** 20, peakRssMb: peakRssMb('self'), cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, children });
   } else if (m === 'reset-peak') {
-    try {
-      writeFileSync('/proc/self/clear_refs', '5'); // resets VmHWM to the current RSS
-    } catch {
-      // not Linux, or not permitted: the peak is the process's whole life
-    }
+    for (const pid of ['self' as const, ...childPids()]) resetPeak(pid);
     process.send!({ ok: true });
   } else if (m === 'exit') {
     if (captureDir) rmSync(captureDir, { recursive: true, force: true });

@@ -95,6 +95,22 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('project-wire')
+    .description("project a `roller proxy` capture's raw/wire.frames into its calls.jsonl (and traces) again, after its projection stopped or a decoder changed; the proxy must be stopped")
+    .argument('<dir>', 'the --out directory of `roller proxy`')
+    .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'off')
+    .action(async (dir: string, opts: { wireTrace: WireTraceMode }) => {
+      const { projectWireLog, wireLogOf } = await import('../pipelines/proxy-projection.js');
+      try {
+        await access(wireLogOf(dir));
+      } catch {
+        throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${wireLogOf(dir)} not found: project-wire reads the wire log of a \`roller proxy --out ${dir}\` capture`);
+      }
+      const report = await projectWireLog({ outDir: dir, wireTrace: opts.wireTrace });
+      process.stderr.write(`roller project-wire: ${report.sinks[0]?.written ?? 0} calls projected into ${join(dir, 'calls.jsonl')}\n`);
+    });
+
+  program
     .command('scripted-model')
     .description('run the scripted model server (Anthropic Messages, Chat Completions, Responses) until Ctrl-C')
     .option('--script <file>', 'script file (JSON); default: the embedded script')

@@ -1,10 +1,15 @@
-import { join } from 'node:path';
-import { runPipeline } from '../core/run-pipeline.js';
-import type { RunReport, Sink } from '../core/stage.js';
-import type { Call } from '../schemas/call.js';
-import { createCallsJsonlSink } from '../sinks/calls-jsonl/sink.js';
-import { createToolsCaptureSink, createWireTraceSink, type WireTraceMode } from '../sinks/wire-trace/sink.js';
+import { fork } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { compiledScript } from '../core/compiled-script.js';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import type { RunReport } from '../core/stage.js';
+import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { startRecordingProxy, type RecordingProxy, type RecordingProxyOptions } from '../sources/proxy/recording-proxy.js';
+import type { WireFollow } from '../sources/proxy/wire-log.js';
+import type { ProjectionJob } from './proxy-projection.js';
+import type { FromProjector, ToProjector } from './proxy-projector.js';
+
+export { projectWireLog, proxySinks } from './proxy-projection.js';
 
 export interface ProxyPipelineOptions extends Omit<RecordingProxyOptions, 'outDir'> {
   outDir: string;
@@ -13,28 +18,73 @@ export interface ProxyPipelineOptions extends Omit<RecordingProxyOptions, 'outDi
 
 export interface RunningProxyPipeline {
   proxy: RecordingProxy;
-  /** Resolves when the proxy was closed and every file is complete; rejects with the wire log's failure, if any. */
+  /**
+   * Resolves when the proxy was closed and every file is complete; rejects with the wire log's failure, if any, or
+   * the projection's.
+   */
   done: Promise<RunReport>;
-}
-
-/** The sinks of the proxy pipeline: calls.jsonl (+ wire_trace.jsonl, tools_capture.jsonl). */
-export function proxySinks(outDir: string, wireTrace: WireTraceMode): Sink<Call>[] {
-  // No sha256 while writing: the standalone proxy publishes no manifest (the capture layer hashes at publish).
-  const sinks: Sink<Call>[] = [createCallsJsonlSink({ path: join(outDir, 'calls.jsonl'), sha256: false })];
-  if (wireTrace !== 'off') {
-    sinks.push(createWireTraceSink({ path: join(outDir, 'wire_trace.jsonl'), mode: wireTrace }));
-    sinks.push(createToolsCaptureSink({ path: join(outDir, 'tools_capture.jsonl') }));
-  }
-  return sinks;
 }
 
 /**
  * `roller proxy`: the recording proxy, and the projection of its wire log into calls.jsonl and traces as the log is
- * written (in this thread: at an agent's pace of tens of calls a second it costs a few percent of a core).
+ * written — in a child process at a lower priority (proxy-projector.ts), so the forwarding process holds only what
+ * it forwards. A library user wanting the calls in their own process reads `proxy.calls` of startRecordingProxy.
  */
 export async function startProxyPipeline(options: ProxyPipelineOptions): Promise<RunningProxyPipeline> {
   const proxy = await startRecordingProxy(options);
-  const done = runPipeline({ name: 'proxy', source: proxy.calls, sinks: proxySinks(options.outDir, options.wireTrace) });
+  const job: ProjectionJob = {
+    outDir: options.outDir,
+    wireTrace: options.wireTrace,
+    ...(options.maxJsonResponseBytes === undefined ? {} : { maxJsonResponseBytes: options.maxJsonResponseBytes }),
+    ...(options.maxEventBytes === undefined ? {} : { maxEventBytes: options.maxEventBytes }),
+  };
+  const done = projectInChild(job, proxy.wireProgress).then((report) => {
+    if (proxy.failure) throw proxy.failure;
+    return report;
+  });
   done.catch(() => void proxy.close());
   return { proxy, done };
+}
+
+function projectInChild(job: ProjectionJob, progress: WireFollow): Promise<RunReport> {
+  return new Promise((resolve, reject) => {
+    // No inherited Node options: the script is compiled JavaScript, and a parent's loader or --input-type is not its.
+    const child = fork(compiledScript(import.meta.url, 'proxy-projector.js'), [JSON.stringify(job)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let outcome: FromProjector | undefined;
+    child.once('message', (m: FromProjector) => (outcome = m));
+    child.once('spawn', () => {
+      try {
+        setPriority(child.pid!, 10); // forwarding comes first on a busy machine; the projection catches up between calls
+      } catch {
+        // not permitted here: the same priority, still another process
+      }
+      void report(child, progress);
+    });
+    child.once('error', (err) => reject(projectionFailed(job, err.message)));
+    child.once('exit', (code, signal) => {
+      if (outcome?.ok) resolve(outcome.report);
+      else if (outcome) reject(projectionFailed(job, outcome.message, outcome.code as ErrorCode));
+      else reject(projectionFailed(job, signal ? `killed by ${signal}` : `exited with code ${code}`));
+    });
+  });
+}
+
+/** Tell the child how far the log is on disk after every write (one message in flight: the latest is what counts). */
+async function report(child: ReturnType<typeof fork>, progress: WireFollow): Promise<void> {
+  let sent = -1;
+  while (child.connected) {
+    const message: ToProjector = { committed: progress.committedBytes, closed: progress.closed };
+    if (message.committed !== sent || message.closed) {
+      sent = message.committed;
+      const delivered = await new Promise<boolean>((resolve) => child.send(message, (err) => resolve(!err)));
+      if (!delivered || message.closed) return;
+      if (progress.committedBytes !== sent || progress.closed) continue;
+    }
+    await progress.changed();
+  }
+}
+
+function projectionFailed(job: ProjectionJob, why: string, code: ErrorCode = ErrorCode.SINK_WRITE_FAILED): RollerError {
+  const again = `roller project-wire ${job.outDir}${job.wireTrace === 'off' ? '' : ` --wire-trace ${job.wireTrace}`}`;
+  return new RollerError(code, `the projection of the wire log into ${job.outDir}'s calls.jsonl stopped: ${why}. The wire log holds every call: once that is mended, \`${again}\` projects it again`);
 }

@@ -64,3 +64,87 @@ describe('roller proxy and roller scripted-model', () => {
     }
   });
 });
+
+/** The child processes of `pid` (roller proxy's projection), from /proc. */
+async function childPids(pid: number): Promise<number[]> {
+  const { readdir } = await import('node:fs/promises');
+  const pids: number[] = [];
+  for (const tid of await readdir(`/proc/${pid}/task`)) pids.push(...(await readFile(`/proc/${pid}/task/${tid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean).map(Number));
+  return pids;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('roller proxy: its projection runs in a process of its own', () => {
+  it('the proxy killed with SIGKILL: the projection finishes every call the wire log holds, then exits', async () => {
+    const model = await startRoller('scripted-model');
+    const out = join(tmp.path, 'killed');
+    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', out, '--wire-trace', 'full');
+    const [projection] = await childPids(proxy.child.pid!);
+    expect(projection).toBeGreaterThan(0);
+    for (const text of ['[HELLO] one', '[HELLO] two', '[HELLO] three']) {
+      const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: text }] }) });
+      await res.body.text();
+    }
+    proxy.child.kill('SIGKILL');
+    await once(proxy.child, 'exit');
+    for (let i = 0; i < 100 && alive(projection!); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(projection!)).toBe(false);
+    model.child.kill('SIGINT');
+    const calls = (await readFile(join(out, 'calls.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Call);
+    // The last exchange's end frame may not have reached the disk before the kill: then it is recorded as cut, not lost.
+    expect(calls.map((c) => c.seq)).toEqual([0, 1, 2]);
+    expect(calls.slice(0, 2).map((c) => c.execution_status)).toEqual(['completed', 'completed']);
+    const last = calls[2]!;
+    if (last.execution_status !== 'completed') expect([last.execution_status, last.status_reasons.execution_status]).toEqual(['interrupted', expect.stringContaining('the capture ended before this exchange did')]);
+    expect((await readFile(join(out, 'wire_trace.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(3);
+  });
+
+  it('a projection that cannot write its files: the proxy stops, says what failed and how to project the wire log again, exit 1', async () => {
+    const model = await startRoller('scripted-model');
+    const out = join(tmp.path, 'unwritable');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(out, 'calls.jsonl'), { recursive: true }); // a directory where the file goes
+    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', out);
+    const [code] = (await once(proxy.child, 'exit')) as [number];
+    model.child.kill('SIGINT');
+    expect(code).toBe(1);
+    expect(proxy.stderr()).toContain(join(out, 'calls.jsonl'));
+    expect(proxy.stderr()).toContain(`roller project-wire ${out}`);
+    expect(proxy.stderr()).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('roller project-wire projects a capture again from its wire log, the same calls as live', async () => {
+    const model = await startRoller('scripted-model');
+    const out = join(tmp.path, 'again');
+    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', out, '--wire-trace', 'full');
+    for (const text of ['[HELLO] one', '[HELLO] two']) {
+      const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: text }] }) });
+      await res.body.text();
+    }
+    proxy.child.kill('SIGTERM');
+    await once(proxy.child, 'exit');
+    model.child.kill('SIGINT');
+    const live = await readFile(join(out, 'calls.jsonl'), 'utf8');
+    const { rm } = await import('node:fs/promises');
+    await rm(join(out, 'calls.jsonl'));
+    const again = spawn(rollerBin, ['project-wire', out, '--wire-trace', 'full'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    again.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    expect((await once(again, 'exit'))[0]).toBe(0);
+    expect(stderr).toContain('2 calls projected');
+    expect(await readFile(join(out, 'calls.jsonl'), 'utf8')).toBe(live);
+    const missing = spawn(rollerBin, ['project-wire', join(tmp.path, 'nothing-here')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let said = '';
+    missing.stderr!.on('data', (d: Buffer) => (said += d.toString()));
+    expect((await once(missing, 'exit'))[0]).toBe(2);
+    expect(said).toContain('raw/wire.frames not found');
+  });
+});

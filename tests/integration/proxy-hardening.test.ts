@@ -231,7 +231,7 @@ describe('issue 30 defects, each held down', () => {
     expect(upstreamSide.destroyed).toBe(true);
   });
 
-  it('8a. request bodies are bounded across all requests: past the budget a 503 with Retry-After that says why', async () => {
+  it('8a. request bodies are bounded across all requests: past the budget a body waits unread for its turn; one that never fits, a 503 that says why', async () => {
     const held: (() => void)[] = [];
     const up = await startUpstream((_req, res) => held.push(() => res.end('{}')));
     cleanups.push(() => up.close());
@@ -239,23 +239,53 @@ describe('issue 30 defects, each held down', () => {
     const body = Buffer.alloc(3 << 20, 0x61);
     const first = request(`${proxy.url}/v1/messages`, { method: 'POST', body });
     while (held.length === 0) await sleep(10);
-    const second = await request(`${proxy.url}/v1/messages`, { method: 'POST', body });
-    expect(second.statusCode).toBe(503);
-    expect(second.headers['retry-after']).toBe('1');
-    expect(JSON.parse(await second.body.text())).toMatchObject({ error: { type: 'roller_proxy_busy', message: expect.stringContaining('maxBufferedBytes') } });
+    // The second does not fit while the first is held: it waits, and nothing of it reaches the upstream.
+    const second = request(`${proxy.url}/v1/messages`, { method: 'POST', body });
+    await sleep(300);
+    expect(held).toHaveLength(1);
+    // One that could never fit is refused at once.
+    const never = await request(`${proxy.url}/v1/messages`, { method: 'POST', body: Buffer.alloc(5 << 20, 0x61) });
+    expect(never.statusCode).toBe(503);
+    expect(never.headers['retry-after']).toBe('1');
+    expect(JSON.parse(await never.body.text())).toMatchObject({ error: { type: 'roller_proxy_busy', message: expect.stringContaining('can never fit') } });
+    // The budget is given back once the upstream has the first request's head answered: the second is read and sent.
     held[0]!();
     expect((await first).statusCode).toBe(200);
     await (await first).body.text();
-    // The budget is given back once the upstream has the request: the next one is admitted.
-    const third = request(`${proxy.url}/v1/messages`, { method: 'POST', body });
     while (held.length < 2) await sleep(10);
     held[1]!();
-    expect((await third).statusCode).toBe(200);
-    await (await third).body.text();
+    expect((await second).statusCode).toBe(200);
+    await (await second).body.text();
     const calls = await finish();
     calls.sort((a, b) => a.seq - b.seq);
+    expect(calls.map((c) => c.http_status)).toEqual([200, 200, null]);
+    expect(calls[2]!.status_reasons.execution_status).toContain('maxBufferedBytes');
+  });
+
+  it('8c. a client that leaves while its body waits for the budget gives up its place, and is recorded', async () => {
+    const held: (() => void)[] = [];
+    const up = await startUpstream((_req, res) => held.push(() => res.end('{}')));
+    cleanups.push(() => up.close());
+    const { proxy, finish } = await capture(up.url, { maxBufferedBytes: 4 << 20 });
+    const first = request(`${proxy.url}/v1/messages`, { method: 'POST', body: Buffer.alloc(3 << 20, 0x61) });
+    while (held.length === 0) await sleep(10);
+    const leaver = connect(Number(new URL(proxy.url).port), '127.0.0.1');
+    await once(leaver, 'connect');
+    leaver.write(`POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: ${3 << 20}\r\n\r\n{"model":`);
+    await sleep(100);
+    leaver.destroy();
+    await sleep(100);
+    held[0]!();
+    await (await first).body.text();
+    // Its place is gone: a request after it is read and forwarded.
+    const next = request(`${proxy.url}/v1/messages`, { method: 'POST', body: Buffer.alloc(3 << 20, 0x61) });
+    while (held.length < 2) await sleep(10);
+    held[1]!();
+    expect((await next).statusCode).toBe(200);
+    await (await next).body.text();
+    const calls = (await finish()).sort((a, b) => a.seq - b.seq);
     expect(calls.map((c) => c.http_status)).toEqual([200, null, 200]);
-    expect(calls[1]!.status_reasons.execution_status).toContain('maxBufferedBytes');
+    expect([calls[1]!.execution_status, calls[1]!.status_reasons.execution_status]).toEqual(['interrupted', expect.stringContaining('client')]);
   });
 
   it('8b. 256 requests stuck upstream do not hold up the next one; a stuck request ends at the upstream head timeout', async () => {

@@ -1,20 +1,8 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { SampleJob, SampleOutcome } from './sample.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
 import { startWorker } from '../../core/worker-exec-argv.js';
-
-/** The compiled worker script (from TypeScript sources — tests — the build's copy: a worker cannot load .ts). */
-function workerScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  const sibling = here.replace(/pool\.(ts|js)$/, 'worker.js');
-  if (here.endsWith('.js')) return sibling;
-  const built = sibling.replace(/([\\/])src([\\/]pipelines[\\/])/, '$1dist$1src$2');
-  if (!existsSync(built)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${built} is missing: run \`npm run build\` (reprocess workers run compiled code)`);
-  return built;
-}
+import { compiledScript } from '../../core/compiled-script.js';
 
 /** A Buffer crosses postMessage as a plain Uint8Array: the outcome's lines as Buffers again (views, no copy). */
 function withBuffers(o: SampleOutcome): SampleOutcome {
@@ -44,7 +32,7 @@ export class SamplePool {
     // collection handing work to V8's helper threads and waiting for them. Measured on the 1 GB bench archive,
     // 4 / 12 / 16 MB: --concurrency 1 median 12.0 / 10.3 / 9.5 s, --concurrency 2 median 9.2 / 8.4 / 8.0 s, peak
     // RSS at 2 183 / 184 / 196 MB (the target is 200 MB, at 4 GB too).
-    const w = startWorker(workerScript(), { resourceLimits: { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 12 } });
+    const w = startWorker(compiledScript(import.meta.url, 'worker.js'), { resourceLimits: { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 12 } });
     w.unref();
     this.all.add(w);
     return w;

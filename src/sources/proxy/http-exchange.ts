@@ -4,6 +4,7 @@ import { ErrorCode } from '../../core/errors.js';
 import type { RecordedError } from '../../schemas/common.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
 import { splitRequestHeaders, splitResponseHead, type CorrelationHeaders } from './headers.js';
+import type { ByteBudget } from '../../core/byte-budget.js';
 import { redactPath, requestPath, upstreamPath, type UpstreamTarget } from './request-target.js';
 import type { EndMeta, RequestMeta, WireLogWriter } from './wire-log.js';
 
@@ -14,14 +15,16 @@ export interface ExchangeContext {
   readonly upstream: UpstreamTarget & { basicAuth: string | undefined };
   readonly correlation: CorrelationHeaders | undefined;
   readonly maxRequestBytes: number;
-  /** Request bytes held in memory across all exchanges: a request is admitted only while they fit in the limit. */
-  readonly budget: { held: number; readonly limit: number };
+  /** Request bytes held in memory across all exchanges: a body is read only once it fits. */
+  readonly budget: ByteBudget;
   readonly upstreamHeadersTimeoutMs: number;
   readonly upstreamBodyTimeoutMs: number;
   nextCall(): { callId: string; seq: number };
   /** The exchange is over (its end frame appended, or nothing was logged). */
   done(exchange: HttpExchange): void;
 }
+
+const mb = (n: number) => `${Math.round(n / (1 << 20))} MB`;
 
 /** The 503 of a proxy whose wire log cannot be written: nothing is forwarded unrecorded. */
 export function captureFailed(res: ServerResponse, err: Error): void {
@@ -38,7 +41,8 @@ export function jsonError(res: ServerResponse, status: number, type: string, mes
 
 /**
  * One HTTP exchange through the recording proxy, as undici's dispatch handler. The request body is read whole
- * (bounded per request, and across requests by the context's budget), logged, and forwarded only once its frame is on
+ * (bounded per request, and across requests by the context's budget: a body that does not fit yet waits unread for
+ * its turn), logged, and forwarded only once its frame is on
  * disk: nothing goes upstream unrecorded. Every response chunk goes to the client and then to the log as it arrives;
  * a client that does not drain, or a log over its high-water mark, pauses the upstream read, so no response is held
  * whole in memory. Every exchange that reached the log ends with exactly one end frame.
@@ -55,6 +59,8 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   private received = 0;
   /** Bytes of the budget this exchange holds. */
   private reserved = 0;
+  /** Gives up the request's place in the budget's queue (nothing once it was granted). */
+  private leaveQueue: (() => void) | undefined;
   private controller: Dispatcher.DispatchController | undefined;
   private logged = false;
   private bodyDone = false;
@@ -90,26 +96,20 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     const declared = Number(this.req.headers['content-length'] ?? 0);
     if (this.refusal !== undefined) return this.refuse(400, 'roller_bad_request_target', `${this.refusal}; only a path on the configured upstream can be requested`, 'refused: bad request target');
     if (declared > this.ctx.maxRequestBytes) return this.tooLarge();
-    if (!this.reserve(declared)) return;
-    this.res.on('close', () => this.clientClosed());
-    this.req.on('data', (chunk: Buffer) => this.bodyChunk(chunk, declared));
-    this.req.once('end', () => void this.bodyEnd());
-  }
-
-  private reserve(bytes: number): boolean {
     const budget = this.ctx.budget;
-    if (budget.held + bytes <= budget.limit) {
-      budget.held += bytes;
-      this.reserved += bytes;
-      return true;
-    }
-    const mb = (n: number) => `${Math.round(n / (1 << 20))} MB`;
-    this.refuse(503, 'roller_proxy_busy', `the proxy holds ${mb(budget.held)} of request bodies, its limit is ${mb(budget.limit)}; retry shortly, or raise maxBufferedBytes`, 'refused: the proxy holds its limit of request bytes', { 'retry-after': '1' });
-    return false;
+    if (declared > budget.limit) return this.busy(`a request body of ${mb(declared)} can never fit the proxy's limit of ${mb(budget.limit)} held at once; raise maxBufferedBytes`);
+    this.res.on('close', () => this.clientClosed());
+    // Read once its bytes fit the budget; until then they stay in the client's socket.
+    this.leaveQueue = budget.take(declared, () => {
+      this.reserved = declared;
+      this.req.on('data', (chunk: Buffer) => this.bodyChunk(chunk, declared));
+      this.req.once('end', () => void this.bodyEnd());
+    });
   }
 
   private release(): void {
-    this.ctx.budget.held -= this.reserved;
+    this.leaveQueue?.();
+    this.ctx.budget.give(this.reserved);
     this.reserved = 0;
   }
 
@@ -117,8 +117,16 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (this.bodyDone || this.finished) return;
     this.received += chunk.length;
     if (this.received > this.ctx.maxRequestBytes) return this.tooLarge();
-    if (this.received > declared && !this.reserve(chunk.length)) return;
+    if (this.received > declared) {
+      // A body without a declared length (chunked): its bytes cannot wait unread once they are here.
+      if (!this.ctx.budget.tryTake(chunk.length)) return this.busy(`the proxy holds ${mb(this.ctx.budget.held)} of request bodies, its limit is ${mb(this.ctx.budget.limit)}; retry shortly, send a content-length, or raise maxBufferedBytes`);
+      this.reserved += chunk.length;
+    }
     this.parts.push(chunk);
+  }
+
+  private busy(message: string): void {
+    this.refuse(503, 'roller_proxy_busy', message, 'refused: the proxy holds its limit of request bytes', { 'retry-after': '1' });
   }
 
   private tooLarge(): void {

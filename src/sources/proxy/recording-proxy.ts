@@ -9,11 +9,12 @@ import { ensurePrivateDir } from '../../core/private-dir.js';
 import type { Source } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
 import type { CorrelationHeaders } from './headers.js';
+import { ByteBudget } from '../../core/byte-budget.js';
 import { captureFailed, HttpExchange, jsonError, type ExchangeContext } from './http-exchange.js';
 import { projectCalls } from './project-calls.js';
 import { parseUpstream, printableUpstream } from './request-target.js';
 import { readWireFrames } from './wire-frames.js';
-import { WIRE_LOG_FILE, WireLogWriter } from './wire-log.js';
+import { WIRE_LOG_FILE, WireLogWriter, type WireFollow } from './wire-log.js';
 import { relayWebSocket, type RelayContext } from './websocket-relay.js';
 
 export interface RecordingProxyOptions {
@@ -31,7 +32,10 @@ export interface RecordingProxyOptions {
   captureScope?: string;
   /** Extra correlation headers: removed before forwarding, their value kept as this identity field. */
   correlationHeaders?: CorrelationHeaders;
-  /** One request body's limit (default 64 MB: past it, 413) and all requests' bodies held at once (96 MB: 503). */
+  /**
+   * One request body's limit (default 64 MB: past it, 413) and all requests' bodies held at once (96 MB: a body that
+   * does not fit yet waits unread for its turn; a chunked body past it, or one that can never fit, gets a 503).
+   */
   maxRequestBytes?: number;
   maxBufferedBytes?: number;
   /** Limits of the projection of calls (`calls`), not of forwarding. */
@@ -66,6 +70,8 @@ export interface RecordingProxy {
   readonly captureScope: string;
   /** The wire log being written (WIRE_LOG_FILE under outDir). */
   readonly wirePath: string;
+  /** How far the wire log is on disk, and whether it is closed (a follower's view: readWireFrames' `follow`). */
+  readonly wireProgress: WireFollow;
   /** Set when the wire log could not be written: the capture is broken from there on. */
   readonly failure: RollerError | undefined;
   /**
@@ -110,7 +116,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     upstream,
     correlation: options.correlationHeaders,
     maxRequestBytes: options.maxRequestBytes ?? 64 << 20,
-    budget: { held: 0, limit: options.maxBufferedBytes ?? 96 << 20 },
+    budget: new ByteBudget(options.maxBufferedBytes ?? 96 << 20),
     upstreamHeadersTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000,
     upstreamBodyTimeoutMs: options.upstreamBodyTimeoutMs ?? 600_000,
     nextCall,
@@ -166,6 +172,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     port,
     captureScope: scope,
     wirePath: wire.path,
+    wireProgress: wire,
     get failure() {
       return wire.failure;
     },

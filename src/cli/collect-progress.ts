@@ -40,10 +40,11 @@ export class CollectProgress {
     if (audit.model_identity_audit?.status === 'name_mismatch') this.flagged.modelNameMismatch++;
     if (audit.wire_effort_audit?.status === 'mismatch') this.flagged.effortMismatch++;
     if (audit.wire_effort_audit?.status === 'unverified' || audit.wire_effort_audit?.status === 'not_observable') this.flagged.effortUnverified++;
-    const line = `[${p.done}/${p.total}] ${s.status.padEnd(7)} ${s.index}_${s.task_id} (${s.model})${u ? ` ${u.requests} requests, ${u.input + u.cached_input + u.cache_creation} in / ${u.output} out tokens` : ''}${s.error ? `: ${s.error.message}` : ''}`;
+    const warnings = ((s.runtime as { warnings?: string[] }).warnings ?? []).map((w) => `\n  warning: ${w}`).join('');
+    const line = `[${p.done}/${p.total}] ${s.status.padEnd(7)} ${s.index}_${s.task_id} (${s.model})${u ? ` ${u.requests} requests, ${u.input + u.cached_input + u.cache_creation} in / ${u.output} out tokens` : ''}${s.error ? `: ${s.error.message}` : ''}${warnings}`;
     if (this.multi) {
       this.bar ??= this.multi.create(p.total, 0, this.payload());
-      if (s.status === 'error' || s.status === 'timeout') this.multi.log(`${line}\n`);
+      if (s.status === 'error' || s.status === 'timeout' || warnings) this.multi.log(`${line}\n`);
       this.bar.update(p.done, this.payload());
     } else this.out.write(`${line}\n`);
   }

@@ -196,7 +196,8 @@ export function buildProgram(): Command {
     .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
     .option('--stream <file>', 'the CLI stream-json stdout: cross-checked against the native files (conversion.json)')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
-    .action(async (opts: { harness: ConvertHarness; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean }) => {
+    .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file (it is listed as missing either way)')
+    .action(async (opts: { harness: ConvertHarness; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean; allowPartial?: boolean }) => {
       const sessions = await (await import('../pipelines/convert.js')).convertNative({
         harness: opts.harness,
         native: opts.native,
@@ -209,6 +210,13 @@ export function buildProgram(): Command {
         const people = s.participants.map((p) => `${p.role}:${p.native_id} ${p.tokens.input}/${p.tokens.cache_creation}/${p.tokens.cache_read}/${p.tokens.output}`).join(', ');
         const check = s.streamCheck === null ? '' : s.streamCheck.length === 0 ? '; stream agrees' : `; stream disagrees: ${s.streamCheck.join('; ')}`;
         await printLine(`${s.dir}: ${s.steps} steps, SFT ${s.sft.status}${s.sft.reason ? ` (${s.sft.reason})` : ''}; tokens in/cache-write/cache-read/out: ${people}${check}`);
+        for (const r of s.rejects) process.stderr.write(`roller convert: ${r.origin.file}:${r.origin.line}: line not read (${r.reason}) [${r.code}]\n`);
+      }
+      const missing = sessions.flatMap((s) => s.participants.filter((p) => p.status === 'missing'));
+      for (const p of missing) process.stderr.write(`roller convert: warning: ${p.participant} is missing: ${p.reason}\n`);
+      if (missing.length > 0 && !opts.allowPartial) {
+        process.stderr.write(`roller convert: ${missing.length} participant(s) missing: the usage totals are partial; pass --allow-partial to accept that (exit 0)\n`);
+        process.exitCode = 1;
       }
     });
 
@@ -221,7 +229,9 @@ export function buildProgram(): Command {
       const r = await (await import('../pipelines/export-atif.js')).exportAtif(dir, opts.output ?? join(dir, 'atif'));
       for (const e of r.exported) await printLine(`exported ${e.path} (${e.status})`);
       for (const s of r.skipped) await printLine(`skipped ${s.path}: ${s.reason}`);
-      process.stderr.write(`${r.exported.length} trajectories, ${r.skipped.length} skipped\n`);
+      for (const f of r.failed) process.stderr.write(`roller export: ${f.path}: not exported: ${f.error}\n`);
+      process.stderr.write(`${r.exported.length} trajectories, ${r.skipped.length} skipped, ${r.failed.length} failed\n`);
+      process.exitCode = r.failed.length > 0 ? 1 : 0;
     });
 
   program
@@ -232,13 +242,14 @@ export function buildProgram(): Command {
     .option('--concurrency <n>', 'samples at once, each in its own worker thread', positiveInt, 1)
     .option('--only <targets>', `re-project only these output families (${REPROCESS_TARGETS.join(',')}); the others are copied from the archive`)
     .option('--from-wire', "decode the calls again from each capture's raw/wire.frames with the proxy's decoders (after a decoder changed), instead of taking calls.jsonl")
+    .option('--no-verify', "use each sample's archive without checking its published capture (hashes, attribution, references) first; recorded in reprocess.jsonl")
     .option('--json', 'print the report as JSON on stdout')
-    .action(async (dir: string, opts: { output: string; concurrency: number; only?: string; fromWire?: boolean; json?: boolean }) => {
+    .action(async (dir: string, opts: { output: string; concurrency: number; only?: string; fromWire?: boolean; verify: boolean; json?: boolean }) => {
       const only = opts.only ? opts.only.split(',').map((t) => t.trim()) : null;
       const unknown = only?.filter((t) => !(REPROCESS_TARGETS as readonly string[]).includes(t)) ?? [];
       if (unknown.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--only ${opts.only}: unknown ${unknown.join(', ')} (choose from ${REPROCESS_TARGETS.join(', ')})`);
       const progress = new (await import('./collect-progress.js')).ReprocessProgress();
-      const report = await (await import('../pipelines/reprocess/run.js')).reprocess({ input: dir, output: opts.output, concurrency: opts.concurrency, only: only as ReprocessTarget[] | null, ...(opts.fromWire ? { fromWire: true } : {}), rollerVersion: pkg.version, onSample: (row, p) => progress.sample(row, p) });
+      const report = await (await import('../pipelines/reprocess/run.js')).reprocess({ input: dir, output: opts.output, concurrency: opts.concurrency, only: only as ReprocessTarget[] | null, ...(opts.fromWire ? { fromWire: true } : {}), ...(opts.verify ? {} : { noVerify: true }), rollerVersion: pkg.version, onSample: (row, p) => progress.sample(row, p) });
       progress.stop();
       if (opts.json) await printLine(JSON.stringify(report));
       else await printLine(report.output);
@@ -258,7 +269,8 @@ export function buildProgram(): Command {
     .option('--harness <name>', "claude-code: scan that harness's own session files under <dir> instead of a run")
     .option('--workers <n>', 'threads of the native scan (default: 2 where there are 2 cores)', positiveInt)
     .option('--json', 'the report as JSON')
-    .action(async (dir: string, opts: { harness?: string; workers?: number; json?: boolean }) => {
+    .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file (it is listed as missing either way)')
+    .action(async (dir: string, opts: { harness?: string; workers?: number; json?: boolean; allowPartial?: boolean }) => {
       if (opts.harness !== undefined) {
         if (opts.harness !== 'claude-code') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${opts.harness}: only claude-code has a native usage scan (for the others: roller convert, then roller usage on its output)`);
         const { nativeUsage, formatNativeUsage } = await import('../pipelines/native-usage.js');
@@ -269,6 +281,11 @@ export function buildProgram(): Command {
         const failed = report.unreadable.filter((u) => u.code !== 'ENOENT');
         if (failed.length > 0) {
           process.stderr.write(`roller usage: ${failed.length} path(s) could not be read and are not in the totals, e.g. ${failed[0]!.path} (${failed[0]!.code})\n`);
+          process.exitCode = 1;
+        }
+        for (const p of report.participants.filter((x) => x.missing)) process.stderr.write(`roller usage: warning: ${p.participant} is named by ${p.missing!.referenced_by}, but ${p.file} is not there: its tokens are unknown\n`);
+        if (report.partial && !opts.allowPartial) {
+          process.stderr.write(`roller usage: the totals are partial (${report.partial.reason}); pass --allow-partial to accept that (exit 0)\n`);
           process.exitCode = 1;
         }
         return;

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -30,6 +31,16 @@ export interface HarnessLaunch {
   /** Handed to the CLI; forwarded by the proxy, never written. */
   apiKey: string;
   extraArgs?: string[];
+}
+
+/**
+ * The prompt as a file in the attempt's HOME, for the CLI to read on stdin or from a file: argv holds at most 128 KB
+ * per argument (E2BIG), prompts may be megabytes. One file per launch (a follow-up writes its own).
+ */
+export async function promptFile(launch: HarnessLaunch, name = 'prompt'): Promise<string> {
+  const path = join(launch.home, `.roller-${name}.txt`);
+  await writeFile(path, launch.prompt, { mode: 0o600 });
+  return path;
 }
 
 /** The harnesses with an offline converter (roller convert) and a collect adapter so far. */

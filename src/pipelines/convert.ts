@@ -3,7 +3,7 @@ import type { ConvertHarness } from '../harnesses/launch.js';
 import { dirname, join } from 'node:path';
 import type { Rejected } from '../core/rejected.js';
 import { codexToActf } from '../harnesses/codex/actf.js';
-import { codexParticipants, spawnsWithoutParticipant } from '../harnesses/codex/participants.js';
+import { codexParticipants, missingChildren, spawnsWithoutParticipant } from '../harnesses/codex/participants.js';
 import { codexSftBlocker } from '../harnesses/codex/sft-rules.js';
 import { CODEX_RAW_SCHEMA, findRollouts, readThread, type CodexThread } from '../harnesses/codex/rollout.js';
 import { writeJsonAtomic } from '../core/atomic-write.js';
@@ -58,6 +58,8 @@ export interface ConvertedSession {
   sft: { status: 'ok' | 'unavailable'; reason: string | null };
   participants: ParticipantUsage[];
   rejectedLines: number;
+  /** The lines that could not be read (file, line, why), for the caller to show. */
+  rejects: readonly Rejected[];
   /** Disagreements between the stream-json stdout and the native files (null without --stream). */
   streamCheck: string[] | null;
 }
@@ -107,6 +109,7 @@ async function convertSessions(options: ConvertOptions): Promise<ConvertedSessio
         sampleLayout: options.sampleLayout ?? false,
         where: file,
         rejects: session.rejects,
+        mainFiles: [session.mainFile],
         streamCheck: problems === null ? null : { source: options.stream!, problems },
       }),
     );
@@ -121,6 +124,7 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
   const rejects: Rejected[] = [];
   const threads: CodexThread[] = [];
   for (const f of files) threads.push(await readThread(f, root, rejects));
+  // A damaged thread (its first line cut) keeps its place: identified by its file name, converted from what is intact.
   const calls = await wireCalls(options);
   const sessions = [...new Set(threads.map((t) => t.sessionId))];
   const results: ConvertedSession[] = [];
@@ -130,6 +134,8 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
     const ordered = [rootThread, ...tree.filter((t) => t !== rootThread)];
     const wire = calls?.filter((c) => c.native_identity.thread_id === rootThread.threadId);
     const actf = codexToActf(rootThread, wire && wire.length > 0 ? { wire } : {});
+    const found = codexParticipants(ordered);
+    const participants = [...found, ...missingChildren(ordered, found)];
     results.push(
       await writeConverted({
         dir: sessions.length === 1 ? options.out : join(options.out, sessionId),
@@ -138,7 +144,7 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
         // trace.jsonl: every thread's rollout, root first, each record as the CLI wrote it.
         trace: ordered.flatMap((t) => t.records.map((r) => r.record)),
         actf,
-        participants: codexParticipants(ordered),
+        participants,
         rawSchema: CODEX_RAW_SCHEMA,
         source: { root, threads: ordered.map((t) => t.file) },
         keepThinking: options.keepThinking,
@@ -147,6 +153,7 @@ async function convertCodex(options: ConvertOptions): Promise<ConvertedSession[]
         sftBlocker: codexSftBlocker(actf),
         usageExtra: { spawns_without_participant: spawnsWithoutParticipant(ordered) },
         rejects: rejects.filter((r) => ordered.some((t) => t.file === r.origin.file)),
+        mainFiles: [rootThread.file],
       }),
     );
   }
@@ -236,6 +243,8 @@ async function writeConverted(o: {
   /** Extra usage.json fields (Codex: spawns without a participant). */
   usageExtra?: Record<string, unknown>;
   rejects?: readonly Rejected[];
+  /** The root participant's own files: a damaged line there makes its trajectory incomplete (no SFT). */
+  mainFiles?: readonly string[];
   streamCheck?: { source: string; problems: string[] } | null;
 }): Promise<ConvertedSession> {
   await createJsonlSink({ path: join(o.dir, 'trace.jsonl') }).consume(
@@ -249,10 +258,20 @@ async function writeConverted(o: {
     throw new RollerError(ErrorCode.CONVERSION_INVALID, `${o.where}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the input`);
   }
   await writeJsonAtomic(join(o.dir, 'trace_ACTF.json'), o.actf);
-  const sft = o.sftBlocker ? ({ status: 'unavailable', reason: o.sftBlocker } as const) : projectSft(o.actf, { keepThinking: o.keepThinking });
-  if (sft.status === 'ok') await writeJsonAtomic(join(o.dir, 'trace_SFT.json'), sft.record);
-  if (!o.sampleLayout) await writeJsonAtomic(join(o.dir, 'usage.json'), { schema: 'roller.usage/v1', harness: o.harness, session_id: o.sessionId, participants: o.participants, ...(o.usageExtra ?? {}) });
   const rejects = o.rejects ?? [];
+  const damaged = rejects.filter((r) => o.mainFiles?.includes(r.origin.file ?? ''));
+  const blocker =
+    o.sftBlocker ??
+    (damaged.length > 0
+      ? `the main session is damaged (${damaged.map((r) => `${r.origin.file}:${r.origin.line}: ${r.reason}`).join('; ')}): its last messages may be incomplete, so it is not exported as SFT`
+      : o.actf.steps.length === 0
+        ? 'the main session holds no assistant step'
+        : null);
+  const sft = blocker ? ({ status: 'unavailable', reason: blocker } as const) : projectSft(o.actf, { keepThinking: o.keepThinking });
+  if (sft.status === 'ok') await writeJsonAtomic(join(o.dir, 'trace_SFT.json'), sft.record);
+  const missing = o.participants.filter((p) => p.status === 'missing');
+  const partial = missing.length === 0 ? {} : { partial: { missing: missing.map((p) => p.participant), reason: 'participants named by their parent have no records: their tokens are unknown and not in any total' } };
+  if (!o.sampleLayout) await writeJsonAtomic(join(o.dir, 'usage.json'), { schema: 'roller.usage/v1', harness: o.harness, session_id: o.sessionId, participants: o.participants, ...partial, ...(o.usageExtra ?? {}) });
   const check = o.streamCheck ?? null;
   const conversion = {
     raw_schema: o.rawSchema,
@@ -276,6 +295,7 @@ async function writeConverted(o: {
     sft: { status: sft.status, reason: sft.status === 'ok' ? null : sft.reason },
     participants: o.participants,
     rejectedLines: rejects.length,
+    rejects,
     streamCheck: check === null ? null : check.problems,
   };
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeJsonAtomic } from '../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../core/errors.js';
@@ -21,66 +21,108 @@ import { actfToAtif } from '../transforms/atif/from-actf.js';
 export interface ExportResult {
   exported: { path: string; status: string }[];
   skipped: { path: string; reason: string }[];
+  /** Samples that could not be exported (a damaged or missing ACTF or trace): nothing of them is written. */
+  failed: { path: string; error: string }[];
 }
 
 /**
  * `roller export RUN_DIR [--output DIR]` (seeds/003 §4.5): every sample with a trace_ACTF.json — failed and
  * timed-out ones included, their status recorded — as <output>/<model>/<index>_<task>/trajectory.json
- * (+ images/); samples without ACTF are reported skipped. Every document is checked against the ATIF
- * validator rules before it is written; the run itself is never modified.
+ * (+ images/); samples whose conversion gave no ACTF are reported skipped. A sample that cannot be exported (its
+ * files damaged or gone) is a failed row and the others go on; each is built beside its place and renamed into it,
+ * so no partial output remains. Every document is checked against the ATIF validator rules before it is written;
+ * the run itself is never modified.
  */
 export async function exportAtif(runDir: string, output = join(runDir, 'atif')): Promise<ExportResult> {
   if (!existsSync(join(runDir, 'info.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${runDir}: no info.json; pass a run directory written by roller collect`);
   const run = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
-  const result: ExportResult = { exported: [], skipped: [] };
+  const result: ExportResult = { exported: [], skipped: [], failed: [] };
   for (const row of run.samples) {
-    const dir = join(runDir, row.path);
-    const infoPath = join(dir, 'info.json');
-    if (!existsSync(infoPath)) {
-      result.skipped.push({ path: row.path, reason: 'no sample info.json' });
-      continue;
+    try {
+      const done = await exportSample(runDir, row, output);
+      if (typeof done === 'string') result.skipped.push({ path: row.path, reason: done });
+      else result.exported.push(done);
+    } catch (err) {
+      result.failed.push({ path: row.path, error: (err as Error).message });
     }
-    const info = JSON.parse(await readFile(infoPath, 'utf8')) as SampleInfo;
-    if (!info.trajectory.actf || !existsSync(join(dir, info.trajectory.actf))) {
-      result.skipped.push({ path: row.path, reason: 'no trace_ACTF.json' });
-      continue;
-    }
-    const actf = JSON.parse(await readFile(join(dir, info.trajectory.actf), 'utf8')) as Actf;
-    // samples/<model>/<index>_<task> -> <output>/<model>/<index>_<task>
-    const rel = join(basename(dirname(dir)), basename(dir));
-    const sessionId = `${basename(runDir)}/${rel}`;
-    const { trajectory, images } = actfToAtif(actf, info, sessionId);
-    if (row.status === 'skipped') trajectory.extra.roller.reused_by_resume = true;
-    if (info.harness.name === 'claude-code' && info.trajectory.raw) {
-      images.push(...(await embedClaudeCodeSubagents(join(dir, info.trajectory.raw), info, sessionId, trajectory)));
-    } else if (info.harness.name === 'codex' && info.trajectory.raw) {
-      images.push(...(await embedCodexSubagents(join(dir, info.trajectory.raw), info, sessionId, trajectory)));
-    } else if (info.harness.name === 'openclaw' && info.trajectory.raw) {
-      const records = (await readFile(join(dir, info.trajectory.raw), 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
-      images.push(...embedSubagents(trajectory, openClawChildren(records, info), info, sessionId));
-    } else if ((info.harness.name === 'opencode' || info.harness.name === 'pi') && info.trajectory.raw) {
-      const records = (await readFile(join(dir, info.trajectory.raw), 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
-      const children =
-        info.harness.name === 'opencode'
-          ? openCodeChildren(storeOfEvents(records as OpenCodeEvent[]))
-          : piSubagentSessions(sessionOfRecords('trace.jsonl', records)).map((c) => ({ id: c.nativeId, participant: `subagent:${c.nativeId}`, actf: piToActf(c.session) }));
-      images.push(...embedSubagents(trajectory, children, info, sessionId));
-    }
-    const issues = checkValue(AtifTrajectory, trajectory);
-    if (issues.length > 0) {
-      throw new RollerError(ErrorCode.CONVERSION_INVALID, `${row.path}: the ATIF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the sample`);
-    }
-    const out = join(output, rel);
-    await mkdir(out, { recursive: true });
-    for (const image of images) {
-      if (existsSync(join(out, image.path))) continue; // named by content: written once
-      await mkdir(join(out, 'images'), { recursive: true });
-      await writeFile(join(out, image.path), image.bytes);
-    }
-    await writeJsonAtomic(join(out, 'trajectory.json'), trajectory);
-    result.exported.push({ path: join(rel, 'trajectory.json'), status: row.status });
   }
   return result;
+}
+
+/** One sample exported (its row), or why it is skipped; throws what makes it fail. */
+async function exportSample(runDir: string, row: RunInfo['samples'][number], output: string): Promise<{ path: string; status: string } | string> {
+  const dir = join(runDir, row.path);
+  const infoPath = join(dir, 'info.json');
+  if (!existsSync(infoPath)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${infoPath} is missing, though the run's info.json lists the sample`);
+  const info = await readJson<SampleInfo>(infoPath);
+  if (!info.trajectory.actf) return 'its conversion produced no ACTF (runtime.trajectory_conversion says why)';
+  const actfPath = join(dir, info.trajectory.actf);
+  if (!existsSync(actfPath)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${actfPath} is missing, though the sample's info.json names it`);
+  const actf = await readJson<Actf>(actfPath);
+  // samples/<model>/<index>_<task> -> <output>/<model>/<index>_<task>
+  const rel = join(basename(dirname(dir)), basename(dir));
+  const sessionId = `${basename(runDir)}/${rel}`;
+  const { trajectory, images } = actfToAtif(actf, info, sessionId);
+  if (row.status === 'skipped') trajectory.extra.roller.reused_by_resume = true;
+  const raw = info.trajectory.raw ? join(dir, info.trajectory.raw) : undefined;
+  if (info.harness.name === 'claude-code' && raw) {
+    images.push(...(await embedClaudeCodeSubagents(raw, info, sessionId, trajectory)));
+  } else if (info.harness.name === 'codex' && raw) {
+    images.push(...(await embedCodexSubagents(raw, info, sessionId, trajectory)));
+  } else if (info.harness.name === 'openclaw' && raw) {
+    images.push(...embedSubagents(trajectory, openClawChildren(await readJsonl(raw), info), info, sessionId));
+  } else if ((info.harness.name === 'opencode' || info.harness.name === 'pi') && raw) {
+    const records = await readJsonl(raw);
+    const children =
+      info.harness.name === 'opencode'
+        ? openCodeChildren(storeOfEvents(records as OpenCodeEvent[]))
+        : piSubagentSessions(sessionOfRecords('trace.jsonl', records)).map((c) => ({ id: c.nativeId, participant: `subagent:${c.nativeId}`, actf: piToActf(c.session) }));
+    images.push(...embedSubagents(trajectory, children, info, sessionId));
+  }
+  const issues = checkValue(AtifTrajectory, trajectory);
+  if (issues.length > 0) {
+    throw new RollerError(ErrorCode.CONVERSION_INVALID, `${row.path}: the ATIF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the sample`);
+  }
+  const out = join(output, rel);
+  const partial = `${out}.partial`;
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial, { recursive: true });
+  try {
+    for (const image of images) {
+      if (existsSync(join(partial, image.path))) continue; // named by content: written once
+      await mkdir(join(partial, 'images'), { recursive: true });
+      await writeFile(join(partial, image.path), image.bytes);
+    }
+    await writeJsonAtomic(join(partial, 'trajectory.json'), trajectory);
+    await rm(out, { recursive: true, force: true });
+    await rename(partial, out);
+  } catch (err) {
+    await rm(partial, { recursive: true, force: true });
+    throw err;
+  }
+  return { path: join(rel, 'trajectory.json'), status: row.status };
+}
+
+async function readJson<T>(path: string): Promise<T> {
+  const text = await readFile(path, 'utf8');
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new RollerError(ErrorCode.JSON_INVALID, `${path} is not valid JSON (${(err as Error).message}); the file is damaged: collect or reprocess the sample again`);
+  }
+}
+
+async function readJsonl(path: string): Promise<Json[]> {
+  const out: Json[] = [];
+  for (const [i, line] of (await readFile(path, 'utf8')).split('\n').entries()) {
+    if (line.trim() === '') continue;
+    try {
+      out.push(JSON.parse(line) as Json);
+    } catch (err) {
+      throw new RollerError(ErrorCode.JSON_INVALID, `${path}:${i + 1} is not valid JSON (${(err as Error).message}); the file is damaged`);
+    }
+  }
+  return out;
 }
 
 type Json = Record<string, any>;
@@ -113,7 +155,12 @@ async function embedClaudeCodeSubagents(trace: string, info: SampleInfo, session
   const lines = (await readFile(trace, 'utf8')).split('\n');
   lines.forEach((line, i) => {
     if (!line.includes('"isSidechain":true')) return;
-    const record = JSON.parse(line) as Json;
+    let record: Json;
+    try {
+      record = JSON.parse(line) as Json;
+    } catch (err) {
+      throw new RollerError(ErrorCode.JSON_INVALID, `${trace}:${i + 1} is not valid JSON (${(err as Error).message}); the file is damaged`);
+    }
     if (record.isSidechain !== true || typeof record.agentId !== 'string') return;
     const list = byAgent.get(record.agentId) ?? [];
     // claudeCodeToActf reads a participant's own records: a sub-agent's are its sidechain.
@@ -133,8 +180,7 @@ async function embedClaudeCodeSubagents(trace: string, info: SampleInfo, session
  * fork's replayed parent prefix left out) converted like the root, trajectory_id = its thread id.
  */
 async function embedCodexSubagents(trace: string, info: SampleInfo, sessionId: string, trajectory: Json) {
-  const lines = (await readFile(trace, 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
-  const children = threadsOfTrace(lines).filter((t) => t.parentThreadId !== null);
+  const children = threadsOfTrace(await readJsonl(trace)).filter((t) => t.parentThreadId !== null);
   return embedSubagents(
     trajectory,
     children.map((t) => ({ id: t.threadId, participant: `thread:${t.threadId}`, actf: codexToActf(t) })),

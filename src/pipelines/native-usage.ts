@@ -15,6 +15,8 @@ export interface NativeUsageReport {
   unreadable: UnreadablePath[];
   /** Each participant's own tokens summed once: a sub-agent's are never also its session's. */
   totals: TokensByKind & { messages: number };
+  /** Set when a sub-agent some file names has no file: the totals leave its tokens out (unknown, not zero). */
+  partial: { missing: number; reason: string } | null;
   participants: ScannedParticipant[];
 }
 
@@ -32,7 +34,9 @@ export async function nativeUsage(root: string, options: { workers?: number } = 
     addTokens(totals, p.tokens);
     totals.messages += p.messages;
   }
-  return { schema: 'roller.native-usage/v1', harness: 'claude-code', root, files: scan.files, bytes: scan.bytes, bad_lines: scan.badLines, unreadable: scan.unreadable, totals, participants: scan.participants };
+  const missing = scan.participants.filter((p) => p.missing).length;
+  const partial = missing === 0 ? null : { missing, reason: `${missing} sub-agent(s) named by their parent have no file: their tokens are unknown and not in the totals` };
+  return { schema: 'roller.native-usage/v1', harness: 'claude-code', root, files: scan.files, bytes: scan.bytes, bad_lines: scan.badLines, unreadable: scan.unreadable, totals, partial, participants: scan.participants };
 }
 
 /**
@@ -43,6 +47,7 @@ export async function nativeUsage(root: string, options: { workers?: number } = 
 export function* formatNativeUsage(r: NativeUsageReport): Generator<string> {
   const n = (x: number) => String(x).padStart(12);
   const row = (label: string, t: TokensByKind, messages: number) => `${label.padEnd(50)} ${n(t.input)} ${n(t.cache_creation)} ${n(t.cache_read)} ${n(t.output)} ${String(messages).padStart(8)}`;
+  const line = (label: string, p: ScannedParticipant) => (p.missing ? `${label.padEnd(50)} missing: named by ${p.missing.referenced_by}, no ${p.file}` : row(label, p.tokens, p.messages));
   yield `${'participant'.padEnd(50)} ${'input'.padStart(12)} ${'cache write'.padStart(12)} ${'cache read'.padStart(12)} ${'output'.padStart(12)} ${'messages'.padStart(8)}`;
   const children = new Map<string, ScannedParticipant[]>();
   for (const p of r.participants) {
@@ -55,15 +60,16 @@ export function* formatNativeUsage(r: NativeUsageReport): Generator<string> {
   let chunk: string[] = [];
   for (const p of r.participants) {
     if (p.parent !== null && sessions.has(p.parent)) continue; // listed under its session
-    chunk.push(row(p.participant, p.tokens, p.messages));
-    for (const c of children.get(p.participant) ?? []) chunk.push(row(`  ${c.participant}`, c.tokens, c.messages));
+    chunk.push(line(p.participant, p));
+    for (const c of children.get(p.participant) ?? []) chunk.push(line(`  ${c.participant}`, c));
     if (chunk.length >= 1000) {
       yield chunk.join('\n');
       chunk = [];
     }
   }
   if (chunk.length > 0) yield chunk.join('\n');
-  yield row(`total (${r.participants.length} participants, ${r.files} files)`, r.totals, r.totals.messages);
+  yield row(`total (${r.participants.length} participants, ${r.files} files)${r.partial ? ', PARTIAL' : ''}`, r.totals, r.totals.messages);
+  if (r.partial) yield `partial: ${r.partial.reason}`;
   if (r.bad_lines > 0) yield `${r.bad_lines} lines held an assistant record but were not JSON (cut lines?): not counted`;
   for (const u of r.unreadable) yield `not read: ${u.path}: ${u.code === 'ENOENT' ? 'gone before it was read (a live session dir)' : u.message}`;
 }

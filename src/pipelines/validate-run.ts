@@ -5,6 +5,7 @@ import type { RecordTypeName } from '../schemas/registry.js';
 import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
 import { validateCapture } from '../transforms/capture/validate.js';
 import { validateFile } from './validate-files.js';
+import { runStateProblems } from './run-state.js';
 
 /**
  * `roller validate-run RUN_DIR`: a collect run as a whole — info.json, lock.json and sft.jsonl against their
@@ -12,7 +13,7 @@ import { validateFile } from './validate-files.js';
  * attribution, references), and the run's rows against the samples on disk. Each problem names its file.
  */
 export async function validateRun(runDir: string): Promise<string[]> {
-  const problems: string[] = [];
+  const problems: string[] = await runStateProblems(runDir);
   const check = async (name: RecordTypeName, file: string) => {
     if (!existsSync(file)) return problems.push(`${relative(runDir, file)}: missing`);
     await validateFile(name, file, {

@@ -26,6 +26,7 @@ export const Lock = z
       wire_trace: z.enum(['off', 'actf', 'full']),
       cache_trace: z.boolean(),
       capture_calls: z.boolean(),
+      capture_debug: z.enum(['on-error', 'full', 'off']).optional().describe('what capture/ keeps of raw/ (absent in older locks: on-error)'),
     }),
   })
   .describe('run lock.json: what a resume must match before any harness starts');

@@ -3,7 +3,7 @@ import { FileDigest, HarnessName, IsoTimestamp, NonNegativeInt, RecordedError, U
 
 export const CAPTURE_SCHEMA = 'roller.capture/v1';
 
-export const ParticipantStatus = z.enum(['completed', 'failed', 'running', 'unknown']);
+export const ParticipantStatus = z.enum(['completed', 'failed', 'running', 'unknown', 'missing']).describe('missing: a participant its parent names whose own records are not there (its tokens are unknown)');
 
 export const Participant = z
   .strictObject({

@@ -15,6 +15,16 @@ export const RunSampleRow = z.strictObject({
   usage: UsageTotals.nullable(),
 });
 
+export const ResumeEntry = z.strictObject({
+  at: IsoTimestamp,
+  took_over: z.string().nullable().describe('the killed collect whose stale lock this resume took over, or null'),
+  cleaned: z.array(z.string()).describe("temporary directories of samples the killed run left, removed"),
+  changes: z
+    .record(z.string(), z.strictObject({ from: z.unknown(), to: z.unknown() }))
+    .describe('options that do not change the data (concurrency, retries) and were changed by this resume'),
+});
+export type ResumeEntry = z.infer<typeof ResumeEntry>;
+
 export const RunInfo = z
   .strictObject({
     schema: z.literal(RUN_INFO_SCHEMA),
@@ -39,6 +49,7 @@ export const RunInfo = z
     usage: UsageTotals,
     samples: z.array(RunSampleRow),
     errors: z.array(RecordedError),
+    resume_history: z.array(ResumeEntry).optional().describe('each --resume of the run, in order'),
   })
   .superRefine((info, ctx) => {
     if (info.progress.processed + info.progress.pending !== info.progress.total) {

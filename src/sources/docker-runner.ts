@@ -54,8 +54,9 @@ export async function runInDocker(plan: ProcessPlan, options: DockerRunOptions):
   try {
     container = await options.docker.createContainer({
       Image: options.image,
-      Cmd: [plan.command, ...plan.args],
-      Env: Object.entries(plan.env).map(([k, v]) => `${k}=${v}`),
+      // A prompt on stdin comes from its file (in a mounted directory) by the image's shell: no stream to attach.
+      Cmd: plan.stdin === undefined ? [plan.command, ...plan.args] : ['/bin/sh', '-c', 'exec "$0" "$@" < "$ROLLER_STDIN"', plan.command, ...plan.args],
+      Env: Object.entries(plan.stdin === undefined ? plan.env : { ...plan.env, ROLLER_STDIN: plan.stdin }).map(([k, v]) => `${k}=${v}`),
       WorkingDir: plan.cwd,
       AttachStdout: true,
       AttachStderr: true,

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 
@@ -11,6 +11,8 @@ export interface ProcessPlan {
   cwd: string;
   /** The whole environment: nothing is inherited that is not listed here. */
   env: Record<string, string>;
+  /** A file given to the process as its stdin (a prompt); without it stdin is closed. */
+  stdin?: string;
 }
 
 export interface RunProcessOptions {
@@ -44,7 +46,13 @@ export async function runProcess(plan: ProcessPlan, options: RunProcessOptions):
   const stderr = createWriteStream(options.stderrPath);
   await Promise.all([once(stdout, 'open'), once(stderr, 'open')]);
   const started = Date.now();
-  const child = spawn(plan.command, plan.args, { cwd: plan.cwd, env: plan.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const input = plan.stdin === undefined ? undefined : await open(plan.stdin, 'r');
+  let child: ChildProcess;
+  try {
+    child = spawn(plan.command, plan.args, { cwd: plan.cwd, env: plan.env, stdio: [input?.fd ?? 'ignore', 'pipe', 'pipe'], detached: true });
+  } finally {
+    await input?.close(); // the child has its own copy of the descriptor
+  }
   const guard = child.pid === undefined ? undefined : startGuard(child.pid);
   // end: false — the files are ended below, after 'close', and only then awaited (pipe() would end them
   // first, and a wait for 'finish' after that never returns).

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
@@ -86,6 +86,20 @@ describe('docker runner (dockerode API, engine stand-in)', () => {
       HostConfig: { Binds: ['/tmp/h:/tmp/h', '/tmp/w:/tmp/w', '/cache/claude-code-2.1.332:/cache/claude-code-2.1.332:ro'], NetworkMode: 'host', Init: true },
     });
     expect(engine.log).toEqual(['create', 'attach', 'start', 'remove force']);
+  });
+
+  it("a prompt on stdin comes from its file by the image's shell (no stream to attach): the command reads it whole", async () => {
+    const prompt = join(tmp.path, 'prompt.txt');
+    await writeFile(prompt, 'a prompt with "quotes", $dollars and\nlines');
+    const engine = fakeEngine({ output: [], exitCode: 0 });
+    await runInDocker({ command: 'cat', args: [], cwd: tmp.path, env: { PATH: '/usr/bin:/bin' }, stdin: prompt }, { image: 'img', docker: engine.api, hostNetwork: true, timeoutMs: 5000, mounts: [], stdoutPath: join(tmp.path, 's', 'o'), stderrPath: join(tmp.path, 's', 'e') });
+    const created = engine.created()!;
+    expect(created.Cmd).toEqual(['/bin/sh', '-c', 'exec "$0" "$@" < "$ROLLER_STDIN"', 'cat']);
+    expect(created.Env).toContain(`ROLLER_STDIN=${prompt}`);
+    // The same command line, run by a real shell: the program gets the file on its stdin, byte for byte.
+    const env = Object.fromEntries(created.Env!.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+    const { spawnSync } = await import('node:child_process');
+    expect(spawnSync(created.Cmd![0]!, created.Cmd!.slice(1), { env }).stdout.toString()).toBe('a prompt with "quotes", $dollars and\nlines');
   });
 
   it('a container that runs past the timeout is killed and removed, and the outcome says timeout', async () => {

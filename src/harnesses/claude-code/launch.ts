@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import type { HarnessLaunch } from '../launch.js';
+import { promptFile, type HarnessLaunch } from '../launch.js';
 import { claudeCodeEnv } from './env.js';
 
 /** home holds HOME, CLAUDE_CONFIG_DIR (home/.claude) and CLAUDE_CODE_TMPDIR (home/tmp); baseUrl is ANTHROPIC_BASE_URL. */
@@ -19,12 +19,13 @@ export const claudeConfigDir = (home: string) => join(home, '.claude');
 export async function claudeCodePlan(launch: ClaudeCodeLaunch): Promise<ProcessPlan> {
   await mkdir(claudeConfigDir(launch.home), { recursive: true });
   await mkdir(join(launch.home, 'tmp'), { recursive: true, mode: 0o700 });
-  const args = ['-p', launch.prompt, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
+  // The prompt on stdin (no positional prompt): argv would cap it at 128 KB.
+  const args = ['-p', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
   if (launch.forwardSubagentText ?? true) args.push('--forward-subagent-text');
   args.push(...(launch.extraArgs ?? []));
   const extra: Record<string, string> = {};
   // Claude Code clamps a window below 100k up to 100k; the percentage then lowers the threshold below it.
   if (launch.context?.window !== undefined) extra.CLAUDE_CODE_AUTO_COMPACT_WINDOW = String(launch.context.window);
   if (launch.context?.autoCompactPercent !== undefined) extra.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = String(launch.context.autoCompactPercent);
-  return { command: launch.bin, args, cwd: launch.work, env: claudeCodeEnv({ home: launch.home, baseUrl: launch.baseUrl, apiKey: launch.apiKey, extra }) };
+  return { command: launch.bin, args, cwd: launch.work, env: claudeCodeEnv({ home: launch.home, baseUrl: launch.baseUrl, apiKey: launch.apiKey, extra }), stdin: await promptFile(launch) };
 }

@@ -22,7 +22,8 @@ export interface ParticipantUsage {
   /** Distinct model messages (message.id + requestId), each counted once. */
   messages: number;
   message_ids: string[];
-  status: 'completed' | 'failed' | 'running' | 'unknown';
+  /** missing: a participant its parent names whose own records are not there (its tokens are unknown, not 0). */
+  status: 'completed' | 'failed' | 'running' | 'unknown' | 'missing';
   status_source: string | null;
   cost_usd: number | null;
   cost_note: string | null;
@@ -205,5 +206,42 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
           : 'no meta.json toolUseId and no tool_result naming this agentId: the spawning call is unknown',
     });
   }
+  rows.push(...missingSubagents(session, files, rows));
   return rows;
+}
+
+/**
+ * Sub-agents a parent's tool_result names (toolUseResult.agentId) whose file is not in the session's subagents/:
+ * listed with status missing and the record that names them, never left out of the tree and its totals.
+ */
+function missingSubagents(session: NativeSession, files: { participant: string; records: NativeRecord[] }[], rows: readonly ParticipantUsage[]): ParticipantUsage[] {
+  const present = new Set(rows.map((r) => r.native_id));
+  const out: ParticipantUsage[] = [];
+  for (const f of files) {
+    for (const r of f.records) {
+      const agentId = r.record.type === 'user' ? r.record.toolUseResult?.agentId : undefined;
+      if (typeof agentId !== 'string' || present.has(agentId)) continue;
+      present.add(agentId);
+      const result = Array.isArray(r.record.message.content) ? (r.record.message.content as Json[]).find((b) => b.type === 'tool_result') : undefined;
+      const parentDepth = rows.find((x) => x.participant === f.participant)?.depth ?? 0;
+      out.push({
+        participant: `agent:${agentId}`,
+        role: 'child',
+        native_id: agentId,
+        parent: f.participant,
+        spawn_tool_call_id: typeof result?.tool_use_id === 'string' ? result.tool_use_id : null,
+        depth: parentDepth >= 0 ? parentDepth + 1 : -1,
+        tokens: zeroTokens(),
+        messages: 0,
+        message_ids: [],
+        status: 'missing',
+        status_source: `${r.file}:${r.line}#toolUseResult.agentId`,
+        cost_usd: null,
+        cost_note: 'included in the root participant (Claude Code reports one total)',
+        spawn_result: null,
+        reason: `${r.file}:${r.line} names sub-agent ${agentId}, but ${session.sessionId}/subagents/agent-${agentId}.jsonl is not there: its tokens are unknown`,
+      });
+    }
+  }
+  return out;
 }

@@ -1,20 +1,25 @@
 import { closeSync, openSync, readdirSync, readSync, statSync, type Dirent } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { usageTokens, type TokensByKind } from './participants.js';
+import { usageTokens, zeroTokens, type TokensByKind } from './participants.js';
 import { startWorker } from '../../core/worker-exec-argv.js';
 
 /** Only assistant records carry usage; Claude Code writes compact JSON, so this marker is in each of them. */
 const MARKER = Buffer.from('"type":"assistant"');
+/** A sub-agent is named by its agentId: in a parent's tool_result (toolUseResult.agentId), and on its own lines. */
+const AGENT_MARKER = Buffer.from('"agentId":"');
 
 export interface ScannedParticipant {
   /** `session:<id>` for a main transcript, `agent:<id>` for a sub-agent file. */
   participant: string;
   /** A sub-agent file's session (`session:<id>`, from its <session>/subagents/ directory); null for a session. */
   parent: string | null;
+  /** Its file; for a missing sub-agent, where its file should be. */
   file: string;
   tokens: TokensByKind;
   messages: number;
+  /** A sub-agent another file names (its agentId) whose file is not there: its tokens are unknown, not zero. */
+  missing?: { referenced_by: string };
 }
 
 export interface UsageScan {
@@ -28,6 +33,8 @@ export interface UsageScan {
    * totals, never silently. ENOENT is a file that went away between listing and reading (a live config dir).
    */
   unreadable: UnreadablePath[];
+  /** agentIds named in the files scanned, with a file naming each (a missing sub-agent file shows against these). */
+  referenced: Map<string, string>;
 }
 
 export interface UnreadablePath {
@@ -142,7 +149,7 @@ export interface ScanShare {
  * more, so one large project does not leave the other thread idle) and scans them.
  */
 export function scanShare({ units, next }: ScanShare): UsageScan {
-  const scan: UsageScan = { participants: [], files: 0, bytes: 0, badLines: 0, unreadable: [] };
+  const scan: UsageScan = { participants: [], files: 0, bytes: 0, badLines: 0, unreadable: [], referenced: new Map() };
   for (let i = Atomics.add(next, 0, 1); i < units.length; i = Atomics.add(next, 0, 1)) {
     const unit = units[i]!;
     const files = unit.endsWith('/') ? walk(unit.slice(0, -1), [], scan.unreadable) : [unit];
@@ -152,6 +159,7 @@ export function scanShare({ units, next }: ScanShare): UsageScan {
     scan.files += part.files;
     scan.bytes += part.bytes;
     scan.badLines += part.badLines;
+    for (const [id, file] of part.referenced) scan.referenced.set(id, file);
   }
   return scan;
 }
@@ -188,12 +196,25 @@ export async function scanUsage(root: string, options: { workers?: number } = {}
   } finally {
     for (const w of started) void w.terminate();
   }
+  const present = new Set(parts.flatMap((p) => p.participants.map((x) => x.participant)));
+  const missing: ScannedParticipant[] = [];
+  for (const part of parts) {
+    for (const [id, by] of part.referenced) {
+      if (present.has(`agent:${id}`)) continue;
+      present.add(`agent:${id}`);
+      // Named by a session file or by a sub-agent file of a session: the sub-agent's file belongs to that session.
+      const session = basename(dirname(by)) === 'subagents' ? basename(dirname(dirname(by))) : basename(by, '.jsonl');
+      const sessionDir = basename(dirname(by)) === 'subagents' ? dirname(dirname(by)) : join(dirname(by), session);
+      missing.push({ participant: `agent:${id}`, parent: `session:${session}`, file: join(sessionDir, 'subagents', `agent-${id}.jsonl`), tokens: zeroTokens(), messages: 0, missing: { referenced_by: by } });
+    }
+  }
   return {
-    participants: parts.flatMap((p) => p.participants).sort(byFile),
+    participants: [...parts.flatMap((p) => p.participants), ...missing].sort(byFile),
     files: parts.reduce((a, p) => a + p.files, 0),
     bytes: parts.reduce((a, p) => a + p.bytes, 0),
     badLines: parts.reduce((a, p) => a + p.badLines, 0),
     unreadable: parts.flatMap((p) => p.unreadable).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    referenced: new Map(parts.flatMap((p) => [...p.referenced])),
   };
 }
 
@@ -217,6 +238,8 @@ export function scanFiles(list: readonly string[]): UsageScan {
   let bytes = 0;
   let badLines = 0;
   const failed: UnreadablePath[] = [];
+  /** agentId -> a file that names it (the parent's tool_result): checked against the sub-agent files present. */
+  const referenced = new Map<string, string>();
   let readBuffer = threadReadBuffer;
   for (const file of list) {
     const name = basename(file, '.jsonl');
@@ -225,6 +248,7 @@ export function scanFiles(list: readonly string[]): UsageScan {
     const subagents = dirname(file);
     const parent = agent && basename(subagents) === 'subagents' ? `session:${basename(dirname(subagents))}` : null;
     const last = new Map<string, Record<string, any>>();
+    const ownAgent = agent ? name.slice(6) : null;
     const take = (buf: Buffer, start: number, end: number) => {
       try {
         const rec = JSON.parse(buf.toString('utf8', start, end)) as Record<string, any>;
@@ -265,6 +289,13 @@ export function scanFiles(list: readonly string[]): UsageScan {
         // Complete lines end at the last newline; at end of file the rest is the last line.
         const complete = atEnd ? end : data.lastIndexOf(10, end - 1) + 1;
         let from = 0;
+        for (let i = data.indexOf(AGENT_MARKER, 0); i !== -1 && i < complete; i = data.indexOf(AGENT_MARKER, i + AGENT_MARKER.length)) {
+          const start = i + AGENT_MARKER.length;
+          const close = data.indexOf(34, start);
+          if (close === -1 || close - start > 200) continue;
+          const id = data.toString('latin1', start, close);
+          if (id !== ownAgent) referenced.set(id, file);
+        }
         for (let i = data.indexOf(MARKER, 0); i !== -1 && i < complete; i = data.indexOf(MARKER, from)) {
           const lineStart = data.lastIndexOf(10, i) + 1;
           let lineEnd = data.indexOf(10, i);
@@ -286,5 +317,5 @@ export function scanFiles(list: readonly string[]): UsageScan {
     }
     participants.push({ participant, parent, file, tokens: usageTokens(last.values()), messages: last.size });
   }
-  return { participants, files: list.length - failed.length, bytes, badLines, unreadable: failed };
+  return { participants, files: list.length - failed.length, bytes, badLines, unreadable: failed, referenced };
 }

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import type { HarnessLaunch } from '../launch.js';
+import { promptFile, type HarnessLaunch } from '../launch.js';
 
 /** Verified against @openai/codex 0.171.0 (reference/harnesses/codex.md). */
 export const CODEX_VERIFIED_VERSIONS = ['0.171.0'] as const;
@@ -99,9 +99,10 @@ export async function codexPlan(launch: CodexLaunch): Promise<ProcessPlan> {
       ...(launch.json === false ? [] : ['--json']),
       ...(launch.extraArgs ?? []),
       ...(launch.resumeThreadId ? ['resume', launch.resumeThreadId] : []),
-      launch.prompt,
+      '-', // the prompt on stdin: argv would cap it at 128 KB
     ],
     cwd: launch.work,
+    stdin: await promptFile(launch),
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       LANG: 'C.UTF-8',

@@ -116,3 +116,32 @@ export function spawnsWithoutParticipant(threads: readonly CodexThread[]): Spawn
   }
   return out;
 }
+
+/**
+ * Children a spawn names (its thread id or agent path) whose rollout is not among the files read: participants
+ * with status missing and the spawn output that names them — in the tree, their tokens unknown (not zero).
+ */
+export function missingChildren(threads: readonly CodexThread[], participants: readonly ParticipantUsage[]): ParticipantUsage[] {
+  return spawnsWithoutParticipant(threads)
+    .filter((s) => s.status === 'not_collected')
+    .map((s): ParticipantUsage => {
+      const parentDepth = participants.find((p) => p.participant === s.participant)?.depth ?? 0;
+      return {
+        participant: `thread:${s.target}`,
+        role: 'child',
+        native_id: s.target!,
+        parent: s.participant,
+        spawn_tool_call_id: s.tool_call_id,
+        depth: parentDepth + 1,
+        tokens: { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 },
+        messages: 0,
+        message_ids: [],
+        status: 'missing',
+        status_source: s.source,
+        cost_usd: null,
+        cost_note: 'unreported: Codex reports no cost (unknown, not zero)',
+        spawn_result: 'acknowledgement',
+        reason: `${s.source} spawned ${s.target}, but its rollout is not among the files read: its tokens are unknown`,
+      };
+    });
+}

@@ -77,13 +77,19 @@ export async function readThread(path: string, root: string, rejects: Rejected[]
     checkShape(rec, file, env.origin.line!);
     records.push({ record: rec, file, line: env.origin.line! });
   }
-  return threadOfRecords(records, file);
+  return threadOfRecords(records, file, rejects.some((r) => r.origin.file === file && r.origin.line === 1));
 }
 
+/** rollout-<time>-<thread id>.jsonl */
+const ROLLOUT_NAME = /^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
+
 /** A thread from its rollout's records (one file's, in order): identity from its first session_meta. */
-export function threadOfRecords(records: RolloutRecord[], file: string): CodexThread {
+export function threadOfRecords(records: RolloutRecord[], file: string, damaged = false): CodexThread {
   const metas = records.filter((r) => r.record.type === 'session_meta');
-  if (metas.length === 0) throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}: no session_meta record; not a Codex rollout`);
+  // Its session_meta cut away (a damaged first line): the thread id is in the file's name, the rest is what is intact.
+  const named = damaged && metas.length === 0 ? ROLLOUT_NAME.exec(basename(file))?.[1] : undefined;
+  if (metas.length === 0 && !named) throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}: no session_meta record; not a Codex rollout`);
+  if (named) return { threadId: named, sessionId: named, parentThreadId: null, depth: 0, nickname: null, file, records, own: records, meta: { id: named } };
   const meta = metas[0]!.record.payload as Json;
   const start = typeof meta.subagent_history_start_ordinal === 'number' ? meta.subagent_history_start_ordinal : null;
   const own =

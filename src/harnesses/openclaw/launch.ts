@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import { isolatedHomeEnv, type HarnessLaunch } from '../launch.js';
+import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
 import type { GatewaySessionSpec } from './gateway-session.js';
 
 /**
@@ -80,16 +80,17 @@ export async function openclawPlan(launch: HarnessLaunch & { runtime: string; mo
   if (mode === 'exec') {
     return {
       command: launch.runtime,
-      args: [launch.bin, 'agent', 'exec', '--config', config, '--state-dir', state, '--cwd', launch.work, '--model', `roller/${model}`, '--json', '--timeout', '600', ...(launch.extraArgs ?? []), launch.prompt],
+      args: [launch.bin, 'agent', 'exec', '--config', config, '--state-dir', state, '--cwd', launch.work, '--model', `roller/${model}`, '--json', '--timeout', '600', ...(launch.extraArgs ?? []), '--message-file', '-'],
       cwd: launch.work,
       env,
+      stdin: await promptFile(launch),
     };
   }
   const timeoutS = launch.timeoutS ?? 600;
   const spec: GatewaySessionSpec = {
     bin: launch.bin,
     port,
-    agentArgs: ['--agent', 'main', '--model', `roller/${model}`, '--json', '--timeout', String(timeoutS), ...(launch.extraArgs ?? []), '--message', launch.prompt],
+    agentArgs: ['--agent', 'main', '--model', `roller/${model}`, '--json', '--timeout', String(timeoutS), ...(launch.extraArgs ?? []), '--message-file', await promptFile(launch)],
     readyTimeoutMs: 180_000,
     settleTimeoutMs: timeoutS * 1000,
     pollMs: 1000,

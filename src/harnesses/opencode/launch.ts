@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import { isolatedHomeEnv, type HarnessLaunch } from '../launch.js';
+import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
 
 /** Where OpenCode keeps its database under a HOME laid out by opencodePlan (XDG dirs inside it). */
 export const openCodeDataDir = (home: string) => join(home, '.local', 'share', 'opencode');
@@ -43,8 +43,10 @@ export async function opencodePlan(launch: HarnessLaunch & { model?: string }): 
   const nowhere = 'http://127.0.0.1:9';
   return {
     command: launch.bin,
-    args: ['run', '--format', 'json', ...(launch.extraArgs ?? []), launch.prompt],
+    // The prompt on stdin: argv would cap it at 128 KB, and a positional prompt is stored wrapped in quotes.
+    args: ['run', '--format', 'json', ...(launch.extraArgs ?? [])],
     cwd: launch.work,
+    stdin: await promptFile(launch),
     env: {
       ...isolatedHomeEnv(launch.home),
       XDG_STATE_HOME: join(launch.home, '.local', 'state'),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import { isolatedHomeEnv, type HarnessLaunch } from '../launch.js';
+import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
 
 /** Pi's agent dir under a HOME laid out by piPlan: sessions/<cwd>/<time>_<uuid>.jsonl live below it. */
 export const piAgentDir = (home: string) => join(home, '.pi', 'agent');
@@ -40,8 +40,10 @@ export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId
   await writeFile(join(agent, 'settings.json'), JSON.stringify({ enableInstallTelemetry: false, defaultProvider: 'roller', defaultModel: model, quietStartup: true }));
   return {
     command: launch.bin,
-    args: ['--provider', 'roller', '--model', model, '--mode', 'json', ...(launch.extraArgs ?? []), '-p', launch.prompt],
+    // -p with the prompt on stdin: argv would cap it at 128 KB.
+    args: ['--provider', 'roller', '--model', model, '--mode', 'json', ...(launch.extraArgs ?? []), '-p'],
     cwd: launch.work,
+    stdin: await promptFile(launch),
     env: {
       ...isolatedHomeEnv(launch.home),
       ROLLER_PROVIDER_KEY: launch.apiKey,

@@ -3,6 +3,30 @@ import { REDACTED, type Lock } from '../../schemas/lock.js';
 
 const SENSITIVE = /(key|token|secret|password|passwd|credential|authorization|cookie|auth)/i;
 
+const KNOWN_PREFIXES = /^(sk|pk|rk)-[A-Za-z0-9_-]{8,}|^(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|^github_pat_|^xox[abprs]-|^AKIA[0-9A-Z]{16}|^AIza[0-9A-Za-z_-]{30,}|^eyJ[A-Za-z0-9_-]{10,}\.|^(bearer|basic|token)\s+\S{8,}/i;
+
+/**
+ * A value that looks like a credential whatever its key is called: a known token prefix (`sk-…`, `Bearer …`, GitHub,
+ * Slack, AWS, Google, a JWT), or a run of 20+ letters and digits with no separator, both kinds present and high
+ * entropy — a random token, where ids and model names are short words between separators.
+ */
+export function looksLikeCredential(value: string): boolean {
+  const v = value.trim();
+  if (KNOWN_PREFIXES.test(v)) return true;
+  for (const run of v.match(/[A-Za-z0-9+=]{20,}/g) ?? []) {
+    if (/[A-Za-z]/.test(run) && /[0-9]/.test(run) && entropyBitsPerChar(run) >= 3.5) return true;
+  }
+  return false;
+}
+
+function entropyBitsPerChar(s: string): number {
+  const counts = new Map<string, number>();
+  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) h -= (n / s.length) * Math.log2(n / s.length);
+  return h;
+}
+
 /**
  * Model configuration as the lock keeps it (seeds/003 §5.1): values under credential-like keys become
  * <redacted>, URL userinfo and fragments are removed, sensitive query values replaced; everything else is
@@ -11,7 +35,8 @@ const SENSITIVE = /(key|token|secret|password|passwd|credential|authorization|co
 export function redactConfig(value: unknown, key = ''): unknown {
   if (typeof value === 'string') {
     if (SENSITIVE.test(key) && !/_env$|Env$/.test(key)) return REDACTED;
-    return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? redactUrl(value) : value;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return redactUrl(value);
+    return looksLikeCredential(value) ? REDACTED : value;
   }
   if (Array.isArray(value)) return value.map((v) => redactConfig(v, key));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactConfig(v, k)]));

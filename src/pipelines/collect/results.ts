@@ -1,5 +1,7 @@
-import { copyFile, lstat, mkdir, readdir } from 'node:fs/promises';
-import { extname, join, relative } from 'node:path';
+import { constants, createWriteStream } from 'node:fs';
+import { lstat, mkdir, open, readdir, readlink, realpath } from 'node:fs/promises';
+import { extname, join, sep } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { sha256File } from '../../core/hashing.js';
 
 export interface ResultFile {
@@ -9,6 +11,14 @@ export interface ResultFile {
   sha256: string;
 }
 
+export interface CopiedResults {
+  files: ResultFile[];
+  /** Paths not copied because they are links, special files, or reached through a link: the sample is an error. */
+  refused: string[];
+  /** Declared output directories the agent never made (a warning: the sample itself may be fine). */
+  missing: string[];
+}
+
 const MIME: Record<string, string> = {
   '.txt': 'text/plain', '.md': 'text/markdown', '.json': 'application/json', '.jsonl': 'application/x-ndjson',
   '.csv': 'text/csv', '.html': 'text/html', '.js': 'text/javascript', '.ts': 'text/x-typescript', '.py': 'text/x-python',
@@ -16,26 +26,66 @@ const MIME: Record<string, string> = {
 };
 
 /**
- * results/ (seeds/003 §5.7): every ordinary file under the task's output directories, copied with its
- * relative path; symbolic links and special files are refused (never followed, never copied) and named,
- * while the safe files are still copied — the caller marks the sample error when `refused` is not empty.
+ * results/ (seeds/003 §5.7): every ordinary file under the task's output directories, copied with its relative path.
+ * No link is followed anywhere: every segment of a declared directory is checked, every entry below it, and each file
+ * is opened without following a link and checked, once open, to be the file inside the work directory it was named
+ * as (a path swapped for a link after the check is caught there). Links and special files are refused and named;
+ * the safe files are still copied — the caller marks the sample error when `refused` is not empty.
  */
-export async function copyResults(work: string, outputDirs: readonly string[], dest: string): Promise<{ files: ResultFile[]; refused: string[] }> {
-  const files: ResultFile[] = [];
-  const refused: string[] = [];
-  const visit = async (path: string): Promise<void> => {
-    const rel = relative(work, path);
-    const st = await lstat(path).catch(() => undefined);
+export async function copyResults(work: string, outputDirs: readonly string[], dest: string): Promise<CopiedResults> {
+  const out: CopiedResults = { files: [], refused: [], missing: [] };
+  const realWork = await realpath(work);
+  const visit = async (rel: string): Promise<void> => {
+    const st = await lstat(join(work, rel)).catch(() => undefined);
     if (!st) return;
-    if (st.isSymbolicLink()) refused.push(`${rel}: a symbolic link`);
-    else if (st.isDirectory()) for (const e of (await readdir(path)).sort()) await visit(join(path, e));
+    if (st.isSymbolicLink()) out.refused.push(`${rel}: a symbolic link`);
+    else if (st.isDirectory()) for (const e of (await readdir(join(work, rel))).sort()) await visit(join(rel, e));
     else if (st.isFile()) {
-      await mkdir(join(dest, rel, '..'), { recursive: true });
-      await copyFile(join(work, rel), join(dest, rel));
-      const digest = await sha256File(join(dest, rel));
-      files.push({ path: rel, size: digest.bytes, mime: MIME[extname(rel).toLowerCase()] ?? 'application/octet-stream', sha256: digest.sha256 });
-    } else refused.push(`${rel}: not a regular file`);
+      const copied = await copyOne(realWork, rel, dest);
+      if (typeof copied === 'string') out.refused.push(`${rel}: ${copied}`);
+      else out.files.push(copied);
+    } else out.refused.push(`${rel}: not a regular file`);
   };
-  for (const dir of outputDirs) await visit(join(work, dir));
-  return { files, refused };
+  for (const dir of outputDirs) {
+    const rel = dir.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').join(sep);
+    const link = await linkOnTheWay(work, rel);
+    if (link) out.refused.push(`${dir}: ${link} is a symbolic link (not followed)`);
+    else if (!(await lstat(join(work, rel)).catch(() => undefined))) out.missing.push(dir);
+    else await visit(rel);
+  }
+  return out;
+}
+
+/** The first segment of `rel` under `work` (not the last) that is a symbolic link, if any. */
+async function linkOnTheWay(work: string, rel: string): Promise<string | undefined> {
+  const segments = rel.split(sep).filter(Boolean);
+  for (let i = 1; i < segments.length; i++) {
+    const prefix = segments.slice(0, i).join(sep);
+    const st = await lstat(join(work, prefix)).catch(() => undefined);
+    if (!st) return undefined;
+    if (st.isSymbolicLink()) return prefix;
+  }
+  return undefined;
+}
+
+/** One file copied from the descriptor it was opened as (never through a link); else why it was refused. */
+async function copyOne(realWork: string, rel: string, dest: string): Promise<ResultFile | string> {
+  let handle;
+  try {
+    handle = await open(join(realWork, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ELOOP' ? 'a symbolic link' : `cannot be read (${(err as NodeJS.ErrnoException).code})`;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return 'not a regular file';
+    // Where the descriptor really is (Linux): a directory swapped for a link after the checks shows here.
+    const actual = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+    if (actual !== undefined && actual !== join(realWork, rel)) return `reached through a symbolic link (it is ${actual})`;
+    await mkdir(join(dest, rel, '..'), { recursive: true });
+    await pipeline(handle.createReadStream({ autoClose: false }), createWriteStream(join(dest, rel), { flags: 'wx' }));
+  } finally {
+    await handle.close();
+  }
+  const digest = await sha256File(join(dest, rel));
+  return { path: rel.split(sep).join('/'), size: digest.bytes, mime: MIME[extname(rel).toLowerCase()] ?? 'application/octet-stream', sha256: digest.sha256 };
 }

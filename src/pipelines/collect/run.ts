@@ -1,28 +1,26 @@
 import type { OpenClawMode } from '../../harnesses/openclaw/launch.js';
 import { existsSync } from 'node:fs';
-import { lstat, open, readFile, rm } from 'node:fs/promises';
+import { readFile, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import stableStringify from 'fast-json-stable-stringify';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness } from '../../harnesses/installer.js';
 import { connectDocker, imageId, type DockerApi } from '../../sources/docker-runner.js';
 import type { ConvertibleHarness } from '../../harnesses/launch.js';
-import { Actf } from '../../schemas/actf.js';
 import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
-import { RUN_INFO_SCHEMA, type RunInfo, type SampleInfo } from '../../schemas/run-info.js';
-import { SftSegment } from '../../schemas/sft.js';
+import { RUN_INFO_SCHEMA, type ResumeEntry, type RunInfo, type SampleInfo } from '../../schemas/run-info.js';
 import { writeRunSft } from './run-sft.js';
-import { checkValue } from '../../schemas/validate.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
-import { projectSft } from '../../transforms/sft/project.js';
 import { THINKING_LEVELS } from './audits.js';
 import { lockDifferences, redactConfig } from './lock.js';
 import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
+import { checkModelApis } from './preflight.js';
+import { reusableSample } from './reuse.js';
+import { cleanLeftovers, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
-import { loadTasks } from './tasks.js';
-import { ensurePrivateDir } from '../../core/private-dir.js';
+import { checkPromptSizes, loadTasks } from './tasks.js';
 
 export interface CollectOptions {
   tasks: string;
@@ -125,8 +123,42 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   if (o.harness !== 'claude-code' && models.some((m) => m.kind === 'api')) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `collect with ${o.harness} runs only scripted/<name> models in this version (its provider config points at the embedded model)`);
   }
+  checkPromptSizes(o.harness, bundle);
+  await checkModelApis(models);
   const runName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const runDir = join(o.output, runName);
+  // The run directory and its process lock before anything runs: a second collect, resume or reprocess into the run
+  // is refused while this one holds it; a lock left by a killed run is taken over only by --resume.
+  const runDir = await prepareRunDir(o.output, runName);
+  const held = await acquireLock(join(runDir, RUN_LOCK_FILE), {
+    what: `the run ${runDir}`,
+    command: `roller collect${o.resume ? ' --resume' : ''}`,
+    takeOverStale: o.resume === true,
+    staleHint: 'pass --resume to take it over and continue the run',
+  });
+  let result: CollectResult;
+  try {
+    result = await collectLocked(o, { bundle, models, runName, runDir, docker, tookOver: held.tookOver ? describeHolder(held.tookOver) : null });
+  } catch (err) {
+    // A refused resume leaves the run as it found it: a killed run's stale lock stays, for the resume that matches.
+    await held.release({ handBack: true });
+    await rmdir(runDir).catch(() => undefined); // a run directory this call made and left empty goes again
+    throw err;
+  }
+  await held.release();
+  return result;
+}
+
+interface RunPlan {
+  bundle: Awaited<ReturnType<typeof loadTasks>>;
+  models: ResolvedModel[];
+  runName: string;
+  runDir: string;
+  docker: { api: DockerApi; image: string; id: string } | undefined;
+  /** The killed collect whose stale lock was taken over (--resume). */
+  tookOver: string | null;
+}
+
+async function collectLocked(o: CollectOptions, { bundle, models, runName, runDir, docker, tookOver }: RunPlan): Promise<CollectResult> {
   const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
   const installed = await installHarness(o.harness, o.cacheDir ? { cacheDir: o.cacheDir } : {});
   const wireTrace = o.wireTrace ?? 'actf';
@@ -140,7 +172,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     models: Object.fromEntries(models.map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
     image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
-    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? true },
+    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? true, capture_debug: o.captureDebug ?? 'on-error' },
     ...(o.piSubagentExtension ? { harness_profile: 'pi-example-subagent-extension' } : {}),
     // Embedded exec cannot run sub-agents: a different trajectory semantics from the Gateway default.
     ...(o.openclawMode === 'exec' ? { harness_profile: 'openclaw-embedded-exec' } : {}),
@@ -148,9 +180,13 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
 
   const reusable = new Map<number, SampleInfo>();
   const marker = join(runDir, MIGRATION_MARKER);
+  const previous = o.resume ? await previousInfo(runDir) : undefined;
+  let lockToWrite: Lock | undefined = lock;
   if (existsSync(join(runDir, 'lock.json'))) {
     if (!o.resume) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} already holds a run: pass --resume to continue it, or choose another --run-name`);
     const old = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
+    // An older lock has no capture_debug: its samples were kept as info.json's config says (on-error before that).
+    old.options.capture_debug ??= (previous?.config.capture_debug as Lock['options']['capture_debug']) ?? 'on-error';
     const diff = lockDifferences(old, lock);
     if (diff.length > 0) {
       throw new RollerError(ErrorCode.INVALID_OPTIONS, `--resume: this run was collected under other conditions; nothing was started. Differences (old -> now):\n  ${diff.join('\n  ')}\nStart a new run (another --run-name) to collect under the new ones.`);
@@ -170,6 +206,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
         `--resume: these samples' main ACTF/SFT holds sub-agent steps (an older roller mixed them in); they are not reused and nothing was started:\n  ${mixed.join('\n  ')}\nCollect again into a new --run-name; to keep their results, re-project a copy of their trace.jsonl offline (roller convert) and validate it first.`,
       );
     }
+    lockToWrite = undefined; // it matched: written once, when the run began, and never again
   } else if (!o.resume && existsSync(join(runDir, 'info.json'))) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} holds a run without lock.json (an older roller): pass --resume to recapture it in place, or choose another --run-name`);
   } else if (o.resume && existsSync(join(runDir, 'info.json'))) {
@@ -177,13 +214,21 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     // until that recapture and the run-level SFT have succeeded, even across a crash.
     await writeJsonAtomic(marker, { reason: 'run collected without lock.json: every sample is recaptured once before any is reused', since: new Date().toISOString() });
   }
-  await ensurePrivateDir(runDir, 'the run directory');
-  await writeJsonAtomic(join(runDir, 'lock.json'), lock);
+  if (lockToWrite) await writeJsonAtomic(join(runDir, 'lock.json'), lockToWrite);
+  // What a killed run left (its samples' temporary directories) goes once this resume is known to continue it.
+  const cleaned = o.resume ? await cleanLeftovers(runDir) : [];
 
   const rows = new Map<number, RunInfo['samples'][number]>();
-  const created = new Date().toISOString();
+  const created = previous?.created_at ?? new Date().toISOString();
   let state: RunInfo['state'] = 'initializing';
-  const config = { harness: o.harness, models: o.models, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, capture_debug: o.captureDebug ?? 'on-error', runner: o.runner ?? 'local', image: o.image ?? null };
+  const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.image ?? null }) as Record<string, unknown>;
+  // What the lock does not hold may change on a resume (it does not change the data); each resume says what it changed.
+  const resumeHistory: ResumeEntry[] = [...(previous?.resume_history ?? [])];
+  if (o.resume && previous) {
+    const changes: ResumeEntry['changes'] = {};
+    for (const k of ['concurrency', 'retries']) if (previous.config[k] !== undefined && previous.config[k] !== config[k]) changes[k] = { from: previous.config[k], to: config[k] };
+    resumeHistory.push({ at: new Date().toISOString(), took_over: tookOver, cleaned, changes });
+  }
   /** Set once the run-level SFT files are written (seeds/003 §4.4). */
   let sftCounts: { sft_included: number; sft_segmented: number; sft_excluded: number } | undefined;
   const snapshot = (): RunInfo => {
@@ -205,6 +250,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
       usage: { input: total('input'), cached_input: total('cached_input'), cache_creation: total('cache_creation'), output: total('output'), reasoning: total('reasoning'), cost_usd: costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null, requests: total('requests') },
       samples: list,
       errors: [],
+      ...(resumeHistory.length > 0 ? { resume_history: resumeHistory } : {}),
     };
   };
   const writeInfo = async (): Promise<void> => void (await writeJsonAtomic(join(runDir, 'info.json'), snapshot()));
@@ -299,74 +345,12 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   return { runDir, info: snapshot() };
 }
 
-/**
- * A finished sample a resume may reuse (seeds/003 §7.4): it was ok, it is this request, its bundle digest
- * matches, raw and a valid ACTF are there, the SFT is exactly the projection of that ACTF, and its results
- * are still there with their sizes. Anything less: the sample is run again.
- */
-async function reusableSample(dir: string, r: { index: number; task: { id: string }; model: { id: string } }, digest: string, keepThinking: boolean, wireTrace: WireTraceMode): Promise<SampleInfo | 'mixed' | undefined> {
+
+/** The run's info.json as the last collect left it (a resume carries its creation time and history on). */
+async function previousInfo(runDir: string): Promise<RunInfo | undefined> {
   try {
-    const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
-    if ((info.status !== 'ok' && info.status !== 'skipped') || info.index !== r.index || info.task_id !== r.task.id || info.model !== r.model.id) return undefined;
-    if (info.provenance.task_bundle_digest !== digest || !info.trajectory.raw || !info.trajectory.actf) return undefined;
-    if (!(await rawHoldsAMessage(join(dir, info.trajectory.raw)))) return undefined;
-    if (wireTrace === 'full' && !existsSync(join(dir, 'wire_trace.jsonl'))) return undefined;
-    const actf = JSON.parse(await readFile(join(dir, info.trajectory.actf), 'utf8')) as Actf;
-    if (checkValue(Actf, actf).length > 0) return undefined;
-    if (info.harness.name === 'claude-code' && (await mixesSubAgentSteps(join(dir, info.trajectory.raw), actf))) return 'mixed';
-    if (info.trajectory.sft) {
-      const sft = JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')) as unknown;
-      const again = projectSft(actf, { keepThinking });
-      if (again.status !== 'ok' || stableStringify(again.record) !== stableStringify(sft)) return undefined;
-    }
-    for (const seg of info.trajectory.sft_segments ?? []) {
-      if (checkValue(SftSegment, JSON.parse(await readFile(join(dir, seg.path), 'utf8'))).length > 0) return undefined;
-    }
-    for (const f of info.results) {
-      const st = await lstat(join(dir, 'results', f.path)).catch(() => undefined);
-      if (!st?.isFile() || st.size !== f.size) return undefined;
-    }
-    return info;
+    return JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Claude Code: does the main ACTF hold a step whose message is a sub-agent's (a sidechain record of
- * trace.jsonl)? Older rollers put sub-agent turns into the main trajectory; such samples are never reused.
- */
-export async function mixesSubAgentSteps(trace: string, actf: Actf): Promise<boolean> {
-  const sub = new Set<string>();
-  for (const line of (await readFile(trace, 'utf8')).split('\n')) {
-    if (!line.includes('"isSidechain":true')) continue;
-    try {
-      const r = JSON.parse(line) as { type?: string; isSidechain?: boolean; message?: { id?: string } };
-      if (r.isSidechain === true && r.type === 'assistant' && r.message?.id) sub.add(r.message.id);
-    } catch {
-      // a bad line: the raw check elsewhere reports it
-    }
-  }
-  return actf.steps.some((s) => {
-    const id = (s as { native_ids?: { message_id?: string } }).native_ids?.message_id;
-    return id !== undefined && sub.has(id);
-  });
-}
-
-/** The raw trace starts with a JSON record and holds a model message (read from the front only: no full reread). */
-async function rawHoldsAMessage(path: string): Promise<boolean> {
-  const handle = await open(path, 'r').catch(() => undefined);
-  if (!handle) return false;
-  try {
-    const buf = Buffer.alloc(1 << 20);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    const head = buf.toString('utf8', 0, bytesRead);
-    const first = head.slice(0, head.indexOf('\n') === -1 ? head.length : head.indexOf('\n'));
-    JSON.parse(first);
-    return /"type":"(assistant|response_item)"/.test(head) || /"role":"assistant"/.test(head);
-  } catch {
-    return false;
-  } finally {
-    await handle.close();
   }
 }

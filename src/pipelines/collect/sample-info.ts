@@ -29,7 +29,7 @@ export interface SampleHead {
  * The sample's last step, shared by collect and reprocess: a failed sample loses its SFT (keeping raw and
  * ACTF), an ok one its rollout logs; then info.json from the final attempt's projection.
  */
-export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported'>): Promise<SampleInfo> {
+export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported'> & { warnings?: string[] }): Promise<SampleInfo> {
   if (result.status !== 'ok') {
     await rm(join(dir, 'trace_SFT.json'), { force: true });
     await rm(join(dir, 'sft_segments'), { recursive: true, force: true });
@@ -89,6 +89,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       capture: result.capture,
       ...(result.compactionCalls?.length ? { compaction_calls: result.compactionCalls } : {}),
       ...(result.harnessReported ? { harness_reported: result.harnessReported } : {}),
+      ...(result.warnings?.length ? { warnings: result.warnings } : {}),
     },
     provenance: head.provenance,
   };

@@ -25,6 +25,8 @@ import type { CompactionCallUsage } from './compaction-segments.js';
 import { thinkingArgs, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
 import { projectAttempt } from './project-attempt.js';
 import { finishSample } from './sample-info.js';
+import { ATTEMPT_DIR_PREFIX, noteAttempt } from './run-dir.js';
+import { firstUpstreamFailure } from './preflight.js';
 
 export interface SampleRequest {
   index: number;
@@ -84,6 +86,8 @@ export interface AttemptResult {
   segments?: SegmentMeta[];
   /** Compaction summary calls, whose tokens no native message holds. */
   compactionCalls?: CompactionCallUsage[];
+  /** What the sample's user should know that is not an error (runtime.warnings). */
+  warnings: string[];
 }
 
 
@@ -121,12 +125,14 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
 
 async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, attempt: number): Promise<AttemptResult> {
   const started = Date.now();
-  const runtime = await mkdtemp(join(tmpdir(), `roller-sample-${r.index}-`));
+  const runtime = await mkdtemp(join(tmpdir(), `${ATTEMPT_DIR_PREFIX}${r.index}-`));
+  // Noted in the run until it is removed: a run killed meanwhile leaves it for --resume to clean.
+  const forget = await noteAttempt(s.runDir, { index: r.index, attempt, runtime });
   const home = join(runtime, 'home');
   const work = join(runtime, 'work');
   const captureWork = join(runtime, 'capture');
   const logs: Record<string, string> & { stdout: string; stderr: string } = { stdout: join(runtime, 'stdout.log'), stderr: join(runtime, 'stderr.log') };
-  const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs };
+  const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs, warnings: [] };
   const fail = (status: 'error' | 'timeout', code: string, message: string) => {
     if (result.status === 'ok') {
       result.status = status;
@@ -187,12 +193,15 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       await proxy.close();
       await done.catch((err: unknown) => fail('error', isRollerError(err) ? err.code : ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
     }
+    // A model API that could not be reached is what a failed harness most often means: said first, not only in calls.
+    const unreachable = outcome && (outcome.timedOut || outcome.exitCode !== 0) ? await firstUpstreamFailure(join(captureWork, 'calls.jsonl')) : undefined;
+    const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : '';
     if (!outcome) {
       // a follow-up could not start: the failure is recorded already
-    } else if (outcome.timedOut) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the harness ran past ${r.task.timeout_s ?? s.timeoutS} s and was stopped (its whole process group)`);
+    } else if (outcome.timedOut) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the harness ran past ${r.task.timeout_s ?? s.timeoutS} s and was stopped (its whole process group)${cause}`);
     else if (outcome.exitCode !== 0) {
       const tail = (await readFile(lastStderr, 'utf8').catch(() => '')).slice(-400).trim();
-      fail('error', 'ROLLER_HARNESS_FAILED', `the harness exited ${outcome.exitCode ?? outcome.signal}${tail ? `: ${tail}` : ''}`);
+      fail('error', 'ROLLER_HARNESS_FAILED', `the harness exited ${outcome.exitCode ?? outcome.signal}${cause}${tail ? `: ${tail}` : ''}`);
     }
 
     if (s.harness === 'claude-code') result.harnessReported = await claudeCodeResult(Object.entries(logs).filter(([k]) => k.startsWith('stdout')).map(([, p]) => p));
@@ -226,11 +235,12 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));
     if (s.harness === 'codex' && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
 
-    const { files, refused } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'));
+    const { files, refused, missing } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'));
     // --collect-path output goes to results/legacy/ (seeds/003 §5.7), under the same safety rules.
     const legacy = await copyResults(work, s.collectPaths, join(dir, 'results', 'legacy'));
     result.results = [...files, ...legacy.files.map((f) => ({ ...f, path: `legacy/${f.path}` }))];
     refused.push(...legacy.refused);
+    for (const m of [...missing, ...legacy.missing]) result.warnings.push(`the task declares the output directory '${m}', but the agent never made it: nothing of it is in results/`);
     if (refused.length > 0) fail('error', 'ROLLER_UNSAFE_OUTPUT', `the task output holds files roller does not copy: ${refused.join('; ')} (the safe files were copied)`);
   } catch (err) {
     fail('error', 'ROLLER_SAMPLE_FAILED', (err as Error).message);
@@ -241,6 +251,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       for (const [name, path] of Object.entries(logs)) if (existsSync(path)) await copyFile(path, join(dir, 'rollout', `${s.harness}-${name}.attempt-${attempt}.log`));
     }
     await rm(runtime, { recursive: true, force: true });
+    await forget();
   }
   result.elapsedMs = Date.now() - started;
   return result;

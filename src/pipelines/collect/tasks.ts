@@ -7,6 +7,9 @@ import { Task } from '../../schemas/task.js';
 import { checkValue } from '../../schemas/validate.js';
 
 export interface TaskBundle {
+  /** The file the tasks were read from, and the line of each task (by id): for errors found later. */
+  path: string;
+  lines: ReadonlyMap<string, number>;
   tasks: Task[];
   /** sha256 of the tasks in canonical JSON, in file order: resume refuses a changed bundle. */
   digest: string;
@@ -48,5 +51,22 @@ export async function loadTasks(path: string): Promise<TaskBundle> {
   if (problems.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the tasks file has errors; nothing was run:\n${problems.join('\n')}`);
   if (tasks.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${path} holds no tasks`);
   const digest = `sha256:${createHash('sha256').update(tasks.map((t) => stableStringify(t)).join('\n')).digest('hex')}`;
-  return { tasks, digest };
+  return { path, lines: seen, tasks, digest };
+}
+
+/** The most a harness takes in one prompt (bytes), where it says: OpenClaw reads a message file of at most 4 MiB. */
+const PROMPT_LIMITS: Partial<Record<string, number>> = { openclaw: 4 << 20 };
+
+/** Prompts over what the harness takes are refused before anything runs, each with its file and line. */
+export function checkPromptSizes(harness: string, bundle: TaskBundle): void {
+  const limit = PROMPT_LIMITS[harness];
+  if (limit === undefined) return;
+  const problems: string[] = [];
+  for (const t of bundle.tasks) {
+    for (const [k, text] of [t.prompt, ...(t.followups ?? [])].entries()) {
+      const bytes = Buffer.byteLength(text);
+      if (bytes > limit) problems.push(`${bundle.path}:${bundle.lines.get(t.id)}: ${k === 0 ? 'prompt' : `followups[${k - 1}]`} is ${bytes} bytes; ${harness} takes at most ${limit} bytes in one message`);
+    }
+  }
+  if (problems.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the tasks file has prompts ${harness} cannot take; nothing was run:\n${problems.join('\n')}`);
 }

@@ -11,6 +11,8 @@ import { OrderedRunSft } from './ordered-run-sft.js';
 import { SamplePool } from './pool.js';
 import type { ReprocessTarget } from './targets.js';
 import { ensurePrivateDir } from '../../core/private-dir.js';
+import { acquireLock, describeHolder, inspectLock } from '../../core/process-lock.js';
+import { RUN_LOCK_FILE } from '../collect/run-dir.js';
 
 export interface ReprocessOptions {
   /** A run directory (info.json of a run) or one sample directory of a run. */
@@ -21,6 +23,8 @@ export interface ReprocessOptions {
   only?: ReprocessTarget[] | null;
   /** Decode calls again from each capture's wire log (SampleJob.fromWire). */
   fromWire?: boolean;
+  /** Skip checking each sample's published capture (hashes, attribution, references) before use (--no-verify). */
+  noVerify?: boolean;
   rollerVersion?: string;
   onSample?(row: ReprocessRow, progress: { done: number; total: number }): void;
 }
@@ -49,6 +53,8 @@ interface LogLine {
   state: 'started' | 'finished' | 'failed';
   at: string;
   roller_version: string;
+  /** false when the archive's published capture was not checked before use (--no-verify). */
+  verified?: boolean;
   error?: { code: string; message: string };
 }
 
@@ -73,7 +79,19 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
   }
   const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
   const version = o.rollerVersion ?? '0.1.0';
+  // An archive still being collected is not read; an output another process writes into is not written.
+  const collecting = await inspectLock(join(runDir, RUN_LOCK_FILE));
+  if (collecting?.alive === 'yes') throw new RollerError(ErrorCode.RUN_LOCKED, `the archive ${runDir} is being collected by ${describeHolder(collecting.holder)}; reprocess it once that run has ended`);
   await ensurePrivateDir(output, 'the reprocess output');
+  const held = await acquireLock(join(output, RUN_LOCK_FILE), { what: `the reprocess output ${output}`, command: 'roller reprocess', takeOverStale: true, staleHint: '' });
+  try {
+    return await reprocessLocked(o, { runDir, samples, run, output, lock, version });
+  } finally {
+    await held.release();
+  }
+}
+
+async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, output, lock, version }: { runDir: string; samples: string[]; run: RunInfo; output: string; lock: Lock; version: string }): Promise<ReprocessReport> {
   // Lines left by a crashed run are not trusted: this run's workers encode their own.
   await rm(join(output, LINES_DIR), { recursive: true, force: true });
   // The run-level SFT files are written as samples finish, over the archive's rows in request order: a row not
@@ -107,9 +125,10 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
       const what = existsSync(`${target}.partial`) ? `${target}.partial: an unfinished earlier output` : last?.state === 'failed' ? `${target}: an earlier failed output` : last?.state === 'started' ? `${target}: an unfinished earlier output` : `${target}: an output from another source`;
       return void report(i, { sample: rel, status: 'error', error: { code: 'ROLLER_REPROCESS_OUTPUT_EXISTS', message: `${what} is there; it is not overwritten — remove it and run again` } });
     }
-    await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version });
-    const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: true, ...(o.fromWire ? { fromWire: true } : {}) });
-    await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...(outcome.error ? { error: outcome.error } : {}) });
+    const unverified = o.noVerify ? { verified: false } : {};
+    await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version, ...unverified });
+    const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: true, ...(o.fromWire ? { fromWire: true } : {}), ...(o.noVerify ? { noVerify: true } : {}) });
+    await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...unverified, ...(outcome.error ? { error: outcome.error } : {}) });
     report(i, { sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
     if (outcome.status !== 'written') return undefined;
     sft.start();

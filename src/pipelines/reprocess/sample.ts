@@ -17,6 +17,7 @@ import { finishSample } from '../collect/sample-info.js';
 import { sampleSftLines, type SampleSftLines } from '../collect/run-sft.js';
 
 import { REPROCESS_TARGETS, type ReprocessTarget } from './targets.js';
+import { validateCapture } from '../../transforms/capture/validate.js';
 import type { ReadArena } from '../../core/read-arena.js';
 
 
@@ -46,6 +47,8 @@ export interface SampleJob {
    * calls.jsonl, raw responses) with the proxy's own decoders, instead of taking calls.jsonl's projection.
    */
   fromWire?: boolean;
+  /** Use the archive without checking its published capture first (--no-verify). */
+  noVerify?: boolean;
 }
 
 export interface SampleOutcome {
@@ -74,6 +77,12 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
     const nativeRoot = join(capture, 'raw', 'native');
     if (!existsSync(nativeRoot)) {
       throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${capture}: no raw/native/ archive (collect keeps raw/ for every sample with --capture-debug full, and for failed ones by default); this sample cannot be projected again`);
+    }
+    // The archive is what was published: hashes, attribution and references checked before anything is derived from it.
+    const problems = job.noVerify ? [] : await validateCapture(capture);
+    if (problems.length > 0) {
+      const shown = problems.slice(0, 3).map((p) => `${capture}/${p}`).join('; ');
+      throw new RollerError(ErrorCode.HASH_MISMATCH, `the archived capture does not match what was published: ${shown}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}; restore it from a copy, or pass --no-verify to use it as it is`);
     }
     const manifest = JSON.parse(await readFile(join(capture, 'manifest.json'), 'utf8')) as Manifest;
     const wireLog = join(capture, WIRE_LOG_FILE);
@@ -148,6 +157,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
         ...(projection.segments ? { segments: projection.segments } : {}),
         ...(projection.compactionCalls ? { compactionCalls: projection.compactionCalls } : {}),
         harnessReported: ((info.runtime as { harness_reported?: Record<string, unknown> }).harness_reported ?? null),
+        warnings: (info.runtime as { warnings?: string[] }).warnings ?? [],
       },
     );
     const lines = job.sftLines ? await sampleSftLines(partial, finished) : undefined;

@@ -60,6 +60,18 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      // An output directory reached through a link to a place outside the work directory (a sibling of it).
+      name: 'symlink-dir',
+      match: '[SYMLINK-DIR]',
+      turns: [
+        {
+          text: 'Linking a directory from outside.',
+          tool_calls: [shell("mkdir -p ../outside/sub && printf 'outside\\n' > ../outside/sub/secret.txt && ln -sfn ../outside link", 'Link a directory from outside')],
+        },
+        { text: 'Done.' },
+      ],
+    },
+    {
       // A long task that the harness compacts part-way (its context window made small by the model config):
       // four tool turns, then an answer. The compaction call is answered by 'compact-summary', whose summary
       // carries the tag that 'compact-after' continues from.

@@ -40,8 +40,9 @@ describe('roller convert --harness codex: the lab rollouts (real CLI 0.171.0)', 
 
   it('a v1 tree: the child links to the spawn_agent call by evidence, and the root ACTF holds only the root thread', async () => {
     const [s] = await convertNative({ harness: 'codex', native: join(lab, 'sessions/2026/11/30/rollout-2026-11-30T06-53-42-01a22b3b-143a-7721-b9f8-abb58f73e2e2.jsonl'), out: join(tmp.path, 'tree'), keepThinking: true });
-    // One file given: only that thread is read, so the child is not part of this conversion.
-    expect(s!.participants.map((p) => p.role)).toEqual(['root']);
+    // One file given: only that thread is read; the child its spawn names is listed as missing, never dropped.
+    expect(s!.participants.map((p) => [p.role, p.status])).toEqual([['root', 'completed'], ['child', 'missing']]);
+    expect(s!.participants[1]).toMatchObject({ spawn_tool_call_id: 'call_mx2wwhjj0001', depth: 1, reason: expect.stringContaining('its rollout is not among the files read') });
     const all = await convertNative({ harness: 'codex', native: lab, out: join(tmp.path, 'tree-all'), keepThinking: true });
     const tree = all.find((x) => x.sessionId === '01a22b3b-143a-7721-b9f8-abb58f73e2e2')!;
     const [root, child] = tree.participants;

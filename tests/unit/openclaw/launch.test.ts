@@ -16,7 +16,9 @@ describe('openclaw launch plans', () => {
     const [script, specPath] = plan.args;
     expect(script!.startsWith(l.home) && existsSync(script!)).toBe(true);
     const spec = JSON.parse(readFileSync(specPath!, 'utf8')) as { bin: string; port: number; agentArgs: string[]; settleTimeoutMs: number };
-    expect(spec.agentArgs).toEqual(['--agent', 'main', '--model', 'roller/scripted-model', '--json', '--timeout', '120', '--message', 'do it']);
+    // The prompt from a file in the attempt HOME: argv would cap it at 128 KB.
+    expect(spec.agentArgs).toEqual(['--agent', 'main', '--model', 'roller/scripted-model', '--json', '--timeout', '120', '--message-file', join(l.home, '.roller-prompt.txt')]);
+    expect(readFileSync(join(l.home, '.roller-prompt.txt'), 'utf8')).toBe('do it');
     expect(spec.settleTimeoutMs).toBe(120_000);
     const token = plan.env.OPENCLAW_GATEWAY_TOKEN!;
     expect(token).toMatch(/^[0-9a-f]{32}$/);

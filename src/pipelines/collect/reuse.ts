@@ -1,0 +1,82 @@
+import { open, readFile, lstat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import stableStringify from 'fast-json-stable-stringify';
+import { Actf } from '../../schemas/actf.js';
+import type { SampleInfo } from '../../schemas/run-info.js';
+import { SftSegment } from '../../schemas/sft.js';
+import { checkValue } from '../../schemas/validate.js';
+import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
+import { projectSft } from '../../transforms/sft/project.js';
+
+/**
+ * A finished sample a resume may reuse (seeds/003 §7.4): it was ok, it is this request, its bundle digest
+ * matches, raw and a valid ACTF are there, the SFT is exactly the projection of that ACTF, and its results
+ * are still there with their sizes. Anything less: the sample is run again.
+ */
+export async function reusableSample(dir: string, r: { index: number; task: { id: string }; model: { id: string } }, digest: string, keepThinking: boolean, wireTrace: WireTraceMode): Promise<SampleInfo | 'mixed' | undefined> {
+  try {
+    const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
+    if ((info.status !== 'ok' && info.status !== 'skipped') || info.index !== r.index || info.task_id !== r.task.id || info.model !== r.model.id) return undefined;
+    if (info.provenance.task_bundle_digest !== digest || !info.trajectory.raw || !info.trajectory.actf) return undefined;
+    if (!(await rawHoldsAMessage(join(dir, info.trajectory.raw)))) return undefined;
+    if (wireTrace === 'full' && !existsSync(join(dir, 'wire_trace.jsonl'))) return undefined;
+    const actf = JSON.parse(await readFile(join(dir, info.trajectory.actf), 'utf8')) as Actf;
+    if (checkValue(Actf, actf).length > 0) return undefined;
+    if (info.harness.name === 'claude-code' && (await mixesSubAgentSteps(join(dir, info.trajectory.raw), actf))) return 'mixed';
+    if (info.trajectory.sft) {
+      const sft = JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')) as unknown;
+      const again = projectSft(actf, { keepThinking });
+      if (again.status !== 'ok' || stableStringify(again.record) !== stableStringify(sft)) return undefined;
+    }
+    for (const seg of info.trajectory.sft_segments ?? []) {
+      if (checkValue(SftSegment, JSON.parse(await readFile(join(dir, seg.path), 'utf8'))).length > 0) return undefined;
+    }
+    for (const f of info.results) {
+      const st = await lstat(join(dir, 'results', f.path)).catch(() => undefined);
+      if (!st?.isFile() || st.size !== f.size) return undefined;
+    }
+    return info;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Claude Code: does the main ACTF hold a step whose message is a sub-agent's (a sidechain record of
+ * trace.jsonl)? Older rollers put sub-agent turns into the main trajectory; such samples are never reused.
+ */
+export async function mixesSubAgentSteps(trace: string, actf: Actf): Promise<boolean> {
+  const sub = new Set<string>();
+  for (const line of (await readFile(trace, 'utf8')).split('\n')) {
+    if (!line.includes('"isSidechain":true')) continue;
+    try {
+      const r = JSON.parse(line) as { type?: string; isSidechain?: boolean; message?: { id?: string } };
+      if (r.isSidechain === true && r.type === 'assistant' && r.message?.id) sub.add(r.message.id);
+    } catch {
+      // a bad line: the raw check elsewhere reports it
+    }
+  }
+  return actf.steps.some((s) => {
+    const id = (s as { native_ids?: { message_id?: string } }).native_ids?.message_id;
+    return id !== undefined && sub.has(id);
+  });
+}
+
+/** The raw trace starts with a JSON record and holds a model message (read from the front only: no full reread). */
+async function rawHoldsAMessage(path: string): Promise<boolean> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return false;
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    const head = buf.toString('utf8', 0, bytesRead);
+    const first = head.slice(0, head.indexOf('\n') === -1 ? head.length : head.indexOf('\n'));
+    JSON.parse(first);
+    return /"type":"(assistant|response_item)"/.test(head) || /"role":"assistant"/.test(head);
+  } catch {
+    return false;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import type { ParticipantUsage } from './claude-code/participants.js';
+import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import type { ConvertibleHarness } from './launch.js';
 
 /**

@@ -1,69 +1,8 @@
-import type { Call } from '../schemas/call.js';
 import type { Manifest } from '../schemas/manifest.js';
-import type { NativeIdentityHeaders } from '../sources/proxy/headers.js';
-import type { ParticipantUsage } from './claude-code/participants.js';
+import type { NativeCapture } from '../schemas/native-capture.js';
+import type { ParticipantUsage } from '../schemas/participant-usage.js';
 
-/**
- * What native files can say about a capture's outputs, for the coverage check (seeds/000):
- * - per_id: every participant's outputs by id (ParticipantUsage.message_ids: Claude Code message.id,
- *   Codex response_id, Pi responseId) — each must be a captured call, and each call one of them;
- * - count: only how many outputs each participant made (OpenCode completed assistant messages, OpenClaw
- *   stream contexts) — weaker: it cannot tell which call is which;
- * - none: the harness writes nothing to check against (say why).
- */
-export type NativeOutputs =
-  | { method: 'per_id' }
-  | {
-      method: 'count';
-      counts: Readonly<Record<string, number>>;
-      /**
-       * Which captured calls can leave a native output (by the request's own shape, never its text, time or
-       * order), and the rule in words for the manifest — e.g. OpenCode's title requests offer no tools and
-       * write no assistant message. Absent: every completed call counts.
-       */
-      counted?: { rule: string; test(call: Call): boolean };
-    }
-  | { method: 'none'; reason: string };
-
-/**
- * Identity evidence on the wire besides response ids: a header value (as the proxy recorded it in
- * native_identity) that names one participant — OpenCode's x-session-id, roller's injected x-roller-*
- * headers for Pi. Used only where the response id joins nothing.
- */
-export interface HeaderJoin {
-  field: keyof NativeIdentityHeaders;
-  /** header value -> participant id */
-  participants: Readonly<Record<string, string>>;
-}
-
-/**
- * The adapter contract: what a harness adapter hands the capture layer after a run. Claude Code and Codex
- * implement it from their session files; OpenCode (SQLite, per-session counts and x-session-id), Pi (session
- * tree, responseId, an injected header), OpenClaw (stream contexts), Hermes and DeepSeek (roller-defined
- * event schemas) fit the same shape with a count or header join where they have no per-id evidence.
- */
-export interface NativeCapture {
-  harness: Manifest['harness'];
-  /** Participants with native ids, roles, tree position, tokens, status and where it was read. */
-  participants: ParticipantUsage[];
-  capabilities: Manifest['capabilities'];
-  outputs: NativeOutputs;
-  headerJoin?: HeaderJoin;
-  /**
-   * A harness with neither output ids nor identity headers, and one participant (OpenClaw exec): every call
-   * through this capture's own proxy is that participant's — the evidence is the dedicated proxy, said so.
-   */
-  soleParticipant?: { participant: string; evidence: string };
-  /**
-   * Calls whose output a native record keeps without any id (Claude Code's compaction summaries), found by
-   * the adapter from its own records: call id -> participant and the evidence in words.
-   */
-  recordedOutputs?: Readonly<Record<string, { participant: string; evidence: string }>>;
-  /** Native agent paths (Codex) used to name sub-agents in relations. */
-  agentPaths?: Readonly<Record<string, string>>;
-  /** The native files the participants were read from (kept under raw/native/ per retention). */
-  nativeFiles: string[];
-}
+export type { HeaderJoin, NativeCapture, NativeOutputs } from '../schemas/native-capture.js';
 
 /** Claude Code and Codex: per-id evidence on both sides (response id = native message / response id). */
 export function perIdNativeCapture(o: {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { ErrorCode, RollerError } from '../core/errors.js';
-import { addTokens, zeroTokens, type TokensByKind } from '../harnesses/claude-code/participants.js';
+import { addTokens, zeroTokens, type TokensByKind } from '../schemas/participant-usage.js';
 import { scanUsage, type ScannedParticipant, type UnreadablePath } from '../harnesses/claude-code/usage-scan.js';
 
 export interface NativeUsageReport {

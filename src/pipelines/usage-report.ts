@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
-import { addTokens, zeroTokens, type TokensByKind } from '../harnesses/claude-code/participants.js';
+import { addTokens, zeroTokens, type TokensByKind } from '../schemas/participant-usage.js';
 
 type Tokens = TokensByKind;
 

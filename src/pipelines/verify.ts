@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claudeCodePlan, claudeConfigDir } from '../harnesses/claude-code/launch.js';
-import type { ParticipantUsage } from '../harnesses/claude-code/participants.js';
+import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import { codexPlan } from '../harnesses/codex/launch.js';
 import { installHarness } from '../harnesses/installer.js';
 import type { Call } from '../schemas/call.js';
@@ -12,7 +12,8 @@ import { checkValue } from '../schemas/validate.js';
 import { runProcess, type ProcessPlan } from '../sources/process-runner.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
 import { perIdNativeCapture } from '../harnesses/native-capture.js';
-import { attributeCalls, deriveRelations, finalizeNativeCapture, validateCapture } from '../transforms/capture/index.js';
+import { attributeCalls, deriveRelations, validateCapture } from '../transforms/capture/index.js';
+import { finalizeNativeCapture } from './capture/finalize.js';
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
 

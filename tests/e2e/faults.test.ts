@@ -176,6 +176,7 @@ describe('collect: one run, one collector; a killed run is said so and resumed c
     expect(existsSync(leftover!)).toBe(false);
     expect(readFileSync(join(run, 'lock.json'), 'utf8')).toBe(lockBefore);
     expect(existsSync(join(run, '.roller.lock'))).toBe(false);
+    expect(existsSync(join(run, '.running'))).toBe(false); // nothing of the notes stays once every attempt ended
     const info = readJson<RunInfo>(join(run, 'info.json'));
     expect(info.state).toBe('finished');
     expect(info.resume_history).toEqual([

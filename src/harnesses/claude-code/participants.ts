@@ -1,48 +1,9 @@
 import type { NativeRecord, NativeSession } from './native-session.js';
+import { zeroTokens, type ParticipantUsage, type TokensByKind } from '../../schemas/participant-usage.js';
 
 type Json = Record<string, any>;
 
-export interface TokensByKind {
-  /** input tokens, excluding cache reads and cache creation */
-  input: number;
-  cache_creation: number;
-  cache_read: number;
-  output: number;
-  reasoning: number;
-}
-
-export interface ParticipantUsage {
-  participant: string;
-  role: 'root' | 'child';
-  native_id: string;
-  parent: string | null;
-  spawn_tool_call_id: string | null;
-  depth: number;
-  tokens: TokensByKind;
-  /** Distinct model messages (message.id + requestId), each counted once. */
-  messages: number;
-  message_ids: string[];
-  /** missing: a participant its parent names whose own records are not there (its tokens are unknown, not 0). */
-  status: 'completed' | 'failed' | 'running' | 'unknown' | 'missing';
-  status_source: string | null;
-  cost_usd: number | null;
-  cost_note: string | null;
-  reason: string | null;
-  /**
-   * What the spawn call's own tool result was: the child's result (a foreground run), or a launch
-   * acknowledgement (a background run; every Codex spawn) — which is never completion. null for the root.
-   */
-  spawn_result?: 'result' | 'acknowledgement' | null;
-}
-
-export const zeroTokens = (): TokensByKind => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
-
-const TOKEN_KINDS = ['input', 'cache_creation', 'cache_read', 'output', 'reasoning'] as const satisfies readonly (keyof TokensByKind)[];
-
-/** Adds b's tokens to a's, kind by kind (a may carry other counts: they are left alone). */
-export function addTokens(a: TokensByKind, b: TokensByKind): void {
-  for (const k of TOKEN_KINDS) a[k] += b[k] ?? 0;
-}
+export { addTokens, zeroTokens, type ParticipantUsage, type TokensByKind } from '../../schemas/participant-usage.js';
 
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
 

@@ -1,4 +1,4 @@
-import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
+import type { ParticipantUsage, TokensByKind } from '../../schemas/participant-usage.js';
 import type { CodexThread } from './rollout.js';
 
 type Json = Record<string, any>;

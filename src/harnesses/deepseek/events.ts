@@ -5,7 +5,7 @@ import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/act
 import { DeepSeekEvent } from '../../schemas/harness-events.js';
 import { checkValue } from '../../schemas/validate.js';
 import { newStep, timingOf } from '../../transforms/actf/step.js';
-import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
+import type { ParticipantUsage, TokensByKind } from '../../schemas/participant-usage.js';
 
 type Json = Record<string, any>;
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);

@@ -1,6 +1,6 @@
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
 import { newStep, timingOf } from '../../transforms/actf/step.js';
-import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
+import type { ParticipantUsage, TokensByKind } from '../../schemas/participant-usage.js';
 import type { HermesData, HermesSession } from './store.js';
 
 type Json = Record<string, any>;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { openReadonlySqlite } from '../../core/sqlite.js';
 import { decompress } from 'fzstd';
 import { ErrorCode, RollerError } from '../../core/errors.js';
-import type { ParticipantUsage } from '../claude-code/participants.js';
+import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { piParticipants, piToActf, sessionOfRecords, type PiSession } from '../pi/session.js';
 import type { Actf } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';

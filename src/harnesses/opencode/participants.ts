@@ -1,4 +1,4 @@
-import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
+import type { ParticipantUsage, TokensByKind } from '../../schemas/participant-usage.js';
 import type { OpenCodeStore } from './store.js';
 
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);

@@ -4,7 +4,7 @@ import { ErrorCode, RollerError } from '../../core/errors.js';
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
 import { newStep, timingOf } from '../../transforms/actf/step.js';
-import type { ParticipantUsage, TokensByKind } from '../claude-code/participants.js';
+import type { ParticipantUsage, TokensByKind } from '../../schemas/participant-usage.js';
 
 export const PI_VERIFIED_VERSIONS = ['0.73.1'] as const;
 export const PI_RAW_SCHEMA = 'roller.pi-events/v1' as const;

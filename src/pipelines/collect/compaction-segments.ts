@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { fileIncludes } from '../../core/file-includes.js';
 import { claudeCodeCompactions, compactionSummaryCalls, jsonlRecords, type ClaudeCodeCompaction } from '../../harnesses/claude-code/compaction.js';
-import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import type { Actf } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
 import type { TrajectoryConversion } from '../../schemas/run-info.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from '../../core/thread-fs.js';
 import { join } from 'node:path';
-import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import type { ConvertibleHarness } from '../../harnesses/launch.js';
 import { nativeArchive, relativeStatusSources } from '../../harnesses/native-archive.js';
 import { perIdNativeCapture, type NativeCapture } from '../../harnesses/native-capture.js';
@@ -12,7 +12,7 @@ import type { Actf } from '../../schemas/actf.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
 import { attributeCalls } from '../../transforms/capture/attribute.js';
 import { joinByHeader } from '../../transforms/capture/coverage.js';
-import { finalizeNativeCapture } from '../../transforms/capture/finalize.js';
+import { finalizeNativeCapture } from '../capture/finalize.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
 import { convertNative } from '../convert.js';
 import { readCallsLazily } from '../../sources/archive/calls-reader.js';

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
@@ -80,4 +80,9 @@ export async function cleanLeftovers(runDir: string): Promise<string[]> {
   }
   await rm(join(runDir, RUNNING_DIR), { recursive: true, force: true });
   return removed;
+}
+
+/** The notes' directory, once every attempt of this run has ended (empty then): nothing of it stays in the run. */
+export async function endAttemptNotes(runDir: string): Promise<void> {
+  await rmdir(join(runDir, RUNNING_DIR)).catch(() => undefined); // not empty: an attempt still noted (a killed run's)
 }

@@ -18,7 +18,7 @@ import { lockDifferences, redactConfig } from './lock.js';
 import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
 import { reusableSample } from './reuse.js';
-import { cleanLeftovers, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
+import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
 
@@ -327,6 +327,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     await Promise.all(Array.from({ length: Math.max(1, o.concurrency ?? 1) }, worker));
   } finally {
     for (const server of servers) await server.close();
+    await endAttemptNotes(runDir);
   }
 
   state = 'finalizing';

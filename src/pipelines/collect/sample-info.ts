@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { rm } from '../../core/thread-fs.js';
 import { join } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
-import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { CLAUDE_CODE_RAW_SCHEMA } from '../../harnesses/claude-code/trace.js';
 import { CODEX_RAW_SCHEMA } from '../../harnesses/codex/rollout.js';
 import type { ConvertibleHarness } from '../../harnesses/launch.js';

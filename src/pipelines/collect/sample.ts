@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../../core/errors.js';
-import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { claudeCodePlan, claudeConfigDir } from '../../harnesses/claude-code/launch.js';
 import { codexPlan } from '../../harnesses/codex/launch.js';
 import { opencodePlan } from '../../harnesses/opencode/launch.js';

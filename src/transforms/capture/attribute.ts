@@ -1,37 +1,45 @@
 import type { Call } from '../../schemas/call.js';
-import type { ParticipantUsage } from '../../harnesses/claude-code/participants.js';
+import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { withCallFields } from '../../schemas/call-context.js';
+
+/** Each native output id (response / message id) with the participants that claim it. */
+export type OutputOwners = ReadonlyMap<string, readonly string[]>;
+
+export function outputOwners(participants: readonly ParticipantUsage[]): OutputOwners {
+  const owners = new Map<string, string[]>();
+  for (const p of participants) for (const id of p.message_ids) owners.set(id, [...(owners.get(id) ?? []), p.participant]);
+  return owners;
+}
 
 /**
  * Attribution by evidence only (seeds/000): a call belongs to the participant whose native outputs include
  * the call's response id (Claude Code message.id; Codex token_usage_record.response_id). Never by time,
  * text or order. A response id claimed by two participants is ambiguous; one claimed by none stays
- * unattributed — both stay in calls.jsonl with the status saying so.
+ * unattributed — both stay in calls.jsonl with the status saying so. (Its export status is set apart.)
  */
+export function attributeByResponseId(call: Call, owners: OutputOwners): Call {
+  const who = call.response_id ? (owners.get(call.response_id) ?? []) : [];
+  const reasons = { ...call.status_reasons };
+  let participant_id: string | null = null;
+  let identity_status: Call['identity_status'];
+  if (who.length === 1) {
+    participant_id = who[0]!;
+    identity_status = 'attributed';
+    delete reasons.identity_status;
+  } else if (who.length > 1) {
+    identity_status = 'ambiguous';
+    reasons.identity_status = `response ${call.response_id} is a native output of ${who.join(' and ')}`;
+  } else {
+    identity_status = 'unattributed';
+    reasons.identity_status = call.response_id ? `response ${call.response_id} is no participant's native output` : 'the call has no response id to join on';
+  }
+  return withCallFields(call, { participant_id, identity_status, status_reasons: reasons });
+}
+
+/** attributeByResponseId and the export status, over an array of calls (scripts and tests holding them). */
 export function attributeCalls(calls: readonly Call[], participants: readonly ParticipantUsage[]): Call[] {
-  const owners = new Map<string, string[]>();
-  for (const p of participants) for (const id of p.message_ids) owners.set(id, [...(owners.get(id) ?? []), p.participant]);
-  return calls.map((call) => {
-    const who = call.response_id ? (owners.get(call.response_id) ?? []) : [];
-    const reasons = { ...call.status_reasons };
-    let participant_id: string | null = null;
-    let identity_status: Call['identity_status'];
-    if (who.length === 1) {
-      participant_id = who[0]!;
-      identity_status = 'attributed';
-      delete reasons.identity_status;
-    } else if (who.length > 1) {
-      identity_status = 'ambiguous';
-      reasons.identity_status = `response ${call.response_id} is a native output of ${who.join(' and ')}`;
-    } else {
-      identity_status = 'unattributed';
-      reasons.identity_status = call.response_id
-        ? `response ${call.response_id} is no participant's native output`
-        : 'the call has no response id to join on';
-    }
-    const next: Call = withCallFields(call, { participant_id, identity_status, status_reasons: reasons });
-    return withExportStatus(next);
-  });
+  const owners = outputOwners(participants);
+  return calls.map((call) => withExportStatus(attributeByResponseId(call, owners)));
 }
 
 /**

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { ParticipantStatus } from './manifest.js';
+
+/** Tokens by kind: input excludes cache reads and cache creation, which are counted apart; reasoning is within output. */
+export const TokensByKind = z.strictObject({
+  input: z.number().nonnegative(),
+  cache_creation: z.number().nonnegative(),
+  cache_read: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  reasoning: z.number().nonnegative(),
+});
+export type TokensByKind = z.infer<typeof TokensByKind>;
+
+/**
+ * One participant of a native session as an adapter reads it (seeds/004): its place in the agent tree, its own
+ * tokens (each model message counted once), its status and where that was read. The cross-harness participant
+ * model: usage.json rows, info.json runtime.participants, and what the capture layer attributes calls to.
+ */
+export const ParticipantUsage = z
+  .strictObject({
+    participant: z.string().min(1).describe('opaque participant id (session:…, agent:…, thread:…)'),
+    role: z.enum(['root', 'child']),
+    native_id: z.string().describe('the id the harness gives it'),
+    parent: z.string().nullable().describe('the parent participant, null for the root (or when unknown: see reason)'),
+    spawn_tool_call_id: z.string().nullable().describe('the tool call that spawned it'),
+    depth: z.number().int(),
+    tokens: TokensByKind,
+    messages: z.number().int().nonnegative().describe('distinct model messages (each counted once)'),
+    message_ids: z.array(z.string()).describe('the native output ids (response / message ids) calls join on'),
+    status: ParticipantStatus,
+    status_source: z.string().nullable(),
+    cost_usd: z.number().nullable(),
+    cost_note: z.string().nullable(),
+    reason: z.string().nullable(),
+    spawn_result: z
+      .enum(['result', 'acknowledgement'])
+      .nullable()
+      .optional()
+      .describe("what the spawn call's own tool result was: the child's result (foreground) or a launch acknowledgement (background; every Codex spawn), which is never completion"),
+  })
+  .describe('a participant with its own usage (usage.json, info.json runtime.participants)');
+export type ParticipantUsage = z.infer<typeof ParticipantUsage>;
+
+export const zeroTokens = (): TokensByKind => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
+
+const TOKEN_KINDS = ['input', 'cache_creation', 'cache_read', 'output', 'reasoning'] as const satisfies readonly (keyof TokensByKind)[];
+
+/** Adds b's tokens to a's, kind by kind (a may carry other counts: they are left alone). */
+export function addTokens(a: TokensByKind, b: TokensByKind): void {
+  for (const k of TOKEN_KINDS) a[k] += b[k] ?? 0;
+}

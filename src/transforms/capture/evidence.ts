@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import type { Call } from '../../schemas/call.js';
+import { rawContextBytesOf } from '../../schemas/call-context.js';
+import type { ParticipantUsage } from '../../schemas/participant-usage.js';
+
+type Json = Record<string, any>;
+
+/**
+ * What the relation correlators need of one call, taken once as it passes (its request body parsed once, then let
+ * go): ids, the tool calls its output made, the spawn results its input carries, the children whose completion it
+ * delivers. A capture's correlators hold these, never the calls or their bodies.
+ */
+export interface CallEvidence {
+  call_id: string;
+  seq: number;
+  protocol: Call['protocol'];
+  participant_id: string | null;
+  tool_refs: Call['tool_refs'];
+  /** Tool-call ids whose results this call's input carries, of those a relation can use (the watched ones). */
+  results: string[];
+  /** Native ids of the watched children whose completion this call's input delivers (see deliveryIn). */
+  delivers: string[];
+  /** Chat Completions: the tool calls the output emitted, and the assistant tool-call groups the input sends back. */
+  emitted: ToolCallKey[];
+  sent: ToolCallKey[][];
+}
+
+/** A tool call as the rewritten-id check compares it: its id, and its name and arguments as one digest. */
+export interface ToolCallKey {
+  id: string;
+  key: string;
+}
+
+/** The children a capture's relations are about: what each call's evidence is checked against. */
+export interface EvidenceWatch {
+  children: readonly { native_id: string; spawn_tool_call_id: string | null }[];
+  /** Codex v2: a child's agent path (the author of its answers). */
+  agentPaths?: Readonly<Record<string, string>>;
+  /** Spawn tool ids, and the same with every character that is not a letter or digit dropped (a rewritten id). */
+  ids: ReadonlySet<string>;
+}
+
+export function evidenceWatch(participants: readonly ParticipantUsage[], agentPaths?: Readonly<Record<string, string>>): EvidenceWatch {
+  const children = participants.filter((p) => p.role === 'child');
+  const ids = new Set<string>();
+  for (const c of children) {
+    if (!c.spawn_tool_call_id) continue;
+    ids.add(c.spawn_tool_call_id);
+    ids.add(c.spawn_tool_call_id.replace(/[^A-Za-z0-9]/g, ''));
+  }
+  return { children, ids, ...(agentPaths ? { agentPaths } : {}) };
+}
+
+/**
+ * A call's request body, parsed for this look only: a lazily read call's bytes are parsed here and let go (its
+ * `context` getter would keep the parse on the call for the whole capture).
+ */
+export function contextOnce(call: Call): Json {
+  const bytes = rawContextBytesOf(call);
+  if (bytes) return (JSON.parse(bytes.toString('utf8')) ?? {}) as Json;
+  return (call.context ?? {}) as Json;
+}
+
+export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
+  const body = contextOnce(call);
+  const results = [...toolResultIdsOf(call.protocol, body)].filter((id) => watch.ids.has(id));
+  const delivers = watch.children.filter((child) => deliveredIn(call.protocol, body, child, watch.agentPaths?.[child.native_id])).map((c) => c.native_id);
+  const chat = call.protocol === 'openai-chat-completions';
+  return {
+    call_id: call.call_id,
+    seq: call.seq,
+    protocol: call.protocol,
+    participant_id: call.participant_id,
+    tool_refs: call.tool_refs,
+    results,
+    delivers,
+    emitted: chat ? outputToolCalls(call.output) : [],
+    sent: chat ? sentToolCallGroups(body) : [],
+  };
+}
+
+/** The tool-call ids whose results a request body carries, for each protocol's shape. */
+export function toolResultIdsOf(protocol: Call['protocol'], body: Json): Set<string> {
+  const ids = new Set<string>();
+  if (protocol === 'anthropic-messages') {
+    for (const m of (body.messages ?? []) as Json[]) {
+      if (Array.isArray(m.content)) for (const b of m.content as Json[]) if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') ids.add(b.tool_use_id);
+    }
+  } else if (protocol === 'openai-responses') {
+    for (const it of (Array.isArray(body.input) ? body.input : []) as Json[]) {
+      if ((it.type === 'function_call_output' || it.type === 'custom_tool_call_output') && typeof it.call_id === 'string') ids.add(it.call_id);
+    }
+  } else if (protocol === 'openai-chat-completions') {
+    for (const m of (body.messages ?? []) as Json[]) if (m.role === 'tool' && typeof m.tool_call_id === 'string') ids.add(m.tool_call_id);
+  }
+  return ids;
+}
+
+/**
+ * Where an acknowledged child's result reaches the parent's actual input, by evidence that names the child:
+ * a Claude Code <task-notification> holding both its task id and the spawn's tool-use id (the same text
+ * without those ids is no proof), a Codex v1 wait_agent output whose status names the child's thread as
+ * completed or a <subagent_notification> naming it (agent_path) as completed, or a Codex v2 FINAL_ANSWER
+ * agent_message authored by the child's agent path, or an OpenClaw completion event (a user message from
+ * `source: subagent` naming the child's `session_key`).
+ */
+export function deliveredIn(protocol: Call['protocol'], body: Json, child: { native_id: string; spawn_tool_call_id: string | null }, agentPath?: string): boolean {
+  const text = (c: unknown): string => (typeof c === 'string' ? c : Array.isArray(c) ? (c as Json[]).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n') : '');
+  if (protocol === 'anthropic-messages') {
+    const tool = child.spawn_tool_call_id;
+    return ((body.messages ?? []) as Json[]).some((m) => {
+      if (m.role !== 'user') return false;
+      const t = text(m.content);
+      return t.includes('<task-notification>') && t.includes(`<task-id>${child.native_id}</task-id>`) && tool !== null && t.includes(`<tool-use-id>${tool}</tool-use-id>`);
+    });
+  }
+  if (protocol === 'openai-responses') {
+    return ((Array.isArray(body.input) ? body.input : []) as Json[]).some((it) => {
+      if (it.type === 'function_call_output' && typeof it.output === 'string') {
+        try {
+          const out = JSON.parse(it.output) as Json;
+          return out.status?.[child.native_id]?.completed !== undefined;
+        } catch {
+          return false;
+        }
+      }
+      if (it.type === 'agent_message') return agentPath !== undefined && it.author === agentPath && text(it.content).includes('FINAL_ANSWER');
+      // v1: a child that finished after the wait is announced to the parent, naming its thread.
+      if ((it.type === 'message' || it.role !== undefined) && it.role === 'user') {
+        const t = text(it.content);
+        return t.includes('<subagent_notification>') && t.includes(`"agent_path":"${child.native_id}"`) && t.includes('"completed"');
+      }
+      return false;
+    });
+  }
+  if (protocol === 'openai-chat-completions') {
+    return ((body.messages ?? []) as Json[]).some((m) => {
+      if (m.role !== 'user') return false;
+      const lines = text(m.content).split('\n');
+      return lines.includes('source: subagent') && lines.includes(`session_key: ${child.native_id}`);
+    });
+  }
+  return false;
+}
+
+const keyOf = (name: string, args: string) => createHash('sha1').update(name).update('\0').update(args).digest('base64');
+
+function outputToolCalls(output: unknown): ToolCallKey[] {
+  const message = (((output ?? {}) as Json).choices?.[0]?.message ?? {}) as Json;
+  return ((message.tool_calls ?? []) as Json[]).map((t) => ({ id: String(t.id ?? ''), key: keyOf(String(t.function?.name ?? ''), String(t.function?.arguments ?? '')) }));
+}
+
+function sentToolCallGroups(body: Json): ToolCallKey[][] {
+  const groups: ToolCallKey[][] = [];
+  for (const m of (body.messages ?? []) as Json[]) {
+    if (m.role !== 'assistant' || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) continue;
+    groups.push((m.tool_calls as Json[]).map((t) => ({ id: String(t.id ?? ''), key: keyOf(String(t.function?.name ?? ''), String(t.function?.arguments ?? '')) })));
+  }
+  return groups;
+}

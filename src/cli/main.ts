@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { ErrorCode, isRollerError, RollerError } from '../core/errors.js';
-import { CONVERT_HARNESSES, CONVERTIBLE_HARNESSES, isConvertHarness, isConvertibleHarness, isVerifiableHarness, VERIFIABLE_HARNESSES, type ConvertHarness, type ConvertibleHarness, type VerifiableHarness } from '../harnesses/launch.js';
 import { defaultCacheDir, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/pins.js';
+import { KNOWN_HARNESSES } from '../schemas/common.js';
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRecordTypeName, RECORD_TYPE_NAMES, type RecordTypeName } from '../schemas/record-type-names.js';
@@ -150,10 +150,10 @@ export function buildProgram(): Command {
   program
     .command('verify')
     .description("run seeds/000's common acceptance scenarios on the real pinned harness, offline (scripted model, recording proxy), and judge each from the files")
-    .requiredOption('--harness <name>', VERIFIABLE_HARNESSES.join(' | '), verifiableHarness)
+    .requiredOption('--harness <name>', 'claude-code | codex', verifiableHarness)
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
-    .action(async (opts: { harness: VerifiableHarness; cacheDir: string; keep?: boolean }) => {
+    .action(async (opts: { harness: 'claude-code' | 'codex'; cacheDir: string; keep?: boolean }) => {
       const results = await (await import('../pipelines/verify.js')).verifyHarness(opts.harness, {
         cacheDir: opts.cacheDir,
         keep: opts.keep === true,
@@ -190,14 +190,14 @@ export function buildProgram(): Command {
   program
     .command('convert')
     .description('convert an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json, usage.json')
-    .requiredOption('--harness <name>', CONVERT_HARNESSES.join(' | '), convertHarness)
+    .requiredOption('--harness <name>', `${KNOWN_HARNESSES.join(' | ')} (or a registered adapter)`)
     .requiredOption('--native <path>', 'claude-code: a CLAUDE_CONFIG_DIR, a projects/<cwd> dir or a session file; codex: a CODEX_HOME or a rollout file')
     .requiredOption('--out <dir>', 'output directory (one subdirectory per session when there are several)')
     .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
     .option('--stream <file>', 'the CLI stream-json stdout: cross-checked against the native files (conversion.json)')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
     .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file (it is listed as missing either way)')
-    .action(async (opts: { harness: ConvertHarness; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean; allowPartial?: boolean }) => {
+    .action(async (opts: { harness: string; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean; allowPartial?: boolean }) => {
       const sessions = await (await import('../pipelines/convert.js')).convertNative({
         harness: opts.harness,
         native: opts.native,
@@ -310,7 +310,7 @@ export function buildProgram(): Command {
     .command('collect')
     .description('run every task x model through a harness on the embedded scripted model (or an API), recording every call; writes a run directory (seeds/003)')
     .requiredOption('--tasks <file>', 'tasks JSONL: one {"id","prompt", "followups"?, "files"?, "output_dirs"?, "timeout_s"?} per line (followups: later prompts in the same session; claude-code)')
-    .option('--harness <name>', CONVERTIBLE_HARNESSES.join(' | '), convertibleHarness, 'claude-code')
+    .option('--harness <name>', `${Object.keys(PINNED_HARNESSES).join(' | ')} (the harnesses roller can run)`, 'claude-code')
     .option('--model <provider/model>', 'repeatable; scripted/<name> starts the embedded scripted model', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--model-config <file>', 'JSON {"models": {"provider/model": {"api_base", "api_key_env"}}}; keys only from the environment')
     .option('--output <dir>', 'parent directory of runs', 'runs')
@@ -333,7 +333,7 @@ export function buildProgram(): Command {
     .option('--image <name>', '--runner docker: the image samples run in (host networking; the pinned CLI is mounted)')
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
     .option('--json', 'print the final run info as JSON on stdout')
-    .action(async (opts: { tasks: string; harness: ConvertibleHarness; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean; openclawMode?: OpenClawMode }) => {
+    .action(async (opts: { tasks: string; harness: string; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean; openclawMode?: OpenClawMode }) => {
       if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
       const controller = new AbortController();
       const onSignal = () => {
@@ -413,18 +413,8 @@ function captureDebugOption(value: string): 'on-error' | 'full' | 'off' {
   return value;
 }
 
-function convertHarness(value: string): ConvertHarness {
-  if (!isConvertHarness(value)) throw new InvalidArgumentError(CONVERT_HARNESSES.join(', '));
-  return value;
-}
-
-function verifiableHarness(value: string): VerifiableHarness {
-  if (!isVerifiableHarness(value)) throw new InvalidArgumentError(`${VERIFIABLE_HARNESSES.join(' or ')} (the others have no acceptance scenarios yet)`);
-  return value;
-}
-
-function convertibleHarness(value: string): ConvertibleHarness {
-  if (!isConvertibleHarness(value)) throw new InvalidArgumentError(`${CONVERTIBLE_HARNESSES.join(' or ')} (the other harnesses do not convert or verify offline yet)`);
+function verifiableHarness(value: string): 'claude-code' | 'codex' {
+  if (value !== 'claude-code' && value !== 'codex') throw new InvalidArgumentError('claude-code or codex (the others have no acceptance scenarios yet)');
   return value;
 }
 

@@ -6,6 +6,9 @@ import { throwIfAborted } from './abort.js';
 import { jsonPieces } from './json-pieces.js';
 import { giveBackScratch, takeScratch } from './scratch-buffers.js';
 import { ErrorCode, RollerError } from './errors.js';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import type { OpenOutput } from './output.js';
 
 export interface WrittenFile {
   path: string;
@@ -17,6 +20,11 @@ export interface AtomicWriteOptions {
   signal?: AbortSignal;
   /** fsync the file and its directory (default true): after a crash a reader sees the old or the new file. */
   durable?: boolean;
+  /**
+   * Where the temporary file's bytes go instead of a file handle (a sink's injectable output: tests hand a stalling
+   * or failing one); the rename into place is the same. Without a handle there is no fsync of the file.
+   */
+  open?: OpenOutput;
 }
 
 type Content = string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
@@ -33,15 +41,20 @@ export async function writeFileAtomic(path: string, content: Content, options: A
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const hash = createHash('sha256');
   let bytes = 0;
-  const handle = await open(temp, 'wx');
+  const out = options.open ? await options.open(temp) : undefined;
+  const handle = out ? undefined : await open(temp, 'wx');
   let renamed = false;
   try {
     const writeAll = async (buf: Uint8Array) => {
       hash.update(buf);
       bytes += buf.length;
+      if (out) {
+        if (!out.write(buf)) await once(out, 'drain', options.signal ? { signal: options.signal } : {});
+        return;
+      }
       let off = 0;
       while (off < buf.length) {
-        const { bytesWritten } = await handle.write(buf, off, buf.length - off);
+        const { bytesWritten } = await handle!.write(buf, off, buf.length - off);
         off += bytesWritten;
       }
     };
@@ -58,11 +71,16 @@ export async function writeFileAtomic(path: string, content: Content, options: A
     };
     if (typeof content === 'string' || content instanceof Uint8Array) await write(content);
     else for await (const piece of content) await write(piece);
-    if (options.durable ?? true) await handle.sync();
-    await handle.close();
+    if (out) {
+      out.end();
+      await finished(out, options.signal ? { signal: options.signal } : {});
+    } else {
+      if (options.durable ?? true) await handle!.sync();
+      await handle!.close();
+    }
     await rename(temp, path);
     renamed = true;
-    if (options.durable ?? true) await syncDirectory(dir);
+    if (!out && (options.durable ?? true)) await syncDirectory(dir);
     return { path, bytes, sha256: hash.digest('hex') };
   } catch (cause) {
     if (cause instanceof RollerError || options.signal?.aborted) throw cause;
@@ -73,7 +91,8 @@ export async function writeFileAtomic(path: string, content: Content, options: A
     );
   } finally {
     if (!renamed) {
-      await handle.close().catch(() => {}); // already closed on the success path before rename
+      out?.destroy();
+      await handle?.close().catch(() => {}); // already closed on the success path before rename
       await rm(temp, { force: true });
     }
   }
@@ -107,7 +126,8 @@ export async function writeJsonAtomic(path: string, value: unknown, options: Ato
   }
 }
 
-function* jsonText(value: unknown, indent: number): Generator<string> {
+/** A JSON document's text as writeJsonAtomic writes it: indented, with a trailing newline. */
+export function* jsonText(value: unknown, indent = 2): Generator<string> {
   yield* jsonPieces(value, indent);
   yield '\n';
 }

@@ -6,6 +6,7 @@ import { abortableInput } from './abort.js';
 import { EncodedLine, jsonlBytes } from './encoded-line.js';
 import { ErrorCode, RollerError, abortReason } from './errors.js';
 import { openFileOutput, type OpenOutput } from './output.js';
+import { rename, rm } from './thread-fs.js';
 import type { Sink, SinkReport, StageContext } from './stage.js';
 
 export interface JsonlSinkOptions {
@@ -14,6 +15,8 @@ export interface JsonlSinkOptions {
   open?: OpenOutput;
   /** Compute the sha256 of the bytes while they are written. Default true. */
   sha256?: boolean;
+  /** Written to a temporary file beside `path` and renamed into place only when complete (a reader never sees part of it). */
+  atomic?: boolean;
   name?: string;
 }
 
@@ -29,7 +32,8 @@ export function createJsonlSink<T = unknown>(options: JsonlSinkOptions): Sink<T>
   return {
     name,
     async consume(input: AsyncIterable<T>, ctx: StageContext): Promise<SinkReport> {
-      const out: Writable = await open(options.path);
+      const target = options.atomic ? `${options.path}.${process.pid}.tmp` : options.path;
+      const out: Writable = await open(target);
       let streamError: Error | undefined;
       const onError = (err: Error) => (streamError ??= err);
       out.on('error', onError);
@@ -71,6 +75,7 @@ export function createJsonlSink<T = unknown>(options: JsonlSinkOptions): Sink<T>
           throw fail(err);
         }
         if (streamError) throw fail(streamError);
+        if (options.atomic) await rename(target, options.path);
         ctx.counters.add(name, 'received', received);
         ctx.counters.add(name, 'emitted', received);
         const digest = hash?.digest('hex');
@@ -83,6 +88,7 @@ export function createJsonlSink<T = unknown>(options: JsonlSinkOptions): Sink<T>
         };
       } catch (err) {
         out.destroy();
+        if (options.atomic) await rm(target, { force: true });
         throw err;
       } finally {
         out.off('error', onError);

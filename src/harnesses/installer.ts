@@ -8,11 +8,12 @@ import { ErrorCode, RollerError } from '../core/errors.js';
 const run = promisify(execFile);
 
 import { defaultCacheDir, PINNED_HARNESSES, type InstallableHarness } from './pins.js';
+import { harnessAdapter } from './index.js';
 
 export { defaultCacheDir, PINNED_HARNESSES, type InstallableHarness };
 
 export interface InstalledHarness {
-  name: InstallableHarness;
+  name: string;
   package: string;
   version: string;
   dir: string;
@@ -25,11 +26,12 @@ export interface InstalledHarness {
 const MARKER = '.roller-installed.json';
 
 /** Installs the pinned CLI into `<cache>/<name>-<version>` (once; later calls reuse it). */
-export async function installHarness(name: InstallableHarness, options: { cacheDir?: string } = {}): Promise<InstalledHarness> {
-  const pin = PINNED_HARNESSES[name];
+export async function installHarness(name: string, options: { cacheDir?: string } = {}): Promise<InstalledHarness> {
+  const pin = harnessAdapter(name).runner?.pin;
+  if (!pin) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: roller has no pinned CLI for it (it reads its files: roller convert)`);
   const dir = join(options.cacheDir ?? defaultCacheDir(), `${name}-${pin.version}`);
   const bin = join(dir, 'node_modules', '.bin', pin.bin);
-  const runtime = 'runtime' in pin ? join(dir, pin.runtime.bin) : undefined;
+  const runtime = pin.runtime ? join(dir, pin.runtime.bin) : undefined;
   const result = { name, package: pin.package, version: pin.version, dir, bin, ...(runtime ? { runtime } : {}) };
   const marker = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);
   if (marker && (await access(bin).then(() => true, () => false))) return { ...result, reused: true };
@@ -39,7 +41,7 @@ export async function installHarness(name: InstallableHarness, options: { cacheD
     // runtime's bin dir is first on PATH before it exists, so the CLI's install scripts run on it.
     const env = { ...process.env };
     const packages = [`${pin.package}@${pin.version}`];
-    if ('runtime' in pin) {
+    if (pin.runtime) {
       packages.unshift(`${pin.runtime.package}@${pin.runtime.version}`);
       env.PATH = `${dirname(join(dir, pin.runtime.bin))}:${env.PATH ?? ''}`;
     }

@@ -42,27 +42,3 @@ export async function promptFile(launch: HarnessLaunch, name = 'prompt'): Promis
   await writeFile(path, launch.prompt, { mode: 0o600 });
   return path;
 }
-
-/** The harnesses with an offline converter (roller convert) and a collect adapter so far. */
-export const CONVERTIBLE_HARNESSES = ['claude-code', 'codex', 'opencode', 'pi', 'openclaw'] as const;
-export type ConvertibleHarness = (typeof CONVERTIBLE_HARNESSES)[number];
-
-export function isConvertibleHarness(name: string): name is ConvertibleHarness {
-  return (CONVERTIBLE_HARNESSES as readonly string[]).includes(name);
-}
-
-/** The harnesses `roller verify` has acceptance scenarios for so far. */
-export const VERIFIABLE_HARNESSES = ['claude-code', 'codex'] as const;
-export type VerifiableHarness = (typeof VERIFIABLE_HARNESSES)[number];
-
-export function isVerifiableHarness(name: string): name is VerifiableHarness {
-  return (VERIFIABLE_HARNESSES as readonly string[]).includes(name);
-}
-
-/** Harnesses `roller convert` reads offline: the collectable ones, and Hermes and DeepSeek (roller-defined event schemas; not installable here). */
-export const CONVERT_HARNESSES = [...CONVERTIBLE_HARNESSES, 'hermes', 'deepseek'] as const;
-export type ConvertHarness = (typeof CONVERT_HARNESSES)[number];
-
-export function isConvertHarness(name: string): name is ConvertHarness {
-  return (CONVERT_HARNESSES as readonly string[]).includes(name);
-}

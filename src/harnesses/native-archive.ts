@@ -1,7 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
-import type { ConvertibleHarness } from './launch.js';
 
 /**
  * The native files a harness wrote for one run, and the directory they are relative to — the directory the
@@ -14,24 +13,13 @@ export interface NativeArchive {
   files: string[];
 }
 
-/** Which files under the converter's root are the harness's session data (never settings, caches or credentials). */
-const SESSION_FILES: Record<ConvertibleHarness, RegExp> = {
-  // projects/<cwd>/<session>.jsonl, <session>/subagents/agent-<id>.jsonl and .meta.json
-  'claude-code': /^projects\//,
-  codex: /(^|\/)rollout-[^/]*\.jsonl$/,
-  // SQLite in WAL mode: the database with its journal files, as the CLI left them
-  opencode: /(^|\/)opencode\.db(-wal|-shm)?$/,
-  pi: /^\.pi\/agent\/sessions\/.*\.jsonl$/,
-  openclaw: /(^|\/)openclaw-agent\.sqlite(-wal|-shm)?$/,
-};
-
-/** The session files under `root` (the converter's native directory for this harness), sorted. */
-export function nativeArchive(harness: ConvertibleHarness, root: string): NativeArchive {
+/** The session files under `root` (the converter's native directory for this harness; HarnessAdapter.sessionFiles), sorted. */
+export function nativeArchive(sessionFiles: RegExp, root: string): NativeArchive {
   if (!existsSync(root)) return { root, files: [] };
   const files = readdirSync(root, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name))
-    .filter((f) => SESSION_FILES[harness].test(relative(root, f).split('\\').join('/')))
+    .filter((f) => sessionFiles.test(relative(root, f).split('\\').join('/')))
     .sort();
   return { root, files };
 }

@@ -4,18 +4,13 @@ import { basename, dirname, join } from 'node:path';
 import { writeJsonAtomic } from '../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import { formatJsonPath } from '../core/json-locate.js';
+import type { AtifSubagent } from '../harnesses/adapter.js';
+import { harnessAdapter } from '../harnesses/index.js';
 import type { Actf } from '../schemas/actf.js';
 import { AtifTrajectory } from '../schemas/atif.js';
+import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
 import { checkValue } from '../schemas/validate.js';
-import { claudeCodeToActf } from '../harnesses/claude-code/actf.js';
-import { codexToActf } from '../harnesses/codex/actf.js';
-import { threadsOfTrace } from '../harnesses/codex/rollout.js';
-import { openCodeToActf } from '../harnesses/opencode/actf.js';
-import { storeOfEvents, type OpenCodeEvent } from '../harnesses/opencode/events.js';
-import type { OpenCodeStore } from '../harnesses/opencode/store.js';
-import { piSubagentSessions, piToActf, sessionOfRecords } from '../harnesses/pi/session.js';
-import type { NativeRecord } from '../harnesses/claude-code/native-session.js';
 import { actfToAtif } from '../transforms/atif/from-actf.js';
 
 export interface ExportResult {
@@ -65,19 +60,10 @@ async function exportSample(runDir: string, row: RunInfo['samples'][number], out
   const { trajectory, images } = actfToAtif(actf, info, sessionId);
   if (row.status === 'skipped') trajectory.extra.roller.reused_by_resume = true;
   const raw = info.trajectory.raw ? join(dir, info.trajectory.raw) : undefined;
-  if (info.harness.name === 'claude-code' && raw) {
-    images.push(...(await embedClaudeCodeSubagents(raw, info, sessionId, trajectory)));
-  } else if (info.harness.name === 'codex' && raw) {
-    images.push(...(await embedCodexSubagents(raw, info, sessionId, trajectory)));
-  } else if (info.harness.name === 'openclaw' && raw) {
-    images.push(...embedSubagents(trajectory, openClawChildren(await readJsonl(raw), info), info, sessionId));
-  } else if ((info.harness.name === 'opencode' || info.harness.name === 'pi') && raw) {
-    const records = await readJsonl(raw);
-    const children =
-      info.harness.name === 'opencode'
-        ? openCodeChildren(storeOfEvents(records as OpenCodeEvent[]))
-        : piSubagentSessions(sessionOfRecords('trace.jsonl', records)).map((c) => ({ id: c.nativeId, participant: `subagent:${c.nativeId}`, actf: piToActf(c.session) }));
-    images.push(...embedSubagents(trajectory, children, info, sessionId));
+  const adapter = harnessAdapter(info.harness.name);
+  if (raw && adapter.atifSubagents) {
+    const people = ((info.runtime as { participants?: unknown }).participants ?? []) as ParticipantUsage[];
+    images.push(...embedSubagents(trajectory, adapter.atifSubagents(await readJsonl(raw), people), info, sessionId));
   }
   const issues = checkValue(AtifTrajectory, trajectory);
   if (issues.length > 0) {
@@ -128,78 +114,11 @@ async function readJsonl(path: string): Promise<Json[]> {
 type Json = Record<string, any>;
 
 /**
- * OpenClaw sub-agents (Gateway mode): trace.jsonl holds the root's transcript, then each child's, each
- * beginning with its session entry; a child is named by its participant's native id (its session key).
- */
-function openClawChildren(records: Json[], info: SampleInfo): { id: string; participant: string; actf: Actf }[] {
-  const people = ((info.runtime as { participants?: unknown }).participants ?? []) as { participant: string; native_id: string; role: string }[];
-  const sessions: Json[][] = [];
-  for (const r of records) {
-    if (r.type === 'session') sessions.push([]);
-    sessions.at(-1)?.push(r);
-  }
-  return sessions.slice(1).flatMap((list) => {
-    const participant = `session:${String(list[0]!.id)}`;
-    const person = people.find((p) => p.participant === participant && p.role === 'child');
-    return person ? [{ id: person.native_id, participant, actf: piToActf(sessionOfRecords('trace.jsonl', list)) }] : [];
-  });
-}
-
-/**
- * Claude Code sub-agents as embedded subagent_trajectories (ATIF v1.7): each sub-agent's own turns (its
- * sidechain records in trace.jsonl) converted like the main one, with trajectory_id = its agent id, and the
- * parent's spawning call result pointing at it with a subagent_trajectory_ref.
- */
-async function embedClaudeCodeSubagents(trace: string, info: SampleInfo, sessionId: string, trajectory: Json) {
-  const byAgent = new Map<string, NativeRecord[]>();
-  const lines = (await readFile(trace, 'utf8')).split('\n');
-  lines.forEach((line, i) => {
-    if (!line.includes('"isSidechain":true')) return;
-    let record: Json;
-    try {
-      record = JSON.parse(line) as Json;
-    } catch (err) {
-      throw new RollerError(ErrorCode.JSON_INVALID, `${trace}:${i + 1} is not valid JSON (${(err as Error).message}); the file is damaged`);
-    }
-    if (record.isSidechain !== true || typeof record.agentId !== 'string') return;
-    const list = byAgent.get(record.agentId) ?? [];
-    // claudeCodeToActf reads a participant's own records: a sub-agent's are its sidechain.
-    list.push({ record: { ...record, isSidechain: false }, file: 'trace.jsonl', line: i + 1 });
-    byAgent.set(record.agentId, list);
-  });
-  return embedSubagents(
-    trajectory,
-    [...byAgent].map(([agentId, records]) => ({ id: agentId, participant: `agent:${agentId}`, actf: claudeCodeToActf(records) })),
-    info,
-    sessionId,
-  );
-}
-
-/**
- * Codex sub-agents (child threads) as embedded subagent_trajectories: each child thread's own records (a warm
- * fork's replayed parent prefix left out) converted like the root, trajectory_id = its thread id.
- */
-async function embedCodexSubagents(trace: string, info: SampleInfo, sessionId: string, trajectory: Json) {
-  const children = threadsOfTrace(await readJsonl(trace)).filter((t) => t.parentThreadId !== null);
-  return embedSubagents(
-    trajectory,
-    children.map((t) => ({ id: t.threadId, participant: `thread:${t.threadId}`, actf: codexToActf(t) })),
-    info,
-    sessionId,
-  );
-}
-
-/** OpenCode child sessions (task-tool sub-agents, any depth), each converted like the root from the trace's rows. */
-function openCodeChildren(store: OpenCodeStore): { id: string; participant: string; actf: Actf }[] {
-  return store.sessions.filter((x) => x.parentId !== null).map((x) => ({ id: x.id, participant: `session:${x.id}`, actf: openCodeToActf(store, x.id) }));
-}
-
-/**
  * Embeds each sub-agent's trajectory (ATIF v1.7 subagent_trajectories, flat under the root) and points the
  * spawning call's result at it (subagent_trajectory_ref) — in the root's steps or, for a nested sub-agent,
  * in its parent's embedded steps. The spawning call is the participant's spawn_tool_call_id (native evidence).
  */
-function embedSubagents(trajectory: Json, children: { id: string; participant: string; actf: Actf }[], info: SampleInfo, sessionId: string) {
+function embedSubagents(trajectory: Json, children: readonly AtifSubagent[], info: SampleInfo, sessionId: string) {
   const people = ((info.runtime as { participants?: unknown }).participants ?? []) as { native_id: string; spawn_tool_call_id: string | null }[];
   const embedded: Json[] = [];
   const images = [];

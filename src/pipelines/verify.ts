@@ -1,15 +1,13 @@
-import type { VerifiableHarness } from '../harnesses/launch.js';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claudeCodePlan, claudeConfigDir } from '../harnesses/claude-code/launch.js';
+import { harnessAdapter } from '../harnesses/index.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
-import { codexPlan } from '../harnesses/codex/launch.js';
 import { installHarness } from '../harnesses/installer.js';
 import type { Call } from '../schemas/call.js';
 import { SftRecord } from '../schemas/sft.js';
 import { checkValue } from '../schemas/validate.js';
-import { runProcess, type ProcessPlan } from '../sources/process-runner.js';
+import { runProcess } from '../sources/process-runner.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
 import { perIdNativeCapture } from '../harnesses/native-capture.js';
 import { attributeCalls, deriveRelations, validateCapture } from '../transforms/capture/index.js';
@@ -17,7 +15,8 @@ import { finalizeNativeCapture } from './capture/finalize.js';
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
 
-export type VerifyHarness = VerifiableHarness;
+/** The harnesses with acceptance scenarios (SCENARIOS). */
+export type VerifyHarness = 'claude-code' | 'codex';
 export type ScenarioStatus = 'pass' | 'fail' | 'not_applicable' | 'not_run';
 
 export interface ScenarioResult {
@@ -159,8 +158,17 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
     await writeFile(join(work, rel), text);
   }
   const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off' });
-  const launch = { bin, prompt: scenario.prompt!, home, work, baseUrl: proxy.url, apiKey: 'roller-verify-dummy-key' };
-  const plan: ProcessPlan = harness === 'codex' ? await codexPlan({ ...launch, ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}), ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}), ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}) }) : await claudeCodePlan(launch);
+  const runner = harnessAdapter(harness).runner!;
+  const plan = await runner.plan({
+    bin,
+    prompt: scenario.prompt!,
+    home,
+    work,
+    baseUrl: proxy.url,
+    apiKey: 'roller-verify-dummy-key',
+    ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}),
+    harnessOptions: { ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}), ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}) },
+  });
   const outcome = await runProcess(plan, { timeoutMs: 240_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
   await proxy.close();
   await done;
@@ -169,7 +177,7 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
   const out = join(base, 'converted');
   const [session] = await convertNative({
     harness,
-    native: harness === 'codex' ? home : claudeConfigDir(home),
+    native: runner.nativeRoot(home),
     out,
     keepThinking: true,
     wire: join(base, 'capture', 'calls.jsonl'),

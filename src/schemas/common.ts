@@ -35,7 +35,12 @@ export type RecordedError = z.infer<typeof RecordedError>;
 
 export const FileDigest = z.strictObject({ sha256: Sha256, bytes: NonNegativeInt });
 
-export const HarnessName = z.enum(['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'hermes', 'deepseek']);
+/** The harnesses roller ships adapters for; a user's own adapter (registerHarness) may name another. */
+export const KNOWN_HARNESSES = ['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'hermes', 'deepseek'] as const;
+export const HarnessName = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,63}$/, 'a harness name: lowercase letters, digits and "-"')
+  .describe(`the harness adapter's name: ${KNOWN_HARNESSES.join(', ')}, or a registered adapter of a user's own`);
 export type HarnessName = z.infer<typeof HarnessName>;
 
 export const SampleStatus = z.enum(['ok', 'error', 'timeout', 'skipped']);

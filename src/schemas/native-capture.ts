@@ -64,3 +64,23 @@ export interface NativeCapture {
   nativeFiles: string[];
 }
 
+
+/** One compaction of a main context, as the harness records it (Claude Code: a compact_boundary record). */
+export interface NativeCompaction {
+  /** The native record that marks it. */
+  boundary: string;
+  /** The native record holding its summary (null when the session ends before it). */
+  summaryRecord: string | null;
+  /** How a segment names it in boundary_source (e.g. `claude-code compact_boundary <uuid>`). */
+  source: string;
+}
+
+/** A compacted main context: its compactions, and the calls that wrote their summaries (found by the adapter). */
+export interface NativeCompactions {
+  root: ParticipantUsage;
+  compactions: NativeCompaction[];
+  /** call id -> the compaction whose summary it wrote. */
+  summaryCalls: Map<string, NativeCompaction>;
+  /** Each summary call's attribution evidence (NativeCapture.recordedOutputs). */
+  recordedOutputs: Record<string, { participant: string; evidence: string }>;
+}

@@ -39,7 +39,8 @@ describe('model identity audit', () => {
 });
 
 describe('wire effort and thinking audits', async () => {
-  const { wireEffortAudit, thinkingAudit, thinkingArgs } = await import('../../src/pipelines/collect/audits.js');
+  const { wireEffortAudit, thinkingAudit } = await import('../../src/pipelines/collect/audits.js');
+  const { harnessAdapter } = await import('../../src/harnesses/index.js');
   const req = (context: unknown) => call(0, null, { context } as Partial<Call>);
   it('every request against the requested level: matched, mismatch, unverified, not observable', () => {
     expect(wireEffortAudit([req({ output_config: { effort: 'high' } }), req({ reasoning: { effort: 'high' } })], 'high').status).toBe('matched');
@@ -52,8 +53,14 @@ describe('wire effort and thinking audits', async () => {
     expect(thinkingAudit(a, 'high', true)).toEqual({ status: 'visible_reasoning', requested: 'high', steps_with_reasoning: 1 });
     expect(thinkingAudit(a, 'high', false).status).toBe('not_observable');
   });
-  it('the harness arguments for a level', () => {
-    expect(thinkingArgs('claude-code', 'high')).toEqual(['--effort', 'high']);
-    expect(thinkingArgs('codex', 'low')).toEqual(['-c', 'model_reasoning_effort="low"']);
+  it('the harness arguments for a level, as each adapter plans them', async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const base = await mkdtemp(join(tmpdir(), 'roller-thinking-'));
+    const launch = (name: string) => ({ bin: 'x', prompt: 'p', home: join(base, name), work: base, baseUrl: 'http://127.0.0.1:1', apiKey: 'k' });
+    expect((await harnessAdapter('claude-code').runner!.plan({ ...launch('claude'), thinking: 'high' })).args.join(' ')).toContain('--effort high');
+    expect((await harnessAdapter('codex').runner!.plan({ ...launch('codex'), thinking: 'low' })).args.join(' ')).toContain('-c model_reasoning_effort="low"');
+    expect(harnessAdapter('opencode').runner!.thinkingLevels).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { lockDifferences, redactConfig } from '../../src/pipelines/collect/lock.
 import { resolveModel } from '../../src/pipelines/collect/models.js';
 import { copyResults } from '../../src/pipelines/collect/results.js';
 import { loadTasks } from '../../src/pipelines/collect/tasks.js';
-import { reportedTotals } from '../../src/pipelines/collect/sample.js';
+import { reportedTotals } from '../../src/harnesses/claude-code/reported.js';
 import { LOCK_SCHEMA, type Lock } from '../../src/schemas/lock.js';
 import { useTempDir } from '../support/temp-dir.js';
 

@@ -82,19 +82,6 @@ export function modelIdentityAudit(calls: readonly Call[]): ModelIdentityAudit {
 }
 
 /** Reasoning levels each harness takes (`--thinking`), and how it asks for them. */
-export const THINKING_LEVELS: Record<'claude-code' | 'codex' | 'opencode' | 'pi' | 'openclaw', readonly string[]> = {
-  'claude-code': ['low', 'medium', 'high', 'xhigh', 'max'],
-  codex: ['minimal', 'low', 'medium', 'high', 'xhigh'],
-  opencode: [], // its run command takes no reasoning level here: --thinking is refused for it
-  pi: [], // roller's profile turns thinking off (compat.supportsReasoningEffort false)
-  openclaw: [], // exec runs with thinking off here
-};
-
-/** The harness arguments that set a reasoning level: Claude Code `--effort`, Codex `model_reasoning_effort`. */
-export function thinkingArgs(harness: keyof typeof THINKING_LEVELS, level: string): string[] {
-  return harness === 'codex' ? ['-c', `model_reasoning_effort="${level}"`] : ['--effort', level];
-}
-
 export interface WireEffortAudit {
   status: 'matched' | 'mismatch' | 'unverified' | 'not_observable';
   requested: string;

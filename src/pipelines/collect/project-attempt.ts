@@ -1,13 +1,9 @@
 import { existsSync } from 'node:fs';
-import { readFile } from '../../core/thread-fs.js';
+import { ErrorCode, RollerError } from '../../core/errors.js';
 import { join } from 'node:path';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
-import type { ConvertibleHarness } from '../../harnesses/launch.js';
-import { nativeArchive, relativeStatusSources } from '../../harnesses/native-archive.js';
-import { perIdNativeCapture, type NativeCapture } from '../../harnesses/native-capture.js';
-import { findOpenClawStore, openClawNativeCapture, openClawTrees, readOpenClawStore } from '../../harnesses/openclaw/store.js';
-import { openCodeNativeCapture } from '../../harnesses/opencode/native-capture.js';
-import { findOpenCodeDb, readOpenCodeStore } from '../../harnesses/opencode/store.js';
+import { harnessAdapter } from '../../harnesses/index.js';
+import { nativeArchive } from '../../harnesses/native-archive.js';
 import type { Actf } from '../../schemas/actf.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
 import { attributeCalls } from '../../transforms/capture/attribute.js';
@@ -18,7 +14,7 @@ import { convertNative } from '../convert.js';
 import { readCallsLazily } from '../../sources/archive/calls-reader.js';
 import { generatesOutput } from '../../schemas/call-context.js';
 import { completionAudit, modelIdentityAudit, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
-import { compactionCallUsage, findMainCompactions, summaryCallEvidence, writeCompactionSegments, type CompactionCallUsage } from './compaction-segments.js';
+import { compactionCallUsage, writeCompactionSegments, type CompactionCallUsage } from './compaction-segments.js';
 import type { ReadArena } from '../../core/read-arena.js';
 
 /**
@@ -26,7 +22,8 @@ import type { ReadArena } from '../../core/read-arena.js';
  * at the harness's fresh HOME and the proxy's working files, reprocess at a capture's archived raw/.
  */
 export interface AttemptSources {
-  harness: ConvertibleHarness;
+  /** A harness the registry knows, with a capture contract (NativeCapture). */
+  harness: string;
   harnessVersion: string;
   /** The directory the converter reads (`roller convert --native`): native paths are relative to it. */
   nativeRoot: string;
@@ -49,7 +46,8 @@ export interface AttemptProjectionOptions {
   /** The retention this attempt's capture gets (collect widens on-error to full for a failed sample). */
   debugRetention: 'on-error' | 'full' | 'off';
   thinking: string | null;
-  piSubagent: boolean;
+  /** A non-default harness profile (lock.json harness_profile). */
+  profile: string | null;
 }
 
 export interface AttemptProjection {
@@ -98,14 +96,17 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   out.conversion = session.conversion;
   if (sessions.length > 1) fail('ROLLER_SEVERAL_SESSIONS', `the harness wrote ${sessions.length} root sessions for one task`);
 
-  const compacted = await findMainCompactions(src.harness, join(dir, 'trace.jsonl'), calls, session.participants);
+  const adapter = harnessAdapter(src.harness);
+  const tracePath = join(dir, 'trace.jsonl');
+  const compacted = (await adapter.mainCompactions?.({ tracePath, calls, participants: session.participants })) ?? null;
   // Once: for a lazy context it is a scan of the request's bytes (all of a sample's calls.jsonl).
   const generating = o.captureCalls || o.thinking ? calls.filter(generatesOutput) : [];
   if (o.captureCalls) {
     const capPath = `capture/attempt-${String(src.attempt).padStart(4, '0')}`;
-    const archive = nativeArchive(src.harness, src.nativeRoot);
-    const native = await nativeCaptureOf(src, session.participants, session.sessionId, dir, o.piSubagent);
-    if (compacted) native.recordedOutputs = summaryCallEvidence(compacted);
+    const archive = nativeArchive(adapter.sessionFiles, src.nativeRoot);
+    if (!adapter.nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${src.harness}: its adapter has no capture contract (NativeCapture), so its calls cannot be captured`);
+    const native = await adapter.nativeCapture({ nativeRoot: src.nativeRoot, version: src.harnessVersion, session, tracePath, profile: o.profile });
+    if (compacted) native.recordedOutputs = compacted.recordedOutputs;
     const manifest = await finalizeNativeCapture(
       { ...native, nativeFiles: archive.files },
       {
@@ -138,44 +139,4 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
     thinking: o.thinking ? thinkingAudit(actf, o.thinking, o.keepThinking) : null,
   };
   return out;
-}
-
-/** The adapter's NativeCapture for this harness (native files are added by the caller). */
-async function nativeCaptureOf(src: AttemptSources, participants: ParticipantUsage[], sessionId: string, dir: string, piSubagent: boolean): Promise<NativeCapture> {
-  const harness = { name: src.harness, version: src.harnessVersion };
-  if (src.harness === 'openclaw') {
-    const store = findOpenClawStore(src.nativeRoot);
-    const native = openClawNativeCapture(openClawTrees(readOpenClawStore(store)).find((t) => t.root.transcript.id === sessionId)!, src.harnessVersion, store);
-    return { ...native, participants: relativeStatusSources(native.participants, src.nativeRoot) };
-  }
-  if (src.harness === 'opencode') {
-    const native = openCodeNativeCapture(readOpenCodeStore(findOpenCodeDb(src.nativeRoot)), src.harnessVersion);
-    return { ...native, participants: relativeStatusSources(native.participants, src.nativeRoot) };
-  }
-  if (src.harness === 'pi') {
-    return {
-      // responseId = the Chat Completions id: a per-id join; no delegation without an extension.
-      ...perIdNativeCapture({ harness, participants, background: false, nativeFiles: [] }),
-      capabilities: { native_output_coverage: 'per_id', delegation: piSubagent ? 'native' : 'not_available_in_bundled_profile', background: false },
-    };
-  }
-  return perIdNativeCapture({
-    harness,
-    participants,
-    background: src.harness === 'claude-code',
-    nativeFiles: [],
-    ...(src.harness === 'codex' ? { agentPaths: await codexAgentPaths(join(dir, 'trace.jsonl')) } : {}),
-  });
-}
-
-/** Codex sub-agent paths from the rollouts' session_meta records (trace.jsonl), for naming relations. */
-async function codexAgentPaths(trace: string): Promise<Record<string, string>> {
-  const paths: Record<string, string> = {};
-  const text = await readFile(trace, 'utf8').catch(() => '');
-  for (const line of text.split('\n')) {
-    if (!line.includes('"session_meta"')) continue;
-    const p = (JSON.parse(line) as { payload?: { agent_path?: unknown; id?: unknown } }).payload;
-    if (typeof p?.agent_path === 'string' && typeof p.id === 'string') paths[p.id] ??= p.agent_path;
-  }
-  return paths;
 }

@@ -1,4 +1,3 @@
-import type { OpenClawMode } from '../../harnesses/openclaw/launch.js';
 import { existsSync } from 'node:fs';
 import { readFile, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,13 +6,14 @@ import { ErrorCode, RollerError } from '../../core/errors.js';
 import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness } from '../../harnesses/installer.js';
 import { connectDocker, imageId, type DockerApi } from '../../sources/docker-runner.js';
-import type { ConvertibleHarness } from '../../harnesses/launch.js';
+import { harnessAdapter } from '../../harnesses/index.js';
+import { OPENCLAW_EXEC_PROFILE } from '../../harnesses/openclaw/adapter.js';
+import { PI_SUBAGENT_PROFILE } from '../../harnesses/pi/adapter.js';
 import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
 import { RUN_INFO_SCHEMA, type ResumeEntry, type RunInfo, type SampleInfo } from '../../schemas/run-info.js';
 import { writeRunSft } from './run-sft.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
-import { THINKING_LEVELS } from './audits.js';
 import { lockDifferences, redactConfig } from './lock.js';
 import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
@@ -24,7 +24,8 @@ import { checkPromptSizes, loadTasks } from './tasks.js';
 
 export interface CollectOptions {
   tasks: string;
-  harness: ConvertibleHarness;
+  /** A harness the registry can run (a runner and a capture contract). */
+  harness: string;
   models: string[];
   modelConfig?: string;
   output: string;
@@ -42,7 +43,7 @@ export interface CollectOptions {
   /** Pi: run with the example sub-agent extension it ships (off in roller's profile). */
   piSubagentExtension?: boolean;
   /** OpenClaw: through a local Gateway (default; sub-agents run) or one embedded `agent exec` turn. */
-  openclawMode?: OpenClawMode;
+  openclawMode?: 'gateway' | 'exec';
   /** Extra paths (relative to the work dir) copied to results/legacy/ (the older --collect-path). */
   collectPaths?: string[];
   captureDebug?: 'on-error' | 'full' | 'off';
@@ -99,8 +100,11 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     if ('reason' in connected) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--runner docker: ${connected.reason}; use --runner local, or start Docker`);
     docker = { api: connected.docker, image: o.image, id: await imageId(connected.docker, o.image) };
   }
-  if (o.thinking && !THINKING_LEVELS[o.harness].includes(o.thinking)) {
-    const levels = THINKING_LEVELS[o.harness];
+  const adapter = harnessAdapter(o.harness);
+  const runner = adapter.runner;
+  if (!runner || !adapter.nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${o.harness}: roller cannot run it here (no pinned CLI); its native files convert with roller convert`);
+  if (o.thinking && !runner.thinkingLevels.includes(o.thinking)) {
+    const levels = runner.thinkingLevels;
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${levels.length > 0 ? `${o.harness} takes ${levels.join(', ')}` : `roller cannot set a reasoning level for ${o.harness} yet`}`);
   }
   if (o.piSubagentExtension && o.harness !== 'pi') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--pi-subagent-extension is a Pi option');
@@ -111,19 +115,19 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   }
   const bundle = await loadTasks(o.tasks);
   const withFollowups = bundle.tasks.find((t) => (t.followups?.length ?? 0) > 0);
-  if (withFollowups && o.harness !== 'claude-code') {
+  if (withFollowups && !runner.sessionOfStdout) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.tasks}: task '${withFollowups.id}' has followups; continuing a session is implemented for claude-code (--resume) only in this version, not ${o.harness}`);
   }
   const modelConfig = await loadModelConfig(o.modelConfig);
   const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
   const compacting = models.find((m) => m.context);
-  if (compacting && o.harness !== 'claude-code') {
+  if (compacting && !runner.contextSettings) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: context_window / auto_compact_percent of '${compacting.id}' are applied to claude-code only in this version, not ${o.harness}`);
   }
-  if (o.harness !== 'claude-code' && models.some((m) => m.kind === 'api')) {
+  if (!runner.apiModels && models.some((m) => m.kind === 'api')) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `collect with ${o.harness} runs only scripted/<name> models in this version (its provider config points at the embedded model)`);
   }
-  checkPromptSizes(o.harness, bundle);
+  checkPromptSizes(o.harness, runner.maxPromptBytes, bundle);
   await checkModelApis(models);
   const runName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   // The run directory and its process lock before anything runs: a second collect, resume or reprocess into the run
@@ -173,9 +177,9 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
     options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? true, capture_debug: o.captureDebug ?? 'on-error' },
-    ...(o.piSubagentExtension ? { harness_profile: 'pi-example-subagent-extension' } : {}),
+    ...(o.piSubagentExtension ? { harness_profile: PI_SUBAGENT_PROFILE } : {}),
     // Embedded exec cannot run sub-agents: a different trajectory semantics from the Gateway default.
-    ...(o.openclawMode === 'exec' ? { harness_profile: 'openclaw-embedded-exec' } : {}),
+    ...(o.openclawMode === 'exec' ? { harness_profile: OPENCLAW_EXEC_PROFILE } : {}),
   };
 
   const reusable = new Map<number, SampleInfo>();
@@ -275,8 +279,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     ...(installed.runtime ? { runtime: installed.runtime } : {}),
     collectPaths: o.collectPaths ?? [],
     thinking: o.thinking ?? null,
-    piSubagent: o.piSubagentExtension === true,
-    openclawMode: o.openclawMode ?? 'gateway',
+    profile: lock.harness_profile ?? null,
     ...(docker ? { docker: { api: docker.api, image: docker.image } } : {}),
   };
   const rowOf = (info: SampleInfo, status = info.status): RunInfo['samples'][number] => ({

@@ -1,25 +1,20 @@
 import { existsSync } from 'node:fs';
 import { rm } from '../../core/thread-fs.js';
 import { join } from 'node:path';
-import { writeJsonAtomic } from '../../core/atomic-write.js';
+import { createStageContext } from '../../core/context.js';
+import { itemsOf } from '../../core/document-sink.js';
+import { createSampleInfoSink } from '../../sinks/sample-info/sink.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
-import { CLAUDE_CODE_RAW_SCHEMA } from '../../harnesses/claude-code/trace.js';
-import { CODEX_RAW_SCHEMA } from '../../harnesses/codex/rollout.js';
-import type { ConvertibleHarness } from '../../harnesses/launch.js';
-import { OPENCLAW_RAW_SCHEMA } from '../../harnesses/openclaw/store.js';
-import { OPENCODE_RAW_SCHEMA } from '../../harnesses/opencode/store.js';
-import { PI_RAW_SCHEMA } from '../../harnesses/pi/session.js';
+import { harnessAdapter } from '../../harnesses/index.js';
 import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
 import type { AttemptResult } from './sample.js';
-
-const RAW_SCHEMAS: Record<ConvertibleHarness, string> = { 'claude-code': CLAUDE_CODE_RAW_SCHEMA, codex: CODEX_RAW_SCHEMA, opencode: OPENCODE_RAW_SCHEMA, pi: PI_RAW_SCHEMA, openclaw: OPENCLAW_RAW_SCHEMA };
 
 /** What a sample's info.json says that its evidence does not derive: who it is and how its attempts went. */
 export interface SampleHead {
   task_id: string;
   index: number;
   model: string;
-  harness: { name: ConvertibleHarness; version: string };
+  harness: { name: string; version: string };
   attempts: SampleInfo['attempts'];
   elapsed_ms: number;
   provenance: SampleInfo['provenance'];
@@ -65,7 +60,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
             requests: result.requests,
           },
     trajectory: {
-      raw_schema: existsSync(join(dir, 'trace.jsonl')) ? RAW_SCHEMAS[head.harness.name] : null,
+      raw_schema: existsSync(join(dir, 'trace.jsonl')) ? harnessAdapter(head.harness.name).rawSchema : null,
       raw: existsSync(join(dir, 'trace.jsonl')) ? 'trace.jsonl' : null,
       actf: existsSync(join(dir, 'trace_ACTF.json')) ? 'trace_ACTF.json' : null,
       sft: sftOk ? 'trace_SFT.json' : null,
@@ -93,6 +88,6 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     },
     provenance: head.provenance,
   };
-  await writeJsonAtomic(join(dir, 'info.json'), info);
+  await createSampleInfoSink({ path: join(dir, 'info.json') }).consume(itemsOf(info), createStageContext());
   return info;
 }

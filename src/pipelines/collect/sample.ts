@@ -4,25 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../../core/errors.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
-import { claudeCodePlan, claudeConfigDir } from '../../harnesses/claude-code/launch.js';
-import { codexPlan } from '../../harnesses/codex/launch.js';
-import { opencodePlan } from '../../harnesses/opencode/launch.js';
-import { openClawStateDir, openclawPlan, type OpenClawMode } from '../../harnesses/openclaw/launch.js';
-import { piPlan } from '../../harnesses/pi/launch.js';
-import type { ConvertibleHarness } from '../../harnesses/launch.js';
+import { harnessAdapter } from '../../harnesses/index.js';
 import type { RecordedError } from '../../schemas/common.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
 import type { Task } from '../../schemas/task.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { runInDocker, type DockerApi } from '../../sources/docker-runner.js';
-import { runProcess, type ProcessPlan } from '../../sources/process-runner.js';
+import { runProcess } from '../../sources/process-runner.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
 import { startProxyPipeline } from '../proxy.js';
 import type { ResolvedModel } from './models.js';
 import { copyResults } from './results.js';
 import type { CompactionCallUsage } from './compaction-segments.js';
-import { thinkingArgs, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
+import type { CompletionAudit, ModelIdentityAudit, ThinkingAudit, WireEffortAudit } from './audits.js';
 import { projectAttempt } from './project-attempt.js';
 import { finishSample } from './sample-info.js';
 import { ATTEMPT_DIR_PREFIX, noteAttempt } from './run-dir.js';
@@ -35,7 +30,8 @@ export interface SampleRequest {
 }
 
 export interface SampleSettings {
-  harness: ConvertibleHarness;
+  /** A harness the registry can run (harnesses/index.ts). */
+  harness: string;
   harnessVersion: string;
   bin: string;
   runDir: string;
@@ -48,10 +44,8 @@ export interface SampleSettings {
   captureDebug: 'on-error' | 'full' | 'off';
   /** model id -> the base URL its calls go to (the run's embedded scripted model, or the API base). */
   upstreams: ReadonlyMap<string, string>;
-  /** Pi: enable the example sub-agent extension it ships (delegation becomes native). */
-  piSubagent: boolean;
-  /** OpenClaw: Gateway (sub-agents run) or embedded exec. */
-  openclawMode: OpenClawMode;
+  /** A non-default harness profile (lock.json harness_profile): Pi's example sub-agent extension, OpenClaw's exec. */
+  profile: string | null;
   /** --thinking: the reasoning level asked of the harness (null: its default). */
   thinking: string | null;
   /** --collect-path: extra work-dir paths copied to results/legacy/. */
@@ -125,6 +119,7 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
 
 async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, attempt: number): Promise<AttemptResult> {
   const started = Date.now();
+  const runner = harnessAdapter(s.harness).runner!;
   const runtime = await mkdtemp(join(tmpdir(), `${ATTEMPT_DIR_PREFIX}${r.index}-`));
   // Noted in the run until it is removed: a run killed meanwhile leaves it for --resume to clean.
   const forget = await noteAttempt(s.runDir, { index: r.index, attempt, runtime });
@@ -150,11 +145,19 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     let outcome: Awaited<ReturnType<typeof runProcess>> | undefined;
     let lastStderr = logs.stderr;
     try {
-      const launch = { bin: s.bin, prompt: r.task.prompt, home, work, baseUrl: proxy.url, apiKey: r.model.apiKey };
-      const modelArgs = [
-        ...(r.model.kind === 'api' ? (s.harness === 'codex' ? ['-m', r.model.modelName] : ['--model', r.model.modelName]) : []),
-        ...(s.thinking ? thinkingArgs(s.harness, s.thinking) : []),
-      ];
+      const launch = {
+        bin: s.bin,
+        home,
+        work,
+        baseUrl: proxy.url,
+        apiKey: r.model.apiKey,
+        ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}),
+        ...(s.thinking ? { thinking: s.thinking } : {}),
+        ...(r.model.context ? { context: r.model.context } : {}),
+        ...(s.runtime ? { runtime: s.runtime } : {}),
+        timeoutS: r.task.timeout_s ?? s.timeoutS,
+        profile: s.profile,
+      };
       // The task's prompt, then its follow-ups in the same session (Claude Code: --resume the session the
       // first prompt opened), each its own process; the first that fails ends the sample.
       const prompts = [r.task.prompt, ...(r.task.followups ?? [])];
@@ -163,17 +166,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         const suffix = k === 0 ? '' : `.${k + 1}`;
         const out = { stdout: join(runtime, `stdout${suffix}.log`), stderr: join(runtime, `stderr${suffix}.log`) };
         if (k > 0) Object.assign(logs, { [`stdout${suffix}`]: out.stdout, [`stderr${suffix}`]: out.stderr });
-        const step = { ...launch, prompt: prompts[k]! };
-        const plan: ProcessPlan =
-          s.harness === 'codex'
-            ? await codexPlan({ ...step, extraArgs: modelArgs })
-            : s.harness === 'opencode'
-              ? await opencodePlan({ ...step, ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}) })
-              : s.harness === 'pi'
-                ? await piPlan({ ...step, subagentExtension: s.piSubagent })
-                : s.harness === 'openclaw'
-                  ? await openclawPlan({ ...step, runtime: s.runtime!, mode: s.openclawMode, timeoutS: r.task.timeout_s ?? s.timeoutS })
-                  : await claudeCodePlan({ ...step, extraArgs: [...modelArgs, ...(sessionId ? ['--resume', sessionId] : [])], ...(r.model.context ? { context: r.model.context } : {}) });
+        const plan = await runner.plan({ ...launch, prompt: prompts[k]!, ...(sessionId ? { continueSession: sessionId } : {}) });
         const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: out.stdout, stderrPath: out.stderr };
         outcome = s.docker
           ? // Host networking: the container reaches this sample's proxy on the host's loopback.
@@ -183,7 +176,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
           lastStderr = out.stderr;
           break;
         }
-        sessionId = await sessionOfStdout(out.stdout);
+        sessionId = (await runner.sessionOfStdout?.(out.stdout)) ?? null;
         if (!sessionId) {
           fail('error', 'ROLLER_HARNESS_FAILED', `prompt ${k + 1} of ${prompts.length}: the harness reported no session id on stdout, so the follow-ups cannot continue its session`);
           break;
@@ -204,13 +197,13 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       fail('error', 'ROLLER_HARNESS_FAILED', `the harness exited ${outcome.exitCode ?? outcome.signal}${cause}${tail ? `: ${tail}` : ''}`);
     }
 
-    if (s.harness === 'claude-code') result.harnessReported = await claudeCodeResult(Object.entries(logs).filter(([k]) => k.startsWith('stdout')).map(([, p]) => p));
+    if (runner.reported) result.harnessReported = await runner.reported(Object.entries(logs).filter(([k]) => k.startsWith('stdout')).map(([, p]) => p));
     const projection = await projectAttempt(
       dir,
       {
         harness: s.harness,
         harnessVersion: s.harnessVersion,
-        nativeRoot: nativeRootOf(s.harness, home),
+        nativeRoot: runner.nativeRoot(home),
         callsPath: join(captureWork, 'calls.jsonl'),
         wireLog: { path: join(captureWork, WIRE_LOG_FILE), published: false },
         scope: proxy.captureScope,
@@ -221,7 +214,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         captureCalls: s.captureCalls,
         debugRetention: result.status === 'ok' ? s.captureDebug : s.captureDebug === 'off' ? 'off' : 'full',
         thinking: s.thinking,
-        piSubagent: s.piSubagent,
+        profile: s.profile,
       },
     );
     for (const e of projection.errors) fail('error', e.code, e.message);
@@ -233,7 +226,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (projection.segments) result.segments = projection.segments;
     if (projection.compactionCalls) result.compactionCalls = projection.compactionCalls;
     if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));
-    if (s.harness === 'codex' && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
+    if (runner.keepsToolsCapture && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
 
     const { files, refused, missing } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'));
     // --collect-path output goes to results/legacy/ (seeds/003 §5.7), under the same safety rules.
@@ -257,83 +250,4 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
   return result;
 }
 
-/** The directory the converter reads for this harness, under a sample's fresh HOME. */
-export function nativeRootOf(harness: ConvertibleHarness, home: string): string {
-  return harness === 'claude-code' ? claudeConfigDir(home) : harness === 'openclaw' ? openClawStateDir(home) : home;
-}
 
-/** The session id a Claude Code run printed (its stream-json init / result events), for --resume. */
-async function sessionOfStdout(stdout: string): Promise<string | null> {
-  const text = await readFile(stdout, 'utf8').catch(() => '');
-  return /"session_id":"([^"]+)"/.exec(text)?.[1] ?? null;
-}
-
-/**
- * What Claude Code itself reported (its stream-json `result` events, one per prompt): the main agent's usage,
- * and modelUsage over every agent — what roller's per-participant totals must add up to. `total_cost_usd`
- * and `modelUsage` are the session's running totals (a --resume restores them), `usage` the query alone:
- * each prompt's own figures are its result minus the previous one of the same session (seeds/004
- * "consecutive prompts"), never the running total counted twice.
- */
-async function claudeCodeResult(stdouts: string[]): Promise<Record<string, unknown> | null> {
-  const events: ClaudeResult[] = [];
-  for (const path of stdouts) {
-    const text = await readFile(path, 'utf8').catch(() => '');
-    for (const line of text.split('\n')) {
-      if (!line.includes('"type":"result"')) continue;
-      try {
-        events.push(JSON.parse(line) as ClaudeResult);
-      } catch {
-        // a cut line: that prompt reported nothing readable
-      }
-    }
-  }
-  if (events.length === 0) return null;
-  return reportedTotals(events);
-}
-
-export interface ClaudeResult {
-  session_id?: string;
-  usage?: Record<string, number>;
-  modelUsage?: Record<string, Record<string, number>>;
-  total_cost_usd?: number;
-}
-
-const TOKEN_KEYS = { input: 'inputTokens', cache_creation: 'cacheCreationInputTokens', cache_read: 'cacheReadInputTokens', output: 'outputTokens' } as const;
-type Tokens = Record<keyof typeof TOKEN_KEYS, number>;
-
-/** Every agent's tokens and the cost a result reports as the session's running totals. */
-function runningTotals(r: ClaudeResult): { tokens: Tokens; cost: number } {
-  const tokens: Tokens = { input: 0, cache_creation: 0, cache_read: 0, output: 0 };
-  for (const m of Object.values(r.modelUsage ?? {})) for (const [k, field] of Object.entries(TOKEN_KEYS)) tokens[k as keyof Tokens] += m[field] ?? 0;
-  return { tokens, cost: r.total_cost_usd ?? 0 };
-}
-
-/** Per prompt: its own figures (session delta when the counters continue the previous result's), and the sums. */
-export function reportedTotals(events: ClaudeResult[]): Record<string, unknown> {
-  const main: Tokens = { input: 0, cache_creation: 0, cache_read: 0, output: 0 };
-  const all: Tokens = { input: 0, cache_creation: 0, cache_read: 0, output: 0 };
-  let cost = 0;
-  const prompts: Record<string, unknown>[] = [];
-  let prev: { session: string | undefined; totals: ReturnType<typeof runningTotals> } | undefined;
-  for (const r of events) {
-    const now = runningTotals(r);
-    const keys = Object.keys(now.tokens) as (keyof Tokens)[];
-    // A delta only against the same session, and only when no counter went down (a restart reports afresh).
-    const continues = prev !== undefined && prev.session !== undefined && prev.session === r.session_id && now.cost >= prev.totals.cost && keys.every((k) => now.tokens[k] >= prev!.totals.tokens[k]);
-    const own: Tokens = { ...now.tokens };
-    if (continues) for (const k of keys) own[k] -= prev!.totals.tokens[k];
-    // Rounded to 1e-12 USD: a difference of two float sums must not print as 0.012244399999999999.
-    const ownCost = Math.round((continues ? now.cost - prev!.totals.cost : now.cost) * 1e12) / 1e12;
-    const u = r.usage ?? {};
-    main.input += u.input_tokens ?? 0;
-    main.cache_creation += u.cache_creation_input_tokens ?? 0;
-    main.cache_read += u.cache_read_input_tokens ?? 0;
-    main.output += u.output_tokens ?? 0;
-    for (const k of keys) all[k] += own[k];
-    cost += ownCost;
-    prompts.push({ session_id: r.session_id ?? null, cost_basis: continues ? 'session_delta' : 'as_reported', cost_usd: ownCost, session_cumulative_cost_usd: now.cost, all_agents: own });
-    prev = { session: r.session_id, totals: now };
-  }
-  return { source: 'stream-json result events', main_agent: main, all_agents: all, total_cost_usd: Math.round(cost * 1e12) / 1e12, prompts };
-}

@@ -54,12 +54,8 @@ export async function loadTasks(path: string): Promise<TaskBundle> {
   return { path, lines: seen, tasks, digest };
 }
 
-/** The most a harness takes in one prompt (bytes), where it says: OpenClaw reads a message file of at most 4 MiB. */
-const PROMPT_LIMITS: Partial<Record<string, number>> = { openclaw: 4 << 20 };
-
-/** Prompts over what the harness takes are refused before anything runs, each with its file and line. */
-export function checkPromptSizes(harness: string, bundle: TaskBundle): void {
-  const limit = PROMPT_LIMITS[harness];
+/** Prompts over what the harness takes (its runner's maxPromptBytes) are refused before anything runs, each with its file and line. */
+export function checkPromptSizes(harness: string, limit: number | undefined, bundle: TaskBundle): void {
   if (limit === undefined) return;
   const problems: string[] = [];
   for (const t of bundle.tasks) {

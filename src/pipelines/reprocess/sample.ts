@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, rm } from '../../core/thread-fs.js';
 import { dirname, join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
-import { isConvertibleHarness } from '../../harnesses/launch.js';
+import { harnessAdapter } from '../../harnesses/index.js';
 import type { Lock } from '../../schemas/lock.js';
 import type { Manifest } from '../../schemas/manifest.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
@@ -70,7 +70,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
   try {
     const info = JSON.parse(await readFile(join(job.source, 'info.json'), 'utf8')) as SampleInfo;
     const harness = info.harness.name;
-    if (!isConvertibleHarness(harness)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${job.source}: reprocess has no converter for ${harness}`);
+    if (!harnessAdapter(harness).nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${job.source}: ${harness} has no capture contract, so its archive cannot be projected again`);
     const capturePath = info.runtime.capture && typeof info.runtime.capture === 'object' ? (info.runtime.capture as { path?: string }).path : undefined;
     if (!capturePath) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${job.source}: no capture: the sample was collected with --no-capture-calls, so there is no archive to project again`);
     const capture = join(job.source, capturePath);
@@ -119,7 +119,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
         captureCalls: true,
         debugRetention: manifest.debug_retention,
         thinking: job.lock.options.thinking,
-        piSubagent: job.lock.harness_profile === 'pi-example-subagent-extension',
+        profile: job.lock.harness_profile ?? null,
       },
     );
     // An ok sample must project cleanly again; a failed one keeps its own error and what evidence it has.

@@ -21,7 +21,8 @@ export type WireTraceOptions = z.input<typeof WireTraceOptions>;
 type Json = Record<string, unknown>;
 const CONVERSATION_KEYS = new Set(['messages', 'input', 'system', 'instructions', 'tools']);
 
-function head(call: Call): Json {
+/** The identity and timing fields of a call, before what a trace keeps of its body. */
+export function head(call: Call): Json {
   return { seq: call.seq, call_id: call.call_id, protocol: call.protocol, method: call.method, path: call.path, upstream_path: call.upstream_path, started_at: call.started_at };
 }
 
@@ -57,27 +58,6 @@ export function createWireTraceSink(options: WireTraceOptions, open?: OpenOutput
       // full: the body as forwarded, spliced from the proxy's text when it has it (never re-serialized).
       const project = o.mode === 'full' ? (call: Call) => new EncodedLine(encodeWithContext(call, head(call), 'body')) : actfProjection();
       return jsonl.consume(mapStage<Call, Json | EncodedLine>('wire-trace', project)(input, ctx), ctx);
-    },
-  };
-}
-
-export const ToolsCaptureOptions = z.strictObject({ path: z.string().min(1).describe('tools_capture.jsonl path') }).describe('per-request tool snapshots of Responses calls');
-export type ToolsCaptureOptions = z.input<typeof ToolsCaptureOptions>;
-
-/** Every Responses request's full tool list (Codex ACTF needs the per-request snapshots). */
-export function createToolsCaptureSink(options: ToolsCaptureOptions, open?: OpenOutput): Sink<Call> {
-  const o = ToolsCaptureOptions.parse(options);
-  const jsonl = createJsonlSink<Json>({ path: o.path, name: 'tools-capture', sha256: false, ...(open ? { open } : {}) });
-  return {
-    name: 'tools-capture',
-    consume(input, ctx) {
-      const pick = mapStage('tools-capture', (call: Call): Json | undefined => {
-        // The protocol first: reading a context that is still bytes parses it.
-        if (call.protocol !== 'openai-responses') return undefined;
-        const tools = (call.context as Json | null)?.tools;
-        return Array.isArray(tools) ? { ...head(call), tools } : undefined;
-      });
-      return jsonl.consume(pick(input, ctx), ctx);
     },
   };
 }

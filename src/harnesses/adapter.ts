@@ -1,0 +1,141 @@
+import type { Rejected } from '../core/rejected.js';
+import type { Actf } from '../schemas/actf.js';
+import type { Call } from '../schemas/call.js';
+import type { NativeCapture, NativeCompactions } from '../schemas/native-capture.js';
+import type { ParticipantUsage } from '../schemas/participant-usage.js';
+import type { ProcessPlan } from '../sources/process-runner.js';
+
+/**
+ * The harness adapter contract (DESIGN.md §4): everything roller knows about one harness, behind one interface —
+ * its pinned CLI and launch plan, where its native files are, its reader (native sessions as converted data), its
+ * NativeCapture for the capture layer, and its sub-agents for ATIF. `roller convert`, collect, reprocess, verify
+ * and export dispatch through the registry (index.ts); adding a harness is a folder and one registry line.
+ */
+export interface HarnessAdapter {
+  /** As it appears on the command line and in records (manifest harness.name, info.json). */
+  readonly name: string;
+  /** info.json trajectory.raw_schema of its trace.jsonl. */
+  readonly rawSchema: string;
+  /** The native session files under a converter root (session data only: never settings, caches or credentials). */
+  readonly sessionFiles: RegExp;
+  /** The native sessions under `native` (a HOME, config dir, database or file), as data the converter's sinks write. */
+  convert(native: string, input: ConvertInput): Promise<SessionConversion[]>;
+  /** The capture contract of one converted session (a collect sample or a reprocessed archive); absent: not captured. */
+  nativeCapture?(input: CaptureInput): Promise<NativeCapture>;
+  /** A compacted main context (compaction segments), when the harness records compactions. */
+  mainCompactions?(input: CompactionInput): Promise<NativeCompactions | null>;
+  /** Sub-agents as ATIF embedded trajectories, from a sample's trace.jsonl records. */
+  atifSubagents?(records: readonly Record<string, unknown>[], participants: readonly Pick<ParticipantUsage, 'participant' | 'native_id' | 'role'>[]): AtifSubagent[];
+  /** Present when roller can run the harness CLI (collect, verify). */
+  readonly runner?: HarnessRunner;
+}
+
+export interface ConvertInput {
+  /** The captured calls of the run (roller proxy's calls.jsonl): system prompt and tools come from them. */
+  calls?: readonly Call[];
+  /** The CLI's own stdout stream, where the harness has one to cross-check (Claude Code stream-json). */
+  stream?: string;
+}
+
+/** One root session as an adapter read it: trace.jsonl records, ACTF, participants and where each came from. */
+export interface SessionConversion {
+  sessionId: string;
+  /** trace.jsonl: the native records as the harness wrote them (its own schema, `rawSchema`). */
+  trace: Iterable<unknown>;
+  actf: Actf;
+  participants: ParticipantUsage[];
+  /** Where the session was read (conversion.json `source`). */
+  source: Record<string, unknown>;
+  /** For messages: the input, as a user would name it. */
+  where: string;
+  /** A harness rule that rules SFT out before projecting (Codex: tools only from a capture). */
+  sftBlocker?: string | null;
+  /** Extra usage.json fields (Codex: spawns without a participant). */
+  usageExtra?: Record<string, unknown>;
+  /** Lines that could not be read (a crash mid-write), kept as data. */
+  rejects?: readonly Rejected[];
+  /** The root participant's own files: a damaged line there makes its trajectory incomplete (no SFT). */
+  mainFiles?: readonly string[];
+  /** The CLI stream cross-checked against the native files, when one was given. */
+  streamCheck?: { source: string; problems: string[] } | null;
+}
+
+export interface CaptureInput {
+  /** The converter's root (a sample's HOME or an archive's raw/native/). */
+  nativeRoot: string;
+  version: string;
+  session: Pick<SessionConversion, 'sessionId' | 'participants'>;
+  /** The sample's trace.jsonl (written from the session). */
+  tracePath: string;
+  /** A non-default harness profile (lock.json harness_profile), e.g. Pi's example sub-agent extension. */
+  profile: string | null;
+}
+
+export interface CompactionInput {
+  tracePath: string;
+  calls: readonly Call[];
+  participants: readonly ParticipantUsage[];
+}
+
+export interface AtifSubagent {
+  id: string;
+  participant: string;
+  actf: Actf;
+}
+
+/** Running the pinned CLI headless, offline, against roller's proxy (collect, verify). */
+export interface HarnessRunner {
+  readonly pin: HarnessPin;
+  /** The converter root of a run, under its fresh HOME. */
+  nativeRoot(home: string): string;
+  plan(launch: RunLaunch): Promise<ProcessPlan>;
+  /** Reasoning levels `--thinking` can set (none: it is refused for this harness). */
+  readonly thinkingLevels: readonly string[];
+  /** Follow-up prompts continue the session the first one opened (Claude Code --resume): its id from the stdout. */
+  sessionOfStdout?(stdoutPath: string): Promise<string | null>;
+  /** What the CLI itself reported about the run (Claude Code's result events), for info.json. */
+  reported?(stdoutPaths: readonly string[]): Promise<Record<string, unknown> | null>;
+  /** Takes API models from --model-config (else scripted models only). */
+  readonly apiModels: boolean;
+  /** Applies a model's context_window / auto_compact_percent. */
+  readonly contextSettings: boolean;
+  /** Its tools come only from captured requests: tools_capture.jsonl stays in the sample (Codex, seeds/003 §2.1). */
+  readonly keepsToolsCapture?: boolean;
+  /** The most bytes of one prompt the CLI takes, where it says (OpenClaw: a 4 MiB message file). */
+  readonly maxPromptBytes?: number;
+}
+
+export interface HarnessPin {
+  package: string;
+  version: string;
+  bin: string;
+  /** A Node runtime the CLI needs other than roller's own (OpenClaw: Node 24). */
+  runtime?: { package: string; version: string; bin: string };
+}
+
+/** One launch of the CLI: the common part, and options only some harnesses take. */
+export interface RunLaunch {
+  bin: string;
+  prompt: string;
+  home: string;
+  work: string;
+  baseUrl: string;
+  apiKey: string;
+  /** An API model's name (absent: the scripted model the provider config names). */
+  model?: string;
+  /** --thinking. */
+  thinking?: string;
+  /** Continue this native session (a follow-up prompt). */
+  continueSession?: string;
+  /** context_window / auto_compact_percent of the model config. */
+  context?: { window?: number; autoCompactPercent?: number };
+  /** The Node runtime installed with the CLI, when it needs one. */
+  runtime?: string;
+  /** The whole task's time, for CLIs that take a deadline of their own. */
+  timeoutS?: number;
+  /** A non-default profile (Pi's example sub-agent extension, OpenClaw's embedded exec). */
+  profile?: string | null;
+  /** More arguments (a verify scenario's), and options of this harness only (Codex agent roles). */
+  extraArgs?: string[];
+  harnessOptions?: Record<string, unknown>;
+}

@@ -1,0 +1,104 @@
+import { fileIncludes } from '../../core/file-includes.js';
+import { readFile } from '../../core/thread-fs.js';
+import type { NativeCompaction, NativeCompactions } from '../../schemas/native-capture.js';
+import type { HarnessAdapter, RunLaunch } from '../adapter.js';
+import { perIdNativeCapture } from '../native-capture.js';
+import { PINNED_HARNESSES } from '../pins.js';
+import { claudeCodeToActf } from './actf.js';
+import { claudeCodeCompactions, compactionSummaryCalls, jsonlRecords } from './compaction.js';
+import { claudeCodePlan, claudeConfigDir } from './launch.js';
+import { findSessionFiles, readNativeSession, type NativeRecord } from './native-session.js';
+import { participantUsage } from './participants.js';
+import { claudeCodeResult, sessionOfStdout } from './reported.js';
+import { crossCheckStream, readStreamJson } from './stream-json.js';
+import { CLAUDE_CODE_RAW_SCHEMA, mergeTrace } from './trace.js';
+
+type Json = Record<string, any>;
+
+/** Claude Code (reference/harnesses/claude-code.md): JSONL sessions with sub-agent files, joined by message id. */
+export const claudeCodeAdapter: HarnessAdapter = {
+  name: 'claude-code',
+  rawSchema: CLAUDE_CODE_RAW_SCHEMA,
+  // projects/<cwd>/<session>.jsonl, <session>/subagents/agent-<id>.jsonl and .meta.json
+  sessionFiles: /^projects\//,
+
+  async convert(native, input) {
+    const files = await findSessionFiles(native);
+    const stream = input.stream ? await readStreamJson(input.stream) : undefined;
+    const out = [];
+    for (const file of files) {
+      const session = await readNativeSession(file);
+      const wire = input.calls?.filter((c) => c.native_identity.session_id === session.sessionId);
+      const participants = participantUsage(session);
+      out.push({
+        sessionId: session.sessionId,
+        trace: mergeTrace(session),
+        actf: claudeCodeToActf(session.main, wire && wire.length > 0 ? { wire } : {}),
+        participants,
+        source: { root: session.root, main: session.mainFile, subagents: session.subagents.map((x) => x.records[0]?.file ?? `agent-${x.agentId}.jsonl`) },
+        where: file,
+        rejects: session.rejects,
+        mainFiles: [session.mainFile],
+        streamCheck: stream && input.stream ? { source: input.stream, problems: crossCheckStream(stream, participants) } : null,
+      });
+    }
+    return out;
+  },
+
+  async nativeCapture({ version, session }) {
+    return perIdNativeCapture({ harness: { name: 'claude-code', version }, participants: session.participants, background: true, nativeFiles: [] });
+  },
+
+  async mainCompactions({ tracePath, calls, participants }): Promise<NativeCompactions | null> {
+    const root = participants.find((p) => p.role === 'root');
+    if (!root) return null;
+    // The common case (no compaction), told without reading the trace whole.
+    if (!(await fileIncludes(tracePath, '"compact_boundary"'))) return null;
+    const found = claudeCodeCompactions(jsonlRecords(await readFile(tracePath, 'utf8')));
+    if (found.length === 0) return null;
+    const compactions: NativeCompaction[] = found.map((c) => ({ boundary: c.boundaryUuid, summaryRecord: c.summaryUuid, source: `claude-code compact_boundary ${c.boundaryUuid}` }));
+    const summaryCalls = new Map([...compactionSummaryCalls(calls, found, root.native_id)].map(([callId, c]) => [callId, compactions[found.indexOf(c)]!]));
+    const recordedOutputs = Object.fromEntries(
+      [...summaryCalls].map(([callId, c]) => [
+        callId,
+        { participant: root.participant, evidence: `compaction summary call: its session header names the main session and its summary is recorded verbatim in compact summary record ${c.summaryRecord} (boundary ${c.boundary})` },
+      ]),
+    );
+    return { root, compactions, summaryCalls, recordedOutputs };
+  },
+
+  /** Each sub-agent's own turns (its sidechain records in trace.jsonl), converted like the main one. */
+  atifSubagents(records) {
+    const byAgent = new Map<string, NativeRecord[]>();
+    records.forEach((record: Json, i) => {
+      if (record.isSidechain !== true || typeof record.agentId !== 'string') return;
+      const list = byAgent.get(record.agentId) ?? [];
+      // claudeCodeToActf reads a participant's own records: a sub-agent's are its sidechain.
+      list.push({ record: { ...record, isSidechain: false }, file: 'trace.jsonl', line: i + 1 });
+      byAgent.set(record.agentId, list);
+    });
+    return [...byAgent].map(([agentId, list]) => ({ id: agentId, participant: `agent:${agentId}`, actf: claudeCodeToActf(list) }));
+  },
+
+  runner: {
+    pin: PINNED_HARNESSES['claude-code'],
+    nativeRoot: claudeConfigDir,
+    plan(l: RunLaunch) {
+      return claudeCodePlan({
+        bin: l.bin,
+        prompt: l.prompt,
+        home: l.home,
+        work: l.work,
+        baseUrl: l.baseUrl,
+        apiKey: l.apiKey,
+        extraArgs: [...(l.model ? ['--model', l.model] : []), ...(l.thinking ? ['--effort', l.thinking] : []), ...(l.continueSession ? ['--resume', l.continueSession] : []), ...(l.extraArgs ?? [])],
+        ...(l.context ? { context: l.context } : {}),
+      });
+    },
+    thinkingLevels: ['low', 'medium', 'high', 'xhigh', 'max'],
+    sessionOfStdout,
+    reported: claudeCodeResult,
+    apiModels: true,
+    contextSettings: true,
+  },
+};

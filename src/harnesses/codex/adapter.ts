@@ -1,0 +1,96 @@
+import { dirname } from 'node:path';
+import type { Rejected } from '../../core/rejected.js';
+import { readFile } from '../../core/thread-fs.js';
+import type { HarnessAdapter, RunLaunch, SessionConversion } from '../adapter.js';
+import { perIdNativeCapture } from '../native-capture.js';
+import { PINNED_HARNESSES } from '../pins.js';
+import { codexToActf } from './actf.js';
+import { codexPlan, type CodexLaunch } from './launch.js';
+import { codexParticipants, missingChildren, spawnsWithoutParticipant } from './participants.js';
+import { CODEX_RAW_SCHEMA, findRollouts, readThread, threadsOfTrace, type CodexThread } from './rollout.js';
+import { codexSftBlocker } from './sft-rules.js';
+
+/** Codex (reference/harnesses/codex.md): one rollout per thread, joined by response id; a session is a root and its children. */
+export const codexAdapter: HarnessAdapter = {
+  name: 'codex',
+  rawSchema: CODEX_RAW_SCHEMA,
+  sessionFiles: /(^|\/)rollout-[^/]*\.jsonl$/,
+
+  async convert(native, input) {
+    const files = findRollouts(native);
+    const root = files.length === 1 ? dirname(files[0]!) : native;
+    const rejects: Rejected[] = [];
+    const threads: CodexThread[] = [];
+    // A damaged thread (its first line cut) keeps its place: identified by its file name, converted from what is intact.
+    for (const f of files) threads.push(await readThread(f, root, rejects));
+    const out: SessionConversion[] = [];
+    for (const sessionId of [...new Set(threads.map((t) => t.sessionId))]) {
+      const tree = threads.filter((t) => t.sessionId === sessionId);
+      const rootThread = tree.find((t) => t.parentThreadId === null) ?? tree[0]!;
+      const ordered = [rootThread, ...tree.filter((t) => t !== rootThread)];
+      const wire = input.calls?.filter((c) => c.native_identity.thread_id === rootThread.threadId);
+      const actf = codexToActf(rootThread, wire && wire.length > 0 ? { wire } : {});
+      const found = codexParticipants(ordered);
+      out.push({
+        sessionId,
+        // trace.jsonl: every thread's rollout, root first, each record as the CLI wrote it.
+        trace: ordered.flatMap((t) => t.records.map((r) => r.record)),
+        actf,
+        participants: [...found, ...missingChildren(ordered, found)],
+        source: { root, threads: ordered.map((t) => t.file) },
+        where: rootThread.file,
+        sftBlocker: codexSftBlocker(actf),
+        usageExtra: { spawns_without_participant: spawnsWithoutParticipant(ordered) },
+        rejects: rejects.filter((r) => ordered.some((t) => t.file === r.origin.file)),
+        mainFiles: [rootThread.file],
+      });
+    }
+    return out;
+  },
+
+  async nativeCapture({ version, session, tracePath }) {
+    return perIdNativeCapture({ harness: { name: 'codex', version }, participants: session.participants, background: false, nativeFiles: [], agentPaths: await agentPaths(tracePath) });
+  },
+
+  /** Each child thread's own records (a warm fork's replayed parent prefix left out), converted like the root. */
+  atifSubagents(records) {
+    return threadsOfTrace(records)
+      .filter((t) => t.parentThreadId !== null)
+      .map((t) => ({ id: t.threadId, participant: `thread:${t.threadId}`, actf: codexToActf(t) }));
+  },
+
+  runner: {
+    pin: PINNED_HARNESSES.codex,
+    nativeRoot: (home) => home,
+    plan(l: RunLaunch) {
+      const options = (l.harnessOptions ?? {}) as Pick<CodexLaunch, 'roles' | 'agentsMaxDepth'>;
+      return codexPlan({
+        bin: l.bin,
+        prompt: l.prompt,
+        home: l.home,
+        work: l.work,
+        baseUrl: l.baseUrl,
+        apiKey: l.apiKey,
+        extraArgs: [...(l.model ? ['-m', l.model] : []), ...(l.thinking ? ['-c', `model_reasoning_effort="${l.thinking}"`] : []), ...(l.extraArgs ?? [])],
+        ...(options.roles ? { roles: options.roles } : {}),
+        ...(options.agentsMaxDepth ? { agentsMaxDepth: options.agentsMaxDepth } : {}),
+      });
+    },
+    thinkingLevels: ['minimal', 'low', 'medium', 'high', 'xhigh'],
+    keepsToolsCapture: true,
+    apiModels: false,
+    contextSettings: false,
+  },
+};
+
+/** Codex sub-agent paths from the rollouts' session_meta records (trace.jsonl), for naming relations. */
+async function agentPaths(trace: string): Promise<Record<string, string>> {
+  const paths: Record<string, string> = {};
+  const text = await readFile(trace, 'utf8').catch(() => '');
+  for (const line of text.split('\n')) {
+    if (!line.includes('"session_meta"')) continue;
+    const p = (JSON.parse(line) as { payload?: { agent_path?: unknown; id?: unknown } }).payload;
+    if (typeof p?.agent_path === 'string' && typeof p.id === 'string') paths[p.id] ??= p.agent_path;
+  }
+  return paths;
+}

@@ -1,0 +1,40 @@
+/**
+ * The harness registry: name -> adapter (adapter.ts). Adding a harness is its folder and one line here; a script
+ * or a test can register one of its own with registerHarness (explicitly: nothing registers itself on import).
+ */
+import { ErrorCode, RollerError } from '../core/errors.js';
+import type { HarnessAdapter } from './adapter.js';
+import { claudeCodeAdapter } from './claude-code/adapter.js';
+import { codexAdapter } from './codex/adapter.js';
+import { deepSeekAdapter } from './deepseek/adapter.js';
+import { hermesAdapter } from './hermes/adapter.js';
+import { openClawAdapter } from './openclaw/adapter.js';
+import { openCodeAdapter } from './opencode/adapter.js';
+import { piAdapter } from './pi/adapter.js';
+
+const registry = new Map<string, HarnessAdapter>(
+  [claudeCodeAdapter, codexAdapter, openCodeAdapter, piAdapter, openClawAdapter, hermesAdapter, deepSeekAdapter].map((a) => [a.name, a]),
+);
+
+/** Adds (or replaces) an adapter: for a harness roller does not ship, or a test's. */
+export function registerHarness(adapter: HarnessAdapter): void {
+  registry.set(adapter.name, adapter);
+}
+
+export function harnessNames(): string[] {
+  return [...registry.keys()];
+}
+
+/** The adapter of a harness, or a typed error listing the known ones. */
+export function harnessAdapter(name: string): HarnessAdapter {
+  const adapter = registry.get(name);
+  if (!adapter) throw new RollerError(ErrorCode.INVALID_OPTIONS, `unknown harness '${name}' (known: ${harnessNames().join(', ')})`);
+  return adapter;
+}
+
+/** The adapters roller can run (collect): those with a runner and a capture contract. */
+export function runnableHarnesses(): string[] {
+  return [...registry.values()].filter((a) => a.runner && a.nativeCapture).map((a) => a.name);
+}
+
+export type { HarnessAdapter } from './adapter.js';

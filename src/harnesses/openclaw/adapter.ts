@@ -1,0 +1,93 @@
+import type { HarnessAdapter, SessionConversion } from '../adapter.js';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { relativeStatusSources } from '../native-archive.js';
+import { PINNED_HARNESSES } from '../pins.js';
+import { sessionOfRecords, piToActf } from '../pi/session.js';
+import { openClawStateDir, openclawPlan } from './launch.js';
+import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawNativeCapture, openClawParticipants, openClawToActf, openClawTrees, readOpenClawStore } from './store.js';
+
+/** The profile of one embedded `agent exec` turn (no sub-agents can run): lock.json harness_profile. */
+export const OPENCLAW_EXEC_PROFILE = 'openclaw-embedded-exec';
+
+type Json = Record<string, any>;
+
+/**
+ * OpenClaw (reference/harnesses/openclaw.md): each root transcript of the agent store (SQLite) with its sub-agent
+ * sessions (Gateway mode) — trace.jsonl keeps the root's entries as written, then each child's (each begins with
+ * its session entry).
+ */
+export const openClawAdapter: HarnessAdapter = {
+  name: 'openclaw',
+  rawSchema: OPENCLAW_RAW_SCHEMA,
+  sessionFiles: /(^|\/)openclaw-agent\.sqlite(-wal|-shm)?$/,
+
+  async convert(native, input) {
+    const db = findOpenClawStore(native);
+    const trees = openClawTrees(readOpenClawStore(db));
+    if (trees.length === 0) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${db} holds no transcript`);
+    const calls = input.calls;
+    const out: SessionConversion[] = [];
+    for (const tree of trees) {
+      const s = tree.root;
+      const participants = openClawParticipants(tree);
+      // The wire's system prompt and tools: the first captured call of the root (by response id when the
+      // store keeps them; exec keeps none, and then its one transcript owns every call of its proxy).
+      const rootIds = new Set(participants[0]!.message_ids);
+      const rootCalls = calls?.filter((c) => c.response_id !== null && rootIds.has(c.response_id));
+      const wire = rootCalls && rootCalls.length > 0 ? rootCalls : calls && trees.length === 1 && tree.children.length === 0 ? calls : undefined;
+      out.push({
+        sessionId: s.transcript.id,
+        trace: [...s.transcript.records, ...tree.children.flatMap((c) => c.session.transcript.records)],
+        actf: openClawToActf(s, wire ? { wire } : {}),
+        participants,
+        source: { database: db, session: s.transcript.id },
+        where: `${db} (session ${s.transcript.id})`,
+      });
+    }
+    return out;
+  },
+
+  async nativeCapture({ nativeRoot, version, session }) {
+    const store = findOpenClawStore(nativeRoot);
+    const tree = openClawTrees(readOpenClawStore(store)).find((t) => t.root.transcript.id === session.sessionId)!;
+    const native = openClawNativeCapture(tree, version, store);
+    return { ...native, participants: relativeStatusSources(native.participants, nativeRoot) };
+  },
+
+  /** Gateway-mode children: trace.jsonl holds each one's transcript after the root's, each beginning with its session entry. */
+  atifSubagents(records, participants) {
+    const sessions: Json[][] = [];
+    for (const r of records as Json[]) {
+      if (r.type === 'session') sessions.push([]);
+      sessions.at(-1)?.push(r);
+    }
+    return sessions.slice(1).flatMap((list) => {
+      const participant = `session:${String(list[0]!.id)}`;
+      const person = participants.find((p) => p.participant === participant && p.role === 'child');
+      return person ? [{ id: person.native_id, participant, actf: piToActf(sessionOfRecords('trace.jsonl', list)) }] : [];
+    });
+  },
+
+  runner: {
+    pin: PINNED_HARNESSES.openclaw,
+    nativeRoot: openClawStateDir,
+    plan: (l) =>
+      openclawPlan({
+        bin: l.bin,
+        prompt: l.prompt,
+        home: l.home,
+        work: l.work,
+        baseUrl: l.baseUrl,
+        apiKey: l.apiKey,
+        runtime: l.runtime!,
+        mode: l.profile === OPENCLAW_EXEC_PROFILE ? 'exec' : 'gateway',
+        ...(l.timeoutS !== undefined ? { timeoutS: l.timeoutS } : {}),
+        ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}),
+      }),
+    thinkingLevels: [], // exec runs with thinking off here
+    apiModels: false,
+    contextSettings: false,
+    // `openclaw agent --message-file` reads at most 4 MiB.
+    maxPromptBytes: 4 << 20,
+  },
+};

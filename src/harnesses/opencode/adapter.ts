@@ -1,0 +1,65 @@
+import type { HarnessAdapter, SessionConversion } from '../adapter.js';
+import { PINNED_HARNESSES } from '../pins.js';
+import { relativeStatusSources } from '../native-archive.js';
+import { openCodeToActf } from './actf.js';
+import { openCodeEvents, storeOfEvents, type OpenCodeEvent } from './events.js';
+import { openCodeDataDir, opencodePlan } from './launch.js';
+import { openCodeNativeCapture } from './native-capture.js';
+import { openCodeParticipants } from './participants.js';
+import { findOpenCodeDb, OPENCODE_RAW_SCHEMA, readOpenCodeStore, type OpenCodeStore } from './store.js';
+
+/**
+ * OpenCode (reference/harnesses/opencode.md): the SQLite store read with SQLite (sessions, messages, parts), one
+ * converted session per root session with its `task` child sessions; trace.jsonl holds the rows as
+ * roller.opencode-events/v1 records. Calls join sessions by the x-session-id header; coverage is a count.
+ */
+export const openCodeAdapter: HarnessAdapter = {
+  name: 'opencode',
+  rawSchema: OPENCODE_RAW_SCHEMA,
+  // SQLite in WAL mode: the database with its journal files, as the CLI left them
+  sessionFiles: /(^|\/)opencode\.db(-wal|-shm)?$/,
+
+  async convert(native, input) {
+    const store = readOpenCodeStore(findOpenCodeDb(native));
+    const participants = openCodeParticipants(store);
+    const out: SessionConversion[] = [];
+    for (const root of store.sessions.filter((s) => s.parentId === null)) {
+      const tree = new Set<string>([root.id]);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const s of store.sessions) if (s.parentId && tree.has(s.parentId) && !tree.has(s.id)) (tree.add(s.id), (grew = true));
+      }
+      out.push({
+        sessionId: root.id,
+        trace: openCodeEvents(store, tree),
+        actf: openCodeToActf(store, root.id, input.calls ? { wire: input.calls } : {}),
+        participants: participants.filter((p) => tree.has(p.native_id)),
+        source: { database: store.path, sessions: [...tree] },
+        where: `${store.path} (session ${root.id})`,
+      });
+    }
+    return out;
+  },
+
+  async nativeCapture({ nativeRoot, version }) {
+    const native = openCodeNativeCapture(readOpenCodeStore(findOpenCodeDb(nativeRoot)), version);
+    return { ...native, participants: relativeStatusSources(native.participants, nativeRoot) };
+  },
+
+  /** Child sessions (task-tool sub-agents, any depth), each converted like the root from the trace's rows. */
+  atifSubagents(records) {
+    const store: OpenCodeStore = storeOfEvents(records as unknown as OpenCodeEvent[]);
+    return store.sessions.filter((x) => x.parentId !== null).map((x) => ({ id: x.id, participant: `session:${x.id}`, actf: openCodeToActf(store, x.id) }));
+  },
+
+  runner: {
+    pin: PINNED_HARNESSES.opencode,
+    nativeRoot: (home) => home,
+    plan: (l) => opencodePlan({ bin: l.bin, prompt: l.prompt, home: l.home, work: l.work, baseUrl: l.baseUrl, apiKey: l.apiKey, ...(l.model ? { model: l.model } : {}), ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}) }),
+    thinkingLevels: [], // its run command takes no reasoning level here: --thinking is refused for it
+    apiModels: false,
+    contextSettings: false,
+  },
+};
+
+export { openCodeDataDir };

@@ -1,0 +1,51 @@
+import type { HarnessAdapter } from '../adapter.js';
+import { perIdNativeCapture } from '../native-capture.js';
+import { PINNED_HARNESSES } from '../pins.js';
+import { piPlan } from './launch.js';
+import { findPiSessions, PI_RAW_SCHEMA, piParticipants, piSubagentSessions, piToActf, readPiSession, sessionOfRecords } from './session.js';
+
+/** The profile that enables the example sub-agent extension Pi ships (lock.json harness_profile). */
+export const PI_SUBAGENT_PROFILE = 'pi-example-subagent-extension';
+
+/** Pi (reference/harnesses/pi.md): each session file, the active branch of its entry tree, joined to calls by responseId. */
+export const piAdapter: HarnessAdapter = {
+  name: 'pi',
+  rawSchema: PI_RAW_SCHEMA,
+  sessionFiles: /^\.pi\/agent\/sessions\/.*\.jsonl$/,
+
+  async convert(native, input) {
+    return findPiSessions(native).map((file) => {
+      const session = readPiSession(file);
+      return {
+        sessionId: session.id,
+        trace: session.records,
+        actf: piToActf(session, input.calls ? { wire: input.calls } : {}),
+        participants: piParticipants(session),
+        source: { session: file },
+        where: file,
+      };
+    });
+  },
+
+  async nativeCapture({ version, session, profile }) {
+    return {
+      // responseId = the Chat Completions id: a per-id join; no delegation without an extension.
+      ...perIdNativeCapture({ harness: { name: 'pi', version }, participants: session.participants, background: false, nativeFiles: [] }),
+      capabilities: { native_output_coverage: 'per_id', delegation: profile === PI_SUBAGENT_PROFILE ? 'native' : 'not_available_in_bundled_profile', background: false },
+    };
+  },
+
+  /** The example extension's children, whose transcripts Pi keeps in the parent's tool results. */
+  atifSubagents(records) {
+    return piSubagentSessions(sessionOfRecords('trace.jsonl', records as Record<string, any>[])).map((c) => ({ id: c.nativeId, participant: `subagent:${c.nativeId}`, actf: piToActf(c.session) }));
+  },
+
+  runner: {
+    pin: PINNED_HARNESSES.pi,
+    nativeRoot: (home) => home,
+    plan: (l) => piPlan({ bin: l.bin, prompt: l.prompt, home: l.home, work: l.work, baseUrl: l.baseUrl, apiKey: l.apiKey, subagentExtension: l.profile === PI_SUBAGENT_PROFILE, ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}) }),
+    thinkingLevels: [], // roller's profile turns thinking off (compat.supportsReasoningEffort false)
+    apiModels: false,
+    contextSettings: false,
+  },
+};

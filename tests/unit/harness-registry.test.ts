@@ -1,0 +1,31 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { harnessAdapter, harnessNames, registerHarness, runnableHarnesses } from '../../src/harnesses/index.js';
+import { convertNative } from '../../src/pipelines/convert.js';
+import { Actf, checkValue, SftRecord } from '../../src/schemas/index.js';
+import { toyAdapter } from '../support/toy-harness/adapter.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const tmp = useTempDir('harness-registry');
+
+describe('harness registry', () => {
+  it('ships the seven harnesses; the five with a pinned CLI can be run', () => {
+    expect(harnessNames()).toEqual(expect.arrayContaining(['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'hermes', 'deepseek']));
+    expect(runnableHarnesses().sort()).toEqual(['claude-code', 'codex', 'openclaw', 'opencode', 'pi']);
+    expect(() => harnessAdapter('nope')).toThrow(/unknown harness 'nope' \(known: claude-code, codex/);
+  });
+
+  it('a harness of the tests, registered from its own folder, converts through the same pipeline as the shipped ones', async () => {
+    registerHarness(toyAdapter);
+    const file = join(tmp.path, 's1.toy.jsonl');
+    writeFileSync(file, ['{"kind":"user","text":"hi"}', '{"kind":"assistant","id":"m1","text":"hello","usage":{"input":5,"output":2}}'].join('\n'));
+    const [s] = await convertNative({ harness: 'toy', native: tmp.path, out: join(tmp.path, 'out'), keepThinking: true });
+    expect(s).toMatchObject({ sessionId: 's1', steps: 1, sft: { status: 'ok' } });
+    const actf = JSON.parse(readFileSync(join(tmp.path, 'out', 'trace_ACTF.json'), 'utf8')) as unknown;
+    expect(checkValue(Actf, actf)).toEqual([]);
+    expect(checkValue(SftRecord, JSON.parse(readFileSync(join(tmp.path, 'out', 'trace_SFT.json'), 'utf8')))).toEqual([]);
+    expect(JSON.parse(readFileSync(join(tmp.path, 'out', 'usage.json'), 'utf8'))).toMatchObject({ harness: 'toy', participants: [{ participant: 'session:s1', tokens: { input: 5, output: 2 } }] });
+    expect(readFileSync(join(tmp.path, 'out', 'trace.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+});

@@ -1,11 +1,60 @@
-export * from './core/index.js';
+/**
+ * roller's public API: what a user's script needs — the stage contract and engine, the record schemas and types, the
+ * sources (the recording proxy, the archive calls reader), the correlators, the sinks, the harness registry and the
+ * pipelines (collect, reprocess, convert, export) with their `sinks` option. Internals (queue plumbing, abort
+ * helpers, the wire log's writer) are not exported; `roller/testing` has the sink conformance suite.
+ */
+
+// The stage contract and the engine.
+export type { Envelope, Pipeline, RunReport, Sink, SinkReport, Source, StageContext, Transform } from './core/stage.js';
+export { createStageContext, type StageContextOptions } from './core/context.js';
+export { compose, mapStage } from './core/compose.js';
+export { fanOut, type FanOutBranch, type FanOutOptions } from './core/fan-out.js';
+export { runPipeline, type PipelineSpec, type RunOptions } from './core/run-pipeline.js';
+export { fromSource, through, toHighland } from './core/highland.js';
+export { createJsonlSink, type JsonlSinkOptions } from './core/jsonl-sink.js';
+export { jsonlFileSource, jsonlValueSource, type JsonlSourceOptions } from './core/jsonl-source.js';
+export { createDocumentSink, itemsOf, type DocumentSinkOptions } from './core/document-sink.js';
+export { EncodedLine, encodeJsonlLines } from './core/encoded-line.js';
+export { writeFileAtomic, writeJsonAtomic, type WrittenFile } from './core/atomic-write.js';
+export { openFileOutput, type OpenOutput } from './core/output.js';
+export { ErrorCode, isRollerError, RollerError, type Origin } from './core/errors.js';
+export type { Rejected } from './core/rejected.js';
+
+// Records: zod schemas, their types, and validation.
 export * from './schemas/index.js';
+export type { FinishedSample, SampleSftLines } from './schemas/finished-sample.js';
+export type { HeaderJoin, NativeCapture, NativeCompactions, NativeOutputs } from './schemas/native-capture.js';
+export { addTokens, ParticipantUsage, TokensByKind, zeroTokens } from './schemas/participant-usage.js';
+
+// Sources.
+export { startRecordingProxy, type RecordingProxy, type RecordingProxyOptions } from './sources/proxy/recording-proxy.js';
+export { readWireFrames, type WireFrame } from './sources/proxy/wire-frames.js';
+export { projectCalls } from './sources/proxy/project-calls.js';
+export { startScriptedModel, type ScriptedModelServer } from './sources/scripted-model/index.js';
+export { readCallsLazily } from './sources/archive/calls-reader.js';
+export { callsJsonlBodies } from './sources/archive/calls-bodies.js';
+
+// Transforms: protocol decoders and the capture correlators.
 export * from './transforms/protocols/index.js';
-export * from './sources/proxy/index.js';
-export * from './sources/scripted-model/index.js';
-export * from './sinks/index.js';
 export * from './transforms/capture/index.js';
-export * from './harnesses/native-capture.js';
+
+// Sinks: the registry, every output family's sink, and what a user's sink module exports.
+export * from './sinks/index.js';
+
+// Harnesses: the adapter contract and the registry.
+export type { AtifSubagent, CaptureInput, ConvertInput, HarnessAdapter, HarnessRunner, RunLaunch, SessionConversion } from './harnesses/adapter.js';
+export { harnessAdapter, harnessNames, registerHarness, runnableHarnesses } from './harnesses/index.js';
+export { perIdNativeCapture } from './harnesses/native-capture.js';
+
+// Pipelines.
+export { collect, type CollectOptions, type CollectResult } from './pipelines/collect/run.js';
+export { reprocess, type ReprocessOptions, type ReprocessReport } from './pipelines/reprocess/run.js';
+export { convertNative as convert, type ConvertOptions, type ConvertedSession } from './pipelines/convert.js';
+export { exportAtif, type ExportResult } from './pipelines/export-atif.js';
+export { finalizeCapture, finalizeNativeCapture, type CallSource, type FinalizeCaptureOptions } from './pipelines/capture/finalize.js';
+export { startProxyPipeline, projectWireLog } from './pipelines/proxy.js';
+export { openUserSinks, sinkSpecs, type SinkSpec, type UserSinkSet } from './pipelines/user-sinks.js';
+export { finishedSample } from './pipelines/finished-sample.js';
 export { nativeUsage, formatNativeUsage, type NativeUsageReport } from './pipelines/native-usage.js';
 export { scanUsage, type ScannedParticipant, type UsageScan } from './harnesses/claude-code/usage-scan.js';
-export { callsJsonlBodies } from './sources/archive/calls-bodies.js';

@@ -196,9 +196,11 @@ export function buildProgram(): Command {
     .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
     .option('--stream <file>', 'the CLI stream-json stdout: cross-checked against the native files (conversion.json)')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
-    .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file (it is listed as missing either way)')
-    .action(async (opts: { harness: string; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean; allowPartial?: boolean }) => {
+    .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file (it is listed as missing either way)');
+  withSinkOptions(program.commands.at(-1)!)
+    .action(async (opts: { harness: string; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean; allowPartial?: boolean; sink?: string[]; sinkOption?: string[]; sinkOptions?: string }) => {
       const sessions = await (await import('../pipelines/convert.js')).convertNative({
+        sinkSpecs: await sinkSpecsOf(opts),
         harness: opts.harness,
         native: opts.native,
         out: opts.out,
@@ -218,6 +220,7 @@ export function buildProgram(): Command {
         process.stderr.write(`roller convert: ${missing.length} participant(s) missing: the usage totals are partial; pass --allow-partial to accept that (exit 0)\n`);
         process.exitCode = 1;
       }
+      reportSinkFailures('convert', sessions[0]?.sinkFailures);
     });
 
   program
@@ -243,13 +246,14 @@ export function buildProgram(): Command {
     .option('--only <targets>', `re-project only these output families (${REPROCESS_TARGETS.join(',')}); the others are copied from the archive`)
     .option('--from-wire', "decode the calls again from each capture's raw/wire.frames with the proxy's decoders (after a decoder changed), instead of taking calls.jsonl")
     .option('--no-verify', "use each sample's archive without checking its published capture (hashes, attribution, references) first; recorded in reprocess.jsonl")
-    .option('--json', 'print the report as JSON on stdout')
-    .action(async (dir: string, opts: { output: string; concurrency: number; only?: string; fromWire?: boolean; verify: boolean; json?: boolean }) => {
+    .option('--json', 'print the report as JSON on stdout');
+  withSinkOptions(program.commands.at(-1)!)
+    .action(async (dir: string, opts: { output: string; concurrency: number; only?: string; fromWire?: boolean; verify: boolean; json?: boolean; sink?: string[]; sinkOption?: string[]; sinkOptions?: string }) => {
       const only = opts.only ? opts.only.split(',').map((t) => t.trim()) : null;
       const unknown = only?.filter((t) => !(REPROCESS_TARGETS as readonly string[]).includes(t)) ?? [];
       if (unknown.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--only ${opts.only}: unknown ${unknown.join(', ')} (choose from ${REPROCESS_TARGETS.join(', ')})`);
       const progress = new (await import('./collect-progress.js')).ReprocessProgress();
-      const report = await (await import('../pipelines/reprocess/run.js')).reprocess({ input: dir, output: opts.output, concurrency: opts.concurrency, only: only as ReprocessTarget[] | null, ...(opts.fromWire ? { fromWire: true } : {}), ...(opts.verify ? {} : { noVerify: true }), rollerVersion: pkg.version, onSample: (row, p) => progress.sample(row, p) });
+      const report = await (await import('../pipelines/reprocess/run.js')).reprocess({ input: dir, output: opts.output, concurrency: opts.concurrency, only: only as ReprocessTarget[] | null, ...(opts.fromWire ? { fromWire: true } : {}), ...(opts.verify ? {} : { noVerify: true }), sinkSpecs: await sinkSpecsOf(opts), rollerVersion: pkg.version, onSample: (row, p) => progress.sample(row, p) });
       progress.stop();
       if (opts.json) await printLine(JSON.stringify(report));
       else await printLine(report.output);
@@ -257,6 +261,7 @@ export function buildProgram(): Command {
         `roller reprocess: ${report.written} written, ${report.unchanged} unchanged (already reprocessed from the same source), ${report.errors} errors${report.wroteRunFiles ? '' : '; nothing new was written'}\n`,
       );
       process.exitCode = report.errors > 0 ? 1 : 0;
+      reportSinkFailures('reprocess', report.sinkFailures);
     });
 
   program
@@ -332,8 +337,9 @@ export function buildProgram(): Command {
     .option('--runner <kind>', 'local (default) | docker', 'local')
     .option('--image <name>', '--runner docker: the image samples run in (host networking; the pinned CLI is mounted)')
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
-    .option('--json', 'print the final run info as JSON on stdout')
-    .action(async (opts: { tasks: string; harness: string; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean; openclawMode?: OpenClawMode }) => {
+    .option('--json', 'print the final run info as JSON on stdout');
+  withSinkOptions(program.commands.at(-1)!)
+    .action(async (opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string; tasks: string; harness: string; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean; openclawMode?: OpenClawMode }) => {
       if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
       const controller = new AbortController();
       const onSignal = () => {
@@ -369,6 +375,7 @@ export function buildProgram(): Command {
         runner: opts.runner,
         ...(opts.image ? { image: opts.image } : {}),
         cacheDir: opts.cacheDir,
+        sinkSpecs: await sinkSpecsOf(opts),
         signal: controller.signal,
         rollerVersion: pkg.version,
         onStart: (r) => progress.started(r, total),
@@ -391,9 +398,37 @@ export function buildProgram(): Command {
       if (opts.json) await printLine(JSON.stringify(info));
       else await printLine(runDir);
       process.exitCode = info.state === 'finished' && info.summary.failed === 0 ? 0 : 1;
+      for (const e of info.errors) process.stderr.write(`roller collect: ${e.message}\n`);
+      if (info.errors.length > 0) process.exitCode = 1;
     });
 
   return program;
+}
+
+/** --sink SPEC (repeatable), --sink-option name.key=value (repeatable), --sink-options FILE: the same on collect, reprocess and convert. */
+function withSinkOptions(command: Command): Command {
+  return command
+    .option('--sink <spec>', 'repeatable; a sink of your own: a registered calls or samples sink (calls-jsonl, wire-trace, tools-capture, run-sft, run-sft-segments) or a module path / package name exporting a SinkModule', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .option('--sink-option <name.key=value>', 'repeatable; an option of a --sink, by its name (a registered name, or the module file name without extension)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .option('--sink-options <file>', 'a JSON file {"<sink name>": {options}} for the --sink sinks');
+}
+
+async function sinkSpecsOf(opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string }): Promise<import('../pipelines/user-sinks.js').SinkSpec[]> {
+  if (!opts.sink && !opts.sinkOption && !opts.sinkOptions) return [];
+  let file: Record<string, Record<string, unknown>> = {};
+  if (opts.sinkOptions) {
+    try {
+      file = JSON.parse(await readFile(opts.sinkOptions, 'utf8')) as Record<string, Record<string, unknown>>;
+    } catch (err) {
+      throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink-options ${opts.sinkOptions}: ${(err as Error).message}`);
+    }
+  }
+  return (await import('../pipelines/user-sinks.js')).sinkSpecs(opts.sink ?? [], opts.sinkOption ?? [], file);
+}
+
+function reportSinkFailures(command: string, failures: readonly { sink: string; at: string | null; message: string }[] | undefined): void {
+  for (const f of failures ?? []) process.stderr.write(`roller ${command}: sink ${f.sink} failed${f.at ? ` at ${f.at}` : ''}: ${f.message} (the run's own files are complete)\n`);
+  if ((failures?.length ?? 0) > 0) process.exitCode = 1;
 }
 
 function positiveInt(value: string): number {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { throwIfAborted } from './abort.js';
 import { jsonPieces } from './json-pieces.js';
 import { giveBackScratch, takeScratch } from './scratch-buffers.js';
-import { ErrorCode, RollerError } from './errors.js';
+import { abortReason, ErrorCode, RollerError } from './errors.js';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type { OpenOutput } from './output.js';
@@ -83,7 +83,8 @@ export async function writeFileAtomic(path: string, content: Content, options: A
     if (!out && (options.durable ?? true)) await syncDirectory(dir);
     return { path, bytes, sha256: hash.digest('hex') };
   } catch (cause) {
-    if (cause instanceof RollerError || options.signal?.aborted) throw cause;
+    if (options.signal?.aborted) throw abortReason(options.signal); // the abort's own reason, not a wait's AbortError
+    if (cause instanceof RollerError) throw cause;
     throw new RollerError(
       ErrorCode.ATOMIC_WRITE_FAILED,
       `writing ${path} failed (${(cause as Error).message}); the previous version, if any, is unchanged`,

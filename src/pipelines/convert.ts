@@ -10,7 +10,10 @@ import { createTraceSink } from '../sinks/trace/sink.js';
 import { createUsageJsonSink } from '../sinks/usage/sink.js';
 import { readCallsLazily } from '../sources/archive/calls-reader.js';
 import { relativeStatusSources } from '../harnesses/native-archive.js';
-import type { SessionConversion } from '../harnesses/adapter.js';
+import type { HarnessAdapter, SessionConversion } from '../harnesses/adapter.js';
+import type { SinkFailure, UserSinks } from '../sinks/user-sink.js';
+import { attributeCalls } from '../transforms/capture/attribute.js';
+import { openUserSinks, type SinkSpec } from './user-sinks.js';
 import { harnessAdapter } from '../harnesses/index.js';
 import { type ParticipantUsage } from '../schemas/participant-usage.js';
 import { Actf } from '../schemas/actf.js';
@@ -31,6 +34,9 @@ export interface ConvertOptions {
   calls?: readonly Call[];
   /** The CLI's --output-format stream-json stdout: cross-checked against the native files. */
   stream?: string;
+  /** A user's calls sinks (they get the --wire calls, attributed); samples sinks are refused (convert has none). */
+  sinkSpecs?: SinkSpec[];
+  sinks?: UserSinks[];
   keepThinking: boolean;
 }
 
@@ -48,6 +54,8 @@ export interface ConvertedSession {
   rejects: readonly Rejected[];
   /** Disagreements between the stream-json stdout and the native files (null without --stream). */
   streamCheck: string[] | null;
+  /** User sinks that failed (the converted files are complete regardless). */
+  sinkFailures?: SinkFailure[];
 }
 
 async function wireCalls(options: ConvertOptions): Promise<Call[] | undefined> {
@@ -68,6 +76,25 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
 
 async function convertSessions(options: ConvertOptions): Promise<ConvertedSession[]> {
   const adapter = harnessAdapter(options.harness);
+  const user = await openUserSinks(options.sinkSpecs ?? [], options.sinks ?? []);
+  if (user.takesSamples) {
+    await user.end();
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${user.names.join(', ')}: convert writes sessions, not samples; a samples sink runs with collect or reprocess (a calls sink here gets the --wire calls)`);
+  }
+  try {
+    const sessions = await convertWith(adapter, options);
+    // A calls sink gets the --wire calls, attributed (by response id) to the sessions they belong to.
+    const calls = user.names.length > 0 ? await wireCalls(options) : undefined;
+    if (calls) for (const s of sessions) await user.addCalls(attributeCalls(calls, s.participants).filter((c) => c.participant_id !== null), s.dir);
+    const failures = await user.end();
+    return sessions.map((s) => ({ ...s, sinkFailures: failures }));
+  } catch (err) {
+    await user.end();
+    throw err;
+  }
+}
+
+async function convertWith(adapter: HarnessAdapter, options: ConvertOptions): Promise<ConvertedSession[]> {
   const calls = await wireCalls(options);
   const sessions = await adapter.convert(options.native, { ...(calls ? { calls } : {}), ...(options.stream ? { stream: options.stream } : {}) });
   const results: ConvertedSession[] = [];

@@ -19,6 +19,12 @@ export const Participant = z
     call_ids: z.array(z.string()),
     status: ParticipantStatus,
     status_source: z.string().nullable().describe('where the status was read (native file and event)'),
+    reason: z.string().nullable().optional().describe('why something about it is unknown (its spawning call, its parent), in words; absent in older records'),
+    spawn_result: z
+      .enum(['result', 'acknowledgement'])
+      .nullable()
+      .optional()
+      .describe("what the spawn call's own tool result was (a launch acknowledgement is never completion): what relations are derived from; absent in older records"),
   })
   .superRefine((p, ctx) => {
     if (p.role === 'root' && (p.parent_participant_id !== null || p.depth !== 0)) {

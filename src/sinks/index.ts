@@ -62,7 +62,7 @@ export * from './atif/sink.js';
 export * from './calls-jsonl/sink.js';
 export * from './capture-manifest/sink.js';
 export * from './conversion/sink.js';
-export * from './finished-sample.js';
+export * from './user-sink.js';
 export * from './relations/sink.js';
 export * from './run-info/sink.js';
 export * from './run-lock/sink.js';

@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createJsonlSink, EncodedLine, fanOut } from '../../src/core/index.js';
-import { describeSinkConformance } from './sink-conformance.js';
+import { describeSinkConformance } from '../../src/testing/sink-conformance.js';
 
 const record = (i: number) => ({ i, text: `record ${i} ✓`, nested: { ok: i % 2 === 0 } });
 

@@ -2,7 +2,6 @@ import { basename, dirname, join, relative } from 'node:path';
 import { copyFile, mkdir, rm } from '../../core/thread-fs.js';
 import { createStageContext } from '../../core/context.js';
 import { runPipeline } from '../../core/run-pipeline.js';
-import type { Sink } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
 import { hasContext, withCallFields } from '../../schemas/call-context.js';
 import { CAPTURE_SCHEMA, type Manifest } from '../../schemas/manifest.js';
@@ -54,14 +53,12 @@ export interface FinalizeCaptureOptions {
   soleParticipant?: { participant: string; evidence: string };
   /** Calls a native record holds the output of (see NativeCapture.recordedOutputs). */
   recordedOutputs?: Readonly<Record<string, { participant: string; evidence: string }>>;
-  /** More sinks of the attributed calls, as they are written to calls.jsonl (a user's database, say). */
-  callSinks?: readonly Sink<Call>[];
 }
 
 /** finalizeCapture from an adapter's NativeCapture. */
 export function finalizeNativeCapture(
   native: NativeCapture,
-  o: Pick<FinalizeCaptureOptions, 'dir' | 'calls' | 'attempt' | 'scope' | 'debugRetention' | 'wireLog' | 'publishedWireLog' | 'createdAt' | 'nativeRoot' | 'callSinks'>,
+  o: Pick<FinalizeCaptureOptions, 'dir' | 'calls' | 'attempt' | 'scope' | 'debugRetention' | 'wireLog' | 'publishedWireLog' | 'createdAt' | 'nativeRoot'>,
 ): Promise<Manifest> {
   return finalizeCapture({
     ...o,
@@ -148,7 +145,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
           yield keepRaw ? c : withCallFields(c, { response_path: null });
         }
       })(),
-    sinks: [createCallsJsonlSink({ path: join(o.dir, 'calls.jsonl') }), ...(o.callSinks ?? [])],
+    sinks: [createCallsJsonlSink({ path: join(o.dir, 'calls.jsonl') })],
   });
   keep(written.sinks[0]!, 'calls.jsonl');
   const ctx = createStageContext();
@@ -169,14 +166,16 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     participants: o.participants.map((p) => ({
       participant_id: p.participant,
       role: p.role,
-      native_ids: { native_id: p.native_id },
+      native_ids: { native_id: p.native_id, ...(o.agentPaths?.[p.native_id] ? { agent_path: o.agentPaths[p.native_id]! } : {}) },
       parent_participant_id: p.parent,
       spawn_tool_call_id: p.spawn_tool_call_id,
       depth: p.depth,
       model: modelOf.get(p.participant) ?? null,
       call_ids: callIdsOf.get(p.participant) ?? [],
       status: p.status,
-      status_source: p.status_source ?? p.reason,
+      status_source: p.status_source,
+      reason: p.reason,
+      spawn_result: p.spawn_result ?? null,
     })),
     capabilities: o.capabilities,
     lifecycle,

@@ -79,6 +79,10 @@ export async function cleanLeftovers(runDir: string): Promise<string[]> {
     }
   }
   await rm(join(runDir, RUNNING_DIR), { recursive: true, force: true });
+  // The run-level files it was writing (renamed into place only at a run's end): their temporary files.
+  for (const name of await readdir(runDir).catch(() => [] as string[])) {
+    if (/^(sft|sft_segments)\.jsonl\.\d+\.tmp$/.test(name)) await rm(join(runDir, name), { force: true });
+  }
   return removed;
 }
 

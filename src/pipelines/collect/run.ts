@@ -11,7 +11,6 @@ import { OPENCLAW_EXEC_PROFILE } from '../../harnesses/openclaw/adapter.js';
 import { PI_SUBAGENT_PROFILE } from '../../harnesses/pi/adapter.js';
 import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
 import { RUN_INFO_SCHEMA, type ResumeEntry, type RunInfo, type SampleInfo } from '../../schemas/run-info.js';
-import { writeRunSft } from './run-sft.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
 import { lockDifferences, redactConfig } from './lock.js';
@@ -21,6 +20,15 @@ import { reusableSample } from './reuse.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
+import { createStageContext } from '../../core/context.js';
+import { itemsOf } from '../../core/document-sink.js';
+import { InOrder } from '../../core/in-order.js';
+import { createRunInfoSink } from '../../sinks/run-info/sink.js';
+import { createRunLockSink } from '../../sinks/run-lock/sink.js';
+import type { UserSinks } from '../../sinks/user-sink.js';
+import { finishedSample, type FinishedSample } from '../finished-sample.js';
+import { runSampleSinks } from '../run-samples.js';
+import { openUserSinks, type SinkSpec, type UserSinkSet } from '../user-sinks.js';
 
 export interface CollectOptions {
   tasks: string;
@@ -53,6 +61,10 @@ export interface CollectOptions {
   /** A Docker API client to use instead of the local engine's (tests). */
   docker?: DockerApi;
   cacheDir?: string;
+  /** Sinks of a user's own (a registered calls/samples sink or a module, with options): see user-sinks.ts. */
+  sinkSpecs?: SinkSpec[];
+  /** The same as Sink objects (the library): each gets the attributed calls and/or the finished samples of the run. */
+  sinks?: UserSinks[];
   /** Ctrl-C: queued samples are cancelled, running ones finish and are collected. */
   signal?: AbortSignal;
   onSample?: (info: SampleInfo, progress: { done: number; total: number }) => void;
@@ -132,17 +144,29 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   const runName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   // The run directory and its process lock before anything runs: a second collect, resume or reprocess into the run
   // is refused while this one holds it; a lock left by a killed run is taken over only by --resume.
-  const runDir = await prepareRunDir(o.output, runName);
+  // The user's sinks (--sink, or the library's `sinks`): loaded and their options checked before anything is made.
+  const user = await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? []);
+  let runDir: string;
+  try {
+    runDir = await prepareRunDir(o.output, runName);
+  } catch (err) {
+    await user.end();
+    throw err;
+  }
   const held = await acquireLock(join(runDir, RUN_LOCK_FILE), {
     what: `the run ${runDir}`,
     command: `roller collect${o.resume ? ' --resume' : ''}`,
     takeOverStale: o.resume === true,
     staleHint: 'pass --resume to take it over and continue the run',
+  }).catch(async (err: unknown) => {
+    await user.end();
+    throw err;
   });
   let result: CollectResult;
   try {
-    result = await collectLocked(o, { bundle, models, runName, runDir, docker, tookOver: held.tookOver ? describeHolder(held.tookOver) : null });
+    result = await collectLocked(o, { bundle, models, runName, runDir, docker, user, tookOver: held.tookOver ? describeHolder(held.tookOver) : null });
   } catch (err) {
+    await user.end();
     // A refused resume leaves the run as it found it: a killed run's stale lock stays, for the resume that matches.
     await held.release({ handBack: true });
     await rmdir(runDir).catch(() => undefined); // a run directory this call made and left empty goes again
@@ -160,9 +184,10 @@ interface RunPlan {
   docker: { api: DockerApi; image: string; id: string } | undefined;
   /** The killed collect whose stale lock was taken over (--resume). */
   tookOver: string | null;
+  user: UserSinkSet;
 }
 
-async function collectLocked(o: CollectOptions, { bundle, models, runName, runDir, docker, tookOver }: RunPlan): Promise<CollectResult> {
+async function collectLocked(o: CollectOptions, { bundle, models, runName, runDir, docker, tookOver, user }: RunPlan): Promise<CollectResult> {
   const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
   const installed = await installHarness(o.harness, o.cacheDir ? { cacheDir: o.cacheDir } : {});
   const wireTrace = o.wireTrace ?? 'actf';
@@ -218,11 +243,12 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     // until that recapture and the run-level SFT have succeeded, even across a crash.
     await writeJsonAtomic(marker, { reason: 'run collected without lock.json: every sample is recaptured once before any is reused', since: new Date().toISOString() });
   }
-  if (lockToWrite) await writeJsonAtomic(join(runDir, 'lock.json'), lockToWrite);
+  if (lockToWrite) await createRunLockSink({ path: join(runDir, 'lock.json') }).consume(itemsOf(lockToWrite), createStageContext());
   // What a killed run left (its samples' temporary directories) goes once this resume is known to continue it.
   const cleaned = o.resume ? await cleanLeftovers(runDir) : [];
 
   const rows = new Map<number, RunInfo['samples'][number]>();
+  const runErrors: RunInfo['errors'] = [];
   const created = previous?.created_at ?? new Date().toISOString();
   let state: RunInfo['state'] = 'initializing';
   const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.image ?? null }) as Record<string, unknown>;
@@ -253,11 +279,12 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
       summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout'), ...(sftCounts ?? {}) },
       usage: { input: total('input'), cached_input: total('cached_input'), cache_creation: total('cache_creation'), output: total('output'), reasoning: total('reasoning'), cost_usd: costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null, requests: total('requests') },
       samples: list,
-      errors: [],
+      errors: runErrors,
       ...(resumeHistory.length > 0 ? { resume_history: resumeHistory } : {}),
     };
   };
-  const writeInfo = async (): Promise<void> => void (await writeJsonAtomic(join(runDir, 'info.json'), snapshot()));
+  const infoSink = createRunInfoSink({ path: join(runDir, 'info.json') });
+  const writeInfo = async (): Promise<void> => void (await infoSink.consume(itemsOf(snapshot()), createStageContext()));
   await writeInfo();
   state = 'running';
   const checkpoints = new RunInfoCheckpoints(writeInfo);
@@ -291,11 +318,16 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     path: sampleDirOf('', { index: info.index, task: { id: info.task_id }, model: { id: info.model } }).replace(/^[\\/]/, ''),
     usage: info.usage,
   });
+  // The sample stream, in request order: the run-level SFT files and the user's sinks take each finished sample.
+  const order = new InOrder<FinishedSample>(requests.length);
+  const samples = runSampleSinks(runDir, order, user);
+  samples.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
   let done = 0;
   const record = async (info: SampleInfo, status = info.status) => {
     rows.set(info.index, rowOf(info, status));
     done++;
     o.onSample?.({ ...info, status }, { done, total: requests.length });
+    order.settle(info.index, finishedSample(sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } }), info));
     await checkpoints.result();
   };
 
@@ -336,8 +368,10 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
   state = 'finalizing';
   await writeInfo();
   try {
-    const written = await writeRunSft(runDir, requests.map((r) => ({ dir: sampleDirOf(runDir, r), row: rows.get(r.index) })));
+    order.settleRest(); // samples never run (Ctrl-C) contribute nothing
+    const written = await samples;
     sftCounts = { sft_included: written.included, sft_segmented: written.segmented, sft_excluded: requests.length - written.included - written.segmented };
+    for (const f of written.sinkFailures) runErrors.push({ code: ErrorCode.SINK_WRITE_FAILED, message: `sink ${f.sink} failed${f.at ? ` at ${f.at}` : ''}: ${f.message}; the run's own files are complete`, at: new Date().toISOString() });
     state = o.signal?.aborted ? 'interrupted' : 'finished';
     if (state === 'finished') await rm(marker, { force: true });
   } catch (err) {

@@ -1,18 +1,24 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, copyFile, readFile, rm } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { writeJsonAtomic } from '../../core/atomic-write.js';
+import { createStageContext } from '../../core/context.js';
+import { itemsOf } from '../../core/document-sink.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
-import type { Lock } from '../../schemas/lock.js';
-import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
-import type { SampleSftLines } from '../collect/run-sft.js';
-import { OrderedRunSft } from './ordered-run-sft.js';
-import { SamplePool } from './pool.js';
-import type { ReprocessTarget } from './targets.js';
+import { InOrder } from '../../core/in-order.js';
 import { ensurePrivateDir } from '../../core/private-dir.js';
 import { acquireLock, describeHolder, inspectLock } from '../../core/process-lock.js';
+import type { Lock } from '../../schemas/lock.js';
+import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
+import { createRunInfoSink } from '../../sinks/run-info/sink.js';
+import { createRunLockSink } from '../../sinks/run-lock/sink.js';
+import type { SinkFailure, UserSinks } from '../../sinks/user-sink.js';
 import { RUN_LOCK_FILE } from '../collect/run-dir.js';
+import { finishedSample, type FinishedSample, type SampleSftLines } from '../finished-sample.js';
+import { runSampleSinks, type RunSamplesOutcome } from '../run-samples.js';
+import { openUserSinks, type SinkSpec } from '../user-sinks.js';
+import { SamplePool } from './pool.js';
+import type { ReprocessTarget } from './targets.js';
 
 export interface ReprocessOptions {
   /** A run directory (info.json of a run) or one sample directory of a run. */
@@ -26,6 +32,9 @@ export interface ReprocessOptions {
   /** Skip checking each sample's published capture (hashes, attribution, references) before use (--no-verify). */
   noVerify?: boolean;
   rollerVersion?: string;
+  /** Sinks of a user's own (as collect's): they get the output's attributed calls and finished samples, in request order. */
+  sinkSpecs?: SinkSpec[];
+  sinks?: UserSinks[];
   onSample?(row: ReprocessRow, progress: { done: number; total: number }): void;
 }
 
@@ -44,6 +53,8 @@ export interface ReprocessReport {
   errors: number;
   /** false when every sample was already there from the same source: nothing was written. */
   wroteRunFiles: boolean;
+  /** User sinks that failed (the output's own files are complete regardless). */
+  sinkFailures: SinkFailure[];
 }
 
 /** One line of <output>/reprocess.jsonl: the reprocess's own record (its times live here, not in the outputs). */
@@ -59,8 +70,8 @@ interface LogLine {
 }
 
 export const REPROCESS_LOG = 'reprocess.jsonl';
-/** Run-level SFT lines that finish ahead of their turn and do not fit in memory wait here (then it goes). */
-const LINES_DIR = '.reprocess-lines';
+/** Bytes of run-level SFT lines that finished ahead of their turn held in memory; past it they are read again at their turn. */
+const HELD_BYTES = 64 * 2 ** 20;
 
 /**
  * `roller reprocess RUN_DIR|SAMPLE_DIR --output DIR`: every sample of an archive projected again by the
@@ -92,16 +103,40 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
 }
 
 async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, output, lock, version }: { runDir: string; samples: string[]; run: RunInfo; output: string; lock: Lock; version: string }): Promise<ReprocessReport> {
-  // Lines left by a crashed run are not trusted: this run's workers encode their own.
-  await rm(join(output, LINES_DIR), { recursive: true, force: true });
-  // The run-level SFT files are written as samples finish, over the archive's rows in request order: a row not
-  // reprocessed this time (a sample directory given) contributes what the output holds for it, if anything.
-  const sft = new OrderedRunSft(output, run.samples, join(output, LINES_DIR));
+  // The output's sample stream in the archive's request order: its run-level SFT files (written as samples finish,
+  // renamed into place at the end) and the user's sinks. A row not reprocessed this time (a sample directory given, or
+  // one unchanged) contributes what the output holds for it; lines a worker encoded wait in memory up to HELD_BYTES,
+  // past that their sample is read again at its turn.
+  const order = new InOrder<FinishedSample>(run.samples.length);
+  let held = 0;
+  const fromOutput = async (j: number, encoded?: SampleSftLines | null): Promise<FinishedSample | null> => {
+    const dir = join(output, run.samples[j]!.path);
+    if (!existsSync(join(dir, 'info.json'))) return null;
+    const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
+    const size = (encoded?.linear?.length ?? 0) + (encoded?.segments?.length ?? 0);
+    if (encoded === undefined || held + size > HELD_BYTES) return finishedSample(dir, info);
+    held += size;
+    return finishedSample(dir, info, encoded, () => (held -= size));
+  };
+  const settle = async (j: number, encoded?: SampleSftLines | null) => order.settle(j, await fromOutput(j, encoded));
   const rowOf = new Map(run.samples.map((r, j) => [join(runDir, r.path), j]));
   const processed = new Set(samples.map((s) => rowOf.get(s)));
-  for (let j = 0; j < run.samples.length; j++) if (!processed.has(j)) void sft.settle(j, undefined);
-  // An output without a run info.json gets one whatever happens (below): its SFT files may start at once.
-  if (!existsSync(join(output, 'info.json'))) sft.start();
+  // The stream's end waits for the decision whether the run's files are replaced at all (see wroteRunFiles).
+  let decide!: (replace: boolean) => void;
+  const decision = new Promise<boolean>((resolve) => (decide = resolve));
+  const keepRunFiles = new AbortController();
+  const user = await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? []);
+  const stream = runSampleSinks(
+    output,
+    (async function* () {
+      yield* order;
+      if (!(await decision)) keepRunFiles.abort(new Error('nothing was reprocessed: the run files stay as they are'));
+    })(),
+    user,
+    keepRunFiles.signal,
+  );
+  stream.catch(() => {}); // awaited below
+  for (let j = 0; j < run.samples.length; j++) if (!processed.has(j)) await settle(j);
   const logPath = join(output, REPROCESS_LOG);
   const prior = await readLog(logPath);
   const log = (line: LogLine) => appendFile(logPath, `${JSON.stringify(line)}\n`);
@@ -131,7 +166,6 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
     await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...unverified, ...(outcome.error ? { error: outcome.error } : {}) });
     report(i, { sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
     if (outcome.status !== 'written') return undefined;
-    sft.start();
     return outcome.sftLines;
   };
   // One lane per worker, each taking the next sample when it is free: at most `lanes` samples in flight,
@@ -148,24 +182,36 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
           void report(i, { sample: relative(runDir, samples[i]!).split(sep).join('/'), status: 'error', error: { code: typeof err.code === 'string' ? err.code : 'ROLLER_REPROCESS_FAILED', message: err.message } }),
         );
         const row = rowOf.get(samples[i]!);
-        if (row !== undefined) await sft.settle(row, lines);
+        if (row !== undefined) await settle(row, lines);
       }
     }));
   } catch (err) {
-    await sft.abandon();
+    order.settleRest();
+    decide(false);
+    await stream.catch(() => undefined);
     throw err;
   } finally {
     await pool.close();
   }
   const rows = byIndex.filter(Boolean);
   const written = rows.filter((r) => r.status === 'written').length;
+  // Nothing written and the output already a run: its files stay as they are (a second reprocess writes nothing).
   const wroteRunFiles = written > 0 || !existsSync(join(output, 'info.json'));
-  try {
-    if (wroteRunFiles) await writeRunFiles(runDir, output, run, await sft.commit());
-  } finally {
-    await sft.abandon();
-  }
-  return { output, rows, written, unchanged: rows.filter((r) => r.status === 'unchanged').length, errors: rows.filter((r) => r.status === 'error').length, wroteRunFiles };
+  decide(wroteRunFiles);
+  const outcome = await stream.catch((err: unknown) => {
+    if (keepRunFiles.signal.aborted) return undefined;
+    throw err;
+  });
+  if (wroteRunFiles && outcome) await writeRunFiles(runDir, output, run, outcome);
+  return {
+    output,
+    rows,
+    written,
+    unchanged: rows.filter((r) => r.status === 'unchanged').length,
+    errors: rows.filter((r) => r.status === 'error').length,
+    wroteRunFiles,
+    sinkFailures: outcome?.sinkFailures ?? [],
+  };
 }
 
 /** The samples of a run directory (its info.json rows), or the one sample a sample directory is. */
@@ -216,8 +262,8 @@ async function readLog(path: string): Promise<Map<string, LogLine>> {
  * and status read from the new sample info.json (everything else as the archive has it, `run`), and the counts
  * of the run-level SFT files (written as the samples finished, OrderedRunSft).
  */
-async function writeRunFiles(runDir: string, output: string, run: RunInfo, counts: { included: number; segmented: number }): Promise<void> {
-  if (!existsSync(join(output, 'lock.json'))) await copyFile(join(runDir, 'lock.json'), join(output, 'lock.json'));
+async function writeRunFiles(runDir: string, output: string, run: RunInfo, counts: RunSamplesOutcome): Promise<void> {
+  if (!existsSync(join(output, 'lock.json'))) await createRunLockSink({ path: join(output, 'lock.json') }).consume(itemsOf(JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock), createStageContext());
   const present: RunInfo['samples'] = [];
   for (const row of run.samples) {
     const file = join(output, row.path, 'info.json');
@@ -241,5 +287,5 @@ async function writeRunFiles(runDir: string, output: string, run: RunInfo, count
     // A partial reprocess (a sample directory, or samples that failed): the tree says what it holds.
     run.progress = { total: run.samples.length, processed: run.samples.length, pending: 0 };
   }
-  await writeJsonAtomic(join(output, 'info.json'), run);
+  await createRunInfoSink({ path: join(output, 'info.json') }).consume(itemsOf(run), createStageContext());
 }

@@ -14,7 +14,7 @@ import { readWireFrames } from '../../sources/proxy/wire-frames.js';
 import { callsJsonlBodies } from '../../sources/archive/calls-bodies.js';
 import { projectAttempt } from '../collect/project-attempt.js';
 import { finishSample } from '../collect/sample-info.js';
-import { sampleSftLines, type SampleSftLines } from '../collect/run-sft.js';
+import { sampleSftLines, type SampleSftLines } from '../finished-sample.js';
 
 import { REPROCESS_TARGETS, type ReprocessTarget } from './targets.js';
 import { validateCapture } from '../../transforms/capture/validate.js';

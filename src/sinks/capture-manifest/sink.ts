@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { abortableInput } from '../../core/abort.js';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
-import { ErrorCode, RollerError } from '../../core/errors.js';
 import { sha256File } from '../../core/hashing.js';
+import type { OpenOutput } from '../../core/output.js';
 import type { Sink, SinkReport } from '../../core/stage.js';
 import type { Manifest } from '../../schemas/manifest.js';
 
@@ -22,9 +22,9 @@ export interface ManifestDraft {
 /**
  * The capture's publisher (seeds/000): after everything it describes is written and closed, it hashes the formal
  * files it was not given digests of, and writes manifest.json atomically — the last file of a capture, so a
- * manifest names only complete files. One draft per capture (a second is an error).
+ * manifest names only complete files. A second draft replaces the first, as atomically.
  */
-export function createCaptureManifestSink(options: CaptureManifestOptions): Sink<ManifestDraft> {
+export function createCaptureManifestSink(options: CaptureManifestOptions, open?: OpenOutput): Sink<ManifestDraft> {
   const o = CaptureManifestOptions.parse(options);
   const name = 'capture-manifest';
   return {
@@ -34,11 +34,11 @@ export function createCaptureManifestSink(options: CaptureManifestOptions): Sink
       let written: { sha256: string; bytes: number } | undefined;
       const path = join(o.dir, 'manifest.json');
       for await (const draft of abortableInput(input, ctx.signal)) {
-        if (++received > 1) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: a second manifest for ${o.dir}; a capture is published once`);
+        received++;
         const files: Manifest['files'] = {};
         for (const f of draft.files) files[f.path] = f.digest ?? (await sha256File(join(o.dir, f.path)));
         draft.manifest.files = files;
-        const file = await writeJsonAtomic(path, draft.manifest);
+        const file = await writeJsonAtomic(path, draft.manifest, { signal: ctx.signal, ...(open ? { open } : {}) });
         written = { sha256: file.sha256, bytes: file.bytes };
       }
       ctx.counters.add(name, 'received', received);

@@ -5,7 +5,7 @@ import { EncodedLine } from '../../core/encoded-line.js';
 import { createJsonlSink } from '../../core/jsonl-sink.js';
 import type { OpenOutput } from '../../core/output.js';
 import type { Sink, SinkReport, StageContext } from '../../core/stage.js';
-import type { FinishedSample, SampleSftLines } from '../finished-sample.js';
+import type { FinishedSample, SampleSftLines } from '../../schemas/finished-sample.js';
 
 export const RunSftOptions = z
   .strictObject({ path: z.string().min(1).describe("the run's sft.jsonl path") })

@@ -1,14 +1,15 @@
 /**
  * The conformance suite every sink passes before it is used (STYLE.md §8): empty input, flush at end,
- * a throwing input, abort, counts, and the stall test — the output takes N items and hangs, and the
- * source may produce at most N + capacity items.
+ * a throwing input, abort, counts, and the stall test — the destination takes N writes and hangs, and the
+ * source may produce at most N + capacity items. Shipped as `roller/testing` for a user's own sinks (it runs under
+ * vitest: `describeSinkConformance('my-sink', {...})` in a test file).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createStageContext, openFileOutput, type OpenOutput, type Sink } from '../../src/core/index.js';
+import { createStageContext, openFileOutput, type OpenOutput, type Sink } from '../core/index.js';
 
 export interface ConformanceEnv {
   dir: string;
@@ -29,16 +30,24 @@ export interface SinkUnderTest<T> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A destination that accepts `accept` writes and then never completes another one. */
-function stallingWritable(accept: number): Writable {
+/**
+ * A destination that accepts `accept` writes in all — across every file a sink opens on it (a document sink opens one
+ * per item) — and then never completes another one.
+ */
+function stallingDestination(accept: number): () => Writable {
   let n = 0;
-  return new Writable({
-    highWaterMark: 1,
-    write(_chunk, _enc, callback) {
-      if (n++ < accept) callback();
-      // else: hang forever, like a full disk or a reader that stopped reading
-    },
-  });
+  return () =>
+    new Writable({
+      highWaterMark: 1,
+      write(_chunk, _enc, callback) {
+        if (n++ < accept) callback();
+        // else: hang forever, like a full disk or a reader that stopped reading
+      },
+      final(callback) {
+        if (n < accept) callback();
+        // past the quota a close never completes either
+      },
+    });
 }
 
 async function* counted<T>(make: (i: number) => T, total: number, counter: { produced: number }): AsyncGenerator<T> {
@@ -99,10 +108,14 @@ export function describeSinkConformance<T>(name: string, sut: SinkUnderTest<T>):
     it('stall test: a destination that takes N items and hangs lets the source produce at most N + capacity', async () => {
       const N = 7;
       const stalled: Writable[] = [];
+      const destination = stallingDestination(N);
       const stallEnv: ConformanceEnv = {
         dir: env.dir,
-        open: () => {
-          const w = stallingWritable(N);
+        open: async (path) => {
+          // The file exists, as it would on a disk that then fills up (a document is renamed into place).
+          await mkdir(dirname(path), { recursive: true });
+          await writeFile(path, '');
+          const w = destination();
           stalled.push(w);
           return w;
         },

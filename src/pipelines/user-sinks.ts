@@ -1,0 +1,134 @@
+import { createRequire } from 'node:module';
+import { basename, extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import { formatJsonPath } from '../core/json-locate.js';
+import type { Sink } from '../core/stage.js';
+import type { Call } from '../schemas/call.js';
+import type { FinishedSample } from '../schemas/finished-sample.js';
+import { checkValue } from '../schemas/validate.js';
+import { sinks as registry, type SinkName } from '../sinks/index.js';
+import { SinkFeed, type SinkFailure, type SinkModule, type UserSinks } from '../sinks/user-sink.js';
+
+/** A sink named on the command line: a registered sink's name, or a module path / package name; and its options. */
+export interface SinkSpec {
+  spec: string;
+  options?: Record<string, unknown>;
+}
+
+/**
+ * `--sink SPEC` (repeatable) with `--sink-option name.key=value` and an options file `{"name": {...}}`: each sink's
+ * options, by the name it is known by (a registered name, the module's `name`, or its file name without extension).
+ * A value that parses as JSON is taken as JSON (numbers, booleans, objects), anything else as a string.
+ */
+export function sinkSpecs(specs: readonly string[], options: readonly string[] = [], file: Record<string, Record<string, unknown>> = {}): SinkSpec[] {
+  const given = new Map<string, Record<string, unknown>>(Object.entries(file).map(([k, v]) => [k, { ...v }]));
+  for (const o of options) {
+    const m = /^([^.=]+)\.([^=]+)=(.*)$/s.exec(o);
+    if (!m) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink-option '${o}': expected name.key=value (e.g. sqlite.path=runs.db)`);
+    const [, name, key, raw] = m as unknown as [string, string, string, string];
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // a plain string
+    }
+    given.set(name, { ...(given.get(name) ?? {}), [key]: value });
+  }
+  const out = specs.map((spec) => ({ spec, options: given.get(nameOfSpec(spec)) ?? {} }));
+  const unused = [...given.keys()].filter((n) => !specs.some((s) => nameOfSpec(s) === n));
+  if (unused.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `options for ${unused.map((u) => `'${u}'`).join(', ')}, but no --sink of that name (sinks: ${specs.map(nameOfSpec).join(', ') || 'none'})`);
+  return out;
+}
+
+const nameOfSpec = (spec: string) => (spec in registry ? spec : basename(spec, extname(spec)));
+
+/** A user's sinks for one run, each fed through its own SinkFeed. */
+export interface UserSinkSet {
+  readonly names: readonly string[];
+  /** Whether any of them takes finished samples (convert has none to give). */
+  readonly takesSamples: boolean;
+  /** A finished sample: its published calls to the call sinks, then itself to the sample sinks (in request order). */
+  add(sample: FinishedSample): Promise<void>;
+  /** Calls not of a finished sample (convert's --wire calls, attributed to the converted session). */
+  addCalls(calls: Iterable<Call> | AsyncIterable<Call>, label: string): Promise<void>;
+  /** The run is over: each sink finishes and reports; the failures (a sink that threw), by sink and sample. */
+  end(): Promise<SinkFailure[]>;
+}
+
+/**
+ * Opens the sinks a run is given — by spec (a registered calls or samples sink, or a module exporting a SinkModule as
+ * `default` or `sink`) or as objects (the library's `sinks` option) — checking every one's options before anything
+ * runs. Modules resolve from `cwd` (a path relative to it, or a package installed there).
+ */
+export async function openUserSinks(specs: readonly SinkSpec[], objects: readonly UserSinks[] = [], cwd = process.cwd()): Promise<UserSinkSet> {
+  const opened: { name: string; sinks: UserSinks }[] = objects.map((s, i) => ({ name: s.calls?.name ?? s.samples?.name ?? `sink-${i + 1}`, sinks: s }));
+  for (const s of specs) opened.push({ name: nameOfSpec(s.spec), sinks: await openSpec(s, cwd) });
+  const calls = opened.filter((o) => o.sinks.calls).map((o) => new SinkFeed<Call>(o.sinks.calls!));
+  const samples = opened.filter((o) => o.sinks.samples).map((o) => new SinkFeed<FinishedSample>(o.sinks.samples!));
+  const unread: SinkFailure[] = [];
+  const addCalls = async (source: Iterable<Call> | AsyncIterable<Call>, label: string) => {
+    try {
+      if (calls.length > 0) for await (const call of source) for (const f of calls) await f.push(call, label);
+    } catch (err) {
+      // The calls could not be read: said against the call sinks, the run goes on.
+      for (const o of opened.filter((x) => x.sinks.calls)) unread.push({ sink: o.name, at: label, message: `its calls could not be read: ${(err as Error).message}` });
+    }
+  };
+  return {
+    names: opened.map((o) => o.name),
+    takesSamples: samples.length > 0,
+    async add(sample) {
+      if (calls.length > 0) await addCalls(sample.calls(), sample.dir);
+      for (const f of samples) await f.push(sample, sample.dir);
+    },
+    addCalls,
+    async end() {
+      const outcomes = await Promise.all([...calls, ...samples].map((f) => f.end()));
+      return [...unread, ...outcomes.filter((o): o is SinkFailure => 'message' in o && 'sink' in o)];
+    },
+  };
+}
+
+async function openSpec(s: SinkSpec, cwd: string): Promise<UserSinks> {
+  const options = s.options ?? {};
+  if (s.spec in registry) {
+    const def = registry[s.spec as SinkName];
+    if (def.input !== 'calls' && def.input !== 'samples') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${s.spec}: it writes one file family of a sample (${def.input}); a run's sink takes calls or samples`);
+    const parsed = checkedOptions(s.spec, def.options, options);
+    const sink = (def.create as (o: unknown) => Sink<never>)(parsed);
+    return def.input === 'calls' ? { calls: sink as Sink<Call> } : { samples: sink as Sink<FinishedSample> };
+  }
+  const mod = await importSink(s.spec, cwd);
+  const parsed = mod.options ? checkedOptions(s.spec, mod.options, options) : options;
+  const made = await mod.create(parsed);
+  if (!made || (!made.calls && !made.samples)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${s.spec}: its create() gave neither a calls nor a samples sink`);
+  return made;
+}
+
+function checkedOptions(spec: string, schema: Parameters<typeof checkValue>[0], options: Record<string, unknown>): unknown {
+  const issues = checkValue(schema, options);
+  if (issues.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: its options are not valid: ${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')} (give them with --sink-option ${nameOfSpec(spec)}.key=value)`);
+  return (schema as { parse(v: unknown): unknown }).parse(options);
+}
+
+async function importSink(spec: string, cwd: string): Promise<SinkModule> {
+  let url: string;
+  if (spec.startsWith('.') || spec.startsWith('/')) url = pathToFileURL(resolve(cwd, spec)).href;
+  else {
+    try {
+      url = pathToFileURL(createRequire(join(cwd, 'noop.js')).resolve(spec)).href;
+    } catch {
+      url = spec; // an ESM-only package, resolved by import itself
+    }
+  }
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(url)) as Record<string, unknown>;
+  } catch (err) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: the module could not be loaded (${(err as Error).message}); give a registered sink name (${Object.keys(registry).join(', ')}), a path, or an installed package`, { cause: err });
+  }
+  const def = (mod.default ?? mod.sink) as SinkModule | undefined;
+  if (!def || typeof def.create !== 'function') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: the module exports no sink (a default or \`sink\` export with create(options) => { calls?, samples? })`);
+  return def;
+}

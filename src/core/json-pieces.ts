@@ -3,9 +3,8 @@
  *
  * Why: one JSON.stringify of a trace document is one multi-megabyte string — as soon as a single character
  * is outside Latin-1 (a '…' in a tool result) a two-byte one, twice the size — and writing it meant
- * flattening and encoding it into a fresh buffer of its own. Fresh memory is what costs on the VMs measured
- * (~13 µs per 4 KB page faulted in): those two allocations were a third of a reprocess worker's page faults.
- * Pieces of a few kilobytes live and die in the young generation and are encoded into a reused buffer.
+ * flattening and encoding it into a fresh buffer of its own (fresh memory: see scratch-buffers.ts). Pieces of a
+ * few kilobytes live and die in the young generation and are encoded into a reused buffer.
  *
  * The containers down to `splitDepth` are walked here, with JSON.stringify's own rules (toJSON called with
  * the property's key, properties whose value serializes to nothing left out, such array elements written as

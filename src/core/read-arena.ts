@@ -1,9 +1,7 @@
 /**
  * One buffer that a sequence of jobs reads its files into, one job at a time, instead of a fresh buffer
- * per read. A fresh multi-megabyte buffer is fresh memory: every page of it is faulted in by the kernel
- * (and given back when it is freed), and on the VMs measured that was a third of reprocess's time
- * (calls.jsonl read in 4 MB chunks: ~260k page faults per GB). The arena's pages stay mapped from one job
- * to the next.
+ * per read. A fresh multi-megabyte buffer is fresh memory, every page faulted in and given back (see
+ * scratch-buffers.ts); the arena's pages stay mapped from one job to the next.
  *
  * The contract that makes it safe: views handed out by take() are valid until the next reset(), and
  * reset() is called only when the job that took them is over and kept nothing (a reprocess worker

@@ -8,10 +8,8 @@ import { isMainThread } from 'node:worker_threads';
  * thread, which exists to do one job at a time: the same calls, done synchronously, behind the same promise
  * signatures.
  *
- * Why: an await on the thread pool is two thread wake-ups (there and back), and a reprocessed sample makes
- * ~150 of them (opens, reads, writes, fsyncs, renames of some 20 files). Measured on the 1 GB bench archive, a
- * worker sat idle 20-25% of its time waiting for them; done in the worker itself, --concurrency 1 went from
- * 6.5 to ~5.7 s and 2 from 5.1 to ~4.7 s.
+ * Why: an await on the thread pool is two thread wake-ups, and a reprocessed sample makes ~150 of them; a worker
+ * sat idle a fifth of its time waiting (bench/reprocess/README.md).
  *
  * The functions keep node:fs/promises' signatures (for the forms roller uses), so a module switches by its
  * import line; errors are rejected promises in both modes, never synchronous throws.

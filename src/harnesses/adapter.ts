@@ -1,7 +1,7 @@
 import type { Rejected } from '../core/rejected.js';
 import type { Actf } from '../schemas/actf.js';
 import type { Call } from '../schemas/call.js';
-import type { NativeCapture, NativeCompactions } from '../schemas/native-capture.js';
+import type { HeaderJoin, NativeCapture, NativeCompactions } from '../schemas/native-capture.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import type { ProcessPlan } from '../sources/process-runner.js';
 
@@ -26,6 +26,10 @@ export interface HarnessAdapter {
   mainCompactions?(input: CompactionInput): Promise<NativeCompactions | null>;
   /** Sub-agents as ATIF embedded trajectories, from a sample's trace.jsonl records. */
   atifSubagents?(records: readonly Record<string, unknown>[], participants: readonly Pick<ParticipantUsage, 'participant' | 'native_id' | 'role'>[]): AtifSubagent[];
+  /** Its calls carry no response id: they join their participant by this field of the identity headers (OpenCode: session_id). */
+  readonly callSessionField?: HeaderJoin['field'];
+  /** A finished sample whose main ACTF holds a sub-agent's steps (written by an older roller): never reused on resume. */
+  mixesSubAgentSteps?(tracePath: string, actf: Actf): Promise<boolean>;
   /** Present when roller can run the harness CLI (collect, verify). */
   readonly runner?: HarnessRunner;
 }

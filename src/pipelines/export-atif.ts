@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { writeJsonAtomic } from '../core/atomic-write.js';
+import { createStageContext } from '../core/context.js';
+import { itemsOf } from '../core/document-sink.js';
+import { createAtifSink } from '../sinks/atif/sink.js';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import type { AtifSubagent } from '../harnesses/adapter.js';
@@ -69,23 +71,7 @@ async function exportSample(runDir: string, row: RunInfo['samples'][number], out
   if (issues.length > 0) {
     throw new RollerError(ErrorCode.CONVERSION_INVALID, `${row.path}: the ATIF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the sample`);
   }
-  const out = join(output, rel);
-  const partial = `${out}.partial`;
-  await rm(partial, { recursive: true, force: true });
-  await mkdir(partial, { recursive: true });
-  try {
-    for (const image of images) {
-      if (existsSync(join(partial, image.path))) continue; // named by content: written once
-      await mkdir(join(partial, 'images'), { recursive: true });
-      await writeFile(join(partial, image.path), image.bytes);
-    }
-    await writeJsonAtomic(join(partial, 'trajectory.json'), trajectory);
-    await rm(out, { recursive: true, force: true });
-    await rename(partial, out);
-  } catch (err) {
-    await rm(partial, { recursive: true, force: true });
-    throw err;
-  }
+  await createAtifSink({ output }).consume(itemsOf({ rel, trajectory, images }), createStageContext());
   return { path: join(rel, 'trajectory.json'), status: row.status };
 }
 

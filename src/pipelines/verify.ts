@@ -9,7 +9,6 @@ import { SftRecord } from '../schemas/sft.js';
 import { checkValue } from '../schemas/validate.js';
 import { runProcess } from '../sources/process-runner.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
-import { perIdNativeCapture } from '../harnesses/native-capture.js';
 import { attributeCalls, deriveRelations, validateCapture } from '../transforms/capture/index.js';
 import { finalizeNativeCapture } from './capture/finalize.js';
 import { convertNative } from './convert.js';
@@ -94,7 +93,7 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
 type Json = Record<string, any>;
 
 /** What every runnable scenario must show (seeds/000), as a list of failures (empty: pass). */
-async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, participants: ParticipantUsage[], agentPaths: Record<string, string>): Promise<string[]> {
+async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, participants: ParticipantUsage[], nativeRoot: string): Promise<string[]> {
   const fails: string[] = [];
   const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
   const attributed = attributeCalls(model, participants);
@@ -115,7 +114,10 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
     if (sent !== p.tokens.output) fails.push(`${p.participant}: native output tokens ${p.tokens.output} != ${sent} sent by the server`);
     if (p.role === 'child' && p.status !== 'completed') fails.push(`${p.participant} is ${p.status}`);
   }
-  const relations = deriveRelations({ calls: attributed, participants, agentPaths });
+  // The capture contract the harness's adapter gives a collect sample, at its pinned version.
+  const adapter = harnessAdapter(harness);
+  const native = await adapter.nativeCapture!({ nativeRoot, version: adapter.runner!.pin.version, session: { sessionId: '', participants }, tracePath: join(out, 'trace.jsonl'), profile: null });
+  const relations = deriveRelations({ calls: attributed, participants, ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}) });
   const count = (t: string) => relations.filter((r) => r.type === t && r.status === 'established').length;
   if (count('spawn') !== scenario.agents) fails.push(`${count('spawn')} established spawn relations, expected ${scenario.agents}`);
   if (count('child_completed') !== scenario.agents) fails.push(`${count('child_completed')} child_completed, expected ${scenario.agents}`);
@@ -128,13 +130,6 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
     const sets = new Set(children.map(toolsOf));
     if (sets.size !== children.length) fails.push(`the sub-agents were offered the same tools (${[...sets].join(' | ')})`);
   }
-  const native = perIdNativeCapture({
-    harness: { name: harness, version: harness === 'codex' ? '0.171.0' : '2.1.332' },
-    participants,
-    background: harness === 'claude-code',
-    nativeFiles: [],
-    agentPaths,
-  });
   const manifest = await finalizeNativeCapture(native, { dir: attempt, calls: model, attempt: 1, scope: 'verify', debugRetention: 'on-error' });
   if (manifest.capture_status !== 'complete') fails.push(`capture ${manifest.capture_status} (lifecycle ${manifest.lifecycle?.status}, coverage ${manifest.coverage?.status})`);
   if (manifest.coverage?.status !== 'verified') fails.push(`coverage ${manifest.coverage?.status}: ${manifest.coverage?.detail} ${manifest.coverage?.missing.join(', ')}`);
@@ -183,15 +178,7 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
     wire: join(base, 'capture', 'calls.jsonl'),
   });
   if (!session) return ['no native session was written'];
-  const agentPaths: Record<string, string> = {};
-  if (harness === 'codex') {
-    for (const line of (await readFile(join(out, 'trace.jsonl'), 'utf8')).split('\n')) {
-      if (!line.includes('"session_meta"')) continue;
-      const p = (JSON.parse(line) as Json).payload as Json;
-      if (typeof p.agent_path === 'string' && typeof p.id === 'string') agentPaths[p.id] ??= p.agent_path;
-    }
-  }
-  return check(harness, scenario, calls, out, join(base, 'capture', 'attempt-0001'), session.participants, agentPaths);
+  return check(harness, scenario, calls, out, join(base, 'capture', 'attempt-0001'), session.participants, runner.nativeRoot(home));
 }
 
 /**

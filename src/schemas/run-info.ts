@@ -81,6 +81,7 @@ export const SampleInfo = z
         attempt: z.number().int().positive(),
         status: SampleStatus,
         elapsed_ms: NonNegativeInt,
+        harness_ms: NonNegativeInt.optional().describe("the harness process's own wall time in this attempt (every prompt); the rest of elapsed_ms is roller's"),
         error: RecordedError.nullable(),
       }),
     ),

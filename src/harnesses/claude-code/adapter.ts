@@ -8,6 +8,7 @@ import { claudeCodeToActf } from './actf.js';
 import { claudeCodeCompactions, compactionSummaryCalls, jsonlRecords } from './compaction.js';
 import { claudeCodePlan, claudeConfigDir } from './launch.js';
 import { findSessionFiles, readNativeSession, type NativeRecord } from './native-session.js';
+import { claudeCodeMixesSubAgentSteps } from './mixed-steps.js';
 import { participantUsage } from './participants.js';
 import { claudeCodeResult, sessionOfStdout } from './reported.js';
 import { crossCheckStream, readStreamJson } from './stream-json.js';
@@ -79,6 +80,8 @@ export const claudeCodeAdapter: HarnessAdapter = {
     });
     return [...byAgent].map(([agentId, list]) => ({ id: agentId, participant: `agent:${agentId}`, actf: claudeCodeToActf(list) }));
   },
+
+  mixesSubAgentSteps: claudeCodeMixesSubAgentSteps,
 
   runner: {
     pin: PINNED_HARNESSES['claude-code'],

@@ -18,6 +18,8 @@ export const openCodeAdapter: HarnessAdapter = {
   rawSchema: OPENCODE_RAW_SCHEMA,
   // SQLite in WAL mode: the database with its journal files, as the CLI left them
   sessionFiles: /(^|\/)opencode\.db(-wal|-shm)?$/,
+  // OpenCode keeps no response ids: each call names its session in the x-session-id header.
+  callSessionField: 'session_id',
 
   async convert(native, input) {
     const store = readOpenCodeStore(findOpenCodeDb(native));

@@ -124,8 +124,9 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   }
   const root = session.participants.find((p) => p.role === 'root');
   const byId = attributeCalls(calls, session.participants);
-  // OpenCode keeps no response ids: its calls join their session by the x-session-id header.
-  const attributed = src.harness === 'opencode' ? joinByHeader(byId, { field: 'session_id', participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) }) : byId;
+  // A harness that keeps no response ids (OpenCode): its calls join their session by a header.
+  const field = adapter.callSessionField;
+  const attributed = field ? joinByHeader(byId, { field, participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) }) : byId;
   const actf: Actf | null = session.actf;
   if (compacted) {
     const segments = await writeCompactionSegments(dir, actf, byId, compacted, o.keepThinking, out.conversion.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion']);

@@ -2,6 +2,7 @@ import { open, readFile, lstat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import stableStringify from 'fast-json-stable-stringify';
+import { harnessAdapter } from '../../harnesses/index.js';
 import { Actf } from '../../schemas/actf.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
 import { SftSegment } from '../../schemas/sft.js';
@@ -23,7 +24,7 @@ export async function reusableSample(dir: string, r: { index: number; task: { id
     if (wireTrace === 'full' && !existsSync(join(dir, 'wire_trace.jsonl'))) return undefined;
     const actf = JSON.parse(await readFile(join(dir, info.trajectory.actf), 'utf8')) as Actf;
     if (checkValue(Actf, actf).length > 0) return undefined;
-    if (info.harness.name === 'claude-code' && (await mixesSubAgentSteps(join(dir, info.trajectory.raw), actf))) return 'mixed';
+    if (await harnessAdapter(info.harness.name).mixesSubAgentSteps?.(join(dir, info.trajectory.raw), actf)) return 'mixed';
     if (info.trajectory.sft) {
       const sft = JSON.parse(await readFile(join(dir, info.trajectory.sft), 'utf8')) as unknown;
       const again = projectSft(actf, { keepThinking });
@@ -40,27 +41,6 @@ export async function reusableSample(dir: string, r: { index: number; task: { id
   } catch {
     return undefined;
   }
-}
-
-/**
- * Claude Code: does the main ACTF hold a step whose message is a sub-agent's (a sidechain record of
- * trace.jsonl)? Older rollers put sub-agent turns into the main trajectory; such samples are never reused.
- */
-export async function mixesSubAgentSteps(trace: string, actf: Actf): Promise<boolean> {
-  const sub = new Set<string>();
-  for (const line of (await readFile(trace, 'utf8')).split('\n')) {
-    if (!line.includes('"isSidechain":true')) continue;
-    try {
-      const r = JSON.parse(line) as { type?: string; isSidechain?: boolean; message?: { id?: string } };
-      if (r.isSidechain === true && r.type === 'assistant' && r.message?.id) sub.add(r.message.id);
-    } catch {
-      // a bad line: the raw check elsewhere reports it
-    }
-  }
-  return actf.steps.some((s) => {
-    const id = (s as { native_ids?: { message_id?: string } }).native_ids?.message_id;
-    return id !== undefined && sub.has(id);
-  });
 }
 
 /** The raw trace starts with a JSON record and holds a model message (read from the front only: no full reread). */

@@ -82,6 +82,8 @@ export interface AttemptResult {
   compactionCalls?: CompactionCallUsage[];
   /** What the sample's user should know that is not an error (runtime.warnings). */
   warnings: string[];
+  /** The harness process's wall time (every prompt's process). */
+  harnessMs: number;
 }
 
 
@@ -103,7 +105,7 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
     // Nothing of an earlier attempt may mix into this one (seeds/003 §7.3).
     for (const f of CANONICAL) await rm(join(dir, f), { recursive: true, force: true });
     last = await runAttempt(r, s, dir, attempt);
-    attempts.push({ attempt, status: last.status, elapsed_ms: last.elapsedMs, error: last.error });
+    attempts.push({ attempt, status: last.status, elapsed_ms: last.elapsedMs, harness_ms: last.harnessMs, error: last.error });
     if (last.status === 'ok') break;
   }
   return finishSample(dir, {
@@ -127,7 +129,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
   const work = join(runtime, 'work');
   const captureWork = join(runtime, 'capture');
   const logs: Record<string, string> & { stdout: string; stderr: string } = { stdout: join(runtime, 'stdout.log'), stderr: join(runtime, 'stderr.log') };
-  const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs, warnings: [] };
+  const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs, warnings: [], harnessMs: 0 };
   const fail = (status: 'error' | 'timeout', code: string, message: string) => {
     if (result.status === 'ok') {
       result.status = status;
@@ -172,6 +174,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
           ? // Host networking: the container reaches this sample's proxy on the host's loopback.
             await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
           : await runProcess(plan, run);
+        result.harnessMs += outcome.durationMs;
         if (outcome.timedOut || outcome.exitCode !== 0 || k === prompts.length - 1) {
           lastStderr = out.stderr;
           break;

@@ -26,12 +26,8 @@ export class SamplePool {
   }
 
   private spawn(): Worker {
-    // A bounded heap per worker: peak memory is N samples' working set, never the archive's size. A young
-    // generation far below V8's default (a sample's objects are short-lived and its large bytes live outside the
-    // heap: RSS -35 MB per worker) but not the smallest: at 4 MB it collected every megabyte or so, each
-    // collection handing work to V8's helper threads and waiting for them. Measured on the 1 GB bench archive,
-    // 4 / 12 / 16 MB: --concurrency 1 median 12.0 / 10.3 / 9.5 s, --concurrency 2 median 9.2 / 8.4 / 8.0 s, peak
-    // RSS at 2 183 / 184 / 196 MB (the target is 200 MB, at 4 GB too).
+    // A bounded heap per worker (peak memory is N samples' working set), and a young generation far below V8's
+    // default but not the smallest (sizes measured in bench/reprocess/README.md).
     const w = startWorker(compiledScript(import.meta.url, 'worker.js'), { resourceLimits: { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 12 } });
     w.unref();
     this.all.add(w);

@@ -8,14 +8,9 @@ import { parentPort } from 'node:worker_threads';
 import { ReadArena } from '../../core/read-arena.js';
 import { reprocessSample, type SampleJob, type SampleOutcome } from './sample.js';
 
-// A full GC after a sample only when the process is past GC_ABOVE_RSS: a safety net, not a routine. What a
-// sample holds between samples is its worker's arena (the size of its calls.jsonl), the scratch buffers and a V8
-// heap of 25-30 MB; what it leaves behind V8 collects on its own. Measured at --concurrency 2 (two workers, so the
-// process sits at 150-175 MB between samples): with the line at 130 MB every sample of both workers ended in a full
-// GC (mark-compact was most of the CPU that two workers spend over one), and the 1 GB bench archive took 4.3-4.5 s
-// against 3.9-4.2 s without it, the 4 GB one 18.2-19.4 s against 15.0-16.7 s; peak RSS 158-164 MB with it,
-// 174-188 MB without, at 1 GB and 4 GB alike. At 180 MB the line is crossed only if something grows past that.
-// Worker execArgv takes no V8 flags, hence the flag set at run time and `gc` taken from a context created after it.
+// A full GC after a sample only past GC_ABOVE_RSS: a safety net, not a routine (a lower line made every sample end in
+// one, costing more than it saved: bench/reprocess/README.md). Worker execArgv takes no V8 flags, hence the flag set
+// at run time and `gc` taken from a context created after it.
 const GC_ABOVE_RSS = 180 * 2 ** 20;
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

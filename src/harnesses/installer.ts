@@ -25,10 +25,17 @@ export interface InstalledHarness {
 
 const MARKER = '.roller-installed.json';
 
-/** Installs the pinned CLI into `<cache>/<name>-<version>` (once; later calls reuse it). */
-export async function installHarness(name: string, options: { cacheDir?: string } = {}): Promise<InstalledHarness> {
-  const pin = harnessAdapter(name).runner?.pin;
-  if (!pin) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: roller has no pinned CLI for it (it reads its files: roller convert)`);
+/**
+ * Installs the CLI into `<cache>/<name>-<version>` (once; later calls reuse it): the pinned version, or `version`
+ * (any released one: `roller harness versions NAME` lists those verified).
+ */
+export async function installHarness(name: string, options: { cacheDir?: string; version?: string } = {}): Promise<InstalledHarness> {
+  const pinned = harnessAdapter(name).runner?.pin;
+  if (!pinned) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: roller has no pinned CLI for it (it reads its files: roller convert)`);
+  if (options.version !== undefined && !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(options.version)) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}@${options.version}: give an exact released version (npm view ${pinned.package} versions lists them)`);
+  }
+  const pin = { ...pinned, version: options.version ?? pinned.version };
   const dir = join(options.cacheDir ?? defaultCacheDir(), `${name}-${pin.version}`);
   const bin = join(dir, 'node_modules', '.bin', pin.bin);
   const runtime = pin.runtime ? join(dir, pin.runtime.bin) : undefined;

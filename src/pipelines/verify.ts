@@ -186,13 +186,16 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
  * through the recording proxy (offline), and judge each from the files: attribution, sub-agents, tokens,
  * relations, the published capture, SFT. Nothing counts as passed that did not run.
  */
-export async function verifyHarness(harness: VerifyHarness, options: { cacheDir?: string; keep?: boolean; onResult?: (r: ScenarioResult) => void } = {}): Promise<ScenarioResult[]> {
-  const installed = await installHarness(harness, options.cacheDir ? { cacheDir: options.cacheDir } : {});
+export async function verifyHarness(
+  harness: VerifyHarness,
+  options: { cacheDir?: string; version?: string; scenarios?: readonly string[]; keep?: boolean; onResult?: (r: ScenarioResult) => void } = {},
+): Promise<ScenarioResult[]> {
+  const installed = await installHarness(harness, { ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}), ...(options.version ? { version: options.version } : {}) });
   const root = await mkdtemp(join(tmpdir(), `roller-verify-${harness}-`));
   const model = await startScriptedModel();
   const results: ScenarioResult[] = [];
   try {
-    for (const scenario of SCENARIOS[harness]) {
+    for (const scenario of SCENARIOS[harness].filter((sc) => !options.scenarios || options.scenarios.includes(sc.name))) {
       const started = Date.now();
       let result: ScenarioResult;
       if (scenario.skip) result = { scenario: scenario.name, status: scenario.skip.status, reason: scenario.skip.reason, seconds: 0 };

@@ -38,6 +38,8 @@ export interface EvidenceWatch {
   agentPaths?: Readonly<Record<string, string>>;
   /** Spawn tool ids, and the same with every character that is not a letter or digit dropped (a rewritten id). */
   ids: ReadonlySet<string>;
+  /** The participants some child was spawned by: only their calls' inputs can carry a child's result. */
+  parents: ReadonlySet<string>;
 }
 
 export function evidenceWatch(participants: readonly ParticipantUsage[], agentPaths?: Readonly<Record<string, string>>): EvidenceWatch {
@@ -48,7 +50,8 @@ export function evidenceWatch(participants: readonly ParticipantUsage[], agentPa
     ids.add(c.spawn_tool_call_id);
     ids.add(c.spawn_tool_call_id.replace(/[^A-Za-z0-9]/g, ''));
   }
-  return { children, ids, ...(agentPaths ? { agentPaths } : {}) };
+  const parents = new Set(children.flatMap((c) => (c.parent ? [c.parent] : [])));
+  return { children, ids, parents, ...(agentPaths ? { agentPaths } : {}) };
 }
 
 /**
@@ -62,10 +65,12 @@ export function contextOnce(call: Call): Json {
 }
 
 export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
-  const body = contextOnce(call);
-  const results = [...toolResultIdsOf(call.protocol, body)].filter((id) => watch.ids.has(id));
-  const delivers = watch.children.filter((child) => deliveredIn(call.protocol, body, child, watch.agentPaths?.[child.native_id])).map((c) => c.native_id);
   const chat = call.protocol === 'openai-chat-completions';
+  const parent = call.participant_id !== null && watch.parents.has(call.participant_id);
+  // Most calls carry nothing a relation uses (no child was spawned by their participant): their body stays unparsed.
+  const body = parent || chat ? contextOnce(call) : {};
+  const results = parent ? [...toolResultIdsOf(call.protocol, body)].filter((id) => watch.ids.has(id)) : [];
+  const delivers = parent ? watch.children.filter((child) => deliveredIn(call.protocol, body, child, watch.agentPaths?.[child.native_id])).map((c) => c.native_id) : [];
   return {
     call_id: call.call_id,
     seq: call.seq,

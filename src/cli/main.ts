@@ -149,19 +149,31 @@ export function buildProgram(): Command {
 
   program
     .command('verify')
-    .description("run seeds/000's common acceptance scenarios on the real pinned harness, offline (scripted model, recording proxy), and judge each from the files")
+    .description("run seeds/000's common acceptance scenarios on the real harness CLI, offline (scripted model, recording proxy), and judge each from the files")
     .requiredOption('--harness <name>', 'claude-code | codex', verifiableHarness)
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
+    .option('--versions <list>', "released versions to run instead of the pinned one (comma-separated), or 'all': every version of the matrix (docs/VERSIONS.md); runs the matrix scenarios")
+    .option('--record <dir>', 'with --versions: keep each scenario as a fixture under DIR/<harness>/<version>/ (tests/fixtures/versions)')
     .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
-    .action(async (opts: { harness: 'claude-code' | 'codex'; cacheDir: string; keep?: boolean }) => {
-      const results = await (await import('../pipelines/verify.js')).verifyHarness(opts.harness, {
-        cacheDir: opts.cacheDir,
-        keep: opts.keep === true,
-        onResult: (r) => void printLine(`${r.status.padEnd(14)} ${r.scenario}${r.reason ? ` — ${r.reason}` : ''}${r.seconds ? ` (${r.seconds.toFixed(1)} s)` : ''}`),
-      });
+    .action(async (opts: { harness: 'claude-code' | 'codex'; cacheDir: string; versions?: string; record?: string; keep?: boolean }) => {
+      const line = (r: { status: string; scenario: string; reason: string; seconds: number }, prefix = '') =>
+        void printLine(`${prefix}${r.status.padEnd(14)} ${r.scenario}${r.reason ? ` — ${r.reason}` : ''}${r.seconds ? ` (${r.seconds.toFixed(1)} s)` : ''}`);
+      let results: { status: string }[];
+      if (opts.versions) {
+        const matrix = await import('../pipelines/version-matrix.js');
+        const versions = opts.versions === 'all' ? (matrix.VERIFIED_VERSIONS[opts.harness] ?? []).map((v) => v.version) : opts.versions.split(',').map((v) => v.trim()).filter(Boolean);
+        if (versions.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--versions ${opts.versions}: no versions to run (the matrix of ${opts.harness} is empty; name versions: --versions 2.1.300,2.1.332)`);
+        const { mkdtemp, rm } = await import('node:fs/promises');
+        const fixtures = opts.record ?? (await mkdtemp(join((await import('node:os')).tmpdir(), 'roller-versions-')));
+        const byVersion = await matrix.recordVersions(opts.harness, versions, { cacheDir: opts.cacheDir, fixtures, onResult: (v, r) => line(r, `${v.padEnd(10)} `) }).finally(() => (opts.record ? undefined : rm(fixtures, { recursive: true, force: true })));
+        if (opts.record) await matrix.publishMatrix(opts.record, process.cwd()).catch((err: unknown) => process.stderr.write(`roller verify: the fixtures are recorded; docs/VERSIONS.md and src/harnesses/verified-versions.ts not rewritten (${(err as Error).message}): run from the repository root\n`));
+        results = [...byVersion.values()].flat();
+      } else {
+        results = await (await import('../pipelines/verify.js')).verifyHarness(opts.harness, { cacheDir: opts.cacheDir, keep: opts.keep === true, onResult: (r) => line(r) });
+      }
       const tally = (s: string) => results.filter((r) => r.status === s).length;
       process.stderr.write(`${tally('pass')} passed, ${tally('fail')} failed, ${tally('not_applicable')} not applicable, ${tally('not_run')} not run\n`);
-      process.exitCode = tally('fail') > 0 ? 1 : 0;
+      process.exitCode = tally('fail') + tally('not_run') > 0 ? 1 : 0;
     });
 
   const harness = program.command('harness').description('the pinned harness CLIs roller runs');

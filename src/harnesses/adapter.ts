@@ -120,6 +120,8 @@ export interface HarnessPin {
 /** One launch of the CLI: the common part, and options only some harnesses take. */
 export interface RunLaunch {
   bin: string;
+  /** The installed CLI's version: flags and settings differ between releases (see each runner's version notes). */
+  version?: string;
   prompt: string;
   home: string;
   work: string;

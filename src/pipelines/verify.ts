@@ -9,7 +9,7 @@ import { SftRecord } from '../schemas/sft.js';
 import { checkValue } from '../schemas/validate.js';
 import { runProcess } from '../sources/process-runner.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
-import { attributeCalls, deriveRelations, validateCapture } from '../transforms/capture/index.js';
+import { attributeCalls, deriveRelations, tokenDisagreements, validateCapture } from '../transforms/capture/index.js';
 import { finalizeNativeCapture } from './capture/finalize.js';
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
@@ -49,6 +49,7 @@ interface Scenario {
 export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
   'claude-code': [
     { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
+    { name: 'a tool call', prompt: '[WRITE] write hello.txt', agents: 0 },
     { name: 'a single sub-agent', prompt: '[MAIN:single] delegate: read notes.txt', agents: 1 },
     { name: 'parallel sub-agents', prompt: '[MAIN:parallel] delegate two tasks', agents: 2 },
     { name: 'two sub-agents with identical prompts', prompt: '[MAIN:identical] delegate twice', agents: 2 },
@@ -68,6 +69,7 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
   ],
   codex: [
     { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
+    { name: 'a tool call', prompt: '[WRITE] write hello.txt', agents: 0 },
     { name: 'a single sub-agent (multi_agent v1)', prompt: '[MAIN:wait] use a sub-agent to read notes.txt', agents: 1 },
     { name: 'a single sub-agent (multi_agent v2 warm fork)', prompt: '[MAIN:wait] use a sub-agent to read notes.txt', agents: 1, extraArgs: ['--enable', 'multi_agent_v2'] },
     { name: 'a background sub-agent', skip: { status: 'not_applicable', reason: 'Codex has no background sub-agents: spawn acknowledges and wait_agent returns the result' } },
@@ -93,7 +95,7 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
 type Json = Record<string, any>;
 
 /** What every runnable scenario must show (seeds/000), as a list of failures (empty: pass). */
-async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, participants: ParticipantUsage[], nativeRoot: string): Promise<string[]> {
+async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, participants: ParticipantUsage[], nativeRoot: string, version: string): Promise<string[]> {
   const fails: string[] = [];
   const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
   const attributed = attributeCalls(model, participants);
@@ -108,15 +110,11 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
     else if (c.depth !== parent.depth + 1) fails.push(`${c.participant} is at depth ${c.depth} under ${parent.participant} at depth ${parent.depth}`);
   }
   if (scenario.depth !== undefined && Math.max(0, ...children.map((c) => c.depth)) !== scenario.depth) fails.push(`deepest sub-agent at depth ${Math.max(0, ...children.map((c) => c.depth))}, expected ${scenario.depth}`);
-  for (const p of participants) {
-    const mine = attributed.filter((c) => c.participant_id === p.participant);
-    const sent = mine.reduce((a, c) => a + (c.usage.normalized?.output ?? 0), 0);
-    if (sent !== p.tokens.output) fails.push(`${p.participant}: native output tokens ${p.tokens.output} != ${sent} sent by the server`);
-    if (p.role === 'child' && p.status !== 'completed') fails.push(`${p.participant} is ${p.status}`);
-  }
+  fails.push(...tokenDisagreements(attributed, participants));
+  for (const p of participants) if (p.role === 'child' && p.status !== 'completed') fails.push(`${p.participant} is ${p.status}`);
   // The capture contract the harness's adapter gives a collect sample, at its pinned version.
   const adapter = harnessAdapter(harness);
-  const native = await adapter.nativeCapture!({ nativeRoot, version: adapter.runner!.pin.version, session: { sessionId: '', participants }, tracePath: join(out, 'trace.jsonl'), profile: null });
+  const native = await adapter.nativeCapture!({ nativeRoot, version, session: { sessionId: '', participants }, tracePath: join(out, 'trace.jsonl'), profile: null });
   const relations = deriveRelations({ calls: attributed, participants, ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}) });
   const count = (t: string) => relations.filter((r) => r.type === t && r.status === 'established').length;
   if (count('spawn') !== scenario.agents) fails.push(`${count('spawn')} established spawn relations, expected ${scenario.agents}`);
@@ -142,7 +140,25 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   return fails;
 }
 
-async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenario, root: string, modelUrl: string): Promise<string[]> {
+/** What one scenario's run left, for a recorder (the version matrix's fixtures): kept before anything is judged. */
+export interface ScenarioRun {
+  harness: VerifyHarness;
+  version: string;
+  scenario: string;
+  /** The converter root under the run's HOME. */
+  nativeRoot: string;
+  /** The proxy's calls.jsonl. */
+  callsPath: string;
+}
+
+async function runScenario(
+  harness: VerifyHarness,
+  { bin, version }: { bin: string; version: string },
+  scenario: Scenario,
+  root: string,
+  modelUrl: string,
+  record?: (run: ScenarioRun, fails: readonly string[]) => Promise<void>,
+): Promise<string[]> {
   const base = join(root, scenario.name.replace(/\W+/g, '-'));
   const home = join(base, 'home');
   const work = join(base, 'work');
@@ -156,6 +172,7 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
   const runner = harnessAdapter(harness).runner!;
   const plan = await runner.plan({
     bin,
+    version,
     prompt: scenario.prompt!,
     home,
     work,
@@ -169,16 +186,14 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
   await done;
   if (outcome.exitCode !== 0) return [`the CLI exited ${outcome.exitCode}${outcome.timedOut ? ' (timeout)' : ''}: ${(await readFile(join(base, 'stderr.txt'), 'utf8')).slice(-300)}`];
   const calls = (await readFile(join(base, 'capture', 'calls.jsonl'), 'utf8')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call);
-  const out = join(base, 'converted');
-  const [session] = await convertNative({
-    harness,
-    native: runner.nativeRoot(home),
-    out,
-    keepThinking: true,
-    wire: join(base, 'capture', 'calls.jsonl'),
-  });
-  if (!session) return ['no native session was written'];
-  return check(harness, scenario, calls, out, join(base, 'capture', 'attempt-0001'), session.participants, runner.nativeRoot(home));
+  const judged = await (async () => {
+    const out = join(base, 'converted');
+    const [session] = await convertNative({ harness, native: runner.nativeRoot(home), out, keepThinking: true, wire: join(base, 'capture', 'calls.jsonl') });
+    if (!session) return ['no native session was written'];
+    return check(harness, scenario, calls, out, join(base, 'capture', 'attempt-0001'), session.participants, runner.nativeRoot(home), version);
+  })().catch((err: unknown) => [`error: ${(err as Error).message}`]);
+  await record?.({ harness, version, scenario: scenario.name, nativeRoot: runner.nativeRoot(home), callsPath: join(base, 'capture', 'calls.jsonl') }, judged);
+  return judged;
 }
 
 /**
@@ -188,7 +203,15 @@ async function runScenario(harness: VerifyHarness, bin: string, scenario: Scenar
  */
 export async function verifyHarness(
   harness: VerifyHarness,
-  options: { cacheDir?: string; version?: string; scenarios?: readonly string[]; keep?: boolean; onResult?: (r: ScenarioResult) => void } = {},
+  options: {
+    cacheDir?: string;
+    version?: string;
+    scenarios?: readonly string[];
+    keep?: boolean;
+    onResult?: (r: ScenarioResult) => void;
+    /** Called with each scenario whose CLI run finished (the version matrix records its fixture). */
+    record?: (run: ScenarioRun, fails: readonly string[]) => Promise<void>;
+  } = {},
 ): Promise<ScenarioResult[]> {
   const installed = await installHarness(harness, { ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}), ...(options.version ? { version: options.version } : {}) });
   const root = await mkdtemp(join(tmpdir(), `roller-verify-${harness}-`));
@@ -200,7 +223,7 @@ export async function verifyHarness(
       let result: ScenarioResult;
       if (scenario.skip) result = { scenario: scenario.name, status: scenario.skip.status, reason: scenario.skip.reason, seconds: 0 };
       else {
-        const fails = await runScenario(harness, installed.bin, scenario, root, model.url).catch((err: unknown) => [`error: ${(err as Error).message}`]);
+        const fails = await runScenario(harness, installed, scenario, root, model.url, options.record).catch((err: unknown) => [`error: ${(err as Error).message}`]);
         result = { scenario: scenario.name, status: fails.length === 0 ? 'pass' : 'fail', reason: fails.join('; '), seconds: (Date.now() - started) / 1000 };
       }
       results.push(result);

@@ -57,9 +57,12 @@ function database(path: string): { calls: string[]; participants: string[]; samp
 }
 
 describe('user sinks through the real pipelines (real Claude Code)', () => {
-  const out = join(tmp.path, 'runs');
-  const run = join(out, 'sqlite');
+  // tmp.path is set in its own beforeAll: read it when the tests run, never at collection time.
+  let out = '';
+  let run = '';
   beforeAll(async () => {
+    out = join(tmp.path, 'runs');
+    run = join(out, 'sqlite');
     const r = await roller('collect', '--tasks', demo, '--output', out, '--run-name', 'sqlite', '--capture-debug', 'full', '--sink', sqliteSink, '--sink-option', `sqlite-sink.path=${join(tmp.path, 'collect.db')}`);
     expect(r.code, r.stderr).toBe(0);
   }, 10 * 60_000);

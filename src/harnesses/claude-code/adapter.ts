@@ -89,6 +89,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
     plan(l: RunLaunch) {
       return claudeCodePlan({
         bin: l.bin,
+        ...(l.version ? { version: l.version } : {}),
         prompt: l.prompt,
         home: l.home,
         work: l.work,

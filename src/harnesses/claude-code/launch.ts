@@ -2,10 +2,16 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
 import { promptFile, type HarnessLaunch } from '../launch.js';
+import { releasedSince } from '../release.js';
 import { claudeCodeEnv } from './env.js';
 
 /** home holds HOME, CLAUDE_CONFIG_DIR (home/.claude) and CLAUDE_CODE_TMPDIR (home/tmp); baseUrl is ANTHROPIC_BASE_URL. */
+/** Flags by the first release whose `claude --help` lists them (read off the version matrix's installs). */
+export const CLAUDE_CODE_FLAGS_SINCE = { forwardSubagentText: '2.1.211', effort: '2.1.50' } as const;
+
 export interface ClaudeCodeLaunch extends HarnessLaunch {
+  /** The CLI's release (absent: the pinned one's flags). */
+  version?: string;
   /** --forward-subagent-text: sub-agent text and thinking also on stdout (default true). */
   forwardSubagentText?: boolean;
   /** The context window Claude Code assumes and where it auto-compacts (a model config's context settings). */
@@ -21,7 +27,7 @@ export async function claudeCodePlan(launch: ClaudeCodeLaunch): Promise<ProcessP
   await mkdir(join(launch.home, 'tmp'), { recursive: true, mode: 0o700 });
   // The prompt on stdin (no positional prompt): argv would cap it at 128 KB.
   const args = ['-p', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'];
-  if (launch.forwardSubagentText ?? true) args.push('--forward-subagent-text');
+  if ((launch.forwardSubagentText ?? true) && releasedSince(launch.version, CLAUDE_CODE_FLAGS_SINCE.forwardSubagentText)) args.push('--forward-subagent-text');
   args.push(...(launch.extraArgs ?? []));
   const extra: Record<string, string> = {};
   // Claude Code clamps a window below 100k up to 100k; the percentage then lowers the threshold below it.

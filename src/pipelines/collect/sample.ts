@@ -149,6 +149,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     try {
       const launch = {
         bin: s.bin,
+        version: s.harnessVersion,
         home,
         work,
         baseUrl: proxy.url,

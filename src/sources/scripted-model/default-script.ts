@@ -133,6 +133,7 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
               { name: 'Bash', input: { command: "printf 'hi\\n' > hello.txt", description: 'Write hello.txt' } },
               { name: 'bash', input: { command: "printf 'hi\\n' > hello.txt", description: 'Write hello.txt' } },
               { name: 'exec_command', input: { cmd: "printf 'hi\\n' > hello.txt" } },
+              { name: 'shell', input: { command: ['bash', '-lc', "printf 'hi\\n' > hello.txt"] } },
             ],
           ],
         },

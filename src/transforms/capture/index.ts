@@ -6,3 +6,4 @@ export * from './relations.js';
 export * from './statuses.js';
 export * from './validate.js';
 export * from './view.js';
+export * from './token-agreement.js';

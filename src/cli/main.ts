@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { ErrorCode, isRollerError, RollerError } from '../core/errors.js';
 import { defaultCacheDir, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/pins.js';
 import { KNOWN_HARNESSES } from '../schemas/common.js';
+import { VERIFIED_VERSIONS } from '../harnesses/verified-versions.js';
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRecordTypeName, RECORD_TYPE_NAMES, type RecordTypeName } from '../schemas/record-type-names.js';
@@ -150,12 +151,12 @@ export function buildProgram(): Command {
   program
     .command('verify')
     .description("run seeds/000's common acceptance scenarios on the real harness CLI, offline (scripted model, recording proxy), and judge each from the files")
-    .requiredOption('--harness <name>', 'claude-code | codex', verifiableHarness)
+    .requiredOption('--harness <name>', 'claude-code | codex | opencode | pi', verifiableHarness)
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .option('--versions <list>', "released versions to run instead of the pinned one (comma-separated), or 'all': every version of the matrix (docs/VERSIONS.md); runs the matrix scenarios")
     .option('--record <dir>', 'with --versions: keep each scenario as a fixture under DIR/<harness>/<version>/ (tests/fixtures/versions)')
     .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
-    .action(async (opts: { harness: 'claude-code' | 'codex'; cacheDir: string; versions?: string; record?: string; keep?: boolean }) => {
+    .action(async (opts: { harness: 'claude-code' | 'codex' | 'opencode' | 'pi'; cacheDir: string; versions?: string; record?: string; keep?: boolean }) => {
       const line = (r: { status: string; scenario: string; reason: string; seconds: number }, prefix = '') =>
         void printLine(`${prefix}${r.status.padEnd(14)} ${r.scenario}${r.reason ? ` — ${r.reason}` : ''}${r.seconds ? ` (${r.seconds.toFixed(1)} s)` : ''}`);
       let results: { status: string }[];
@@ -179,13 +180,37 @@ export function buildProgram(): Command {
   const harness = program.command('harness').description('the pinned harness CLIs roller runs');
   harness
     .command('install')
-    .description('install the pinned version of a harness CLI from npm into the cache (reused when present); prints its path')
-    .argument('<name>', `one of: ${Object.keys(PINNED_HARNESSES).join(', ')}`, harnessName)
+    .description('install a harness CLI from npm into the cache (reused when present): NAME for the pinned version, NAME@VERSION for another released one; prints its path')
+    .argument('<name[@version]>', `one of: ${Object.keys(PINNED_HARNESSES).join(', ')}, optionally @<exact version>`)
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
-    .action(async (name: InstallableHarness, opts: { cacheDir: string }) => {
-      const installed = await (await import('../harnesses/installer.js')).installHarness(name, { cacheDir: opts.cacheDir });
+    .action(async (spec: string, opts: { cacheDir: string }) => {
+      const at = spec.lastIndexOf('@');
+      const given = at > 0 ? spec.slice(0, at) : spec;
+      if (!Object.hasOwn(PINNED_HARNESSES, given)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${given}: not a harness roller installs (one of: ${Object.keys(PINNED_HARNESSES).join(', ')})`);
+      const name = given as InstallableHarness;
+      const version = at > 0 ? spec.slice(at + 1) : undefined;
+      const verified = version === undefined || version === PINNED_HARNESSES[name].version || (VERIFIED_VERSIONS[name] ?? []).some((v) => v.version === version);
+      if (!verified) process.stderr.write(`roller harness install: warning: ${name} ${version} is not in roller's version matrix (roller harness versions ${name}); collect refuses it without --allow-unverified-version\n`);
+      const installed = await (await import('../harnesses/installer.js')).installHarness(name, { cacheDir: opts.cacheDir, ...(version ? { version } : {}) });
       process.stderr.write(`${installed.reused ? 'already installed' : 'installed'}: ${installed.package}@${installed.version}\n`);
       await printLine(installed.bin);
+    });
+  harness
+    .command('versions')
+    .description("the versions of a harness roller is verified against (docs/VERSIONS.md): each version's release date, the day verified, and its scenarios")
+    .argument('<name>', 'a harness name')
+    .option('--json', 'the matrix rows as JSON')
+    .action(async (name: string, opts: { json?: boolean }) => {
+      const rows = VERIFIED_VERSIONS[name];
+      if (!rows) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: no version matrix (harnesses with one: ${Object.keys(VERIFIED_VERSIONS).join(', ')})`);
+      if (opts.json) return printLine(JSON.stringify(rows));
+      const pinned = (PINNED_HARNESSES as Record<string, { version: string }>)[name]?.version;
+      const { MATRIX_SCENARIOS } = await import('../pipelines/version-matrix.js');
+      const seen = new Set(rows.flatMap((r) => Object.keys(r.scenarios)));
+      const order = (MATRIX_SCENARIOS as Record<string, readonly string[]>)[name] ?? [];
+      const scenarios = [...order.filter((sc) => seen.has(sc)), ...[...seen].filter((sc) => !order.includes(sc))];
+      await printLine(`${'version'.padEnd(10)} ${'released'.padEnd(10)} ${'verified'.padEnd(10)} ${scenarios.join(' | ')}`);
+      for (const r of rows) await printLine(`${r.version.padEnd(10)} ${(r.released_at ?? '-').padEnd(10)} ${r.verified_at.padEnd(10)} ${scenarios.map((sc) => r.scenarios[sc] ?? '-').join(' | ')}${r.version === pinned ? '  (pinned)' : ''}`);
     });
   harness
     .command('list')
@@ -208,7 +233,7 @@ export function buildProgram(): Command {
     .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
     .option('--stream <file>', 'the CLI stream-json stdout: cross-checked against the native files (conversion.json)')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
-    .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file (it is listed as missing either way)');
+    .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file, or a participant has records but no token count (listed as missing / tokens unknown either way)');
   withSinkOptions(program.commands.at(-1)!)
     .action(async (opts: { harness: string; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean; allowPartial?: boolean; sink?: string[]; sinkOption?: string[]; sinkOptions?: string }) => {
       const sessions = await (await import('../pipelines/convert.js')).convertNative({
@@ -230,6 +255,12 @@ export function buildProgram(): Command {
       for (const p of missing) process.stderr.write(`roller convert: warning: ${p.participant} is missing: ${p.reason}\n`);
       if (missing.length > 0 && !opts.allowPartial) {
         process.stderr.write(`roller convert: ${missing.length} participant(s) missing: the usage totals are partial; pass --allow-partial to accept that (exit 0)\n`);
+        process.exitCode = 1;
+      }
+      const unknown = sessions.flatMap((s) => s.participants.filter((p) => p.status !== 'missing' && p.tokens_status === 'unknown'));
+      for (const p of unknown) process.stderr.write(`roller convert: ${opts.allowPartial ? 'warning' : 'error'}: ${p.participant}: tokens unknown: ${p.tokens_note}\n`);
+      if (unknown.length > 0 && !opts.allowPartial) {
+        process.stderr.write(`roller convert: ${unknown.length} participant(s) with records but no token count [${ErrorCode.TOKENS_UNKNOWN}]: usage.json marks them tokens_status unknown; pass --allow-partial to accept that (exit 0)\n`);
         process.exitCode = 1;
       }
       reportSinkFailures('convert', sessions[0]?.sinkFailures);
@@ -349,9 +380,11 @@ export function buildProgram(): Command {
     .option('--runner <kind>', 'local (default) | docker', 'local')
     .option('--image <name>', '--runner docker: the image samples run in (host networking; the pinned CLI is mounted)')
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
+    .option('--harness-version <version>', 'run this released version of the harness CLI instead of the pinned one (roller harness versions NAME lists the verified ones); the lock records it')
+    .option('--allow-unverified-version', 'run a --harness-version that is not in the version matrix')
     .option('--json', 'print the final run info as JSON on stdout');
   withSinkOptions(program.commands.at(-1)!)
-    .action(async (opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string; tasks: string; harness: string; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean; openclawMode?: OpenClawMode }) => {
+    .action(async (opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string; tasks: string; harness: string; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean; openclawMode?: OpenClawMode; harnessVersion?: string; allowUnverifiedVersion?: boolean }) => {
       if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
       const controller = new AbortController();
       const onSignal = () => {
@@ -387,6 +420,8 @@ export function buildProgram(): Command {
         runner: opts.runner,
         ...(opts.image ? { image: opts.image } : {}),
         cacheDir: opts.cacheDir,
+        ...(opts.harnessVersion ? { harnessVersion: opts.harnessVersion } : {}),
+        ...(opts.allowUnverifiedVersion ? { allowUnverifiedVersion: true } : {}),
         sinkSpecs: await sinkSpecsOf(opts),
         signal: controller.signal,
         rollerVersion: pkg.version,
@@ -460,14 +495,9 @@ function captureDebugOption(value: string): 'on-error' | 'full' | 'off' {
   return value;
 }
 
-function verifiableHarness(value: string): 'claude-code' | 'codex' {
-  if (value !== 'claude-code' && value !== 'codex') throw new InvalidArgumentError('claude-code or codex (the others have no acceptance scenarios yet)');
+function verifiableHarness(value: string): 'claude-code' | 'codex' | 'opencode' | 'pi' {
+  if (value !== 'claude-code' && value !== 'codex' && value !== 'opencode' && value !== 'pi') throw new InvalidArgumentError('claude-code, codex, opencode or pi (the others have no acceptance scenarios yet)');
   return value;
-}
-
-function harnessName(value: string): InstallableHarness {
-  if (!Object.hasOwn(PINNED_HARNESSES, value)) throw new InvalidArgumentError(`one of: ${Object.keys(PINNED_HARNESSES).join(', ')}`);
-  return value as InstallableHarness;
 }
 
 function portOption(value: string): number {

@@ -95,6 +95,8 @@ export interface HarnessRunner {
   plan(launch: RunLaunch): Promise<ProcessPlan>;
   /** Reasoning levels `--thinking` can set (none: it is refused for this harness). */
   readonly thinkingLevels: readonly string[];
+  /** The first release that takes a reasoning level (an older --harness-version refuses --thinking). */
+  readonly thinkingSince?: string;
   /** Follow-up prompts continue the session the first one opened (Claude Code --resume): its id from the stdout. */
   sessionOfStdout?(stdoutPath: string): Promise<string | null>;
   /** What the CLI itself reported about the run (Claude Code's result events), for info.json. */

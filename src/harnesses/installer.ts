@@ -68,3 +68,16 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   await writeJsonAtomic(join(dir, MARKER), { package: pin.package, version: pin.version, installed_at: new Date().toISOString() });
   return { ...result, reused: false };
 }
+
+/** When each version of the harness's package was published (npm's `time`), by version; empty when npm cannot say. */
+export async function releaseDates(name: string): Promise<Record<string, string>> {
+  const pinned = harnessAdapter(name).runner?.pin;
+  if (!pinned) return {};
+  try {
+    const { stdout } = await run('npm', ['view', pinned.package, 'time', '--json'], { maxBuffer: 64 << 20, timeout: 120_000 });
+    const time = JSON.parse(stdout) as Record<string, string>;
+    return Object.fromEntries(Object.entries(time).filter(([v]) => /^\d/.test(v)).map(([v, t]) => [v, t.slice(0, 10)]));
+  } catch {
+    return {};
+  }
+}

@@ -85,7 +85,7 @@ async function convertSessions(options: ConvertOptions): Promise<ConvertedSessio
     const sessions = await convertWith(adapter, options);
     // A calls sink gets the --wire calls, attributed (by response id) to the sessions they belong to.
     const calls = user.names.length > 0 ? await wireCalls(options) : undefined;
-    if (calls) for (const s of sessions) await user.addCalls(attributeCalls(calls, s.participants).filter((c) => c.participant_id !== null), s.dir);
+    if (calls) for (const s of sessions) await user.addCalls(attributeCalls(calls, s.participants, adapter.callSessionField).filter((c) => c.participant_id !== null), s.dir);
     const failures = await user.end();
     return sessions.map((s) => ({ ...s, sinkFailures: failures }));
   } catch (err) {
@@ -142,7 +142,20 @@ async function writeConverted(o: SessionConversion & { dir: string; harness: str
   const sft = blocker ? ({ status: 'unavailable', reason: blocker } as const) : projectSft(o.actf, { keepThinking: o.keepThinking });
   if (sft.status === 'ok') await createSftSink({ path: join(o.dir, 'trace_SFT.json') }).consume(itemsOf(sft.record), ctx);
   const missing = o.participants.filter((p) => p.status === 'missing');
-  const partial = missing.length === 0 ? {} : { partial: { missing: missing.map((p) => p.participant), reason: 'participants named by their parent have no records: their tokens are unknown and not in any total' } };
+  const unknown = o.participants.filter((p) => p.status !== 'missing' && p.tokens_status === 'unknown');
+  const partial =
+    missing.length + unknown.length === 0
+      ? {}
+      : {
+          partial: {
+            missing: missing.map((p) => p.participant),
+            ...(unknown.length > 0 ? { tokens_unknown: unknown.map((p) => p.participant) } : {}),
+            reason: [
+              ...(missing.length > 0 ? ['participants named by their parent have no records: their tokens are unknown and not in any total'] : []),
+              ...(unknown.length > 0 ? ['participants whose records carry no final token count: their totals are not their true counts (tokens_note)'] : []),
+            ].join('; '),
+          },
+        };
   if (!o.sampleLayout) await createUsageJsonSink({ path: join(o.dir, 'usage.json') }).consume(itemsOf({ schema: 'roller.usage/v1', harness: o.harness, session_id: o.sessionId, participants: o.participants, ...partial, ...(o.usageExtra ?? {}) }), ctx);
   const check = o.streamCheck ?? null;
   const conversion = {

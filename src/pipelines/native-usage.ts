@@ -16,7 +16,7 @@ export interface NativeUsageReport {
   /** Each participant's own tokens summed once: a sub-agent's are never also its session's. */
   totals: TokensByKind & { messages: number };
   /** Set when a sub-agent some file names has no file: the totals leave its tokens out (unknown, not zero). */
-  partial: { missing: number; reason: string } | null;
+  partial: { missing: number; tokens_unknown?: number; reason: string } | null;
   participants: ScannedParticipant[];
 }
 
@@ -35,7 +35,12 @@ export async function nativeUsage(root: string, options: { workers?: number } = 
     totals.messages += p.messages;
   }
   const missing = scan.participants.filter((p) => p.missing).length;
-  const partial = missing === 0 ? null : { missing, reason: `${missing} sub-agent(s) named by their parent have no file: their tokens are unknown and not in the totals` };
+  const unknown = scan.participants.filter((p) => p.tokens_unknown).length;
+  const reasons = [
+    ...(missing > 0 ? [`${missing} sub-agent(s) named by their parent have no file: their tokens are unknown and not in the totals`] : []),
+    ...(unknown > 0 ? [`${unknown} participant(s) whose files hold only the stream-start usage snapshot of some messages (Claude Code 2.1.20 to 2.1.50): their output counts are unknown, the totals are not true counts`] : []),
+  ];
+  const partial = reasons.length === 0 ? null : { missing, ...(unknown > 0 ? { tokens_unknown: unknown } : {}), reason: reasons.join('; ') };
   return { schema: 'roller.native-usage/v1', harness: 'claude-code', root, files: scan.files, bytes: scan.bytes, bad_lines: scan.badLines, unreadable: scan.unreadable, totals, partial, participants: scan.participants };
 }
 
@@ -47,7 +52,8 @@ export async function nativeUsage(root: string, options: { workers?: number } = 
 export function* formatNativeUsage(r: NativeUsageReport): Generator<string> {
   const n = (x: number) => String(x).padStart(12);
   const row = (label: string, t: TokensByKind, messages: number) => `${label.padEnd(50)} ${n(t.input)} ${n(t.cache_creation)} ${n(t.cache_read)} ${n(t.output)} ${String(messages).padStart(8)}`;
-  const line = (label: string, p: ScannedParticipant) => (p.missing ? `${label.padEnd(50)} missing: named by ${p.missing.referenced_by}, no ${p.file}` : row(label, p.tokens, p.messages));
+  const line = (label: string, p: ScannedParticipant) =>
+    p.missing ? `${label.padEnd(50)} missing: named by ${p.missing.referenced_by}, no ${p.file}` : `${row(label, p.tokens, p.messages)}${p.tokens_unknown ? '  tokens unknown' : ''}`;
   yield `${'participant'.padEnd(50)} ${'input'.padStart(12)} ${'cache write'.padStart(12)} ${'cache read'.padStart(12)} ${'output'.padStart(12)} ${'messages'.padStart(8)}`;
   const children = new Map<string, ScannedParticipant[]>();
   for (const p of r.participants) {

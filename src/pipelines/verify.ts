@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harnessAdapter } from '../harnesses/index.js';
+import { PI_SUBAGENT_PROFILE } from '../harnesses/pi/adapter.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import { installHarness } from '../harnesses/installer.js';
 import type { Call } from '../schemas/call.js';
@@ -15,7 +16,7 @@ import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
 
 /** The harnesses with acceptance scenarios (SCENARIOS). */
-export type VerifyHarness = 'claude-code' | 'codex';
+export type VerifyHarness = 'claude-code' | 'codex' | 'opencode' | 'pi';
 export type ScenarioStatus = 'pass' | 'fail' | 'not_applicable' | 'not_run';
 
 export interface ScenarioResult {
@@ -42,6 +43,8 @@ interface Scenario {
   codexRoles?: Record<string, { description: string; config: string }>;
   /** Codex `[agents] max_depth`. */
   codexMaxDepth?: number;
+  /** A harness profile the runner applies (Pi's sub-agent example extension). */
+  profile?: string;
   skip?: { status: 'not_applicable' | 'not_run'; reason: string };
 }
 
@@ -90,6 +93,16 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
     },
     { name: 'nested sub-agents (root, child, grandchild)', prompt: '[MAIN:wait-nested] a sub-agent that delegates again', agents: 2, depth: 2, codexMaxDepth: 2 },
   ],
+  opencode: [
+    { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
+    { name: 'a tool call', prompt: '[WRITE] write hello.txt', agents: 0 },
+    { name: 'a single sub-agent', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', agents: 1 },
+  ],
+  pi: [
+    { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
+    { name: 'a tool call', prompt: '[WRITE] write hello.txt', agents: 0 },
+    { name: 'a single sub-agent (example extension)', prompt: '[MAIN:single] Use the subagent tool to read notes.txt.', agents: 1, profile: PI_SUBAGENT_PROFILE },
+  ],
 };
 
 type Json = Record<string, any>;
@@ -98,7 +111,7 @@ type Json = Record<string, any>;
 async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, participants: ParticipantUsage[], nativeRoot: string, version: string): Promise<string[]> {
   const fails: string[] = [];
   const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
-  const attributed = attributeCalls(model, participants);
+  const attributed = attributeCalls(model, participants, harnessAdapter(harness).callSessionField);
   const bad = attributed.filter((c) => c.identity_status !== 'attributed');
   if (bad.length > 0) fails.push(`${bad.length} calls not attributed (${bad.map((c) => c.status_reasons.identity_status).join('; ')})`);
   const children = participants.filter((p) => p.role === 'child');
@@ -114,7 +127,7 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   for (const p of participants) if (p.role === 'child' && p.status !== 'completed') fails.push(`${p.participant} is ${p.status}`);
   // The capture contract the harness's adapter gives a collect sample, at its pinned version.
   const adapter = harnessAdapter(harness);
-  const native = await adapter.nativeCapture!({ nativeRoot, version, session: { sessionId: '', participants }, tracePath: join(out, 'trace.jsonl'), profile: null });
+  const native = await adapter.nativeCapture!({ nativeRoot, version, session: { sessionId: '', participants }, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });
   const relations = deriveRelations({ calls: attributed, participants, ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}) });
   const count = (t: string) => relations.filter((r) => r.type === t && r.status === 'established').length;
   if (count('spawn') !== scenario.agents) fails.push(`${count('spawn')} established spawn relations, expected ${scenario.agents}`);
@@ -179,6 +192,7 @@ async function runScenario(
     baseUrl: proxy.url,
     apiKey: 'roller-verify-dummy-key',
     ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}),
+    ...(scenario.profile ? { profile: scenario.profile } : {}),
     harnessOptions: { ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}), ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}) },
   });
   const outcome = await runProcess(plan, { timeoutMs: 240_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });

@@ -3,6 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { harnessAdapter } from '../harnesses/index.js';
 import { compareReleases } from '../harnesses/release.js';
 import { VERIFIED_VERSIONS, type VerifiedVersion } from '../harnesses/verified-versions.js';
+import { releaseDates } from '../harnesses/installer.js';
 import { verifyHarness, type ScenarioResult, type ScenarioRun, type ScenarioStatus, type VerifyHarness } from './verify.js';
 
 /**
@@ -13,6 +14,8 @@ import { verifyHarness, type ScenarioResult, type ScenarioRun, type ScenarioStat
 export const MATRIX_SCENARIOS: Record<VerifyHarness, readonly string[]> = {
   'claude-code': ['a tool call', 'a single sub-agent', 'parallel sub-agents', 'a background sub-agent'],
   codex: ['a tool call', 'a single sub-agent (multi_agent v1)', 'a single sub-agent (multi_agent v2 warm fork)', 'parallel sub-agents'],
+  opencode: ['a tool call', 'a single sub-agent'],
+  pi: ['a tool call', 'a single sub-agent (example extension)'],
 };
 
 export const FIXTURE_SCHEMA = 'roller.version-fixture/v1';
@@ -24,6 +27,8 @@ export interface VersionFixture {
   version: string;
   scenario: string;
   recorded_at: string;
+  /** The day npm published this version (null when the registry could not say). */
+  released_at: string | null;
   /** How the live run was judged (verify's checks on the full capture). */
   live: { status: ScenarioStatus; reason: string };
 }
@@ -53,7 +58,7 @@ function offeredTools(calls: readonly Json[]): Set<string> {
  * converter root, nothing else of HOME) and calls.jsonl with each request body dropped (`context: null`: the
  * system prompts and tool lists are most of the bytes, and token accounting reads none of them).
  */
-async function writeFixture(root: string, run: ScenarioRun, fails: readonly string[]): Promise<ScenarioStatus> {
+async function writeFixture(root: string, run: ScenarioRun, fails: readonly string[], releasedAt: string | null): Promise<ScenarioStatus> {
   const dir = join(root, run.harness, run.version, scenarioSlug(run.scenario));
   await rm(dir, { recursive: true, force: true });
   const adapter = harnessAdapter(run.harness);
@@ -73,9 +78,18 @@ async function writeFixture(root: string, run: ScenarioRun, fails: readonly stri
   const status: ScenarioStatus = fails.length === 0 ? 'pass' : noSpawnTool ? 'not_applicable' : 'fail';
   const reason = noSpawnTool && fails.length > 0 ? `this version offers the model no sub-agent tool (offered: ${[...tools].sort().join(', ')})` : fails.join('; ');
   await writeFile(join(dir, 'calls.jsonl'), calls.map((c) => `${JSON.stringify({ ...c, context: (c.context as Json | null)?.generate === false ? { generate: false } : null })}\n`).join(''));
-  const fixture: VersionFixture = { schema: FIXTURE_SCHEMA, harness: run.harness, version: run.version, scenario: run.scenario, recorded_at: new Date().toISOString(), live: { status, reason } };
+  const fixture: VersionFixture = { schema: FIXTURE_SCHEMA, harness: run.harness, version: run.version, scenario: run.scenario, recorded_at: new Date().toISOString(), released_at: releasedAt, live: { status, reason } };
   await writeFile(join(dir, 'fixture.json'), `${JSON.stringify(fixture, null, 2)}\n`);
   return status;
+}
+
+/** The CLI refused the scenario's feature switch: that release has no such feature (Codex's multi_agent_v2 before 0.120). */
+const FEATURE_REFUSED = /Unknown feature flag: \S+|unexpected argument '--enable' found/;
+
+function judged(r: ScenarioResult, recorded: { status: ScenarioStatus; reason: string } | undefined): ScenarioResult {
+  if (recorded) return { ...r, ...recorded };
+  const refused = r.status === 'fail' ? FEATURE_REFUSED.exec(r.reason) : null;
+  return refused ? { ...r, status: 'not_applicable', reason: `this version has not the feature the scenario needs (the CLI said: ${refused[0]})` } : r;
 }
 
 /**
@@ -88,6 +102,7 @@ export async function recordVersions(
   options: { cacheDir?: string; fixtures: string; onResult?: (version: string, r: ScenarioResult) => void },
 ): Promise<Map<string, ScenarioResult[]>> {
   const out = new Map<string, ScenarioResult[]>();
+  const released = await releaseDates(harness);
   for (const version of versions) {
     const statuses = new Map<string, { status: ScenarioStatus; reason: string }>();
     const results = await verifyHarness(harness, {
@@ -95,14 +110,14 @@ export async function recordVersions(
       version,
       scenarios: MATRIX_SCENARIOS[harness],
       record: async (run, fails) => {
-        const status = await writeFixture(options.fixtures, run, fails);
+        const status = await writeFixture(options.fixtures, run, fails, released[version] ?? null);
         statuses.set(run.scenario, { status, reason: status === 'not_applicable' ? 'no sub-agent tool in this version' : fails.join('; ') });
       },
-      onResult: (r) => options.onResult?.(version, statuses.has(r.scenario) ? { ...r, ...statuses.get(r.scenario)! } : r),
+      onResult: (r) => options.onResult?.(version, judged(r, statuses.get(r.scenario))),
     }).catch((err: unknown) => MATRIX_SCENARIOS[harness].map((scenario): ScenarioResult => ({ scenario, status: 'not_run', reason: (err as Error).message, seconds: 0 })));
     out.set(
       version,
-      results.map((r) => (statuses.has(r.scenario) ? { ...r, ...statuses.get(r.scenario)! } : r)),
+      results.map((r) => judged(r, statuses.get(r.scenario))),
     );
   }
   return out;
@@ -116,12 +131,14 @@ export async function matrixOfFixtures(root: string): Promise<Record<string, Ver
     for (const version of (await readdir(join(root, harness))).sort(compareReleases)) {
       const scenarios: VerifiedVersion['scenarios'] = {};
       let verifiedAt = '';
+      let releasedAt: string | null = null;
       for (const slug of (await readdir(join(root, harness, version))).sort()) {
         const f = JSON.parse(await readFile(join(root, harness, version, slug, 'fixture.json'), 'utf8')) as VersionFixture;
         scenarios[f.scenario] = f.live.status;
         if (f.recorded_at > verifiedAt) verifiedAt = f.recorded_at;
+        releasedAt = f.released_at ?? releasedAt;
       }
-      versions.push({ version, verified_at: verifiedAt.slice(0, 10), scenarios });
+      versions.push({ version, released_at: releasedAt, verified_at: verifiedAt.slice(0, 10), scenarios });
     }
     out[harness] = versions;
   }
@@ -139,14 +156,18 @@ export function versionsMarkdown(matrix: Record<string, VerifiedVersion[]>): str
     "one with each participant's tokens equal, kind by kind, to what the scripted server sent it.",
     '',
     '`pass`: the live run met every check of `roller verify`; `not_applicable`: the version offers no such tool;',
-    '`fail`: the run finished but a check failed (the reason is in the fixture.json); `-`: not recorded.',
+    '`fail`: the run finished but a check failed (the reason is in the fixture.json); `-`: not recorded (the release',
+    "refused the scenario's feature switch, e.g. Codex's multi_agent_v2 before 0.120). How each release's records are",
+    'read (token sources, sub-agent layouts): tests/fixtures/versions/README.md.',
     '',
   ];
   for (const [harness, versions] of Object.entries(matrix)) {
     const scenarios = [...new Set(versions.flatMap((v) => Object.keys(v.scenarios)))];
     const ordered = [...(MATRIX_SCENARIOS[harness as VerifyHarness] ?? []).filter((s) => scenarios.includes(s)), ...scenarios.filter((s) => !(MATRIX_SCENARIOS[harness as VerifyHarness] ?? []).includes(s))];
-    lines.push(`## ${harness} (${versions.length} versions)`, '', `| version | verified | ${ordered.join(' | ')} |`, `|---|---|${ordered.map(() => '---').join('|')}|`);
-    for (const v of versions) lines.push(`| ${v.version} | ${v.verified_at} | ${ordered.map((s) => v.scenarios[s] ?? '-').join(' | ')} |`);
+    const dates = versions.map((v) => v.released_at).filter((d): d is string => d !== null).sort();
+    const span = dates.length > 1 ? `, released ${dates[0]} to ${dates.at(-1)}` : '';
+    lines.push(`## ${harness} (${versions.length} versions${span})`, '', `| version | released | verified | ${ordered.join(' | ')} |`, `|---|---|---|${ordered.map(() => '---').join('|')}|`);
+    for (const v of versions) lines.push(`| ${v.version} | ${v.released_at ?? '-'} | ${v.verified_at} | ${ordered.map((s) => v.scenarios[s] ?? '-').join(' | ')} |`);
     lines.push('');
   }
   return lines.join('\n');
@@ -159,6 +180,8 @@ export function verifiedVersionsSource(matrix: Record<string, VerifiedVersion[]>
     '',
     'export interface VerifiedVersion {',
     '  version: string;',
+    "  /** The day npm published it (null when the registry could not say). */",
+    '  released_at: string | null;',
     '  /** The day its fixtures were recorded. */',
     '  verified_at: string;',
     "  scenarios: Record<string, 'pass' | 'fail' | 'not_applicable' | 'not_run'>;",

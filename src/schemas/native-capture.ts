@@ -30,7 +30,8 @@ export type NativeOutputs =
  * headers for Pi. Used only where the response id joins nothing.
  */
 export interface HeaderJoin {
-  field: keyof Call['native_identity'];
+  /** The identity field, or fields in order of preference (the first a call carries is used). */
+  field: keyof Call['native_identity'] | readonly (keyof Call['native_identity'])[];
   /** header value -> participant id */
   participants: Readonly<Record<string, string>>;
 }

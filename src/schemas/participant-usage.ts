@@ -25,6 +25,11 @@ export const ParticipantUsage = z
     spawn_tool_call_id: z.string().nullable().describe('the tool call that spawned it'),
     depth: z.number().int(),
     tokens: TokensByKind,
+    tokens_status: z
+      .enum(['exact', 'unknown'])
+      .optional()
+      .describe("absent or exact: every model message counted with its final usage; unknown: some of its messages carry no final count where they were read (tokens_note says which), so `tokens` is not its true count"),
+    tokens_note: z.string().optional().describe('where the counts came from when not all from the native records, or why they are unknown'),
     messages: z.number().int().nonnegative().describe('distinct model messages (each counted once)'),
     message_ids: z.array(z.string()).describe('the native output ids (response / message ids) calls join on'),
     status: ParticipantStatus,

@@ -3,10 +3,11 @@ import { readFile } from '../../core/thread-fs.js';
 import type { NativeCompaction, NativeCompactions } from '../../schemas/native-capture.js';
 import type { HarnessAdapter, RunLaunch } from '../adapter.js';
 import { perIdNativeCapture } from '../native-capture.js';
+import { wireUsageByResponse } from '../../transforms/capture/token-agreement.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { claudeCodeToActf } from './actf.js';
 import { claudeCodeCompactions, compactionSummaryCalls, jsonlRecords } from './compaction.js';
-import { claudeCodePlan, claudeConfigDir } from './launch.js';
+import { CLAUDE_CODE_FLAGS_SINCE, claudeCodePlan, claudeConfigDir } from './launch.js';
 import { findSessionFiles, readNativeSession, type NativeRecord } from './native-session.js';
 import { claudeCodeMixesSubAgentSteps } from './mixed-steps.js';
 import { participantUsage } from './participants.js';
@@ -27,10 +28,12 @@ export const claudeCodeAdapter: HarnessAdapter = {
     const files = await findSessionFiles(native);
     const stream = input.stream ? await readStreamJson(input.stream) : undefined;
     const out = [];
+    // Response ids are unique across sessions: releases that send no session header still find their usage here.
+    const wireUsage = input.calls ? wireUsageByResponse(input.calls) : undefined;
     for (const file of files) {
       const session = await readNativeSession(file);
       const wire = input.calls?.filter((c) => c.native_identity.session_id === session.sessionId);
-      const participants = participantUsage(session);
+      const participants = participantUsage(session, wireUsage);
       out.push({
         sessionId: session.sessionId,
         trace: mergeTrace(session),
@@ -100,6 +103,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
       });
     },
     thinkingLevels: ['low', 'medium', 'high', 'xhigh', 'max'],
+    thinkingSince: CLAUDE_CODE_FLAGS_SINCE.effort,
     sessionOfStdout,
     reported: claudeCodeResult,
     apiModels: true,

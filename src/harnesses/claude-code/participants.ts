@@ -23,19 +23,85 @@ export function usageTokens(usages: Iterable<Json>): TokensByKind {
   return tokens;
 }
 
+/** What the capture saw of each response (its usage as the server sent it), by response id. */
+export type WireUsage = ReadonlyMap<string, TokensByKind>;
+
+export interface ParticipantTokens {
+  tokens: TokensByKind;
+  messageIds: string[];
+  /** exact, unless some message's output count is only the stream's start snapshot and the capture has not got it. */
+  status: 'exact' | 'unknown';
+  note: string | null;
+}
+
 /**
  * Token accounting of one participant (seeds/004): each assistant message once — Claude Code writes one
- * record per content block, each repeating the message's final usage — keyed by message.id + requestId;
- * the last record of a message wins. Input excludes cache reads and writes, which are counted apart.
+ * record per content block, each repeating the message's usage — keyed by message.id + requestId; the last
+ * record of a message wins. Input excludes cache reads and writes, which are counted apart.
+ * Some releases (2.1.20 to 2.1.50 in the matrix) write every record of a message before the stream ends: no
+ * stop_reason, and an output count that is only the stream's start snapshot. Such a message's output is not
+ * counted from the file: its usage comes from the capture (the response of the same id) when one is given,
+ * else the participant's tokens are unknown, never the snapshot.
  */
-export function tokensOf(records: NativeRecord[]): { tokens: TokensByKind; messageIds: string[] } {
-  const byMessage = new Map<string, Json>();
+export function tokensOf(records: NativeRecord[], wire?: WireUsage): ParticipantTokens {
+  const byMessage = new Map<string, { usage: Json; final: boolean; id: string }>();
   for (const { record } of records) {
     if (record.type !== 'assistant' || record.message?.usage == null) continue;
-    byMessage.set(`${record.message.id}\u0000${record.requestId ?? ''}`, record.message.usage);
+    const key = `${record.message.id}\u0000${record.requestId ?? ''}`;
+    const final = (byMessage.get(key)?.final ?? false) || record.message.stop_reason != null;
+    byMessage.set(key, { usage: record.message.usage, final, id: record.message.id });
   }
-  const tokens = usageTokens(byMessage.values());
-  return { tokens, messageIds: [...new Set([...byMessage.keys()].map((k) => k.split('\u0000')[0]!))] };
+  const tokens = zeroTokens();
+  const fromWire: string[] = [];
+  const unknown: string[] = [];
+  for (const m of byMessage.values()) {
+    const sent = m.final ? undefined : wire?.get(m.id);
+    if (sent) {
+      fromWire.push(m.id);
+      for (const k of ['input', 'cache_creation', 'cache_read', 'output', 'reasoning'] as const) tokens[k] += sent[k];
+      continue;
+    }
+    if (!m.final) unknown.push(m.id);
+    const t = usageTokens([m.usage]);
+    for (const k of ['input', 'cache_creation', 'cache_read', 'output', 'reasoning'] as const) tokens[k] += t[k];
+  }
+  const notes = [
+    ...(fromWire.length > 0 ? [`${fromWire.length} message(s) counted from the capture: their records hold only the stream's start snapshot (no stop_reason)`] : []),
+    ...(unknown.length > 0 ? [`${unknown.length} message(s) whose records hold only the stream's start snapshot (no stop_reason): their output tokens are unknown, not zero (${unknown.join(', ')}); convert with --wire to count them from the capture`] : []),
+  ];
+  return { tokens, messageIds: [...new Set([...byMessage.values()].map((m) => m.id))], status: unknown.length > 0 ? 'unknown' : 'exact', note: notes.length > 0 ? notes.join('; ') : null };
+}
+
+/** A participant's token fields: tokens_status and tokens_note only where not everything is the file's final count. */
+function tokenFields(t: ParticipantTokens): Pick<ParticipantUsage, 'tokens' | 'messages' | 'message_ids' | 'tokens_status' | 'tokens_note'> {
+  return { tokens: t.tokens, messages: t.messageIds.length, message_ids: t.messageIds, ...(t.note ? { tokens_status: t.status, tokens_note: t.note } : {}) };
+}
+
+/**
+ * The sidechains of an older main file (before 2.0.30): with an agentId, grouped by it; without one, each chain of
+ * records (uuid / parentUuid, from a record whose parentUuid is null) is one sub-agent.
+ */
+function inlineSidechains(records: readonly NativeRecord[]): { key: string; byAgentId: boolean; records: NativeRecord[] }[] {
+  const side = records.filter((r) => r.record.isSidechain === true);
+  const rootOf = new Map<string, string>();
+  const groups = new Map<string, { key: string; byAgentId: boolean; records: NativeRecord[] }>();
+  for (const r of side) {
+    const uuid = typeof r.record.uuid === 'string' ? r.record.uuid : null;
+    let key: string;
+    let byAgentId = false;
+    if (typeof r.record.agentId === 'string') {
+      key = r.record.agentId;
+      byAgentId = true;
+    } else {
+      const parent = typeof r.record.parentUuid === 'string' ? r.record.parentUuid : null;
+      key = (parent !== null ? rootOf.get(parent) : undefined) ?? uuid ?? `${r.file}:${r.line}`;
+    }
+    if (uuid) rootOf.set(uuid, key);
+    const g = groups.get(key) ?? { key, byAgentId, records: [] };
+    g.records.push(r);
+    groups.set(key, g);
+  }
+  return [...groups.values()].filter((g) => g.records.some((r) => r.record.type === 'assistant'));
 }
 
 /** Where a tool_use with this id was made: the participant and the evidence (file:line). */
@@ -72,17 +138,15 @@ function spawnIdFromResult(files: { records: NativeRecord[] }[], agentId: string
   return undefined;
 }
 
-/** Participants of a session with their own usage: the main thread, and one per sub-agent file. */
-export function participantUsage(session: NativeSession): ParticipantUsage[] {
+/** Participants of a session with their own usage: the main thread, and one per sub-agent (file or inline chain). */
+export function participantUsage(session: NativeSession, wire?: WireUsage): ParticipantUsage[] {
   const rootId = `session:${session.sessionId}`;
   const files = [{ participant: rootId, records: session.main }, ...session.subagents.map((s) => ({ participant: `agent:${s.agentId}`, records: s.records }))];
   // Older Claude Code wrote sub-agent turns inline (isSidechain: true) in the main file: they are not the
   // main participant's usage (seeds/004), so they go to participants of their own.
   const own = session.main.filter((r) => r.record.isSidechain !== true);
-  const inline = session.main.filter((r) => r.record.isSidechain === true && r.record.type === 'assistant'); // usage lives on assistant records
   const lastAssistant = [...own].reverse().find((r) => r.record.type === 'assistant');
   const costState = [...session.main].reverse().find((r) => r.record.type === 'cost-state');
-  const main = tokensOf(own);
   const rows: ParticipantUsage[] = [
     {
       participant: rootId,
@@ -91,9 +155,7 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
       parent: null,
       spawn_tool_call_id: null,
       depth: 0,
-      tokens: main.tokens,
-      messages: main.messageIds.length,
-      message_ids: main.messageIds,
+      ...tokenFields(tokensOf(own, wire)),
       status: lastAssistant?.record.message.stop_reason === 'end_turn' ? 'completed' : 'unknown',
       status_source: lastAssistant ? `${lastAssistant.file}:${lastAssistant.line}#message.stop_reason` : null,
       // Claude Code reports one cost for the whole session (sub-agents included): it stays on the root.
@@ -102,30 +164,23 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
       reason: null,
     },
   ];
-  const inlineGroups = new Map<string, NativeRecord[]>();
-  for (const r of inline) {
-    const key = typeof r.record.agentId === 'string' ? r.record.agentId : '';
-    inlineGroups.set(key, [...(inlineGroups.get(key) ?? []), r]);
-  }
-  for (const [agentId, records] of inlineGroups) {
-    const t = tokensOf(records);
+  for (const chain of inlineSidechains(session.main)) {
+    const first = chain.records[0]!;
     rows.push({
-      participant: agentId ? `agent:${agentId}` : 'sidechain:inline',
+      participant: chain.byAgentId ? `agent:${chain.key}` : `sidechain:${chain.key}`,
       role: 'child',
-      native_id: agentId || 'inline-sidechain',
+      native_id: chain.key,
+      // Inside the main file, and only the main thread could spawn in these releases: its parent is the root.
+      // Which of the root's calls spawned it is not on these lines (left null, never guessed from text or order).
       parent: rootId,
       spawn_tool_call_id: null,
       depth: 1,
-      tokens: t.tokens,
-      messages: t.messageIds.length,
-      message_ids: t.messageIds,
+      ...tokenFields(tokensOf(chain.records, wire)),
       status: 'unknown',
       status_source: null,
       cost_usd: null,
       cost_note: 'included in the root participant (Claude Code reports one total)',
-      reason: agentId
-        ? 'inline sidechain (older layout): the spawning tool call is not recorded on these lines'
-        : 'inline sidechain without agentId (older layout): its sub-agents cannot be told apart, so they are one participant',
+      reason: `inline sidechain from ${first.file}:${first.line} (Claude Code before 2.0.30): its records name no spawning tool call${chain.byAgentId ? '' : ' and no agent id (one chain of records is one sub-agent)'}`,
     });
   }
   for (const sub of session.subagents) {
@@ -133,7 +188,7 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
     const toolUseId = typeof sub.meta?.toolUseId === 'string' ? sub.meta.toolUseId : (spawnIdFromResult(files, sub.agentId) ?? null);
     const spawn = toolUseId ? findToolUse(files, toolUseId) : undefined;
     const result = toolUseId && spawn ? findSpawnResult(files.find((f) => f.participant === spawn.participant)!.records, toolUseId) : undefined;
-    const own = tokensOf(sub.records);
+    const counted = tokensOf(sub.records, wire);
     let status: ParticipantUsage['status'] = 'unknown';
     let source: string | null = null;
     const acknowledged = result?.status === 'async_launched' || sub.meta?.requestShape === 'background';
@@ -145,16 +200,17 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
       status = 'completed';
       source = `${sub.metaFile}#finished`;
     }
+    const parentDepth = spawn ? (rows.find((r) => r.participant === spawn.participant)?.depth ?? 0) : -1;
+    // A file without a single model message: the sub-agent ran (its parent names it) but its counts were never written.
+    const unwritten = counted.messageIds.length === 0 && spawn !== undefined;
     rows.push({
       participant: `agent:${sub.agentId}`,
       role: 'child',
       native_id: sub.agentId,
       parent: spawn?.participant ?? null,
       spawn_tool_call_id: toolUseId,
-      depth: typeof sub.meta?.spawnDepth === 'number' ? sub.meta.spawnDepth : spawn ? 1 : 0,
-      tokens: own.tokens,
-      messages: own.messageIds.length,
-      message_ids: own.messageIds,
+      depth: typeof sub.meta?.spawnDepth === 'number' ? sub.meta.spawnDepth : spawn && parentDepth >= 0 ? parentDepth + 1 : -1,
+      ...tokenFields(unwritten ? { ...counted, status: 'unknown', note: `${sub.file} holds no model message: its tokens were never written (unknown, not zero)` } : counted),
       status,
       status_source: source,
       cost_usd: null,
@@ -164,7 +220,7 @@ export function participantUsage(session: NativeSession): ParticipantUsage[] {
         ? null
         : toolUseId
           ? `no tool_use with id ${toolUseId} in any file of the session`
-          : 'no meta.json toolUseId and no tool_result naming this agentId: the spawning call is unknown',
+          : `no meta.json toolUseId and no tool_result naming agent ${sub.agentId}: no tool call spawned it on record (a call the CLI made itself, such as its start-up warm-up, or a spawn not recorded)`,
     });
   }
   rows.push(...missingSubagents(session, files, rows));

@@ -8,6 +8,8 @@ import { startWorker } from '../../core/worker-exec-argv.js';
 const MARKER = Buffer.from('"type":"assistant"');
 /** A sub-agent is named by its agentId: in a parent's tool_result (toolUseResult.agentId), and on its own lines. */
 const AGENT_MARKER = Buffer.from('"agentId":"');
+/** Releases before 2.0.30 wrote sub-agent turns inline in the main file: every such line carries this. */
+const SIDE_MARKER = Buffer.from('"isSidechain":true');
 
 export interface ScannedParticipant {
   /** `session:<id>` for a main transcript, `agent:<id>` for a sub-agent file. */
@@ -20,6 +22,11 @@ export interface ScannedParticipant {
   messages: number;
   /** A sub-agent another file names (its agentId) whose file is not there: its tokens are unknown, not zero. */
   missing?: { referenced_by: string };
+  /**
+   * Messages whose records hold only the stream-start usage snapshot (no stop_reason; Claude Code 2.1.20 to
+   * 2.1.50): their output count is unknown, and so the participant's tokens are (convert --wire counts them).
+   */
+  tokens_unknown?: { messages: number; reason: string };
 }
 
 export interface UsageScan {
@@ -248,13 +255,30 @@ export function scanFiles(list: readonly string[]): UsageScan {
     const subagents = dirname(file);
     const parent = agent && basename(subagents) === 'subagents' ? `session:${basename(dirname(subagents))}` : null;
     const last = new Map<string, Record<string, any>>();
+    const final = new Set<string>();
+    // Inline sidechains (main files of releases before 2.0.30): their messages and the uuid chain that groups them.
+    const sideMessages = new Map<string, { uuid: string | null; agentId: string | null }>();
+    const sideParent = new Map<string, string | null>();
     const ownAgent = agent ? name.slice(6) : null;
     const take = (buf: Buffer, start: number, end: number) => {
       try {
         const rec = JSON.parse(buf.toString('utf8', start, end)) as Record<string, any>;
-        if (rec.type === 'assistant' && rec.message?.usage) last.set(`${rec.message.id}\u0000${rec.requestId ?? ''}`, rec.message.usage);
+        if (rec.type === 'assistant' && rec.message?.usage) {
+          const key = `${rec.message.id}\u0000${rec.requestId ?? ''}`;
+          last.set(key, rec.message.usage);
+          if (rec.message.stop_reason != null) final.add(key);
+          if (!agent && rec.isSidechain === true) sideMessages.set(key, { uuid: typeof rec.uuid === 'string' ? rec.uuid : null, agentId: typeof rec.agentId === 'string' ? rec.agentId : null });
+        }
       } catch {
         badLines++;
+      }
+    };
+    const takeSide = (buf: Buffer, start: number, end: number) => {
+      try {
+        const rec = JSON.parse(buf.toString('utf8', start, end)) as Record<string, any>;
+        if (typeof rec.uuid === 'string') sideParent.set(rec.uuid, typeof rec.parentUuid === 'string' ? rec.parentUuid : null);
+      } catch {
+        // counted by the assistant pass where it matters
       }
     };
     // Marker first, lines second: only the lines that hold the marker are ever delimited (two newline
@@ -296,6 +320,16 @@ export function scanFiles(list: readonly string[]): UsageScan {
           const id = data.toString('latin1', start, close);
           if (id !== ownAgent) referenced.set(id, file);
         }
+        if (!agent) {
+          for (let i = data.indexOf(SIDE_MARKER, 0), after = 0; i !== -1 && i < complete; i = data.indexOf(SIDE_MARKER, after)) {
+            const lineStart = data.lastIndexOf(10, i) + 1;
+            let lineEnd = data.indexOf(10, i);
+            if (lineEnd === -1) lineEnd = end;
+            takeSide(data, lineStart, lineEnd);
+            after = lineEnd + 1;
+            if (after >= complete) break;
+          }
+        }
         for (let i = data.indexOf(MARKER, 0); i !== -1 && i < complete; i = data.indexOf(MARKER, from)) {
           const lineStart = data.lastIndexOf(10, i) + 1;
           let lineEnd = data.indexOf(10, i);
@@ -315,7 +349,27 @@ export function scanFiles(list: readonly string[]): UsageScan {
     } finally {
       closeSync(fd);
     }
-    participants.push({ participant, parent, file, tokens: usageTokens(last.values()), messages: last.size });
+    // Each inline chain its own participant (as convert groups them: by agentId, else by the chain's first uuid).
+    const chains = new Map<string, string[]>();
+    for (const [key, m] of sideMessages) {
+      let root = m.uuid;
+      for (let up = root, hops = 0; up !== null && hops < 100_000; hops++) {
+        root = up;
+        up = sideParent.get(up) ?? null;
+      }
+      const chain = m.agentId !== null ? `agent:${m.agentId}` : `sidechain:${root ?? file}`;
+      chains.set(chain, [...(chains.get(chain) ?? []), key]);
+    }
+    const counted = (keys: readonly string[]): Pick<ScannedParticipant, 'tokens' | 'messages' | 'tokens_unknown'> => {
+      const snapshots = keys.filter((k) => !final.has(k)).length;
+      return {
+        tokens: usageTokens(keys.map((k) => last.get(k)!)),
+        messages: keys.length,
+        ...(snapshots > 0 ? { tokens_unknown: { messages: snapshots, reason: `${snapshots} message(s) hold only the stream-start usage snapshot (no stop_reason): output unknown, not zero; roller convert --wire counts them from the capture` } } : {}),
+      };
+    };
+    participants.push({ participant, parent, file, ...counted([...last.keys()].filter((k) => !sideMessages.has(k))) });
+    for (const [chain, keys] of chains) participants.push({ participant: chain, parent: null, file, ...counted(keys) });
   }
   return { participants, files: list.length - failed.length, bytes, badLines, unreadable: failed, referenced };
 }

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { fileIncludes } from '../../core/file-includes.js';
 import type { Rejected } from '../../core/rejected.js';
 import { readFile } from '../../core/thread-fs.js';
 import type { HarnessAdapter, RunLaunch, SessionConversion } from '../adapter.js';
@@ -6,7 +7,7 @@ import { perIdNativeCapture } from '../native-capture.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { codexToActf } from './actf.js';
 import { codexPlan, type CodexLaunch } from './launch.js';
-import { codexParticipants, missingChildren, spawnsWithoutParticipant } from './participants.js';
+import { CODEX_CALL_THREAD_FIELDS, callThreadId, codexParticipants, missingChildren, spawnsWithoutParticipant } from './participants.js';
 import { CODEX_RAW_SCHEMA, findRollouts, readThread, threadsOfTrace, type CodexThread } from './rollout.js';
 import { codexSftBlocker } from './sft-rules.js';
 
@@ -15,6 +16,8 @@ export const codexAdapter: HarnessAdapter = {
   name: 'codex',
   rawSchema: CODEX_RAW_SCHEMA,
   sessionFiles: /(^|\/)rollout-[^/]*\.jsonl$/,
+  // Releases whose rollouts name no response id (before token_usage_record) join calls by the thread's header.
+  callSessionField: CODEX_CALL_THREAD_FIELDS,
 
   async convert(native, input) {
     const files = findRollouts(native);
@@ -23,18 +26,19 @@ export const codexAdapter: HarnessAdapter = {
     const threads: CodexThread[] = [];
     // A damaged thread (its first line cut) keeps its place: identified by its file name, converted from what is intact.
     for (const f of files) threads.push(await readThread(f, root, rejects));
+    inheritSessions(threads);
     const out: SessionConversion[] = [];
     for (const sessionId of [...new Set(threads.map((t) => t.sessionId))]) {
       const tree = threads.filter((t) => t.sessionId === sessionId);
       const rootThread = tree.find((t) => t.parentThreadId === null) ?? tree[0]!;
       const ordered = [rootThread, ...tree.filter((t) => t !== rootThread)];
-      const wire = input.calls?.filter((c) => c.native_identity.thread_id === rootThread.threadId);
+      const wire = input.calls?.filter((c) => callThreadId(c) === rootThread.threadId);
       const actf = codexToActf(rootThread, wire && wire.length > 0 ? { wire } : {});
-      const found = codexParticipants(ordered);
+      const found = codexParticipants(ordered, input.calls);
       out.push({
         sessionId,
         // trace.jsonl: every thread's rollout, root first, each record as the CLI wrote it.
-        trace: ordered.flatMap((t) => t.records.map((r) => r.record)),
+        trace: ordered.flatMap((t) => t.records.map((r) => r.raw ?? r.record)),
         actf,
         participants: [...found, ...missingChildren(ordered, found)],
         source: { root, threads: ordered.map((t) => t.file) },
@@ -49,7 +53,16 @@ export const codexAdapter: HarnessAdapter = {
   },
 
   async nativeCapture({ version, session, tracePath }) {
-    return perIdNativeCapture({ harness: { name: 'codex', version }, participants: session.participants, background: false, nativeFiles: [], agentPaths: await agentPaths(tracePath) });
+    const base = perIdNativeCapture({ harness: { name: 'codex', version }, participants: session.participants, background: false, nativeFiles: [], agentPaths: await agentPaths(tracePath) });
+    const headerJoin = { field: CODEX_CALL_THREAD_FIELDS, participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) };
+    const threads = session.participants.filter((p) => p.status !== 'missing');
+    if (threads.every((p) => p.message_ids.length > 0 || p.messages === 0)) return { ...base, headerJoin };
+    // Releases before token_usage_record name no response id: calls join their thread by its header, and
+    // coverage is the weaker count (responses per thread from token_count) — or none where nothing counts them.
+    if (!(await fileIncludes(tracePath, '"token_count"'))) {
+      return { ...base, headerJoin, capabilities: { ...base.capabilities, native_output_coverage: 'none' }, outputs: { method: 'none', reason: 'Codex before 0.34 writes neither response ids nor token counts: nothing native to check the calls against' } };
+    }
+    return { ...base, headerJoin, capabilities: { ...base.capabilities, native_output_coverage: 'count' }, outputs: { method: 'count', counts: Object.fromEntries(threads.map((p) => [p.participant, p.messages])) } };
   },
 
   /** Each child thread's own records (a warm fork's replayed parent prefix left out), converted like the root. */
@@ -93,4 +106,23 @@ async function agentPaths(trace: string): Promise<Record<string, string>> {
     if (typeof p?.agent_path === 'string' && typeof p.id === 'string') paths[p.id] ??= p.agent_path;
   }
   return paths;
+}
+
+/**
+ * Releases whose child session_meta names no session_id (0.120 to 0.140 in the matrix) still name the parent
+ * thread: such a child belongs to its parent's session, found up the chain of parent_thread_id.
+ */
+function inheritSessions(threads: CodexThread[]): void {
+  const byId = new Map(threads.map((t) => [t.threadId, t]));
+  for (const t of threads) {
+    if (typeof t.meta.session_id === 'string' || t.parentThreadId === null) continue;
+    let top: string = t.parentThreadId;
+    const seen = new Set([t.threadId]);
+    for (let up = byId.get(top); up && !seen.has(up.threadId); up = up.parentThreadId ? byId.get(up.parentThreadId) : undefined) {
+      seen.add(up.threadId);
+      top = typeof up.meta.session_id === 'string' ? up.meta.session_id : up.parentThreadId === null ? up.threadId : up.parentThreadId;
+      if (typeof up.meta.session_id === 'string' || up.parentThreadId === null) break;
+    }
+    t.sessionId = top;
+  }
 }

@@ -1,26 +1,109 @@
 import type { ParticipantUsage, TokensByKind } from '../../schemas/participant-usage.js';
-import type { CodexThread } from './rollout.js';
+import type { Call } from '../../schemas/call.js';
+import { producerVersion, type CodexThread } from './rollout.js';
 
 type Json = Record<string, any>;
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
 
+const zero = (): TokensByKind => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
+
+/** OpenAI counts cached input inside input_tokens; here input excludes it, as for every harness. */
+function addUsage(tokens: TokensByKind, u: Json): void {
+  tokens.input += Math.max(0, n(u.input_tokens) - n(u.cached_input_tokens));
+  tokens.cache_read += n(u.cached_input_tokens);
+  tokens.cache_creation += n(u.cache_write_input_tokens);
+  tokens.output += n(u.output_tokens);
+  tokens.reasoning += n(u.reasoning_output_tokens);
+}
+
+export interface ThreadTokens {
+  tokens: TokensByKind;
+  /** Server response ids, where the rollout names them (token_usage_record); calls join on these. */
+  responseIds: string[];
+  /** Model responses counted. */
+  responses: number;
+  status: 'exact' | 'unknown';
+  note: string | null;
+}
+
+/** The identity header that names a call's thread: thread_id, or (releases that send only that) session_id. */
+export const CODEX_CALL_THREAD_FIELDS = ['thread_id', 'session_id'] as const;
+export const callThreadId = (c: Call): string | undefined => c.native_identity.thread_id ?? c.native_identity.session_id;
+
+const sameTotals = (a: Json | undefined, b: Json | undefined) => a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+
 /**
- * A thread's own tokens: one token_usage_record per HTTP response (deduplicated by response_id), from the
- * thread's own records only (a v2 fork's replayed parent prefix is the parent's). OpenAI counts cached input
- * inside input_tokens; here input excludes it, as for every harness.
+ * A thread's own tokens, from its own records (a fork's replayed parent prefix is the parent's), by what its
+ * release wrote:
+ * - token_usage_record (current releases): one per HTTP response, deduplicated by response_id;
+ * - else event_msg token_count (0.34 to the releases before token_usage_record): each new total_token_usage
+ *   is one response, counted by its last_token_usage — releases repeat a token_count with the same totals, and
+ *   a repeat is not a response; the first total after a fork's replay is compared with the replay's last;
+ * - else (before 0.34 no release wrote a count): the capture's calls whose identity header names the thread,
+ *   when given; otherwise unknown — never zero.
  */
-export function threadTokens(thread: CodexThread): { tokens: TokensByKind; responseIds: string[] } {
+export function threadTokens(thread: CodexThread, wire?: readonly Call[]): ThreadTokens {
   const byResponse = new Map<string, Json>();
   for (const { record } of thread.own) if (record.type === 'token_usage_record') byResponse.set(record.payload.response_id, record.payload.usage ?? {});
-  const tokens: TokensByKind = { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 };
-  for (const u of byResponse.values()) {
-    tokens.input += Math.max(0, n(u.input_tokens) - n(u.cached_input_tokens));
-    tokens.cache_read += n(u.cached_input_tokens);
-    tokens.cache_creation += n(u.cache_write_input_tokens);
-    tokens.output += n(u.output_tokens);
-    tokens.reasoning += n(u.reasoning_output_tokens);
+  if (byResponse.size > 0) {
+    const tokens = zero();
+    for (const u of byResponse.values()) addUsage(tokens, u);
+    return { tokens, responseIds: [...byResponse.keys()], responses: byResponse.size, status: 'exact', note: null };
   }
-  return { tokens, responseIds: [...byResponse.keys()] };
+  const own = new Set(thread.own);
+  let previous: Json | undefined;
+  let responses = 0;
+  const tokens = zero();
+  for (const r of thread.records) {
+    const info = r.record.type === 'event_msg' && r.record.payload?.type === 'token_count' ? (r.record.payload.info as Json | null) : null;
+    if (!info) continue;
+    const total = info.total_token_usage as Json;
+    if (own.has(r) && !sameTotals(total, previous)) {
+      addUsage(tokens, info.last_token_usage as Json);
+      responses += 1;
+    }
+    previous = total;
+  }
+  const version = producerVersion(thread.meta);
+  const sent = wire?.filter((c) => callThreadId(c) === thread.threadId && c.usage.normalized !== null) ?? [];
+  if (sent.length > 0) {
+    const fromWire = zero();
+    for (const c of sent) {
+      const u = c.usage.normalized!;
+      fromWire.input += u.input;
+      fromWire.cache_read += u.cached_input;
+      fromWire.cache_creation += u.cache_creation;
+      fromWire.output += u.output;
+      fromWire.reasoning += u.reasoning;
+    }
+    // Without response ids the rollout's counts cannot be matched call by call: where they fall short of what the
+    // server sent this thread (a turn cut off before its count was written), the capture's own counts stand.
+    if (responses === 0 || JSON.stringify(fromWire) !== JSON.stringify(tokens)) {
+      const why = responses === 0 ? `Codex ${version} wrote no token count in ${thread.file}` : `the rollout's token_count records (${responses} response(s)) are not what the server sent this thread`;
+      return { tokens: fromWire, responseIds: [], responses: sent.length, status: 'exact', note: `counted from the capture: ${sent.length} call(s) whose identity header names this thread (${why})` };
+    }
+  }
+  if (responses > 0) return { tokens, responseIds: [], responses, status: 'exact', note: `counted from ${responses} event_msg token_count record(s) (Codex ${version} writes no token_usage_record): each new total_token_usage is one response, a repeated total is not` };
+  // No count at all: a thread that never began a turn has none to count; one that did (or that holds model output) has tokens no record says.
+  const began = thread.own.some(
+    (r) =>
+      (r.record.type === 'event_msg' && (r.record.payload?.type === 'task_started' || r.record.payload?.type === 'user_message')) ||
+      (r.record.type === 'response_item' && ['message', 'function_call', 'reasoning', 'local_shell_call', 'custom_tool_call'].includes(r.record.payload?.type) && r.record.payload?.role !== 'user' && r.record.payload?.role !== 'developer'),
+  );
+  if (!began) return { tokens, responseIds: [], responses: 0, status: 'exact', note: null };
+  // The capture names each call's thread: a thread none of its calls names made no model call (its turn was cut off first).
+  if (wire?.some((c) => callThreadId(c) !== undefined)) {
+    return { tokens, responseIds: [], responses: 0, status: 'exact', note: `counted from the capture: no call names this thread (its turn in ${thread.file} ended before a model call)` };
+  }
+  return {
+    tokens,
+    responseIds: [],
+    responses: 0,
+    status: 'unknown',
+    note: `${thread.file} holds a turn but no token record (${
+      thread.meta.legacy === true ? `Codex ${version} writes none` : `Codex ${version} wrote no token_count for it, e.g. a turn cut off before its response was recorded`
+    }): its tokens are unknown, not zero; convert with --wire (the proxy's calls.jsonl) to count them from the capture`,
+  };
 }
 
 /**
@@ -48,13 +131,39 @@ function spawnCallOf(parent: CodexThread | undefined, child: CodexThread): { cal
   return undefined;
 }
 
+/** The parent's last SubAgentActivity completed / interrupted for this child (seeds/004: it outranks the child's own turns). */
+function parentActivity(parent: CodexThread | undefined, childId: string): { status: 'completed' | 'failed'; at: string } | undefined {
+  if (!parent) return undefined;
+  for (const r of [...parent.own].reverse()) {
+    const item = r.record.type === 'event_msg' && r.record.payload?.type === 'item_completed' ? (r.record.payload.item as Json) : undefined;
+    if (item?.type !== 'SubAgentActivity' || item.agent_thread_id !== childId) continue;
+    if (item.kind === 'completed') return { status: 'completed', at: `${r.file}:${r.line}#SubAgentActivity.completed` };
+    if (item.kind === 'interrupted') return { status: 'failed', at: `${r.file}:${r.line}#SubAgentActivity.interrupted` };
+  }
+  return undefined;
+}
+
+/**
+ * A thread's status, the last observed turn outcome (Codex writes no thread-terminal record; seeds/004): for a
+ * child, its parent's last SubAgentActivity completed or interrupted; failing that, its own last task_complete
+ * or turn_aborted; failing that, unknown.
+ */
+function threadStatus(t: CodexThread, parent: CodexThread | undefined): { status: ParticipantUsage['status']; source: string | null } {
+  const activity = t.parentThreadId ? parentActivity(parent, t.threadId) : undefined;
+  if (activity) return { status: activity.status, source: activity.at };
+  const last = [...t.own].reverse().find((r) => r.record.type === 'event_msg' && (r.record.payload?.type === 'task_complete' || r.record.payload?.type === 'turn_aborted'));
+  if (!last) return { status: 'unknown', source: null };
+  return { status: last.record.payload.type === 'task_complete' ? 'completed' : 'failed', source: `${last.file}:${last.line}#${last.record.payload.type}` };
+}
+
 /** Participants of a Codex session tree: one per thread, the root and its children by parent_thread_id. */
-export function codexParticipants(threads: readonly CodexThread[]): ParticipantUsage[] {
+export function codexParticipants(threads: readonly CodexThread[], wire?: readonly Call[]): ParticipantUsage[] {
   const byId = new Map(threads.map((t) => [t.threadId, t]));
   return threads.map((t): ParticipantUsage => {
-    const { tokens, responseIds } = threadTokens(t);
-    const complete = [...t.own].reverse().find((r) => r.record.type === 'event_msg' && (r.record.payload?.type === 'task_complete' || r.record.payload?.type === 'turn_aborted'));
-    const spawn = t.parentThreadId ? spawnCallOf(byId.get(t.parentThreadId), t) : undefined;
+    const counted = threadTokens(t, wire);
+    const parent = t.parentThreadId ? byId.get(t.parentThreadId) : undefined;
+    const spawn = t.parentThreadId ? spawnCallOf(parent, t) : undefined;
+    const { status, source } = threadStatus(t, parent);
     return {
       participant: `thread:${t.threadId}`,
       role: t.parentThreadId ? 'child' : 'root',
@@ -62,16 +171,17 @@ export function codexParticipants(threads: readonly CodexThread[]): ParticipantU
       parent: t.parentThreadId ? `thread:${t.parentThreadId}` : null,
       spawn_tool_call_id: spawn?.callId ?? null,
       depth: t.parentThreadId ? Math.max(1, t.depth) : 0,
-      tokens,
-      messages: responseIds.length,
-      message_ids: responseIds,
-      status: complete?.record.payload?.type === 'task_complete' ? 'completed' : complete ? 'failed' : 'unknown',
-      status_source: complete ? `${complete.file}:${complete.line}#${complete.record.payload.type}` : null,
+      tokens: counted.tokens,
+      ...(counted.note ? { tokens_status: counted.status, tokens_note: counted.note } : {}),
+      messages: counted.responses,
+      message_ids: counted.responseIds,
+      status,
+      status_source: source,
       cost_usd: null,
       cost_note: 'unreported: Codex reports no cost (unknown, not zero)',
       // spawn_agent answers at once with the child's id or path; the child's result comes through wait_agent.
       spawn_result: t.parentThreadId ? 'acknowledgement' : null,
-      reason: t.parentThreadId && !spawn ? (byId.has(t.parentThreadId) ? 'no spawn_agent output in the parent names this thread' : `parent thread ${t.parentThreadId} is not among the rollouts read`) : null,
+      reason: t.parentThreadId && !spawn ? (parent ? 'no spawn_agent output in the parent names this thread' : `parent thread ${t.parentThreadId} is not among the rollouts read`) : null,
     };
   });
 }

@@ -10,10 +10,39 @@ type Json = Record<string, any>;
 
 export const CODEX_RAW_SCHEMA = 'codex-session-jsonl';
 
+/** Every record type a Codex release in the version matrix wrote (docs/VERSIONS.md); any other is refused, loudly. */
 const KNOWN = new Set(['session_meta', 'turn_context', 'world_state', 'response_item', 'event_msg', 'token_usage_record', 'inter_agent_communication_metadata']);
+
+/**
+ * Codex before 0.34 wrote another rollout shape: a header line {id, timestamp, instructions}, then the bare
+ * response items and {record_type: "state"} lines, and no token counts at all. Such lines are read as the
+ * records they are (session_meta, response_item, legacy_state); trace.jsonl keeps them as written.
+ */
+const LEGACY_ITEMS = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'local_shell_call', 'custom_tool_call', 'custom_tool_call_output', 'web_search_call']);
+
+const isLegacyHeader = (rec: Json) => rec.type === undefined && rec.record_type === undefined && typeof rec.id === 'string' && typeof rec.timestamp === 'string';
+
+/** A line of a rollout as a record of the current shape (a legacy line mapped; any other unchanged). */
+export function asRecord(rec: Json, legacy: boolean): Json {
+  if (!legacy) return rec;
+  if (isLegacyHeader(rec)) return { type: 'session_meta', timestamp: rec.timestamp, payload: { id: rec.id, timestamp: rec.timestamp, instructions: rec.instructions ?? null, legacy: true } };
+  if (rec.record_type === 'state') return { type: 'legacy_state', payload: rec };
+  if (typeof rec.type === 'string' && LEGACY_ITEMS.has(rec.type)) return { type: 'response_item', payload: rec };
+  return rec;
+}
+
+/** The producer version as its records say (session_meta.cli_version), for errors and the matrix. */
+export function producerVersion(meta: Json | undefined): string {
+  if (typeof meta?.cli_version === 'string') return meta.cli_version;
+  return meta?.legacy === true ? 'before 0.34 (its rollouts carry no cli_version)' : 'unknown (no session_meta before this line)';
+}
+
+const verifiedAgainst = () => `roller reads the rollouts of Codex ${CODEX_VERIFIED_VERSIONS.join(', ')}`;
 
 export interface RolloutRecord {
   record: Json;
+  /** The line as the CLI wrote it, where that was an older shape read as `record`. */
+  raw?: Json;
   file: string;
   line: number;
 }
@@ -49,33 +78,48 @@ export function findRollouts(path: string): string[] {
   return files;
 }
 
-function checkShape(rec: Json, file: string, line: number): void {
+function checkShape(rec: Json, file: string, line: number, meta: Json | undefined): void {
   const fail = (what: string) => {
     throw new RollerError(
       ErrorCode.NATIVE_SHAPE_UNKNOWN,
-      `${file}:${line}: a '${rec.type}' record ${what}; this reader knows Codex ${CODEX_VERIFIED_VERSIONS.join(', ')} — update the adapter for this version`,
+      `${file}:${line}: a '${rec.type}' record ${what} (written by Codex ${producerVersion(meta)}); ${verifiedAgainst()} — no release among them wrote this shape: run \`roller verify --harness codex --versions <this version> --record\` and teach the adapter, or report it with this file`,
       { origin: { file, line } },
     );
   };
-  if (!KNOWN.has(rec.type)) return; // unknown record types are kept as they are
+  if (rec.type === 'legacy_state') return;
+  if (!KNOWN.has(rec.type)) fail('of a type no verified release wrote');
   if (typeof rec.payload !== 'object' || rec.payload === null) fail('has no payload object');
   const p = rec.payload as Json;
   if (rec.type === 'session_meta' && typeof p.id !== 'string') fail('has no id');
   if (rec.type === 'response_item' && typeof p.type !== 'string') fail('has no payload.type');
   if (rec.type === 'token_usage_record' && (typeof p.response_id !== 'string' || typeof p.usage !== 'object')) fail('has no response_id or usage');
+  if (rec.type === 'event_msg' && p.type === 'token_count' && p.info != null && (typeof p.info.total_token_usage !== 'object' || typeof p.info.last_token_usage !== 'object')) fail('(token_count) has no total_token_usage or last_token_usage');
 }
 
 export async function readThread(path: string, root: string, rejects: Rejected[]): Promise<CodexThread> {
   const file = relative(root, path) || basename(path);
   const records: RolloutRecord[] = [];
   const ctx = createStageContext({ onReject: (r) => rejects.push(r) });
+  let legacy = false;
+  let meta: Json | undefined;
   for await (const env of jsonlFileSource(path, { onBadLine: 'reject', name: file })(ctx)) {
-    const rec = env.data as Json;
-    if (typeof rec !== 'object' || rec === null || typeof rec.type !== 'string') {
-      throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}:${env.origin.line}: a line without a "type"; not a Codex rollout`, { origin: env.origin });
+    const raw = env.data as Json;
+    const line = env.origin.line!;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}:${line}: a line that is not a JSON object; not a Codex rollout`, { origin: env.origin });
     }
-    checkShape(rec, file, env.origin.line!);
-    records.push({ record: rec, file, line: env.origin.line! });
+    if (records.length === 0 && isLegacyHeader(raw)) legacy = true;
+    const rec = asRecord(raw, legacy);
+    if (typeof rec.type !== 'string') {
+      throw new RollerError(
+        ErrorCode.NATIVE_SHAPE_UNKNOWN,
+        `${file}:${line}: a line without a "type"${legacy ? ' that is no response item of the pre-0.34 shape' : ''} (written by Codex ${producerVersion(meta)}); not a Codex rollout shape any verified release wrote; ${verifiedAgainst()}`,
+        { origin: env.origin },
+      );
+    }
+    if (rec.type === 'session_meta' && meta === undefined) meta = rec.payload as Json;
+    checkShape(rec, file, line, meta);
+    records.push(rec === raw ? { record: rec, file, line } : { record: rec, raw, file, line });
   }
   return threadOfRecords(records, file, rejects.some((r) => r.origin.file === file && r.origin.line === 1));
 }
@@ -118,13 +162,18 @@ export function threadOfRecords(records: RolloutRecord[], file: string, damaged 
 export function threadsOfTrace(lines: readonly Json[], file = 'trace.jsonl'): CodexThread[] {
   const groups: RolloutRecord[][] = [];
   const seen = new Set<string>();
-  lines.forEach((record, i) => {
+  let legacy = false;
+  lines.forEach((line, i) => {
+    // Each thread's rollout starts over: a pre-0.34 header line opens a legacy one.
+    if (isLegacyHeader(line)) legacy = true;
+    else if (line.type === 'session_meta') legacy = false;
+    const record = asRecord(line, legacy);
     const id = record.type === 'session_meta' ? (record.payload as Json | undefined)?.id : undefined;
     if (typeof id === 'string' && !seen.has(id)) {
       seen.add(id);
       groups.push([]);
     }
-    groups[groups.length - 1]?.push({ record, file, line: i + 1 });
+    groups[groups.length - 1]?.push(record === line ? { record, file, line: i + 1 } : { record, raw: line, file, line: i + 1 });
   });
   return groups.map((g) => threadOfRecords(g, file));
 }

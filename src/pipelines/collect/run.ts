@@ -5,6 +5,8 @@ import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness } from '../../harnesses/installer.js';
+import { releasedSince } from '../../harnesses/release.js';
+import { VERIFIED_VERSIONS } from '../../harnesses/verified-versions.js';
 import { connectDocker, imageId, type DockerApi } from '../../sources/docker-runner.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { OPENCLAW_EXEC_PROFILE } from '../../harnesses/openclaw/adapter.js';
@@ -61,6 +63,10 @@ export interface CollectOptions {
   /** A Docker API client to use instead of the local engine's (tests). */
   docker?: DockerApi;
   cacheDir?: string;
+  /** Run this released version of the harness CLI instead of the pinned one (verified versions: docs/VERSIONS.md). */
+  harnessVersion?: string;
+  /** Run a --harness-version roller has not verified (its records may hold shapes the adapter refuses). */
+  allowUnverifiedVersion?: boolean;
   /** Sinks of a user's own (a registered calls/samples sink or a module, with options): see user-sinks.ts. */
   sinkSpecs?: SinkSpec[];
   /** The same as Sink objects (the library): each gets the attributed calls and/or the finished samples of the run. */
@@ -118,6 +124,20 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   if (o.thinking && !runner.thinkingLevels.includes(o.thinking)) {
     const levels = runner.thinkingLevels;
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${levels.length > 0 ? `${o.harness} takes ${levels.join(', ')}` : `roller cannot set a reasoning level for ${o.harness} yet`}`);
+  }
+  const harnessVersion = o.harnessVersion ?? runner.pin.version;
+  if (o.harnessVersion !== undefined && o.harnessVersion !== runner.pin.version && !o.allowUnverifiedVersion) {
+    const verified = (VERIFIED_VERSIONS[o.harness] ?? []).find((v) => v.version === o.harnessVersion);
+    if (!verified) {
+      const known = (VERIFIED_VERSIONS[o.harness] ?? []).map((v) => v.version);
+      throw new RollerError(
+        ErrorCode.INVALID_OPTIONS,
+        `--harness-version ${o.harnessVersion}: roller has not verified ${o.harness} ${o.harnessVersion} (${known.length > 0 ? `verified: ${known.join(', ')}; pinned ${runner.pin.version}` : `pinned ${runner.pin.version}; no other version verified`}); run \`roller verify --harness ${o.harness} --versions ${o.harnessVersion}\` first, or pass --allow-unverified-version to collect anyway`,
+      );
+    }
+  }
+  if (o.thinking && runner.thinkingSince && !releasedSince(harnessVersion, runner.thinkingSince)) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${o.harness} ${harnessVersion} takes no reasoning level (from ${runner.thinkingSince} on); drop --thinking or choose a later --harness-version`);
   }
   if (o.piSubagentExtension && o.harness !== 'pi') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--pi-subagent-extension is a Pi option');
   if (o.openclawMode && o.harness !== 'openclaw') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--openclaw-mode is an OpenClaw option');
@@ -189,7 +209,7 @@ interface RunPlan {
 
 async function collectLocked(o: CollectOptions, { bundle, models, runName, runDir, docker, tookOver, user }: RunPlan): Promise<CollectResult> {
   const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
-  const installed = await installHarness(o.harness, o.cacheDir ? { cacheDir: o.cacheDir } : {});
+  const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}) });
   const wireTrace = o.wireTrace ?? 'actf';
   const lock: Lock = {
     schema: LOCK_SCHEMA,

@@ -11,6 +11,10 @@ const HARNESS_IDENTITY = new Map<string, keyof NativeIdentityHeaders>([
   ['session-id', 'session_id'],
   ['thread-id', 'thread_id'],
   ['x-session-id', 'session_id'],
+  // Codex before its hyphenated headers: session_id (and from 0.50 to 0.8x conversation_id) is the thread id.
+  ['session_id', 'session_id'],
+  ['conversation_id', 'session_id'],
+  ['thread_id', 'thread_id'],
 ]);
 
 /** roller's own headers: removed before forwarding, their values recorded. */

@@ -74,7 +74,8 @@ export function checkCoverage(calls: readonly Call[], participants: readonly Par
 /** Attribution by a header value, for a call the response-id join left unattributed. */
 export function joinCallByHeader(c: Call, join: HeaderJoin): Call {
   if (c.identity_status === 'attributed') return c;
-  const value = c.native_identity[join.field];
+  const fields = typeof join.field === 'string' ? [join.field] : join.field;
+  const value = fields.map((f) => c.native_identity[f]).find((v) => v !== undefined);
   const participant = value === undefined ? undefined : join.participants[value];
   if (!participant) return c;
   const reasons = { ...c.status_reasons };

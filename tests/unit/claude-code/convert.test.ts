@@ -180,7 +180,8 @@ describe('roller convert: public Claude Code fixtures (tests/fixtures/claude-cod
   it('inline sidechains (older layout) are not counted on the main participant', async () => {
     const [s] = await convertNative({ harness: 'claude-code', native: join(pub, 'sidechain_integrated.jsonl'), out: join(tmp.path, 'inline'), keepThinking: true });
     const [main, inline] = s!.participants;
-    expect(inline).toMatchObject({ role: 'child', native_id: 'inline-sidechain', messages: 1 });
+    // One chain of sidechain records is one sub-agent: named by its first record's uuid; its spawning call is not on record.
+    expect(inline).toMatchObject({ role: 'child', participant: `sidechain:${inline!.native_id}`, parent: main!.participant, depth: 1, spawn_tool_call_id: null, messages: 1 });
     expect(main!.message_ids).not.toContain('msg_017zj75dqWUNqVxCUrhqbTkf');
     expect(inline!.message_ids).toEqual(['msg_017zj75dqWUNqVxCUrhqbTkf']);
   });

@@ -505,5 +505,27 @@ export const VERIFIED_VERSIONS: Readonly<Record<string, readonly VerifiedVersion
         "parallel sub-agents": "pass"
       }
     }
+  ],
+  "opencode": [
+    {
+      "version": "1.18.33",
+      "released_at": "2026-09-28",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent": "pass",
+        "a tool call": "pass"
+      }
+    }
+  ],
+  "pi": [
+    {
+      "version": "0.73.1",
+      "released_at": "2026-07-17",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent (example extension)": "pass",
+        "a tool call": "pass"
+      }
+    }
   ]
 };

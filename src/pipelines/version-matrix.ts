@@ -36,9 +36,19 @@ export interface VersionFixture {
 export const scenarioSlug = (name: string) => name.replace(/\W+/g, '-').replace(/^-|-$/g, '').toLowerCase();
 
 /** Tools that spawn a sub-agent, by the names the harness versions offer them under. */
-const SPAWN_TOOL = /^(Task|Agent|task|spawn_agent|.*\/spawn_agent)$/;
+const SPAWN_TOOL = /^(Task|Agent|task|subagent|spawn_agent|.*\/spawn_agent)$/;
 
 type Json = Record<string, any>;
+
+/**
+ * A call's request body as a fixture keeps it: only whether it generates and the names of the tools it offered (a
+ * harness's counted-calls rule reads them: OpenCode's title requests offer none); prompts and history are left out.
+ */
+function trimmedContext(context: Json | null): Json | null {
+  if (context?.generate === false) return { generate: false };
+  const tools = context?.tools;
+  return Array.isArray(tools) ? { tools: (tools as Json[]).map((t) => ({ name: String(t.name ?? t.function?.name ?? t.type) })) } : null;
+}
 
 /** The tool names the captured requests offered (Anthropic, Responses and Chat Completions shapes). */
 function offeredTools(calls: readonly Json[]): Set<string> {
@@ -77,7 +87,7 @@ async function writeFixture(root: string, run: ScenarioRun, fails: readonly stri
   const noSpawnTool = needsSpawn && ![...tools].some((t) => SPAWN_TOOL.test(t));
   const status: ScenarioStatus = fails.length === 0 ? 'pass' : noSpawnTool ? 'not_applicable' : 'fail';
   const reason = noSpawnTool && fails.length > 0 ? `this version offers the model no sub-agent tool (offered: ${[...tools].sort().join(', ')})` : fails.join('; ');
-  await writeFile(join(dir, 'calls.jsonl'), calls.map((c) => `${JSON.stringify({ ...c, context: (c.context as Json | null)?.generate === false ? { generate: false } : null })}\n`).join(''));
+  await writeFile(join(dir, 'calls.jsonl'), calls.map((c) => `${JSON.stringify({ ...c, context: trimmedContext(c.context as Json | null) })}\n`).join(''));
   const fixture: VersionFixture = { schema: FIXTURE_SCHEMA, harness: run.harness, version: run.version, scenario: run.scenario, recorded_at: new Date().toISOString(), released_at: releasedAt, live: { status, reason } };
   await writeFile(join(dir, 'fixture.json'), `${JSON.stringify(fixture, null, 2)}\n`);
   return status;

@@ -29,6 +29,10 @@ export const ParticipantUsage = z
       .enum(['exact', 'unknown'])
       .optional()
       .describe("absent or exact: every model message counted with its final usage; unknown: some of its messages carry no final count where they were read (tokens_note says which), so `tokens` is not its true count"),
+    unknown_kinds: z
+      .array(z.enum(['input', 'cache_creation', 'cache_read', 'output', 'reasoning']))
+      .optional()
+      .describe("token kinds the harness's records do not count (Pi: reasoning, inside its output): their value in tokens is 0, not the true count"),
     tokens_note: z.string().optional().describe('where the counts came from when not all from the native records, or why they are unknown'),
     messages: z.number().int().nonnegative().describe('distinct model messages (each counted once)'),
     message_ids: z.array(z.string()).describe('the native output ids (response / message ids) calls join on'),

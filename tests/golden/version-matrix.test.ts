@@ -37,10 +37,14 @@ function nativeBytes(dir: string): string {
 
 /**
  * A model call the CLI makes for itself and never records in its session (Claude Code's command-prefix check and
- * title calls): its response id is in no native file, so no reader can count it; every other call must be counted.
+ * title calls): its response id is in no native file, so no reader can count it; OpenCode's title requests likewise.
+ * Every other call must be counted.
  */
 function helperCall(harness: string, call: Call, native: string): boolean {
-  return harness === 'claude-code' && call.response_id != null && !native.includes(call.response_id);
+  if (harness === 'claude-code') return call.response_id != null && !native.includes(call.response_id);
+  // OpenCode's title requests (its counted-calls rule: they offer no tools) write no message.
+  if (harness === 'opencode') return !Array.isArray((call.context as { tools?: unknown } | null)?.tools);
+  return false;
 }
 
 async function converted(f: { harness: string; dir: string }, calls: Call[] | undefined): Promise<ParticipantUsage[]> {
@@ -83,7 +87,8 @@ describe('version matrix fixtures', () => {
       expect(tokenDisagreements(attributed.filter((c) => c.participant_id === null || !unknownIds.has(c.participant_id)), known)).toEqual([]);
       // With the capture (convert --wire): every participant exact — but one whose file holds no model message
       // (Claude Code 2.1.36's background sub-agent): no id joins its calls to it, so it stays unknown.
-      const withWire = await converted(f, all);
+      // The fixture keeps only the offered tools' names (for the counted-calls rule), not tool schemas to convert from.
+      const withWire = await converted(f, all.map((c) => ({ ...c, context: (c.context as { generate?: unknown } | null)?.generate === false ? c.context : null })));
       const unwritten = withWire.filter((p) => p.tokens_status === 'unknown');
       for (const p of unwritten) expect(p.tokens_note).toMatch(/holds no model message/);
       expect(tokenDisagreements(attributeCalls(calls, withWire, field), withWire.filter((p) => !unwritten.includes(p)))).toEqual([]);

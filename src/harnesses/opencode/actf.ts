@@ -46,7 +46,7 @@ export function openCodeToActf(store: OpenCodeStore, sessionId: string, options:
     const t = m.data.tokens ?? {};
     step.metric = {
       prompt_tokens_len: n(t.input) + n(t.cache?.read) + n(t.cache?.write),
-      completion_tokens_len: n(t.output),
+      completion_tokens_len: n(t.output) + n(t.reasoning), // OpenCode stores output without its reasoning
       cache_read_tokens_len: n(t.cache?.read),
       cache_creation_tokens_len: n(t.cache?.write),
       reasoning_tokens_len: n(t.reasoning),

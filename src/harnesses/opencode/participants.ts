@@ -32,7 +32,9 @@ export function openCodeParticipants(store: OpenCodeStore): ParticipantUsage[] {
     for (const m of assistants) {
       const t = m.data.tokens ?? {};
       tokens.input += n(t.input);
-      tokens.output += n(t.output);
+      // OpenCode stores output without its reasoning (measured: 40 stored for a response of 46 with 6 reasoning):
+      // output here includes reasoning, as the wire and every other harness count it.
+      tokens.output += n(t.output) + n(t.reasoning);
       tokens.reasoning += n(t.reasoning);
       tokens.cache_read += n(t.cache?.read);
       tokens.cache_creation += n(t.cache?.write);

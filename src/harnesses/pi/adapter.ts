@@ -2,6 +2,7 @@ import type { HarnessAdapter } from '../adapter.js';
 import { perIdNativeCapture } from '../native-capture.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { piPlan } from './launch.js';
+import { wireUsageByResponse } from '../../transforms/capture/token-agreement.js';
 import { findPiSessions, PI_RAW_SCHEMA, piParticipants, piSubagentSessions, piToActf, readPiSession, sessionOfRecords } from './session.js';
 
 /** The profile that enables the example sub-agent extension Pi ships (lock.json harness_profile). */
@@ -20,7 +21,7 @@ export const piAdapter: HarnessAdapter = {
         sessionId: session.id,
         trace: session.records,
         actf: piToActf(session, input.calls ? { wire: input.calls } : {}),
-        participants: piParticipants(session),
+        participants: piParticipants(session, input.calls ? wireUsageByResponse(input.calls) : undefined),
         source: { session: file },
         where: file,
       };

@@ -84,7 +84,8 @@ const assistants = (s: PiSession) => s.messages.map((r) => r.message as Json).fi
  * `subagent` tool call: the child writes no session file, its messages (with their responseIds) are in the
  * parent's toolResult details. Without the extension there is no delegation.
  */
-export function piParticipants(s: PiSession): ParticipantUsage[] {
+/** `wire`: the capture's usage by response id (convert --wire, collect), for what Pi's records do not count. */
+export function piParticipants(s: PiSession, wire?: ReadonlyMap<string, TokensByKind>): ParticipantUsage[] {
   const rootId = `session:${s.id}`;
   const children: ParticipantUsage[] = [];
   for (const r of s.messages) {
@@ -92,14 +93,14 @@ export function piParticipants(s: PiSession): ParticipantUsage[] {
     if (m.role !== 'toolResult' || m.toolName !== 'subagent' || !Array.isArray(m.details?.results)) continue;
     (m.details.results as Json[]).forEach((child, i) => {
       const msgs = (Array.isArray(child.messages) ? child.messages : []) as Json[];
-      children.push(participantOf(`subagent:${String(m.toolCallId)}#${i}`, `${String(m.toolCallId)}#${i}`, rootId, String(m.toolCallId), msgs.filter((x) => x.role === 'assistant'), `${s.file}: toolResult ${String(m.toolCallId)} details.results[${i}]`, child.exitCode === 0 ? null : `exit code ${String(child.exitCode)}`));
+      children.push(participantOf(`subagent:${String(m.toolCallId)}#${i}`, `${String(m.toolCallId)}#${i}`, rootId, String(m.toolCallId), msgs.filter((x) => x.role === 'assistant'), `${s.file}: toolResult ${String(m.toolCallId)} details.results[${i}]`, child.exitCode === 0 ? null : `exit code ${String(child.exitCode)}`, wire));
     });
   }
-  const root = participantOf(rootId, s.id, null, null, assistants(s), s.file, null);
+  const root = participantOf(rootId, s.id, null, null, assistants(s), s.file, null, wire);
   return [root, ...children];
 }
 
-function participantOf(participant: string, nativeId: string, parent: string | null, spawn: string | null, mine: Json[], where: string, failure: string | null): ParticipantUsage {
+function participantOf(participant: string, nativeId: string, parent: string | null, spawn: string | null, mine: Json[], where: string, failure: string | null, wire?: ReadonlyMap<string, TokensByKind>): ParticipantUsage {
   const tokens: TokensByKind = { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 };
   let cost = 0;
   for (const m of mine) {
@@ -109,6 +110,11 @@ function participantOf(participant: string, nativeId: string, parent: string | n
     tokens.cache_creation += n(m.usage?.cacheWrite);
     cost += n(m.usage?.cost?.total);
   }
+  // Pi records no reasoning count (its output includes it): the capture's, by response id, where every message has one there.
+  const ids = mine.map((m) => m.responseId);
+  const sent = wire && ids.length > 0 && ids.every((id) => typeof id === 'string' && wire.has(id)) ? ids.map((id) => wire.get(id as string)!) : undefined;
+  if (sent) tokens.reasoning = sent.reduce((a, t) => a + t.reasoning, 0);
+  const reasoning = mine.length === 0 ? {} : sent ? { tokens_note: "reasoning counted from the capture by response id (Pi's records count none; its output includes it)" } : { unknown_kinds: ['reasoning' as const], tokens_note: "Pi's records count no reasoning (its output includes it): reasoning unknown, not zero; convert with --wire to count it" };
   const last = mine.at(-1);
   return {
     participant,
@@ -118,6 +124,7 @@ function participantOf(participant: string, nativeId: string, parent: string | n
     spawn_tool_call_id: spawn,
     depth: parent ? 1 : 0,
     tokens,
+    ...reasoning,
     messages: mine.length,
     message_ids: mine.map((m) => m.responseId).filter((id): id is string => typeof id === 'string'),
     status: failure ? 'failed' : !last ? 'unknown' : last.stopReason === 'stop' ? 'completed' : last.stopReason === 'error' || last.stopReason === 'aborted' ? 'failed' : 'unknown',

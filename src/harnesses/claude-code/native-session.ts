@@ -72,9 +72,9 @@ export async function findSessionFiles(path: string): Promise<string[]> {
 const KNOWN_TRANSCRIPT = new Set(['user', 'assistant', 'attachment', 'system']);
 
 /**
- * Every record type a release in the version matrix (docs/VERSIONS.md) wrote, and those interactive sessions write
- * that the public schemas of Claude Code's session files document (summary, file-history-snapshot); any other is
- * refused, loudly: it may carry what this reader would otherwise miss.
+ * Every record type the releases of the version matrix (docs/VERSIONS.md) wrote in its runs and the pinned one in
+ * the e2e runs, and those interactive sessions write that the public schemas of Claude Code's session files document
+ * (summary, file-history-snapshot); any other is refused, loudly: it may carry what this reader would otherwise miss.
  */
 const KNOWN_TYPES = new Set([
   ...KNOWN_TRANSCRIPT,
@@ -87,6 +87,8 @@ const KNOWN_TYPES = new Set([
   'api-request-shape',
   'atis-latch',
   'tools-used',
+  // a resumed session (--resume, the follow-up prompts of collect) records its permission mode
+  'mode',
   'summary',
   'file-history-snapshot',
 ]);

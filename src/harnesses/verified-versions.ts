@@ -519,6 +519,42 @@ export const VERIFIED_VERSIONS: Readonly<Record<string, readonly VerifiedVersion
   ],
   "pi": [
     {
+      "version": "0.60.0",
+      "released_at": "2026-05-08",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent (example extension)": "fail",
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "0.63.2",
+      "released_at": "2026-05-07",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent (example extension)": "pass",
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "0.67.1",
+      "released_at": "2026-08-23",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent (example extension)": "pass",
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "0.70.6",
+      "released_at": "2026-07-11",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent (example extension)": "pass",
+        "a tool call": "pass"
+      }
+    },
+    {
       "version": "0.73.1",
       "released_at": "2026-07-17",
       "verified_at": "2026-12-03",

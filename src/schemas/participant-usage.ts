@@ -32,7 +32,7 @@ export const ParticipantUsage = z
     unknown_kinds: z
       .array(z.enum(['input', 'cache_creation', 'cache_read', 'output', 'reasoning']))
       .optional()
-      .describe("token kinds the harness's records do not count (Pi: reasoning, inside its output): their value in tokens is 0, not the true count"),
+      .describe("token kinds the harness's records do not count, or count differently by release (Pi: reasoning, and output where the model reasoned): their value in tokens is not the true count (tokens_note says why)"),
     tokens_note: z.string().optional().describe('where the counts came from when not all from the native records, or why they are unknown'),
     messages: z.number().int().nonnegative().describe('distinct model messages (each counted once)'),
     message_ids: z.array(z.string()).describe('the native output ids (response / message ids) calls join on'),

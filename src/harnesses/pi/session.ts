@@ -110,11 +110,26 @@ function participantOf(participant: string, nativeId: string, parent: string | n
     tokens.cache_creation += n(m.usage?.cacheWrite);
     cost += n(m.usage?.cost?.total);
   }
-  // Pi records no reasoning count (its output includes it): the capture's, by response id, where every message has one there.
+  // Pi records no reasoning count, and what its output holds where the model reasoned depends on the release, which
+  // its files do not name: 0.73 records the completion tokens, 0.60 to 0.67 the completion plus the reasoning again.
+  // Such counts are the capture's (by response id) where every message has one there; else unknown, not guessed.
   const ids = mine.map((m) => m.responseId);
   const sent = wire && ids.length > 0 && ids.every((id) => typeof id === 'string' && wire.has(id)) ? ids.map((id) => wire.get(id as string)!) : undefined;
-  if (sent) tokens.reasoning = sent.reduce((a, t) => a + t.reasoning, 0);
-  const reasoning = mine.length === 0 ? {} : sent ? { tokens_note: "reasoning counted from the capture by response id (Pi's records count none; its output includes it)" } : { unknown_kinds: ['reasoning' as const], tokens_note: "Pi's records count no reasoning (its output includes it): reasoning unknown, not zero; convert with --wire to count it" };
+  const reasoned = mine.filter((m) => Array.isArray(m.content) && (m.content as Json[]).some((b) => b.type === 'thinking')).length;
+  let counts: Pick<ParticipantUsage, 'unknown_kinds' | 'tokens_note'> = {};
+  if (sent) {
+    tokens.output = sent.reduce((a, t) => a + t.output, 0);
+    tokens.reasoning = sent.reduce((a, t) => a + t.reasoning, 0);
+    counts = { tokens_note: "output and reasoning counted from the capture by response id (Pi's records count no reasoning, and their output where the model reasoned differs by release)" };
+  } else if (mine.length > 0) {
+    counts = {
+      unknown_kinds: reasoned > 0 ? ['output', 'reasoning'] : ['reasoning'],
+      tokens_note:
+        reasoned > 0
+          ? `Pi's records count no reasoning, and ${reasoned} message(s) reasoned, whose recorded output holds the reasoning once or twice by release (0.60-0.67 add it again; the files name no release): output and reasoning unknown, not zero; convert with --wire to count them`
+          : "Pi's records count no reasoning (its output includes any): reasoning unknown, not zero; convert with --wire to count it",
+    };
+  }
   const last = mine.at(-1);
   return {
     participant,
@@ -124,7 +139,7 @@ function participantOf(participant: string, nativeId: string, parent: string | n
     spawn_tool_call_id: spawn,
     depth: parent ? 1 : 0,
     tokens,
-    ...reasoning,
+    ...counts,
     messages: mine.length,
     message_ids: mine.map((m) => m.responseId).filter((id): id is string => typeof id === 'string'),
     status: failure ? 'failed' : !last ? 'unknown' : last.stopReason === 'stop' ? 'completed' : last.stopReason === 'error' || last.stopReason === 'aborted' ? 'failed' : 'unknown',

@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { convertNative } from '../../../src/pipelines/convert.js';
+import type { Call } from '../../../src/schemas/call.js';
+import { useTempDir } from '../../support/temp-dir.js';
+
+/** Pi sessions of the version matrix (tests/fixtures/versions/pi: the real CLIs on the scripted model). */
+const VERSIONS = join(import.meta.dirname, '..', '..', 'fixtures', 'versions', 'pi');
+const tmp = useTempDir('pi-versions');
+// The fixture keeps only the names of the tools a call offered: no tool schemas to convert from, so none are given.
+const callsOf = (dir: string) => readFileSync(join(dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => ({ ...(JSON.parse(l) as Call), context: null }));
+
+describe('Pi across releases', () => {
+  it.each(['0.67.1', '0.73.1'])('%s: where the model reasoned, output and reasoning are unknown from the files alone and exact from the capture', async (version) => {
+    const dir = join(VERSIONS, version, 'a-tool-call');
+    const calls = callsOf(dir);
+    const sent = calls.reduce((a, c) => ({ output: a.output + (c.usage.normalized?.output ?? 0), reasoning: a.reasoning + (c.usage.normalized?.reasoning ?? 0) }), { output: 0, reasoning: 0 });
+    expect(sent.reasoning).toBeGreaterThan(0);
+    const [alone] = (await convertNative({ harness: 'pi', native: join(dir, 'native'), out: join(tmp.path, `${version}-a`), keepThinking: true }))[0]!.participants;
+    expect(alone!.unknown_kinds).toEqual(['output', 'reasoning']);
+    expect(alone!.tokens_note).toMatch(/0\.60-0\.67 add it again/);
+    // 0.67 recorded the reasoning twice in its output, 0.73 once: the files alone cannot tell which (hence unknown).
+    expect(alone!.tokens.output).toBe(version === '0.67.1' ? sent.output + sent.reasoning : sent.output);
+    const [wired] = (await convertNative({ harness: 'pi', native: join(dir, 'native'), out: join(tmp.path, `${version}-w`), keepThinking: true, calls }))[0]!.participants;
+    expect(wired!.unknown_kinds).toBeUndefined();
+    expect({ output: wired!.tokens.output, reasoning: wired!.tokens.reasoning }).toEqual(sent);
+  });
+});

@@ -508,6 +508,51 @@ export const VERIFIED_VERSIONS: Readonly<Record<string, readonly VerifiedVersion
   ],
   "opencode": [
     {
+      "version": "1.2.6",
+      "released_at": "2026-05-08",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent": "fail",
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "1.3.0",
+      "released_at": "2026-09-16",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent": "fail",
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "1.3.2",
+      "released_at": "2026-03-26",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent": "fail",
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "1.14.34",
+      "released_at": "2026-08-24",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent": "fail",
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "1.17.0",
+      "released_at": "2026-08-15",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent": "pass",
+        "a tool call": "pass"
+      }
+    },
+    {
       "version": "1.18.33",
       "released_at": "2026-09-28",
       "verified_at": "2026-12-03",

@@ -10,7 +10,7 @@ import { SftRecord } from '../schemas/sft.js';
 import { checkValue } from '../schemas/validate.js';
 import { runProcess } from '../sources/process-runner.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
-import { attributeCalls, deriveRelations, tokenDisagreements, validateCapture } from '../transforms/capture/index.js';
+import { attributeCalls, deriveRelations, joinCallToSole, tokenDisagreements, validateCapture } from '../transforms/capture/index.js';
 import { finalizeNativeCapture } from './capture/finalize.js';
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
@@ -111,7 +111,12 @@ type Json = Record<string, any>;
 async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, participants: ParticipantUsage[], nativeRoot: string, version: string): Promise<string[]> {
   const fails: string[] = [];
   const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
-  const attributed = attributeCalls(model, participants, harnessAdapter(harness).callSessionField);
+  // The capture contract the harness's adapter gives a collect sample, at the version run.
+  const adapter = harnessAdapter(harness);
+  const native = await adapter.nativeCapture!({ nativeRoot, version, session: { sessionId: '', participants }, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });
+  const joined = attributeCalls(model, participants, adapter.callSessionField);
+  const sole = native.soleParticipant;
+  const attributed = sole ? joined.map((c) => joinCallToSole(c, sole)) : joined;
   const bad = attributed.filter((c) => c.identity_status !== 'attributed');
   if (bad.length > 0) fails.push(`${bad.length} calls not attributed (${bad.map((c) => c.status_reasons.identity_status).join('; ')})`);
   const children = participants.filter((p) => p.role === 'child');
@@ -123,9 +128,6 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
     else if (c.depth !== parent.depth + 1) fails.push(`${c.participant} is at depth ${c.depth} under ${parent.participant} at depth ${parent.depth}`);
   }
   if (scenario.depth !== undefined && Math.max(0, ...children.map((c) => c.depth)) !== scenario.depth) fails.push(`deepest sub-agent at depth ${Math.max(0, ...children.map((c) => c.depth))}, expected ${scenario.depth}`);
-  // The capture contract the harness's adapter gives a collect sample, at its pinned version.
-  const adapter = harnessAdapter(harness);
-  const native = await adapter.nativeCapture!({ nativeRoot, version, session: { sessionId: '', participants }, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });
   // Tokens are compared over the calls that can leave a native record (OpenCode's title requests write none).
   const counted = native.outputs.method === 'count' ? native.outputs.counted : undefined;
   fails.push(...tokenDisagreements(counted ? attributed.filter((c) => counted.test(c)) : attributed, participants));

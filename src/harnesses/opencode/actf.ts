@@ -1,6 +1,7 @@
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
 import { newStep, timingOf } from '../../transforms/actf/step.js';
+import { sessionVersion, wireOutput } from './tokens.js';
 import type { OpenCodeStore } from './store.js';
 
 type Json = Record<string, any>;
@@ -17,6 +18,8 @@ export function openCodeToActf(store: OpenCodeStore, sessionId: string, options:
   const steps: ActfStep[] = [];
   let pending: string | null = null;
   const messages = store.messages.filter((m) => m.sessionId === sessionId);
+  const session = store.sessions.find((x) => x.id === sessionId);
+  const version = session ? sessionVersion(session.row) : null;
   for (const m of messages) {
     const parts = store.parts.filter((p) => p.messageId === m.id);
     if (m.data.role === 'user') {
@@ -46,7 +49,7 @@ export function openCodeToActf(store: OpenCodeStore, sessionId: string, options:
     const t = m.data.tokens ?? {};
     step.metric = {
       prompt_tokens_len: n(t.input) + n(t.cache?.read) + n(t.cache?.write),
-      completion_tokens_len: n(t.output) + n(t.reasoning), // OpenCode stores output without its reasoning
+      completion_tokens_len: wireOutput(t, version) ?? n(t.output),
       cache_read_tokens_len: n(t.cache?.read),
       cache_creation_tokens_len: n(t.cache?.write),
       reasoning_tokens_len: n(t.reasoning),
@@ -60,7 +63,9 @@ export function openCodeToActf(store: OpenCodeStore, sessionId: string, options:
     steps.push(step);
   }
   // The agent's own requests (they offer tools); the title requests do not.
-  const mine = options.wire?.filter((c) => c.native_identity.session_id === sessionId && Array.isArray((c.context as Json | null)?.tools));
+  // The session's calls by its header; releases before 1.17 send none: a store of one session owns every call of its capture.
+  const sole = store.sessions.length === 1 && options.wire?.every((c) => c.native_identity.session_id === undefined);
+  const mine = options.wire?.filter((c) => (sole || c.native_identity.session_id === sessionId) && Array.isArray((c.context as Json | null)?.tools));
   const first = mine?.[0]?.context as Json | undefined;
   const system = first ? ((first.messages ?? []) as Json[]).filter((x) => x.role === 'system').map((x) => (typeof x.content === 'string' ? x.content : JSON.stringify(x.content))) : [];
   return {

@@ -26,6 +26,10 @@ export function openCodeNativeCapture(store: OpenCodeStore, version: string): Na
       },
     },
     headerJoin: { field: 'session_id', participants: Object.fromEntries(participants.map((p) => [p.native_id, p.participant])) },
+    // Releases before 1.17 send no session header: with one session, the calls through this capture's own proxy are its.
+    ...(participants.length === 1
+      ? { soleParticipant: { participant: participants[0]!.participant, evidence: "the call went through this run's own proxy and the OpenCode run has one session (releases before 1.17 send no session header)" } }
+      : {}),
     nativeFiles: [store.path],
   };
 }

@@ -1,4 +1,5 @@
 import type { ParticipantUsage, TokensByKind } from '../../schemas/participant-usage.js';
+import { sessionVersion, wireOutput } from './tokens.js';
 import type { OpenCodeStore } from './store.js';
 
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
@@ -29,12 +30,15 @@ export function openCodeParticipants(store: OpenCodeStore): ParticipantUsage[] {
   return store.sessions.map((s) => {
     const assistants = store.messages.filter((m) => m.sessionId === s.id && isCompletedAssistant(m));
     const tokens: TokensByKind = { input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 };
+    const version = sessionVersion(s.row);
+    let outputUnknown = 0;
     for (const m of assistants) {
       const t = m.data.tokens ?? {};
       tokens.input += n(t.input);
-      // OpenCode stores output without its reasoning (measured: 40 stored for a response of 46 with 6 reasoning):
-      // output here includes reasoning, as the wire and every other harness count it.
-      tokens.output += n(t.output) + n(t.reasoning);
+      // Output here includes reasoning, as the wire and every other harness count it; what the release stored differs.
+      const output = wireOutput(t, version);
+      if (output === null) outputUnknown += 1;
+      tokens.output += output ?? n(t.output);
       tokens.reasoning += n(t.reasoning);
       tokens.cache_read += n(t.cache?.read);
       tokens.cache_creation += n(t.cache?.write);
@@ -51,6 +55,9 @@ export function openCodeParticipants(store: OpenCodeStore): ParticipantUsage[] {
       spawn_tool_call_id: spawn?.callId ?? null,
       depth: depthOf(s.id),
       tokens,
+      ...(outputUnknown > 0
+        ? { unknown_kinds: ['output' as const], tokens_note: `${outputUnknown} message(s) reasoned and the session names no release: whether their stored output holds the reasoning (up to 1.3.2) or not (from 1.14.34) is unknown, not guessed` }
+        : {}),
       messages: assistants.length,
       message_ids: assistants.map((m) => m.id),
       status,

@@ -1,0 +1,43 @@
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { convertNative } from '../../../src/pipelines/convert.js';
+import type { Call } from '../../../src/schemas/call.js';
+import { useTempDir } from '../../support/temp-dir.js';
+
+/** OpenCode stores of the version matrix (tests/fixtures/versions/opencode: the real CLIs on the scripted model). */
+const VERSIONS = join(import.meta.dirname, '..', '..', 'fixtures', 'versions', 'opencode');
+const tmp = useTempDir('opencode-versions');
+const dataDir = (dir: string) => join(dir, 'native', '.local', 'share', 'opencode');
+const sentOf = (dir: string) =>
+  readFileSync(join(dir, 'calls.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Call)
+    .filter((c) => Array.isArray((c.context as { tools?: unknown } | null)?.tools)) // title requests write no message
+    .reduce((a, c) => ({ output: a.output + c.usage.normalized!.output, reasoning: a.reasoning + c.usage.normalized!.reasoning }), { output: 0, reasoning: 0 });
+
+describe('OpenCode across releases', () => {
+  it.each(['1.3.2', '1.14.34', '1.18.33'])('%s: output counts the reasoning once, whichever way the release stored it', async (version) => {
+    const dir = join(VERSIONS, version, 'a-tool-call');
+    const sent = sentOf(dir);
+    expect(sent.reasoning).toBeGreaterThan(0);
+    const [root] = (await convertNative({ harness: 'opencode', native: dataDir(dir), out: join(tmp.path, version), keepThinking: true }))[0]!.participants;
+    expect({ output: root!.tokens.output, reasoning: root!.tokens.reasoning }).toEqual(sent);
+    expect(root!.unknown_kinds).toBeUndefined();
+  });
+
+  it('a session that names no release: the output of a message that reasoned is unknown, never guessed', async () => {
+    const from = dataDir(join(VERSIONS, '1.18.33', 'a-tool-call'));
+    const to = join(tmp.path, 'no-version');
+    mkdirSync(to, { recursive: true });
+    for (const f of readdirSync(from)) copyFileSync(join(from, f), join(to, f));
+    const db = new Database(join(to, 'opencode.db'));
+    db.prepare("update session set version = ''").run();
+    db.close();
+    const [root] = (await convertNative({ harness: 'opencode', native: to, out: join(tmp.path, 'nv-out'), keepThinking: true }))[0]!.participants;
+    expect(root!.unknown_kinds).toEqual(['output']);
+    expect(root!.tokens_note).toMatch(/names no release.*unknown, not guessed/);
+  });
+});

@@ -4,7 +4,7 @@ import { openReadonlySqlite } from '../../core/sqlite.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 
 /** OpenCode 1.18.x keeps sessions in SQLite (WAL mode): $XDG_DATA_HOME/opencode/opencode.db. */
-export const OPENCODE_VERIFIED_VERSIONS = ['1.18.33'] as const;
+export const OPENCODE_VERIFIED_VERSIONS = ['1.2.6 to 1.18.33 (docs/VERSIONS.md)'] as const;
 export const OPENCODE_RAW_SCHEMA = 'roller.opencode-events/v1' as const;
 
 type Json = Record<string, any>;
@@ -88,8 +88,28 @@ export function readOpenCodeStore(dbPath: string): OpenCodeStore {
       timeCreated: Number(r.time_created),
       data: parse(String(r.data), `${dbPath}: part ${r.id}`),
     }));
+    checkShapes(dbPath, sessions, messages, parts);
     return { path: dbPath, sessions, messages, parts };
   } finally {
     db.close();
   }
+}
+
+/**
+ * Part types the releases of the version matrix wrote, and the rest of OpenCode's part union (message-v2: file,
+ * subtask, snapshot, patch, agent, retry, compaction); a message role or part type outside them is refused, loudly:
+ * it may carry what this reader would miss.
+ */
+const KNOWN_PARTS = new Set(['text', 'reasoning', 'tool', 'step-start', 'step-finish', 'file', 'subtask', 'snapshot', 'patch', 'agent', 'retry', 'compaction']);
+
+function checkShapes(dbPath: string, sessions: OpenCodeSession[], messages: OpenCodeMessage[], parts: OpenCodePart[]): void {
+  const versionOf = new Map(sessions.map((x) => [x.id, typeof x.row.version === 'string' && x.row.version !== '' ? x.row.version : 'unknown (the session names none)']));
+  const fail = (what: string, sessionId: string) => {
+    throw new RollerError(
+      ErrorCode.NATIVE_SHAPE_UNKNOWN,
+      `${dbPath}: ${what} (written by OpenCode ${versionOf.get(sessionId) ?? 'unknown'}); roller reads the stores of OpenCode ${OPENCODE_VERIFIED_VERSIONS.join(', ')} and no release among them wrote this shape: run \`roller verify --harness opencode --versions <version> --record\` and teach the adapter, or report it with this database`,
+    );
+  };
+  for (const m of messages) if (m.data.role !== 'user' && m.data.role !== 'assistant') fail(`message ${m.id} has role ${JSON.stringify(m.data.role)}`, m.sessionId);
+  for (const p of parts) if (!KNOWN_PARTS.has(p.data.type)) fail(`part ${p.id} (message ${p.messageId}) is of type ${JSON.stringify(p.data.type)}, which no verified release wrote`, p.sessionId);
 }

@@ -6,7 +6,7 @@ import type { Call } from '../../schemas/call.js';
 import { newStep, timingOf } from '../../transforms/actf/step.js';
 import type { ParticipantUsage, TokensByKind } from '../../schemas/participant-usage.js';
 
-export const PI_VERIFIED_VERSIONS = ['0.73.1'] as const;
+export const PI_VERIFIED_VERSIONS = ['0.60.0 to 0.73.1 (docs/VERSIONS.md)'] as const;
 export const PI_RAW_SCHEMA = 'roller.pi-events/v1' as const;
 
 type Json = Record<string, any>;
@@ -41,6 +41,13 @@ export function findPiSessions(native: string): string[] {
 }
 
 /**
+ * The entry types of session format version 3: those the releases of the version matrix wrote (message, model_change,
+ * thinking_level_change) and the rest of the format Pi documents (docs/session.md: compaction, branch_summary,
+ * custom, custom_message, label, session_info); any other is refused, loudly.
+ */
+const KNOWN_ENTRIES = new Set(['message', 'model_change', 'thinking_level_change', 'compaction', 'branch_summary', 'custom', 'custom_message', 'label', 'session_info']);
+
+/**
  * A Pi session file (version 3): a header line, then entries chained by parentId into a tree. The active
  * branch is the last entry's ancestry, so an abandoned branch (a retried or edited turn) is not read as part
  * of the conversation. A bad line or an unknown header version is an error naming file and line.
@@ -59,8 +66,17 @@ export function readPiSession(file: string): PiSession {
   });
   const header = records[0];
   if (header?.type !== 'session' || header.version !== 3) {
-    throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}:1: not a Pi session header of version 3 (found ${JSON.stringify(header?.type)} version ${JSON.stringify(header?.version)}); roller reads Pi ${PI_VERIFIED_VERSIONS.join('/')}`);
+    throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}:1: not a Pi session header of version 3 (found ${JSON.stringify(header?.type)} version ${JSON.stringify(header?.version)}); roller reads Pi ${PI_VERIFIED_VERSIONS.join('/')} (Pi migrates an older session to version 3 when it opens it)`);
   }
+  records.forEach((r, i) => {
+    if (i > 0 && !KNOWN_ENTRIES.has(r.type)) {
+      throw new RollerError(
+        ErrorCode.NATIVE_SHAPE_UNKNOWN,
+        `${file}:${i + 1}: a '${String(r.type)}' entry of a type no verified release wrote (session format version 3; Pi's files name no release); roller reads Pi ${PI_VERIFIED_VERSIONS.join('/')}: run \`roller verify --harness pi --versions <version> --record\` and teach the adapter, or report it with this file`,
+        { origin: { file, line: i + 1 } },
+      );
+    }
+  });
   return sessionOfRecords(file, records);
 }
 

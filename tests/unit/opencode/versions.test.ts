@@ -10,6 +10,18 @@ import { useTempDir } from '../../support/temp-dir.js';
 const VERSIONS = join(import.meta.dirname, '..', '..', 'fixtures', 'versions', 'opencode');
 const tmp = useTempDir('opencode-versions');
 const dataDir = (dir: string) => join(dir, 'native', '.local', 'share', 'opencode');
+
+/** A copy of a fixture's store, changed with SQL (a shape or a field no release wrote). */
+function editedStore(version: string, name: string, edit: (db: Database.Database) => void): string {
+  const from = dataDir(join(VERSIONS, version, 'a-tool-call'));
+  const to = join(tmp.path, name);
+  mkdirSync(to, { recursive: true });
+  for (const f of readdirSync(from)) copyFileSync(join(from, f), join(to, f));
+  const db = new Database(join(to, 'opencode.db'));
+  edit(db);
+  db.close();
+  return to;
+}
 const sentOf = (dir: string) =>
   readFileSync(join(dir, 'calls.jsonl'), 'utf8')
     .split('\n')
@@ -29,15 +41,21 @@ describe('OpenCode across releases', () => {
   });
 
   it('a session that names no release: the output of a message that reasoned is unknown, never guessed', async () => {
-    const from = dataDir(join(VERSIONS, '1.18.33', 'a-tool-call'));
-    const to = join(tmp.path, 'no-version');
-    mkdirSync(to, { recursive: true });
-    for (const f of readdirSync(from)) copyFileSync(join(from, f), join(to, f));
-    const db = new Database(join(to, 'opencode.db'));
-    db.prepare("update session set version = ''").run();
-    db.close();
+    const to = editedStore('1.18.33', 'no-version', (db) => db.prepare("update session set version = ''").run());
     const [root] = (await convertNative({ harness: 'opencode', native: to, out: join(tmp.path, 'nv-out'), keepThinking: true }))[0]!.participants;
     expect(root!.unknown_kinds).toEqual(['output']);
     expect(root!.tokens_note).toMatch(/names no release.*unknown, not guessed/);
+  });
+
+  it('a part type no release wrote fails loudly: the database, the part, its type and the release its session names', async () => {
+    let part = { id: '' };
+    const to = editedStore('1.17.0', 'unknown-part', (db) => {
+      part = db.prepare("select id from part where json_extract(data, '$.type') = 'step-start' limit 1").get() as { id: string };
+      db.prepare("update part set data = json_set(data, '$.type', 'hologram') where id = ?").run(part.id);
+    });
+    const err = await convertNative({ harness: 'opencode', native: to, out: join(tmp.path, 'up-out'), keepThinking: true }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('ROLLER_NATIVE_SHAPE_UNKNOWN');
+    expect((err as Error).message).toContain(`part ${part.id}`);
+    expect((err as Error).message).toMatch(/is of type "hologram", which no verified release wrote \(written by OpenCode 1\.17\.0\); roller reads the stores of OpenCode 1\.2\.6 to 1\.18\.33/);
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { convertNative } from '../../../src/pipelines/convert.js';
@@ -25,5 +25,19 @@ describe('Pi across releases', () => {
     const [wired] = (await convertNative({ harness: 'pi', native: join(dir, 'native'), out: join(tmp.path, `${version}-w`), keepThinking: true, calls }))[0]!.participants;
     expect(wired!.unknown_kinds).toBeUndefined();
     expect({ output: wired!.tokens.output, reasoning: wired!.tokens.reasoning }).toEqual(sent);
+  });
+
+  it('an entry type no release wrote fails loudly: file, line, type and the session format', async () => {
+    const dir = join(VERSIONS, '0.73.1', 'a-tool-call');
+    const sessions = join(dir, 'native', '.pi', 'agent', 'sessions');
+    const project = readdirSync(sessions)[0]!;
+    const name = readdirSync(join(sessions, project))[0]!;
+    const lines = readFileSync(join(sessions, project, name), 'utf8').split('\n').filter(Boolean);
+    lines.splice(2, 0, JSON.stringify({ type: 'hologram', id: 'h1', parentId: null, timestamp: '2026-12-03T00:00:00Z' }));
+    const copy = join(tmp.path, 'unknown-entry.jsonl');
+    writeFileSync(copy, `${lines.join('\n')}\n`);
+    const err = await convertNative({ harness: 'pi', native: copy, out: join(tmp.path, 'ue-out'), keepThinking: true }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe('ROLLER_NATIVE_SHAPE_UNKNOWN');
+    expect((err as Error).message).toMatch(/unknown-entry\.jsonl:3: a 'hologram' entry of a type no verified release wrote \(session format version 3; Pi's files name no release\); roller reads Pi 0\.60\.0 to 0\.73\.1/);
   });
 });

@@ -564,6 +564,41 @@ export const VERIFIED_VERSIONS: Readonly<Record<string, readonly VerifiedVersion
   ],
   "pi": [
     {
+      "version": "0.27.9",
+      "released_at": "2026-04-02",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "0.37.2",
+      "released_at": "2026-05-15",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent (example extension)": "fail",
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "0.45.7",
+      "released_at": "2026-03-31",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent (example extension)": "fail",
+        "a tool call": "pass"
+      }
+    },
+    {
+      "version": "0.52.5",
+      "released_at": "2026-05-07",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a single sub-agent (example extension)": "fail",
+        "a tool call": "pass"
+      }
+    },
+    {
       "version": "0.60.0",
       "released_at": "2026-05-08",
       "verified_at": "2026-12-03",

@@ -93,8 +93,8 @@ async function writeFixture(root: string, run: ScenarioRun, fails: readonly stri
   return status;
 }
 
-/** The CLI refused the scenario's feature switch: that release has no such feature (Codex's multi_agent_v2 before 0.120). */
-const FEATURE_REFUSED = /Unknown feature flag: \S+|unexpected argument '--enable' found/;
+/** The release has not the scenario's feature: the CLI refused its switch (Codex's multi_agent_v2 before 0.120), or it ships no Pi example extension. */
+const FEATURE_REFUSED = /Unknown feature flag: \S+|unexpected argument '--enable' found|ships no example sub-agent extension/;
 
 function judged(r: ScenarioResult, recorded: { status: ScenarioStatus; reason: string } | undefined): ScenarioResult {
   if (recorded) return { ...r, ...recorded };

@@ -50,17 +50,19 @@ function helperCall(harness: string, call: Call, native: string): boolean {
 
 /**
  * Where each participant's tokens disagree with what the server sent the calls joined to it — joined as the harness's
- * capture contract joins them: by response id or identity header, and (OpenCode before 1.17, which sends no session
- * header) a one-session run's calls to that session. Where calls still join no one (such a run with sub-agents), a
+ * capture contract joins them: by response id or identity header, and (OpenCode before 1.17, Pi before 0.60: neither
+ * names a response id or sends a session header) a one-session run's calls to that session. Where calls still join no one (such a run with sub-agents), a
  * participant cannot be checked on its own: the sum of all is, against all the calls.
  */
 function disagreements(harness: string, calls: Call[], participants: ParticipantUsage[], checked: ParticipantUsage[], field: HeaderJoin['field'] | undefined): string[] {
   const byEvidence = attributeCalls(calls, participants, field);
-  if (harness !== 'opencode' || byEvidence.some((c) => c.participant_id !== null)) return tokenDisagreements(byEvidence, checked);
+  // OpenCode before 1.17 and Pi before 0.60 name no response id and send no session header of their own.
+  if ((harness !== 'opencode' && harness !== 'pi') || byEvidence.some((c) => c.participant_id !== null)) return tokenDisagreements(byEvidence, checked);
   const root = participants.find((p) => p.role === 'root')!;
   if (participants.length === 1) return tokenDisagreements(byEvidence.map((c) => joinCallToSole(c, { participant: root.participant, evidence: 'one session, its own proxy' })), checked);
   const kinds = [['input', 'input'], ['cache_read', 'cached_input'], ['cache_creation', 'cache_creation'], ['output', 'output'], ['reasoning', 'reasoning']] as const;
   return kinds
+    .filter(([mine]) => !participants.some((p) => p.unknown_kinds?.includes(mine)))
     .filter(([mine, wire]) => participants.reduce((a, p) => a + p.tokens[mine], 0) !== calls.reduce((a, c) => a + (c.usage.normalized?.[wire] ?? 0), 0))
     .map(([mine]) => `all participants: ${mine} differs from all the calls`);
 }

@@ -29,11 +29,21 @@ export const piAdapter: HarnessAdapter = {
   },
 
   async nativeCapture({ version, session, profile }) {
-    return {
-      // responseId = the Chat Completions id: a per-id join; no delegation without an extension.
-      ...perIdNativeCapture({ harness: { name: 'pi', version }, participants: session.participants, background: false, nativeFiles: [] }),
-      capabilities: { native_output_coverage: 'per_id', delegation: profile === PI_SUBAGENT_PROFILE ? 'native' : 'not_available_in_bundled_profile', background: false },
-    };
+    const delegation = profile === PI_SUBAGENT_PROFILE ? 'native' : 'not_available_in_bundled_profile';
+    const base = perIdNativeCapture({ harness: { name: 'pi', version }, participants: session.participants, background: false, nativeFiles: [] });
+    const [only] = session.participants;
+    // Releases before 0.60 write no responseId: a one-participant session's calls are the ones through its own proxy,
+    // and coverage is a count (its assistant messages against the calls).
+    if (session.participants.length === 1 && only!.message_ids.length === 0 && only!.messages > 0) {
+      return {
+        ...base,
+        capabilities: { native_output_coverage: 'count', delegation, background: false },
+        outputs: { method: 'count', counts: { [only!.participant]: only!.messages } },
+        soleParticipant: { participant: only!.participant, evidence: "the call went through this run's own proxy and the Pi session has one participant (its release writes no responseId)" },
+      };
+    }
+    // responseId = the Chat Completions id: a per-id join; no delegation without an extension.
+    return { ...base, capabilities: { native_output_coverage: 'per_id', delegation, background: false } };
   },
 
   /** The example extension's children, whose transcripts Pi keeps in the parent's tool results. */
@@ -44,7 +54,7 @@ export const piAdapter: HarnessAdapter = {
   runner: {
     pin: PINNED_HARNESSES.pi,
     nativeRoot: (home) => home,
-    plan: (l) => piPlan({ bin: l.bin, prompt: l.prompt, home: l.home, work: l.work, baseUrl: l.baseUrl, apiKey: l.apiKey, subagentExtension: l.profile === PI_SUBAGENT_PROFILE, ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}) }),
+    plan: (l) => piPlan({ bin: l.bin, ...(l.version ? { version: l.version } : {}), prompt: l.prompt, home: l.home, work: l.work, baseUrl: l.baseUrl, apiKey: l.apiKey, subagentExtension: l.profile === PI_SUBAGENT_PROFILE, ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}) }),
     thinkingLevels: [], // roller's profile turns thinking off (compat.supportsReasoningEffort false)
     apiModels: false,
     contextSettings: false,

@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { ErrorCode, RollerError } from '../../core/errors.js';
 import { copyFile, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
 import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
+import { releasedSince } from '../release.js';
+
+/** The first release of the matrix that reads the prompt of `-p` from stdin (0.45.7 and before take it as an argument). */
+export const PI_STDIN_PROMPT_SINCE = '0.49.2';
 
 /** Pi's agent dir under a HOME laid out by piPlan: sessions/<cwd>/<time>_<uuid>.jsonl live below it. */
 export const piAgentDir = (home: string) => join(home, '.pi', 'agent');
@@ -13,7 +19,7 @@ export const piAgentDir = (home: string) => join(home, '.pi', 'agent');
  * recording proxy, and roller's identity header injected through models.json — Pi sends no session header
  * of its own; the proxy removes x-roller-* before forwarding and keeps the value as identity.
  */
-export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId?: string; subagentExtension?: boolean }): Promise<ProcessPlan> {
+export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId?: string; subagentExtension?: boolean; version?: string }): Promise<ProcessPlan> {
   const agent = piAgentDir(launch.home);
   await mkdir(agent, { recursive: true });
   const model = launch.model ?? 'scripted-model';
@@ -41,7 +47,8 @@ export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId
   return {
     command: launch.bin,
     // -p with the prompt on stdin: argv would cap it at 128 KB.
-    args: ['--provider', 'roller', '--model', model, '--mode', 'json', ...(launch.extraArgs ?? []), '-p'],
+    // Older releases take the prompt as an argument (capped at 128 KB by argv); the rest read it from stdin.
+    args: ['--provider', 'roller', '--model', model, '--mode', 'json', ...(launch.extraArgs ?? []), '-p', ...(releasedSince(launch.version, PI_STDIN_PROMPT_SINCE) ? [] : [launch.prompt])],
     cwd: launch.work,
     stdin: await promptFile(launch),
     env: {
@@ -63,6 +70,9 @@ async function installSubagentExtension(bin: string, agentDir: string, model: st
   // bin: node_modules/.bin/pi -> ../@mariozechner/pi-coding-agent/dist/cli.js
   const pkg = dirname(dirname(await realpath(bin)));
   const example = join(pkg, 'examples', 'extensions', 'subagent');
+  if (!existsSync(join(example, 'index.ts'))) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${pkg}: this Pi release ships no example sub-agent extension (examples/extensions/subagent); run it without --pi-subagent-extension`);
+  }
   await mkdir(join(agentDir, 'extensions', 'subagent'), { recursive: true });
   for (const f of ['index.ts', 'agents.ts']) await copyFile(join(example, f), join(agentDir, 'extensions', 'subagent', f));
   await mkdir(join(agentDir, 'agents'), { recursive: true });

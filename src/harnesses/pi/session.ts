@@ -41,6 +41,15 @@ export function findPiSessions(native: string): string[] {
 }
 
 /**
+ * Session format 1 (Pi before 0.31) is a linear list of entries without ids: read as the tree Pi itself migrates it
+ * to (each entry the child of the one before), so the active branch is the whole file. Format 2 differs from 3 only in
+ * a message role (hookMessage, later custom) this reader does not use.
+ */
+function asTree(records: readonly Json[]): Json[] {
+  return records.map((r, i) => (i === 0 ? r : { ...r, id: r.id ?? `line-${i + 1}`, parentId: r.parentId ?? (i === 1 ? null : (records[i - 1]!.id ?? `line-${i}`)) }));
+}
+
+/**
  * The entry types of session format version 3: those the releases of the version matrix wrote (message, model_change,
  * thinking_level_change) and the rest of the format Pi documents (docs/session.md: compaction, branch_summary,
  * custom, custom_message, label, session_info); any other is refused, loudly.
@@ -65,19 +74,22 @@ export function readPiSession(file: string): PiSession {
     }
   });
   const header = records[0];
-  if (header?.type !== 'session' || header.version !== 3) {
-    throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}:1: not a Pi session header of version 3 (found ${JSON.stringify(header?.type)} version ${JSON.stringify(header?.version)}); roller reads Pi ${PI_VERIFIED_VERSIONS.join('/')} (Pi migrates an older session to version 3 when it opens it)`);
+  const format = header?.type === 'session' ? (header.version === undefined ? 1 : header.version) : null;
+  if (format !== 1 && format !== 2 && format !== 3) {
+    throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}:1: not a Pi session header of format 1, 2 or 3 (found ${JSON.stringify(header?.type)} version ${JSON.stringify(header?.version)}); roller reads Pi ${PI_VERIFIED_VERSIONS.join('/')}`);
   }
+
   records.forEach((r, i) => {
     if (i > 0 && !KNOWN_ENTRIES.has(r.type)) {
       throw new RollerError(
         ErrorCode.NATIVE_SHAPE_UNKNOWN,
-        `${file}:${i + 1}: a '${String(r.type)}' entry of a type no verified release wrote (session format version 3; Pi's files name no release); roller reads Pi ${PI_VERIFIED_VERSIONS.join('/')}: run \`roller verify --harness pi --versions <version> --record\` and teach the adapter, or report it with this file`,
+        `${file}:${i + 1}: a '${String(r.type)}' entry of a type no verified release wrote (session format ${format}; Pi's files name no release); roller reads Pi ${PI_VERIFIED_VERSIONS.join('/')}: run \`roller verify --harness pi --versions <version> --record\` and teach the adapter, or report it with this file`,
         { origin: { file, line: i + 1 } },
       );
     }
   });
-  return sessionOfRecords(file, records);
+  // trace.jsonl keeps the lines as written; the tree is read from format 1's lines with the ids Pi would give them.
+  return { ...sessionOfRecords(file, format === 1 ? asTree(records) : records), records };
 }
 
 /**
@@ -232,7 +244,9 @@ export function piToActf(s: PiSession, options: { wire?: readonly Call[] } = {})
     }
   }
   const ids = new Set(steps.map((x) => x.native_ids?.response_id).filter(Boolean));
-  const first = options.wire?.find((c) => c.response_id !== null && ids.has(c.response_id))?.context as Json | undefined;
+  // Releases before 0.60 name no response id: then a session's capture (its own proxy) is all its calls.
+  const byId = options.wire?.find((c) => c.response_id !== null && ids.has(c.response_id));
+  const first = (ids.size === 0 && steps.length > 0 ? options.wire?.find((c) => Array.isArray((c.context as Json | null)?.tools)) : byId)?.context as Json | undefined;
   const system = first ? ((first.messages ?? []) as Json[]).filter((x) => x.role === 'system' || x.role === 'developer').map((x) => textOf(x.content)) : [];
   return {
     schema_version: ACTF_SCHEMA_VERSION,

@@ -59,6 +59,6 @@ describe('Pi session (v3 entry tree)', () => {
       }
     })();
     expect(isRollerError(err)).toBe(true);
-    expect((err as Error).message).toContain(`${v4}:1: not a Pi session header of version 3`);
+    expect((err as Error).message).toContain(`${v4}:1: not a Pi session header of format 1, 2 or 3`);
   });
 });

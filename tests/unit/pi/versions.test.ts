@@ -38,6 +38,24 @@ describe('Pi across releases', () => {
     writeFileSync(copy, `${lines.join('\n')}\n`);
     const err = await convertNative({ harness: 'pi', native: copy, out: join(tmp.path, 'ue-out'), keepThinking: true }).catch((e: unknown) => e);
     expect((err as { code?: string }).code).toBe('ROLLER_NATIVE_SHAPE_UNKNOWN');
-    expect((err as Error).message).toMatch(/unknown-entry\.jsonl:3: a 'hologram' entry of a type no verified release wrote \(session format version 3; Pi's files name no release\); roller reads Pi 0\.60\.0 to 0\.73\.1/);
+    expect((err as Error).message).toMatch(/unknown-entry\.jsonl:3: a 'hologram' entry of a type no verified release wrote \(session format 3; Pi's files name no release\); roller reads Pi /);
+  });
+
+  it('0.27.9 writes session format 1 (a linear list without ids): read whole, kept as written, its calls its own by its proxy', async () => {
+    const dir = join(VERSIONS, '0.27.9', 'a-tool-call');
+    const sessions = join(dir, 'native', '.pi', 'agent', 'sessions');
+    const project = readdirSync(sessions)[0]!;
+    const file = join(sessions, project, readdirSync(join(sessions, project))[0]!);
+    const written = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(written[0]!.version).toBeUndefined();
+    expect(written.some((r) => 'id' in r && r.type === 'message')).toBe(false);
+    const [s] = await convertNative({ harness: 'pi', native: join(dir, 'native'), out: join(tmp.path, 'v1'), keepThinking: true });
+    expect(s!.steps).toBe(written.filter((r) => r.type === 'message' && (r.message as { role?: string }).role === 'assistant').length);
+    const trace = readFileSync(join(tmp.path, 'v1', 'trace.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown);
+    expect(trace).toEqual(written);
+    const calls = callsOf(dir);
+    const root = s!.participants[0]!;
+    expect(root.message_ids).toEqual([]);
+    expect(root.tokens.input + root.tokens.cache_read).toBe(calls.reduce((a, c) => a + c.usage.normalized!.input + c.usage.normalized!.cached_input, 0));
   });
 });

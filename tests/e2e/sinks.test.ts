@@ -4,30 +4,20 @@
  * throws, which must leave every built-in output intact; the library's `sinks` option; and the example that re-derives
  * a published capture's relations from its files with the exported correlators.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rederiveRelations } from '../../examples/rederive-relations.js';
 import { collect, type Call, type FinishedSample, type RunInfo, type Sink } from '../../src/index.js';
-import { repoRoot, rollerBin } from '../support/paths.js';
+import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { roller } from '../support/roller-cli.js';
 
 const tmp = useTempDir('sinks');
 const demo = join(repoRoot, 'examples', 'tasks', 'demo.jsonl');
 const sqliteSink = join(repoRoot, 'dist', 'examples', 'sinks', 'sqlite-sink.js');
 
-async function roller(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
-}
 
 /** Every call every sample's final capture published, and every participant of the run's samples. */
 function published(run: string): { calls: string[]; participants: string[] } {

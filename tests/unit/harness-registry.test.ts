@@ -5,6 +5,9 @@ import { harnessAdapter, harnessNames, registerHarness, runnableHarnesses } from
 import { convertNative } from '../../src/pipelines/convert.js';
 import { Actf, checkValue, SftRecord } from '../../src/schemas/index.js';
 import { toyAdapter } from '../support/toy-harness/adapter.js';
+import { VERIFIABLE } from '../../src/cli/harness-commands.js';
+import { SCENARIOS } from '../../src/pipelines/verify.js';
+import { MATRIX_SCENARIOS } from '../../src/pipelines/version-matrix.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const tmp = useTempDir('harness-registry');
@@ -27,5 +30,12 @@ describe('harness registry', () => {
     expect(checkValue(SftRecord, JSON.parse(readFileSync(join(tmp.path, 'out', 'trace_SFT.json'), 'utf8')))).toEqual([]);
     expect(JSON.parse(readFileSync(join(tmp.path, 'out', 'usage.json'), 'utf8'))).toMatchObject({ harness: 'toy', participants: [{ participant: 'session:s1', tokens: { input: 5, output: 2 } }] });
     expect(readFileSync(join(tmp.path, 'out', 'trace.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+});
+
+describe('roller verify', () => {
+  it('takes exactly the harnesses with acceptance scenarios, and each has matrix scenarios among them', () => {
+    expect([...VERIFIABLE].sort()).toEqual(Object.keys(SCENARIOS).sort());
+    for (const h of VERIFIABLE) for (const name of MATRIX_SCENARIOS[h]) expect(SCENARIOS[h].map((s) => s.name), `${h}: ${name}`).toContain(name);
   });
 });

@@ -3,6 +3,7 @@ import { readFile } from '../../core/thread-fs.js';
 import type { NativeCompaction, NativeCompactions } from '../../schemas/native-capture.js';
 import type { HarnessAdapter, RunLaunch } from '../adapter.js';
 import { perIdNativeCapture } from '../native-capture.js';
+import { launchFields } from '../launch.js';
 import { wireUsageByResponse } from '../../transforms/capture/token-agreement.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { claudeCodeToActf } from './actf.js';
@@ -91,13 +92,8 @@ export const claudeCodeAdapter: HarnessAdapter = {
     nativeRoot: claudeConfigDir,
     plan(l: RunLaunch) {
       return claudeCodePlan({
-        bin: l.bin,
+        ...launchFields(l),
         ...(l.version ? { version: l.version } : {}),
-        prompt: l.prompt,
-        home: l.home,
-        work: l.work,
-        baseUrl: l.baseUrl,
-        apiKey: l.apiKey,
         extraArgs: [...(l.model ? ['--model', l.model] : []), ...(l.thinking ? ['--effort', l.thinking] : []), ...(l.continueSession ? ['--resume', l.continueSession] : []), ...(l.extraArgs ?? [])],
         ...(l.context ? { context: l.context } : {}),
       });

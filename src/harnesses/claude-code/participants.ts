@@ -1,5 +1,5 @@
 import type { NativeRecord, NativeSession } from './native-session.js';
-import { zeroTokens, type ParticipantUsage, type TokensByKind } from '../../schemas/participant-usage.js';
+import { addTokens, zeroTokens, type ParticipantUsage, type TokensByKind } from '../../schemas/participant-usage.js';
 
 type Json = Record<string, any>;
 
@@ -58,12 +58,11 @@ export function tokensOf(records: NativeRecord[], wire?: WireUsage): Participant
     const sent = m.final ? undefined : wire?.get(m.id);
     if (sent) {
       fromWire.push(m.id);
-      for (const k of ['input', 'cache_creation', 'cache_read', 'output', 'reasoning'] as const) tokens[k] += sent[k];
+      addTokens(tokens, sent);
       continue;
     }
     if (!m.final) unknown.push(m.id);
-    const t = usageTokens([m.usage]);
-    for (const k of ['input', 'cache_creation', 'cache_read', 'output', 'reasoning'] as const) tokens[k] += t[k];
+    addTokens(tokens, usageTokens([m.usage]));
   }
   const notes = [
     ...(fromWire.length > 0 ? [`${fromWire.length} message(s) counted from the capture: their records hold only the stream's start snapshot (no stop_reason)`] : []),

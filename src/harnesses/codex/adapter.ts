@@ -4,6 +4,7 @@ import type { Rejected } from '../../core/rejected.js';
 import { readFile } from '../../core/thread-fs.js';
 import type { HarnessAdapter, RunLaunch, SessionConversion } from '../adapter.js';
 import { perIdNativeCapture } from '../native-capture.js';
+import { launchFields } from '../launch.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { codexToActf } from './actf.js';
 import { codexPlan, type CodexLaunch } from './launch.js';
@@ -78,12 +79,7 @@ export const codexAdapter: HarnessAdapter = {
     plan(l: RunLaunch) {
       const options = (l.harnessOptions ?? {}) as Pick<CodexLaunch, 'roles' | 'agentsMaxDepth'>;
       return codexPlan({
-        bin: l.bin,
-        prompt: l.prompt,
-        home: l.home,
-        work: l.work,
-        baseUrl: l.baseUrl,
-        apiKey: l.apiKey,
+        ...launchFields(l),
         extraArgs: [...(l.model ? ['-m', l.model] : []), ...(l.thinking ? ['-c', `model_reasoning_effort="${l.thinking}"`] : []), ...(l.extraArgs ?? [])],
         ...(options.roles ? { roles: options.roles } : {}),
         ...(options.agentsMaxDepth ? { agentsMaxDepth: options.agentsMaxDepth } : {}),
@@ -114,15 +110,16 @@ async function agentPaths(trace: string): Promise<Record<string, string>> {
  */
 function inheritSessions(threads: CodexThread[]): void {
   const byId = new Map(threads.map((t) => [t.threadId, t]));
-  for (const t of threads) {
-    if (typeof t.meta.session_id === 'string' || t.parentThreadId === null) continue;
-    let top: string = t.parentThreadId;
-    const seen = new Set([t.threadId]);
-    for (let up = byId.get(top); up && !seen.has(up.threadId); up = up.parentThreadId ? byId.get(up.parentThreadId) : undefined) {
+  const sessionOf = (t: CodexThread): string => {
+    const seen = new Set<string>();
+    for (let up = t; ; ) {
+      if (typeof up.meta.session_id === 'string' || up.parentThreadId === null) return up.sessionId;
+      const parent = byId.get(up.parentThreadId);
+      // The topmost thread read names a parent not read: that parent's id stands for the session.
+      if (!parent || seen.has(parent.threadId)) return up.parentThreadId;
       seen.add(up.threadId);
-      top = typeof up.meta.session_id === 'string' ? up.meta.session_id : up.parentThreadId === null ? up.threadId : up.parentThreadId;
-      if (typeof up.meta.session_id === 'string' || up.parentThreadId === null) break;
+      up = parent;
     }
-    t.sessionId = top;
-  }
+  };
+  for (const t of threads) t.sessionId = sessionOf(t);
 }

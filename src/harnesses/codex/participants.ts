@@ -1,11 +1,11 @@
-import type { ParticipantUsage, TokensByKind } from '../../schemas/participant-usage.js';
 import type { Call } from '../../schemas/call.js';
+import { addTokens, zeroTokens, type ParticipantUsage, type TokensByKind } from '../../schemas/participant-usage.js';
+import { tokensOfCall } from '../../transforms/capture/token-agreement.js';
 import { producerVersion, type CodexThread } from './rollout.js';
 
 type Json = Record<string, any>;
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
 
-const zero = (): TokensByKind => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
 
 /** OpenAI counts cached input inside input_tokens; here input excludes it, as for every harness. */
 function addUsage(tokens: TokensByKind, u: Json): void {
@@ -46,14 +46,14 @@ export function threadTokens(thread: CodexThread, wire?: readonly Call[]): Threa
   const byResponse = new Map<string, Json>();
   for (const { record } of thread.own) if (record.type === 'token_usage_record') byResponse.set(record.payload.response_id, record.payload.usage ?? {});
   if (byResponse.size > 0) {
-    const tokens = zero();
+    const tokens = zeroTokens();
     for (const u of byResponse.values()) addUsage(tokens, u);
     return { tokens, responseIds: [...byResponse.keys()], responses: byResponse.size, status: 'exact', note: null };
   }
   const own = new Set(thread.own);
   let previous: Json | undefined;
   let responses = 0;
-  const tokens = zero();
+  const tokens = zeroTokens();
   for (const r of thread.records) {
     const info = r.record.type === 'event_msg' && r.record.payload?.type === 'token_count' ? (r.record.payload.info as Json | null) : null;
     if (!info) continue;
@@ -67,15 +67,8 @@ export function threadTokens(thread: CodexThread, wire?: readonly Call[]): Threa
   const version = producerVersion(thread.meta);
   const sent = wire?.filter((c) => callThreadId(c) === thread.threadId && c.usage.normalized !== null) ?? [];
   if (sent.length > 0) {
-    const fromWire = zero();
-    for (const c of sent) {
-      const u = c.usage.normalized!;
-      fromWire.input += u.input;
-      fromWire.cache_read += u.cached_input;
-      fromWire.cache_creation += u.cache_creation;
-      fromWire.output += u.output;
-      fromWire.reasoning += u.reasoning;
-    }
+    const fromWire = zeroTokens();
+    for (const c of sent) addTokens(fromWire, tokensOfCall(c));
     // Without response ids the rollout's counts cannot be matched call by call: where they fall short of what the
     // server sent this thread (a turn cut off before its count was written), the capture's own counts stand.
     if (responses === 0 || JSON.stringify(fromWire) !== JSON.stringify(tokens)) {

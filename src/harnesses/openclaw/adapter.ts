@@ -2,6 +2,7 @@ import type { HarnessAdapter, SessionConversion } from '../adapter.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { relativeStatusSources } from '../native-archive.js';
 import { PINNED_HARNESSES } from '../pins.js';
+import { launchFields } from '../launch.js';
 import { sessionOfRecords, piToActf } from '../pi/session.js';
 import { openClawStateDir, openclawPlan } from './launch.js';
 import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawNativeCapture, openClawParticipants, openClawToActf, openClawTrees, readOpenClawStore } from './store.js';
@@ -73,16 +74,10 @@ export const openClawAdapter: HarnessAdapter = {
     nativeRoot: openClawStateDir,
     plan: (l) =>
       openclawPlan({
-        bin: l.bin,
-        prompt: l.prompt,
-        home: l.home,
-        work: l.work,
-        baseUrl: l.baseUrl,
-        apiKey: l.apiKey,
+        ...launchFields(l),
         runtime: l.runtime!,
         mode: l.profile === OPENCLAW_EXEC_PROFILE ? 'exec' : 'gateway',
         ...(l.timeoutS !== undefined ? { timeoutS: l.timeoutS } : {}),
-        ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}),
       }),
     thinkingLevels: [], // exec runs with thinking off here
     apiModels: false,

@@ -1,5 +1,6 @@
 import type { HarnessAdapter, SessionConversion } from '../adapter.js';
 import { PINNED_HARNESSES } from '../pins.js';
+import { launchFields } from '../launch.js';
 import { relativeStatusSources } from '../native-archive.js';
 import { openCodeToActf } from './actf.js';
 import { openCodeEvents, storeOfEvents, type OpenCodeEvent } from './events.js';
@@ -57,7 +58,7 @@ export const openCodeAdapter: HarnessAdapter = {
   runner: {
     pin: PINNED_HARNESSES.opencode,
     nativeRoot: (home) => home,
-    plan: (l) => opencodePlan({ bin: l.bin, prompt: l.prompt, home: l.home, work: l.work, baseUrl: l.baseUrl, apiKey: l.apiKey, ...(l.model ? { model: l.model } : {}), ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}) }),
+    plan: (l) => opencodePlan({ ...launchFields(l), ...(l.model ? { model: l.model } : {}) }),
     thinkingLevels: [], // its run command takes no reasoning level here: --thinking is refused for it
     apiModels: false,
     contextSettings: false,

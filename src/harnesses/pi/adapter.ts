@@ -1,6 +1,7 @@
 import type { HarnessAdapter } from '../adapter.js';
 import { perIdNativeCapture } from '../native-capture.js';
 import { PINNED_HARNESSES } from '../pins.js';
+import { launchFields } from '../launch.js';
 import { piPlan } from './launch.js';
 import { wireUsageByResponse } from '../../transforms/capture/token-agreement.js';
 import { findPiSessions, PI_RAW_SCHEMA, piParticipants, piSubagentSessions, piToActf, readPiSession, sessionOfRecords } from './session.js';
@@ -54,7 +55,7 @@ export const piAdapter: HarnessAdapter = {
   runner: {
     pin: PINNED_HARNESSES.pi,
     nativeRoot: (home) => home,
-    plan: (l) => piPlan({ bin: l.bin, ...(l.version ? { version: l.version } : {}), prompt: l.prompt, home: l.home, work: l.work, baseUrl: l.baseUrl, apiKey: l.apiKey, subagentExtension: l.profile === PI_SUBAGENT_PROFILE, ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}) }),
+    plan: (l) => piPlan({ ...launchFields(l), ...(l.version ? { version: l.version } : {}), subagentExtension: l.profile === PI_SUBAGENT_PROFILE }),
     thinkingLevels: [], // roller's profile turns thinking off (compat.supportsReasoningEffort false)
     apiModels: false,
     contextSettings: false,

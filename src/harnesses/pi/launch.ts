@@ -71,7 +71,7 @@ async function installSubagentExtension(bin: string, agentDir: string, model: st
   const pkg = dirname(dirname(await realpath(bin)));
   const example = join(pkg, 'examples', 'extensions', 'subagent');
   if (!existsSync(join(example, 'index.ts'))) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${pkg}: this Pi release ships no example sub-agent extension (examples/extensions/subagent); run it without --pi-subagent-extension`);
+    throw new RollerError(ErrorCode.HARNESS_FEATURE_ABSENT, `${pkg}: this Pi release ships no example sub-agent extension (examples/extensions/subagent); run it without --pi-subagent-extension`);
   }
   await mkdir(join(agentDir, 'extensions', 'subagent'), { recursive: true });
   for (const f of ['index.ts', 'agents.ts']) await copyFile(join(example, f), join(agentDir, 'extensions', 'subagent', f));

@@ -31,12 +31,12 @@ export function tokenDisagreements(attributed: readonly Call[], participants: re
   return problems;
 }
 
+/** A call's usage as the server sent it, in a participant's token kinds. */
+export const tokensOfCall = (c: Call): TokensByKind => Object.fromEntries(KINDS.map(([kind, wire]) => [kind, c.usage.normalized?.[wire] ?? 0])) as unknown as TokensByKind;
+
 /** What the server sent for each response, by response id, in a participant's token kinds. */
 export function wireUsageByResponse(calls: readonly Call[]): Map<string, TokensByKind> {
   const byId = new Map<string, TokensByKind>();
-  for (const c of calls) {
-    if (c.response_id == null || c.usage.normalized === null) continue;
-    byId.set(c.response_id, Object.fromEntries(KINDS.map(([kind, wire]) => [kind, c.usage.normalized![wire]])) as unknown as TokensByKind);
-  }
+  for (const c of calls) if (c.response_id != null && c.usage.normalized !== null) byId.set(c.response_id, tokensOfCall(c));
   return byId;
 }

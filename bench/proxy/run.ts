@@ -5,7 +5,8 @@
  *   paced       50 requests/s of SSE over 1 and 64 agent sessions (each a conversation growing by a turn per request,
  *               ~20 KB bodies; the upstream streams each response over ~250 ms): p50/p99 time to first byte, added over
  *               direct and over bare, proxy CPU per request, proxy peak RSS
- *   flood       8 clients each sending a 60 MB body at once (retrying a 503 after 250 ms): peak RSS, what was answered
+ *   flood       8 clients each sending a 60 MB body at once (retrying a 503 after 250 ms; bodies past 4 MB are streamed):
+ *               peak RSS, what was answered
  *   saturation  requests/s with responses sent at once, 16 and 64 sessions, closed loop: roller / bare
  *
  *   npm run bench:proxy

@@ -235,7 +235,8 @@ describe('issue 30 defects, each held down', () => {
     const held: (() => void)[] = [];
     const up = await startUpstream((_req, res) => held.push(() => res.end('{}')));
     cleanups.push(() => up.close());
-    const { proxy, finish } = await capture(up.url, { maxBufferedBytes: 4 << 20 });
+    // Bodies held whole (not streamed) up to 8 MB here, so a 5 MB one can never fit the 4 MB budget.
+    const { proxy, finish } = await capture(up.url, { maxBufferedBytes: 4 << 20, streamRequestBodiesOver: 8 << 20 });
     const body = Buffer.alloc(3 << 20, 0x61);
     const first = request(`${proxy.url}/v1/messages`, { method: 'POST', body });
     while (held.length === 0) await sleep(10);

@@ -15,6 +15,8 @@ export interface ExchangeContext {
   readonly upstream: UpstreamTarget & { basicAuth: string | undefined };
   readonly correlation: CorrelationHeaders | undefined;
   readonly maxRequestBytes: number;
+  /** A body longer than this is forwarded as it arrives (each chunk logged first) instead of held whole. */
+  readonly streamBodiesOver: number;
   /** Request bytes held in memory across all exchanges: a body is read only once it fits. */
   readonly budget: ByteBudget;
   readonly upstreamHeadersTimeoutMs: number;
@@ -42,8 +44,9 @@ export function jsonError(res: ServerResponse, status: number, type: string, mes
 /**
  * One HTTP exchange through the recording proxy, as undici's dispatch handler. The request body is read whole
  * (bounded per request, and across requests by the context's budget: a body that does not fit yet waits unread for
- * its turn), logged, and forwarded only once its frame is on
- * disk: nothing goes upstream unrecorded. Every response chunk goes to the client and then to the log as it arrives;
+ * its turn), logged, and forwarded only once its frame is on disk: nothing goes upstream unrecorded. A body past
+ * `streamBodiesOver` is not held whole: its first bytes are logged and sent, then each further chunk is logged (b
+ * frames) and sent once on disk, so a flood of large bodies costs a few MB each. Every response chunk goes to the client and then to the log as it arrives;
  * a client that does not drain, or a log over its high-water mark, pauses the upstream read, so no response is held
  * whole in memory. Every exchange that reached the log ends with exactly one end frame.
  */
@@ -68,6 +71,8 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   private waitingForClient = false;
   private waitingForLog = false;
   private clientAborted = false;
+  /** Why a streamed body was given up mid-way (it grew past maxRequestBytes): the client's answer. */
+  private streamRefusal: { status: number; type: string; message: string; error: RecordedError } | undefined;
   private firstByteAt: number | null = null;
   private finished = false;
 
@@ -97,12 +102,13 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (this.refusal !== undefined) return this.refuse(400, 'roller_bad_request_target', `${this.refusal}; only a path on the configured upstream can be requested`, 'refused: bad request target');
     if (declared > this.ctx.maxRequestBytes) return this.tooLarge();
     const budget = this.ctx.budget;
-    if (declared > budget.limit) return this.busy(`a request body of ${mb(declared)} can never fit the proxy's limit of ${mb(budget.limit)} held at once; raise maxBufferedBytes`);
+    const held = Math.min(declared, this.ctx.streamBodiesOver); // a longer body is streamed past this
+    if (held > budget.limit) return this.busy(`a request body of ${mb(declared)} can never fit the proxy's limit of ${mb(budget.limit)} held at once; raise maxBufferedBytes`);
     this.res.on('close', () => this.clientClosed());
     // Read once its bytes fit the budget; until then they stay in the client's socket.
-    this.leaveQueue = budget.take(declared, () => {
-      this.reserved = declared;
-      this.req.on('data', (chunk: Buffer) => this.bodyChunk(chunk, declared));
+    this.leaveQueue = budget.take(held, () => {
+      this.reserved = held;
+      this.req.on('data', (chunk: Buffer) => this.bodyChunk(chunk));
       this.req.once('end', () => void this.bodyEnd());
     });
   }
@@ -113,16 +119,57 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     this.reserved = 0;
   }
 
-  private bodyChunk(chunk: Buffer, declared: number): void {
+  private bodyChunk(chunk: Buffer): void {
     if (this.bodyDone || this.finished) return;
     this.received += chunk.length;
     if (this.received > this.ctx.maxRequestBytes) return this.tooLarge();
-    if (this.received > declared) {
+    if (this.received > this.ctx.streamBodiesOver) {
+      this.parts.push(chunk);
+      return this.streamTheRest();
+    }
+    if (this.received > this.reserved) {
       // A body without a declared length (chunked): its bytes cannot wait unread once they are here.
       if (!this.ctx.budget.tryTake(chunk.length)) return this.busy(`the proxy holds ${mb(this.ctx.budget.held)} of request bodies, its limit is ${mb(this.ctx.budget.limit)}; retry shortly, send a content-length, or raise maxBufferedBytes`);
       this.reserved += chunk.length;
     }
     this.parts.push(chunk);
+  }
+
+  /** The body is too large to hold whole: what came so far is logged, the rest follows chunk by chunk. */
+  private streamTheRest(): void {
+    this.bodyDone = true;
+    this.req.removeAllListeners('data');
+    this.req.removeAllListeners('end');
+    this.req.pause();
+    const head = this.parts;
+    this.parts = [];
+    this.meta.body_streamed = true;
+    this.log(head);
+    void this.forward(this.streamedBody(head));
+  }
+
+  /** The body as undici pulls it: each chunk after the head is on disk before it is handed over. */
+  private async *streamedBody(head: readonly Buffer[]): AsyncGenerator<Buffer> {
+    yield* head; // logged, and on disk before forward() dispatched
+    for await (const chunk of this.req as AsyncIterable<Buffer>) {
+      if (this.finished) return;
+      this.received += chunk.length;
+      if (this.received > this.ctx.maxRequestBytes) {
+        const message = `request body over ${this.ctx.maxRequestBytes} bytes; raise maxRequestBytes`;
+        this.streamRefusal = { status: 413, type: 'roller_request_too_large', message: `roller proxy: ${message}`, error: { code: ErrorCode.REQUEST_TOO_LARGE, message } };
+        throw new Error(message);
+      }
+      this.ctx.wire.append(this.callId, 'b', undefined, chunk);
+      await this.onDisk();
+      yield chunk;
+    }
+    this.ctx.wire.append(this.callId, 'b', { end: true });
+  }
+
+  /** Resolves once everything appended is written (and the log under its high-water mark); throws if it cannot be. */
+  private async onDisk(): Promise<void> {
+    if (this.ctx.wire.backedUp) await this.ctx.wire.drained();
+    if (!this.ctx.wire.flushNow()) await this.ctx.wire.flushed();
   }
 
   private busy(message: string): void {
@@ -159,9 +206,14 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     const body = this.parts;
     this.parts = [];
     this.log(body);
+    // Several chunks go as an iterable (undici takes one; its types name only single bodies).
+    await this.forward(body.length === 0 ? null : body.length === 1 ? body[0]! : (body as unknown as Buffer));
+  }
+
+  /** Sends the request upstream once its logged frame is on disk. */
+  private async forward(body: Buffer | AsyncIterable<Buffer> | null): Promise<void> {
     try {
-      if (this.ctx.wire.backedUp) await this.ctx.wire.drained();
-      if (!this.ctx.wire.flushNow()) await this.ctx.wire.flushed();
+      await this.onDisk();
     } catch (err) {
       // Fail closed: a request the log cannot hold is not forwarded.
       captureFailed(this.res, err as Error);
@@ -175,8 +227,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
         path: this.target!,
         method: this.meta.method as Dispatcher.HttpMethod,
         headers: this.forwardHeaders,
-        // Several chunks go as an iterable (undici takes one; its types name only single bodies).
-        body: body.length === 0 ? null : body.length === 1 ? body[0]! : (body as unknown as Buffer),
+        body: body as Buffer | null,
         headersTimeout: this.ctx.upstreamHeadersTimeoutMs,
         bodyTimeout: this.ctx.upstreamBodyTimeoutMs,
       },
@@ -234,7 +285,13 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     if (this.finished) return;
     let upstreamError: string | null = null;
-    if (!this.clientAborted) {
+    const refusal = this.streamRefusal;
+    if (refusal && !this.clientAborted) {
+      this.errors.push(refusal.error);
+      this.req.resume(); // the rest is read and dropped, so the client can read the answer
+      jsonError(this.res, refusal.status, refusal.type, refusal.message);
+      upstreamError = `not forwarded whole: ${refusal.message}`;
+    } else if (!this.clientAborted) {
       const origin = this.ctx.upstream.origin;
       const timedOut = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT';
       upstreamError = this.headersSeen ? `the response was cut: ${err.message}` : timedOut ? `the model API at ${origin} sent no response head within ${this.ctx.upstreamHeadersTimeoutMs} ms` : err.message;
@@ -257,7 +314,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     this.waitingForClient = false;
     this.resumeIfClear(); // it will never drain: the upstream read goes on until the abort lands
     if (this.controller) this.controller.abort(new Error('the client went away')); // undici answers with onResponseError
-    else if (!this.bodyDone) {
+    else if (!this.logged) {
       this.bodyDone = true;
       this.parts = [];
       this.meta.body_omitted = 'the client aborted before the body ended';

@@ -38,6 +38,8 @@ export interface RecordingProxyOptions {
    */
   maxRequestBytes?: number;
   maxBufferedBytes?: number;
+  /** A body longer than this (default 4 MB) is forwarded as it arrives, each chunk logged first, instead of held whole. */
+  streamRequestBodiesOver?: number;
   /** Limits of the projection of calls (`calls`), not of forwarding. */
   maxJsonResponseBytes?: number;
   maxEventBytes?: number;
@@ -116,6 +118,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     upstream,
     correlation: options.correlationHeaders,
     maxRequestBytes: options.maxRequestBytes ?? 64 << 20,
+    streamBodiesOver: options.streamRequestBodiesOver ?? 4 << 20,
     budget: new ByteBudget(options.maxBufferedBytes ?? 96 << 20),
     upstreamHeadersTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000,
     upstreamBodyTimeoutMs: options.upstreamBodyTimeoutMs ?? 600_000,

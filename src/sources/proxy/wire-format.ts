@@ -10,7 +10,10 @@ import type { NativeIdentityHeaders } from './headers.js';
  * A frame is a JSON header line `{"c":call_id,"k":kind,"n":bytes[,"m":meta]}` followed by exactly `n`
  * raw bytes and a '\n'. Kinds, in the order they occur for one call (calls interleave):
  *   q  the request: meta RequestMeta, bytes = the body as received (still content-encoded), or with
- *      meta.delta the bytes that differ from an earlier body (body-delta.ts; published logs)
+ *      meta.delta the bytes that differ from an earlier body (body-delta.ts; published logs), or with
+ *      meta.body_streamed its first bytes only
+ *   b  more of a streamed request body (a body too large to hold whole: each chunk logged before it is forwarded);
+ *      the last one has meta `{"end":true}` and no bytes. Readers give back one q frame with the whole body.
  *   r  the response head: meta ResponseHeadMeta, no bytes
  *   d  response bytes as received (HTTP: a body chunk, still content-encoded; WebSocket: one text message)
  *   x  the end of the exchange: meta EndMeta, no bytes; exactly one per call, last
@@ -19,7 +22,7 @@ import type { NativeIdentityHeaders } from './headers.js';
  */
 export const WIRE_LOG_FILE = 'raw/wire.frames';
 
-export type FrameKind = 'q' | 'r' | 'd' | 'x';
+export type FrameKind = 'q' | 'b' | 'r' | 'd' | 'x';
 
 export interface RequestMeta {
   seq: number;
@@ -33,6 +36,8 @@ export interface RequestMeta {
   identity: NativeIdentityHeaders;
   dropped: string[];
   content_encoding?: string;
+  /** The body continues in b frames (live logs only: readers join them). */
+  body_streamed?: boolean;
   /** Set when the body is not in the frame (and why). */
   body_omitted?: string;
   /** The frame holds only what differs from a recent body (readers give back the whole body). */

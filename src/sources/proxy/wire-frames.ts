@@ -26,10 +26,48 @@ export interface ReadWireOptions {
 }
 
 /**
- * The frames of a wire log, in order. A header line that is not a frame header is a corrupt log: a
- * typed error with the file and byte offset (nothing after it can be framed).
+ * The frames of a wire log, in order, each request with its whole body (a streamed body's b frames joined into its q
+ * frame, yielded where the body ended). A header line that is not a frame header is a corrupt log: a typed error with
+ * the file and byte offset (nothing after it can be framed).
  */
 export async function* readWireFrames(path: string, options: ReadWireOptions = {}): AsyncGenerator<WireFrame> {
+  const window = new DeltaWindow();
+  const streaming = new Map<string, { q: WireFrame; parts: Buffer[] }>();
+  const whole = (f: WireFrame): WireFrame => ({ ...f, body: wholeRequestBody(f, window, options.bodies) });
+  /** A streamed body that never ended (the client left, or the upstream refused it mid-way): kept out, saying why. */
+  const cut = (c: string, why: string): WireFrame => {
+    const { q, parts } = streaming.get(c)!;
+    streaming.delete(c);
+    const m = q.m as RequestMeta;
+    delete m.body_streamed;
+    m.body_omitted = `its body was cut after ${parts.reduce((n, p) => n + p.length, 0)} bytes (${why})`;
+    return { ...q, body: Buffer.alloc(0) };
+  };
+  for await (const f of rawWireFrames(path, options)) {
+    if (f.k === 'q' && (f.m as RequestMeta | undefined)?.body_streamed) {
+      streaming.set(f.c, { q: f, parts: [f.body] });
+      continue;
+    }
+    const streamed = streaming.get(f.c);
+    if (f.k === 'b') {
+      if (!streamed) continue; // the rest of a body whose request is not in this log (cut at the front)
+      if ((f.m as { end?: boolean } | undefined)?.end !== true) {
+        streamed.parts.push(f.body);
+        continue;
+      }
+      streaming.delete(f.c);
+      delete (streamed.q.m as RequestMeta).body_streamed;
+      yield whole({ ...streamed.q, body: streamed.parts.length === 1 ? streamed.parts[0]! : Buffer.concat(streamed.parts) });
+      continue;
+    }
+    if (streamed) yield cut(f.c, f.k === 'x' ? 'the exchange ended before it did' : 'the response began before it ended');
+    yield f.k === 'q' ? whole(f) : f;
+  }
+  for (const c of [...streaming.keys()]) yield cut(c, 'the wire log ends before it did');
+}
+
+/** The frames as they are in the log (a streamed body still in pieces, deltas and references unresolved). */
+async function* rawWireFrames(path: string, options: ReadWireOptions): AsyncGenerator<WireFrame> {
   const handle = await open(path, 'r');
   const readBytes = options.readBytes ?? 1 << 20;
   const follow = options.follow;
@@ -38,7 +76,6 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
   let position = 0;
   /** Bytes the frame that starts pending needs in all (known once its header is read): one read completes it. */
   let need = 0;
-  const window = new DeltaWindow();
   try {
     for (;;) {
       if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error('aborted');
@@ -78,8 +115,7 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
             origin: { file: path, offset: pendingOffset + at },
           });
         }
-        let body = pending.subarray(nl + 1, end);
-        if (header.k === 'q') body = wholeRequestBody(header, body, window, options.bodies);
+        const body = pending.subarray(nl + 1, end);
         yield { c: header.c, k: header.k, ...(header.m === undefined ? {} : { m: header.m }), body, offset: pendingOffset + at };
         at = end + 1;
         need = 0;
@@ -100,8 +136,9 @@ export async function* readWireFrames(path: string, options: ReadWireOptions = {
  * the window by the writer's rule. A delta whose base is missing (a log cut at the front) leaves the
  * body out, saying why.
  */
-function wholeRequestBody(header: Header, bytes: Buffer, window: DeltaWindow, bodies: ReadWireOptions['bodies']): Buffer {
-  const m = header.m as RequestMeta | undefined;
+function wholeRequestBody(frame: WireFrame, window: DeltaWindow, bodies: ReadWireOptions['bodies']): Buffer {
+  const bytes = frame.body;
+  const m = frame.m as RequestMeta | undefined;
   if (!m) return bytes;
   if (m.body_ref) {
     // Not in the log, so not a delta base either (the writer's rule: only bytes in the log).
@@ -123,7 +160,7 @@ function wholeRequestBody(header: Header, bytes: Buffer, window: DeltaWindow, bo
     }
   }
   if (body.length > 0 && m.content_encoding === undefined && m.body_omitted === undefined) {
-    window.remember(key, header.c, body);
+    window.remember(key, frame.c, body);
   }
   return body;
 }
@@ -142,7 +179,7 @@ function parseHeader(buf: Buffer, from: number, nl: number, path: string, offset
   } catch {
     h = undefined;
   }
-  if (!h || typeof h.c !== 'string' || typeof h.n !== 'number' || !Number.isInteger(h.n) || h.n < 0 || !['q', 'r', 'd', 'x'].includes(h.k as string)) {
+  if (!h || typeof h.c !== 'string' || typeof h.n !== 'number' || !Number.isInteger(h.n) || h.n < 0 || !['q', 'b', 'r', 'd', 'x'].includes(h.k as string)) {
     throw new RollerError(ErrorCode.WIRE_LOG_CORRUPT, `${path}: byte ${offset}: not a wire frame header; the log is corrupt from here (frames before it are intact)`, {
       origin: { file: path, offset },
     });

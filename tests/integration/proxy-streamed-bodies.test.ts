@@ -2,7 +2,9 @@
  * Request bodies too large to hold whole (issue 30, item 8): past `streamRequestBodiesOver` the proxy forwards a body as
  * it arrives, each chunk logged before it is sent, and readers give the whole body back as one request frame.
  */
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { readWireFrames, WireLogWriter, WIRE_LOG_FILE } from '../../src/sources/
 import { projectCalls } from '../../src/sources/proxy/project-calls.js';
 import { startCapture } from '../support/capture.js';
 import { collect } from '../support/http.js';
+import { rollerBin } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const tmp = useTempDir('proxy-streamed-bodies');
@@ -180,6 +183,32 @@ describe('bodies past streamRequestBodiesOver are forwarded as they arrive', () 
     expect(up.received[0]!.body.length).toBeLessThanOrEqual(1 << 20);
     const [call] = await finish();
     expect(call!.errors.map((e) => e.code)).toContain('ROLLER_REQUEST_TOO_LARGE');
+  });
+
+  it('the disk fills mid-body (a file size limit on roller proxy): a 503 that says why, the rest never forwarded, exit 1', async () => {
+    const out = join(tmp.path, 'full');
+    let logPath = '';
+    const up = await checkingUpstream(() => logPath);
+    // Writes past 6 MB fail with EFBIG (SIGXFSZ ignored, as a full disk's ENOSPC would): after the 4 MB the proxy holds whole.
+    const child = spawn('bash', ['-c', `trap '' XFSZ; ulimit -f ${6 * 1024}; exec "$0" proxy --upstream "$1" --out "$2"`, rollerBin, up.url, out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(() => void child.kill('SIGKILL'));
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    logPath = join(out, WIRE_LOG_FILE);
+    const body = bigJsonBody(10 << 20);
+    const res = await request(`${url}/v1/messages`, { method: 'POST', body });
+    expect(res.statusCode).toBe(503);
+    expect(JSON.parse(await res.body.text())).toMatchObject({ error: { type: 'roller_capture_failed', message: expect.stringContaining('cannot be written') } });
+    for (let i = 0; i < 200 && !up.received[0]?.aborted; i++) await sleep(20);
+    expect(up.received[0]!.aborted).toBe(true);
+    expect(up.received[0]!.aheadOfLog).toBe(0); // what reached the upstream is on disk
+    expect(up.received[0]!.body.length).toBeLessThan(6 << 20);
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'close')) as [number];
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/wire log .* cannot be written .*\[ROLLER_WIRE_LOG_WRITE_FAILED\]/);
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 
   it('a log that ends inside a streamed body (the proxy was killed): the request is kept, its body omitted with why', async () => {

@@ -160,7 +160,14 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
         throw new Error(message);
       }
       this.ctx.wire.append(this.callId, 'b', undefined, chunk);
-      await this.onDisk();
+      try {
+        await this.onDisk();
+      } catch (err) {
+        // Fail closed mid-body too: the rest is not forwarded unrecorded.
+        const message = `roller proxy: recording failed, so nothing more is forwarded: ${(err as Error).message}`;
+        this.streamRefusal = { status: 503, type: 'roller_capture_failed', message, error: { code: ErrorCode.WIRE_LOG_WRITE_FAILED, message } };
+        throw err;
+      }
       yield chunk;
     }
     this.ctx.wire.append(this.callId, 'b', { end: true });

@@ -61,6 +61,10 @@ export const VERIFIED_VERSIONS: Readonly<Record<string, readonly VerifiedVersion
     {"version":"0.171.0","released_at":"2026-11-20","verified_at":"2026-12-03","scenarios":{"a single sub-agent (multi_agent v1)":"pass","a single sub-agent (multi_agent v2 warm fork)":"pass","a tool call":"pass","parallel sub-agents":"pass"}},
   ],
   "opencode": [
+    {"version":"1.1.11","released_at":"2026-05-18","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},
+    {"version":"1.1.27","released_at":"2026-05-14","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},
+    {"version":"1.1.53","released_at":"2026-04-13","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},
+    {"version":"1.1.65","released_at":"2026-09-23","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},
     {"version":"1.2.6","released_at":"2026-05-08","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},
     {"version":"1.3.0","released_at":"2026-09-16","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},
     {"version":"1.3.2","released_at":"2026-03-26","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},

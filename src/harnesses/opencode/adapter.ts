@@ -7,7 +7,7 @@ import { openCodeEvents, storeOfEvents, type OpenCodeEvent } from './events.js';
 import { openCodeDataDir, opencodePlan } from './launch.js';
 import { openCodeNativeCapture } from './native-capture.js';
 import { openCodeParticipants } from './participants.js';
-import { findOpenCodeDb, OPENCODE_RAW_SCHEMA, readOpenCodeStore, type OpenCodeStore } from './store.js';
+import { OPENCODE_RAW_SCHEMA, readOpenCodeStoreAt, type OpenCodeStore } from './store.js';
 
 /**
  * OpenCode (reference/harnesses/opencode.md): the SQLite store read with SQLite (sessions, messages, parts), one
@@ -17,13 +17,13 @@ import { findOpenCodeDb, OPENCODE_RAW_SCHEMA, readOpenCodeStore, type OpenCodeSt
 export const openCodeAdapter: HarnessAdapter = {
   name: 'opencode',
   rawSchema: OPENCODE_RAW_SCHEMA,
-  // SQLite in WAL mode: the database with its journal files, as the CLI left them
-  sessionFiles: /(^|\/)opencode\.db(-wal|-shm)?$/,
+  // SQLite in WAL mode: the database with its journal files, as the CLI left them; before 1.2, the JSON storage objects
+  sessionFiles: /(^|\/)opencode\.db(-wal|-shm)?$|(^|\/)storage\/(session|message|part)\/[^/]+\/[^/]+\.json$/,
   // OpenCode keeps no response ids: each call names its session in the x-session-id header.
   callSessionField: 'session_id',
 
   async convert(native, input) {
-    const store = readOpenCodeStore(findOpenCodeDb(native));
+    const store = readOpenCodeStoreAt(native);
     const participants = openCodeParticipants(store);
     const out: SessionConversion[] = [];
     for (const root of store.sessions.filter((s) => s.parentId === null)) {
@@ -45,7 +45,7 @@ export const openCodeAdapter: HarnessAdapter = {
   },
 
   async nativeCapture({ nativeRoot, version }) {
-    const native = openCodeNativeCapture(readOpenCodeStore(findOpenCodeDb(nativeRoot)), version);
+    const native = openCodeNativeCapture(readOpenCodeStoreAt(nativeRoot), version);
     return { ...native, participants: relativeStatusSources(native.participants, nativeRoot) };
   },
 
@@ -58,7 +58,7 @@ export const openCodeAdapter: HarnessAdapter = {
   runner: {
     pin: PINNED_HARNESSES.opencode,
     nativeRoot: (home) => home,
-    plan: (l) => opencodePlan({ ...launchFields(l), ...(l.model ? { model: l.model } : {}) }),
+    plan: (l) => opencodePlan({ ...launchFields(l), ...(l.model ? { model: l.model } : {}), ...(l.version ? { version: l.version } : {}) }),
     thinkingLevels: [], // its run command takes no reasoning level here: --thinking is refused for it
     apiModels: false,
     contextSettings: false,

@@ -35,7 +35,9 @@ export function storeOfEvents(events: Iterable<OpenCodeEvent>, path = 'trace.jso
     if (e.schema !== OPENCODE_RAW_SCHEMA) continue;
     const data = e.data as Record<string, any>;
     if (e.table === 'session') {
-      store.sessions.push({ id: e.id, parentId: data.parent_id === null || data.parent_id === undefined ? null : String(data.parent_id), agent: data.agent ?? null, title: data.title ?? null, timeCreated: e.time_created, row: data });
+      // A row of the database names its parent parent_id; a JSON storage object (before 1.2), parentID.
+      const parent = data.parent_id ?? data.parentID;
+      store.sessions.push({ id: e.id, parentId: parent === null || parent === undefined ? null : String(parent), agent: data.agent ?? null, title: data.title ?? null, timeCreated: e.time_created, row: data });
     } else if (e.table === 'message') store.messages.push({ id: e.id, sessionId: e.session_id, timeCreated: e.time_created, data });
     else if (e.table === 'part') store.parts.push({ id: e.id, messageId: e.message_id ?? '', sessionId: e.session_id, timeCreated: e.time_created, data });
   }

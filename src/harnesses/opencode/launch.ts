@@ -2,6 +2,14 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
 import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
+import { releasedSince } from '../release.js';
+
+/**
+ * Releases 1.1.27 up to 1.1.53 fetch models.dev at start-up whatever OPENCODE_DISABLE_MODELS_FETCH says, and fail
+ * offline, unless a model list is cached — which their first start wipes along with the rest of a cache it did not set
+ * up. So for them the CLI is started once with --version (setting its cache up) and an empty list written before the run.
+ */
+const MODELS_FETCH_REGRESSION = { from: '1.1.27', until: '1.1.53' };
 
 /** Where OpenCode keeps its database under a HOME laid out by opencodePlan (XDG dirs inside it). */
 export const openCodeDataDir = (home: string) => join(home, '.local', 'share', 'opencode');
@@ -12,7 +20,7 @@ export const openCodeDataDir = (home: string) => join(home, '.local', 'share', '
  * small (title) model, auto-update, share, models.dev and LSP downloads off — and an npm registry that does
  * not answer, so its background plugin install cannot reach the network.
  */
-export async function opencodePlan(launch: HarnessLaunch & { model?: string }): Promise<ProcessPlan> {
+export async function opencodePlan(launch: HarnessLaunch & { model?: string; version?: string }): Promise<ProcessPlan> {
   const config = join(launch.home, '.config', 'opencode');
   await mkdir(config, { recursive: true });
   for (const d of ['.local/share', '.local/state', '.cache']) await mkdir(join(launch.home, d), { recursive: true });
@@ -41,10 +49,15 @@ export async function opencodePlan(launch: HarnessLaunch & { model?: string }): 
     ),
   );
   const nowhere = 'http://127.0.0.1:9';
+  // The prompt on stdin: argv would cap it at 128 KB, and a positional prompt is stored wrapped in quotes.
+  const args = ['run', '--format', 'json', ...(launch.extraArgs ?? [])];
+  const seedModels = launch.version !== undefined && releasedSince(launch.version, MODELS_FETCH_REGRESSION.from) && !releasedSince(launch.version, MODELS_FETCH_REGRESSION.until);
+  if (seedModels) await mkdir(join(launch.home, '.cache', 'opencode'), { recursive: true });
   return {
-    command: launch.bin,
-    // The prompt on stdin: argv would cap it at 128 KB, and a positional prompt is stored wrapped in quotes.
-    args: ['run', '--format', 'json', ...(launch.extraArgs ?? [])],
+    ...(seedModels
+      ? // (the roller provider names its models in the config: an empty list is all the CLI needs)
+        { command: '/bin/sh', args: ['-c', `"$0" --version >/dev/null 2>&1; printf '{}' > "$1"; shift; exec "$0" "$@"`, launch.bin, join(launch.home, '.cache', 'opencode', 'models.json'), ...args] }
+      : { command: launch.bin, args }),
     cwd: launch.work,
     stdin: await promptFile(launch),
     env: {

@@ -30,6 +30,6 @@ export function openCodeNativeCapture(store: OpenCodeStore, version: string): Na
     ...(participants.length === 1
       ? { soleParticipant: { participant: participants[0]!.participant, evidence: "the call went through this run's own proxy and the OpenCode run has one session (releases before 1.17 send no session header)" } }
       : {}),
-    nativeFiles: [store.path],
+    nativeFiles: store.files ?? [store.path],
   };
 }

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { openReadonlySqlite } from '../../core/sqlite.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import { readOpenCodeJsonStore } from './store-json.js';
 
-/** OpenCode 1.18.x keeps sessions in SQLite (WAL mode): $XDG_DATA_HOME/opencode/opencode.db. */
-export const OPENCODE_VERIFIED_VERSIONS = ['1.2.6 to 1.18.33 (docs/VERSIONS.md)'] as const;
+/** OpenCode keeps sessions in SQLite (WAL mode) since 1.2: $XDG_DATA_HOME/opencode/opencode.db; before, JSON files (store-json.ts). */
+export const OPENCODE_VERIFIED_VERSIONS = ['1.1.11 to 1.18.33 (docs/VERSIONS.md)'] as const;
 export const OPENCODE_RAW_SCHEMA = 'roller.opencode-events/v1' as const;
 
 type Json = Record<string, any>;
@@ -34,19 +35,34 @@ export interface OpenCodePart {
 }
 
 export interface OpenCodeStore {
+  /** The database, or the JSON storage directory. */
   path: string;
+  /** The JSON files read (JSON storage only; a database is its one file). */
+  files?: string[];
   sessions: OpenCodeSession[];
   messages: OpenCodeMessage[];
   parts: OpenCodePart[];
 }
 
-/** The database under an OpenCode HOME (or XDG data dir), or the path itself when it is the .db file. */
-export function findOpenCodeDb(native: string): string {
-  for (const candidate of [native, join(native, 'opencode.db'), join(native, 'opencode', 'opencode.db'), join(native, '.local', 'share', 'opencode', 'opencode.db')]) {
-    if (candidate.endsWith('.db') && existsSync(candidate)) return candidate;
+/**
+ * The store under an OpenCode HOME (or XDG data dir, or the path itself): its opencode.db, or failing that the JSON
+ * storage directory of a release before 1.2 (one with a session/ directory).
+ */
+export function readOpenCodeStoreAt(native: string): OpenCodeStore {
+  const dataDirs = [native, join(native, 'opencode'), join(native, '.local', 'share', 'opencode')];
+  if (native.endsWith('.db') && existsSync(native)) return readOpenCodeStore(native);
+  for (const d of dataDirs) if (existsSync(join(d, 'opencode.db'))) return readOpenCodeStore(join(d, 'opencode.db'));
+  for (const d of [native, ...dataDirs.map((x) => join(x, 'storage'))]) {
+    if (isDir(join(d, 'session'))) {
+      const store = readOpenCodeJsonStore(d);
+      checkShapes(d, store.sessions, store.messages, store.parts);
+      return store;
+    }
   }
-  throw new RollerError(ErrorCode.FILE_NOT_FOUND, `no opencode.db under ${native}: pass an OpenCode HOME, its XDG data dir, or the .db file`);
+  throw new RollerError(ErrorCode.FILE_NOT_FOUND, `no OpenCode store under ${native} (neither opencode.db nor a storage/session directory): pass an OpenCode HOME, its XDG data dir, the .db file or the storage directory`);
 }
+
+const isDir = (p: string) => existsSync(p) && lstatSync(p).isDirectory();
 
 const parse = (text: string, where: string): Json => {
   try {

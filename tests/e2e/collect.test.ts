@@ -359,6 +359,35 @@ describe('roller collect --resume on older runs', () => {
   }, 10 * 60_000);
 });
 
+describe('roller collect --resume checks each capture before reuse (seeds/000)', () => {
+  it('a capture changed after publication (calls.jsonl edited, junk appended to relations.jsonl) is collected again, saying why', async () => {
+    const tasks = await tasksFile('tamper-tasks.jsonl', [
+      { id: 'hello', prompt: '[HELLO] hi' },
+      { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } },
+    ]);
+    const out = join(tmp.path, 'runs');
+    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'tamper'];
+    expect((await roller(args)).code).toBe(0);
+    const run = join(out, 'tamper');
+    const { appendFileSync, writeFileSync } = await import('node:fs');
+    const captureOf = (i: number) => join(run, info(run).samples[i]!.path, 'capture', 'attempt-0001');
+    const calls = join(captureOf(0), 'calls.jsonl');
+    writeFileSync(calls, readFileSync(calls, 'utf8').replace('"execution_status":"completed"', '"execution_status":"failed"'));
+    appendFileSync(join(captureOf(1), 'relations.jsonl'), 'not a relation\n');
+
+    const resumed = await roller([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(info(run).summary).toMatchObject({ ok: 2, skipped: 0 });
+    for (const i of [0, 1]) expect(resumed.stderr).toContain(`${join(run, info(run).samples[i]!.path)} is collected again, its capture fails validation`);
+    expect(resumed.stderr).toMatch(/calls\.jsonl: sha256 .* differs from the manifest/);
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    // Collected again, they hold: the next resume reuses both.
+    const again = await roller([...args, '--resume']);
+    expect(again.stderr).not.toContain('fails validation');
+    expect(info(run).summary).toMatchObject({ ok: 0, skipped: 2 });
+  }, 10 * 60_000);
+});
+
 describe('roller collect after SIGKILL', () => {
   it('info.json is the last complete snapshot, and --resume finishes the run', async () => {
     const tasks = await tasksFile('kill-tasks.jsonl', [

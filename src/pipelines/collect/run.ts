@@ -77,6 +77,8 @@ export interface CollectOptions {
   onStart?: (request: { index: number; task_id: string; model: string }) => void;
   /** Called once the requests are known: how many samples the run has. */
   onPlan?: (total: number) => void;
+  /** A resume found a finished sample it cannot reuse for a defect (its capture fails validation): it runs again. */
+  onNotReused?: (sampleDir: string, why: string) => void;
   rollerVersion?: string;
 }
 
@@ -246,6 +248,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
       for (const r of requests) {
         const found = await reusableSample(sampleDirOf(runDir, r), r, bundle.digest, o.keepThinking ?? true, wireTrace);
         if (found === 'mixed') mixed.push(sampleDirOf(runDir, r));
+        else if (found && 'defect' in found) o.onNotReused?.(sampleDirOf(runDir, r), found.defect);
         else if (found) reusable.set(r.index, found);
       }
     }

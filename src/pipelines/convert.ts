@@ -12,6 +12,7 @@ import { readCallsLazily } from '../sources/archive/calls-reader.js';
 import { relativeStatusSources } from '../harnesses/native-archive.js';
 import type { HarnessAdapter, SessionConversion } from '../harnesses/adapter.js';
 import type { SinkFailure, UserSinks } from '../sinks/user-sink.js';
+import { withoutReasoning } from '../transforms/actf/without-reasoning.js';
 import { attributeCalls } from '../transforms/capture/attribute.js';
 import { openUserSinks, type SinkSpec } from './user-sinks.js';
 import { harnessAdapter } from '../harnesses/index.js';
@@ -125,6 +126,8 @@ async function writeConverted(o: SessionConversion & { dir: string; harness: str
     })(),
     ctx,
   );
+  // --no-keep-thinking: reasoning emptied in ACTF as in SFT (trace.jsonl above keeps it as the harness wrote it).
+  if (!o.keepThinking) o = { ...o, actf: withoutReasoning(o.actf) };
   const issues = checkValue(Actf, o.actf);
   if (issues.length > 0) {
     throw new RollerError(ErrorCode.CONVERSION_INVALID, `${o.where}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the input`);

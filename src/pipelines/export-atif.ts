@@ -13,6 +13,7 @@ import { AtifTrajectory } from '../schemas/atif.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
 import { checkValue } from '../schemas/validate.js';
+import { withoutReasoning } from '../transforms/actf/without-reasoning.js';
 import { actfToAtif } from '../transforms/atif/from-actf.js';
 
 export interface ExportResult {
@@ -34,9 +35,11 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
   if (!existsSync(join(runDir, 'info.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${runDir}: no info.json; pass a run directory written by roller collect`);
   const run = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
   const result: ExportResult = { exported: [], skipped: [], failed: [] };
+  // A run collected with --no-keep-thinking: sub-agents re-read from trace.jsonl lose their reasoning as the main ACTF did.
+  const keepThinking = (run.config as { keep_thinking?: unknown } | undefined)?.keep_thinking !== false;
   for (const row of run.samples) {
     try {
-      const done = await exportSample(runDir, row, output);
+      const done = await exportSample(runDir, row, output, keepThinking);
       if (typeof done === 'string') result.skipped.push({ path: row.path, reason: done });
       else result.exported.push(done);
     } catch (err) {
@@ -47,7 +50,7 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
 }
 
 /** One sample exported (its row), or why it is skipped; throws what makes it fail. */
-async function exportSample(runDir: string, row: RunInfo['samples'][number], output: string): Promise<{ path: string; status: string } | string> {
+async function exportSample(runDir: string, row: RunInfo['samples'][number], output: string, keepThinking: boolean): Promise<{ path: string; status: string } | string> {
   const dir = join(runDir, row.path);
   const infoPath = join(dir, 'info.json');
   if (!existsSync(infoPath)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${infoPath} is missing, though the run's info.json lists the sample`);
@@ -65,7 +68,8 @@ async function exportSample(runDir: string, row: RunInfo['samples'][number], out
   const adapter = harnessAdapter(info.harness.name);
   if (raw && adapter.atifSubagents) {
     const people = ((info.runtime as { participants?: unknown }).participants ?? []) as ParticipantUsage[];
-    images.push(...embedSubagents(trajectory, adapter.atifSubagents(await readJsonl(raw), people), info, sessionId));
+    const children = adapter.atifSubagents(await readJsonl(raw), people).map((c) => (keepThinking ? c : { ...c, actf: withoutReasoning(c.actf) }));
+    images.push(...embedSubagents(trajectory, children, info, sessionId));
   }
   const issues = checkValue(AtifTrajectory, trajectory);
   if (issues.length > 0) {

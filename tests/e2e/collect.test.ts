@@ -388,6 +388,41 @@ describe('roller collect --resume checks each capture before reuse (seeds/000)',
   }, 10 * 60_000);
 });
 
+describe('roller collect --no-keep-thinking (seeds/003: reasoning emptied in ACTF and SFT, raw untouched)', () => {
+  it('ACTF, SFT and the exported ATIF (sub-agents included) hold no reasoning; trace.jsonl keeps what the harness wrote', async () => {
+    const tasks = await tasksFile('nothink-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
+    const out = join(tmp.path, 'runs');
+    const runs: Record<string, string> = {};
+    for (const [name, extra] of [['think', []], ['nothink', ['--no-keep-thinking']]] as const) {
+      const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', name, ...extra]);
+      expect(r.code, r.stderr).toBe(0);
+      runs[name] = join(out, name);
+      expect((await roller(['export', runs[name]!])).code).toBe(0);
+    }
+    const reasoningOf = (run: string) => {
+      const dir = join(run, info(run).samples[0]!.path);
+      const actf = readJson<{ steps: { assistant_content: { reasoning_content: string | null } }[] }>(join(dir, 'trace_ACTF.json'));
+      const atif = readFileSync(filesUnder(join(run, 'atif')).find((f) => f.endsWith('trajectory.json'))!, 'utf8');
+      return { actf: actf.steps.map((st) => st.assistant_content.reasoning_content), atif: (JSON.parse(atif) as Json), raw: readFileSync(join(dir, 'trace.jsonl'), 'utf8') };
+    };
+    const kept = reasoningOf(runs.think!);
+    const emptied = reasoningOf(runs.nothink!);
+    const visible = kept.actf.filter((r): r is string => typeof r === 'string' && r !== '');
+    expect(visible.length).toBeGreaterThan(0); // the scripted model reasons in this task
+    expect(emptied.actf).toEqual(kept.actf.map((r) => (r === null ? null : '')));
+    for (const text of visible) {
+      expect(emptied.raw).toContain(JSON.stringify(text).slice(1, 40)); // raw keeps the reasoning as written
+      expect(JSON.stringify(emptied.atif)).not.toContain(JSON.stringify(text).slice(1, 40));
+    }
+    // The sub-agent's embedded trajectory too: reasoning in the kept run, none in the other.
+    const subReasoning = (atif: Json) => ((atif.subagent_trajectories ?? []) as Json[]).flatMap((t) => (t.steps as Json[]).map((st) => st.reasoning_content ?? null)).filter((r) => typeof r === 'string' && r !== '');
+    expect(subReasoning(kept.atif).length).toBeGreaterThan(0);
+    expect(subReasoning(emptied.atif)).toEqual([]);
+    const sft = readJson<Json>(join(runs.nothink!, info(runs.nothink!).samples[0]!.path, 'trace_SFT.json'));
+    expect((sft.messages as Json[]).filter((m) => m.role === 'assistant').every((m) => m.reasoning_content === '')).toBe(true);
+  }, 10 * 60_000);
+});
+
 describe('roller collect after SIGKILL', () => {
   it('info.json is the last complete snapshot, and --resume finishes the run', async () => {
     const tasks = await tasksFile('kill-tasks.jsonl', [

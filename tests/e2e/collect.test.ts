@@ -423,6 +423,31 @@ describe('roller collect --no-keep-thinking (seeds/003: reasoning emptied in ACT
   }, 10 * 60_000);
 });
 
+describe('roller collect --thinking off (seeds/003: a mismatch is warned and kept out of sft.jsonl, on resume too)', () => {
+  it('Claude Code asked for no thinking (MAX_THINKING_TOKENS=0) still returns visible reasoning: thinking_effort_mismatch', async () => {
+    const tasks = await tasksFile('off-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
+    const out = join(tmp.path, 'runs');
+    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'off', '--thinking', 'off'];
+    const r = await roller(args);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'off');
+    const s = sample(run, info(run).samples[0]!);
+    const audit = s.runtime.thinking_audit as Json;
+    expect(audit).toMatchObject({ status: 'mismatch', requested: 'off' });
+    expect(audit.steps_with_reasoning).toBeGreaterThan(0);
+    expect(s.runtime.sft_eligibility).toEqual({ eligible: false, reason: 'thinking_effort_mismatch' });
+    expect((s.runtime as Json).warnings).toEqual([expect.stringContaining('thinking off was requested')]);
+    expect(r.stderr).toContain('1 samples hold visible reasoning though --thinking off asked for none');
+    // Kept for inspection, the returned reasoning untouched; not in the run's training file.
+    expect(existsSync(join(run, info(run).samples[0]!.path, 'trace_SFT.json'))).toBe(true);
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
+    const resumed = await roller([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(info(run).summary).toMatchObject({ skipped: 1 });
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
+  }, 10 * 60_000);
+});
+
 describe('roller collect after SIGKILL', () => {
   it('info.json is the last complete snapshot, and --resume finishes the run', async () => {
     const tasks = await tasksFile('kill-tasks.jsonl', [

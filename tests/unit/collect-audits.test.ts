@@ -52,6 +52,13 @@ describe('wire effort and thinking audits', async () => {
     const a = { steps: [{ assistant_content: { reasoning_content: 'I think' } }, { assistant_content: { reasoning_content: '' } }] } as unknown as Actf;
     expect(thinkingAudit(a, 'high', true)).toEqual({ status: 'visible_reasoning', requested: 'high', steps_with_reasoning: 1 });
     expect(thinkingAudit(a, 'high', false).status).toBe('not_observable');
+    // off asked, reasoning visible: a mismatch; none visible is no proof, but no mismatch either.
+    expect(thinkingAudit(a, 'off', true)).toEqual({ status: 'mismatch', requested: 'off', steps_with_reasoning: 1 });
+    expect(thinkingAudit({ steps: [] } as unknown as Actf, 'off', true).status).toBe('no_visible_reasoning');
+    expect(thinkingAudit(a, 'off', false).status).toBe('not_observable');
+    // Anthropic's thinking {type: disabled} is what off asks on the wire.
+    expect(wireEffortAudit([req({ thinking: { type: 'disabled' } })], 'off').status).toBe('matched');
+    expect(wireEffortAudit([req({ thinking: { type: 'adaptive' }, output_config: { effort: 'medium' } })], 'off').status).toBe('mismatch');
   });
   it('the harness arguments for a level, as each adapter plans them', async () => {
     const { mkdtemp } = await import('node:fs/promises');
@@ -60,6 +67,8 @@ describe('wire effort and thinking audits', async () => {
     const base = await mkdtemp(join(tmpdir(), 'roller-thinking-'));
     const launch = (name: string) => ({ bin: 'x', prompt: 'p', home: join(base, name), work: base, baseUrl: 'http://127.0.0.1:1', apiKey: 'k' });
     expect((await harnessAdapter('claude-code').runner!.plan({ ...launch('claude'), thinking: 'high' })).args.join(' ')).toContain('--effort high');
+    const off = await harnessAdapter('claude-code').runner!.plan({ ...launch('claude-off'), thinking: 'off' });
+    expect([off.args.includes('--effort'), off.env.MAX_THINKING_TOKENS]).toEqual([false, '0']);
     expect((await harnessAdapter('codex').runner!.plan({ ...launch('codex'), thinking: 'low' })).args.join(' ')).toContain('-c model_reasoning_effort="low"');
     expect(harnessAdapter('opencode').runner!.thinkingLevels).toEqual([]);
   });

@@ -94,11 +94,12 @@ export const claudeCodeAdapter: HarnessAdapter = {
       return claudeCodePlan({
         ...launchFields(l),
         ...(l.version ? { version: l.version } : {}),
-        extraArgs: [...(l.model ? ['--model', l.model] : []), ...(l.thinking ? ['--effort', l.thinking] : []), ...(l.continueSession ? ['--resume', l.continueSession] : []), ...(l.extraArgs ?? [])],
+        ...(l.thinking === 'off' ? { thinkingOff: true } : {}),
+        extraArgs: [...(l.model ? ['--model', l.model] : []), ...(l.thinking && l.thinking !== 'off' ? ['--effort', l.thinking] : []), ...(l.continueSession ? ['--resume', l.continueSession] : []), ...(l.extraArgs ?? [])],
         ...(l.context ? { context: l.context } : {}),
       });
     },
-    thinkingLevels: ['low', 'medium', 'high', 'xhigh', 'max'],
+    thinkingLevels: ['off', 'low', 'medium', 'high', 'xhigh', 'max'],
     thinkingSince: CLAUDE_CODE_FLAGS_SINCE.effort,
     sessionOfStdout,
     reported: claudeCodeResult,

@@ -14,6 +14,8 @@ export interface ClaudeCodeLaunch extends HarnessLaunch {
   version?: string;
   /** --forward-subagent-text: sub-agent text and thinking also on stdout (default true). */
   forwardSubagentText?: boolean;
+  /** `--thinking off`: MAX_THINKING_TOKENS=0, Claude Code's own switch (it then sends no effort). */
+  thinkingOff?: boolean;
   /** The context window Claude Code assumes and where it auto-compacts (a model config's context settings). */
   context?: { window?: number; autoCompactPercent?: number };
 }
@@ -30,6 +32,7 @@ export async function claudeCodePlan(launch: ClaudeCodeLaunch): Promise<ProcessP
   if ((launch.forwardSubagentText ?? true) && releasedSince(launch.version, CLAUDE_CODE_FLAGS_SINCE.forwardSubagentText)) args.push('--forward-subagent-text');
   args.push(...(launch.extraArgs ?? []));
   const extra: Record<string, string> = {};
+  if (launch.thinkingOff) extra.MAX_THINKING_TOKENS = '0';
   // Claude Code clamps a window below 100k up to 100k; the percentage then lowers the threshold below it.
   if (launch.context?.window !== undefined) extra.CLAUDE_CODE_AUTO_COMPACT_WINDOW = String(launch.context.window);
   if (launch.context?.autoCompactPercent !== undefined) extra.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = String(launch.context.autoCompactPercent);

@@ -99,7 +99,8 @@ export interface WireEffortAudit {
 export function wireEffortAudit(calls: readonly Call[], requested: string): WireEffortAudit {
   const observed = calls.map((c) => {
     const b = c.context as Json | null;
-    const v = b?.output_config?.effort ?? b?.reasoning?.effort ?? b?.reasoning_effort;
+    // Anthropic's thinking {type: 'disabled'} is the request of `off` (Claude Code sends it with no effort then).
+    const v = b?.thinking?.type === 'disabled' ? 'off' : (b?.output_config?.effort ?? b?.reasoning?.effort ?? b?.reasoning_effort);
     return typeof v === 'string' ? v : null;
   });
   const status = observed.length === 0 ? 'not_observable' : observed.some((v) => v !== null && v !== requested) ? 'mismatch' : observed.some((v) => v === null) ? 'unverified' : 'matched';
@@ -107,7 +108,8 @@ export function wireEffortAudit(calls: readonly Call[], requested: string): Wire
 }
 
 export interface ThinkingAudit {
-  status: 'visible_reasoning' | 'no_visible_reasoning' | 'not_observable';
+  /** mismatch: `off` was requested, yet the ACTF holds visible reasoning (seeds/003: a warning, and no linear SFT). */
+  status: 'visible_reasoning' | 'no_visible_reasoning' | 'not_observable' | 'mismatch';
   requested: string;
   /** ACTF steps with visible reasoning kept. */
   steps_with_reasoning: number;
@@ -124,5 +126,5 @@ export function thinkingAudit(actf: Actf | null, requested: string, keepThinking
     const r = (s as { assistant_content?: { reasoning_content?: unknown } }).assistant_content?.reasoning_content;
     return typeof r === 'string' && r.trim() !== '';
   }).length;
-  return { status: n > 0 ? 'visible_reasoning' : 'no_visible_reasoning', requested, steps_with_reasoning: n };
+  return { status: n === 0 ? 'no_visible_reasoning' : requested === 'off' ? 'mismatch' : 'visible_reasoning', requested, steps_with_reasoning: n };
 }

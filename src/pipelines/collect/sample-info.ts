@@ -71,6 +71,8 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       trajectory_conversion: conversion,
       sft_eligibility: !sftOk
         ? { eligible: false, reason: result.status !== 'ok' ? `sample ${result.status}` : (conversion.find((c) => c.target === 'sft')?.reason ?? 'no SFT') }
+        : result.audits?.thinking?.status === 'mismatch'
+          ? { eligible: false, reason: 'thinking_effort_mismatch' }
         : result.audits?.completion.status === 'flagged'
           ? { eligible: false, reason: `incomplete_trajectory: ${result.audits.completion.reason}` }
           : result.audits?.wireEffort?.status === 'mismatch'

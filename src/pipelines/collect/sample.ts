@@ -227,6 +227,8 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     result.conversion = projection.conversion;
     result.capture = projection.capture;
     result.audits = projection.audits;
+    const thinking = projection.audits?.thinking;
+    if (thinking?.status === 'mismatch') result.warnings.push(`thinking off was requested, yet ${thinking.steps_with_reasoning} step(s) hold visible reasoning (kept as returned): the sample's SFT is not in sft.jsonl (thinking_effort_mismatch)`);
     if (projection.segments) result.segments = projection.segments;
     if (projection.compactionCalls) result.compactionCalls = projection.compactionCalls;
     if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));

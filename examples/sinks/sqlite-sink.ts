@@ -2,7 +2,7 @@
  * A sink of your own: every attributed call and every participant of a run into SQLite (better-sqlite3).
  *
  *   npm run build
- *   npx roller collect --tasks examples/tasks/demo.jsonl --sink ./dist/examples/sinks/sqlite-sink.js \
+ *   npx roller collect --tasks examples/tasks/demo.jsonl --capture-calls --sink ./dist/examples/sinks/sqlite-sink.js \
  *     --sink-option sqlite-sink.path=runs.db
  *
  * It exports a SinkModule (roller loads it by path, checks its options with its zod schema, and feeds it the run's

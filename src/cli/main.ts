@@ -296,8 +296,9 @@ export function buildProgram(): Command {
     .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'actf')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
     .option('--thinking <level>', 'reasoning level for the harness (claude-code --effort: low..max; codex model_reasoning_effort: minimal..xhigh), audited on the wire')
-    .option('--no-capture-calls', 'do not publish capture/ (calls, relations, manifest) per sample')
-    .option('--claude-capture-calls', 'alias of --capture-calls (the default)')
+    .option('--capture-calls', 'record every model call and publish capture/ (calls, relations, manifest) per sample; needs the wire trace (seeds/000: off by default)')
+    .option('--claude-capture-calls', 'alias of --capture-calls')
+    .option('--no-capture-calls', 'the default: no capture/ (kept for scripts that say so)')
     .option('--cache-trace', "OpenClaw's cache trace (an error for other harnesses)")
     .option('--pi-subagent-extension', "Pi: enable the example sub-agent extension Pi ships (roller's profile has none)")
     .option('--openclaw-mode <mode>', 'OpenClaw: gateway (default; a local Gateway, sessions_spawn children run) | exec (one embedded turn, no children)', openclawModeOption)
@@ -310,7 +311,7 @@ export function buildProgram(): Command {
     .option('--allow-unverified-version', 'run a --harness-version that is not in the version matrix')
     .option('--json', 'print the final run info as JSON on stdout');
   withSinkOptions(program.commands.at(-1)!)
-    .action(async (opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string; tasks: string; harness: string; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean; openclawMode?: OpenClawMode; harnessVersion?: string; allowUnverifiedVersion?: boolean }) => {
+    .action(async (opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string; tasks: string; harness: string; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls?: boolean; claudeCaptureCalls?: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; piSubagentExtension?: boolean; openclawMode?: OpenClawMode; harnessVersion?: string; allowUnverifiedVersion?: boolean }) => {
       if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
       const controller = new AbortController();
       const onSignal = () => {
@@ -337,7 +338,7 @@ export function buildProgram(): Command {
         wireTrace: opts.wireTrace,
         keepThinking: opts.keepThinking,
         thinking: opts.thinking ?? null,
-        captureCalls: opts.captureCalls,
+        captureCalls: opts.captureCalls === true || opts.claudeCaptureCalls === true,
         captureDebug: opts.captureDebug,
         ...(opts.cacheTrace ? { cacheTrace: true } : {}),
         ...(opts.piSubagentExtension ? { piSubagentExtension: true } : {}),

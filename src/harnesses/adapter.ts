@@ -133,6 +133,8 @@ export interface RunLaunch {
   model?: string;
   /** --thinking. */
   thinking?: string;
+  /** --capture-calls: calls are recorded (OpenCode offers its sub-agent `task` tool only then, seeds/000). */
+  captureCalls?: boolean;
   /** Continue this native session (a follow-up prompt). */
   continueSession?: string;
   /** context_window / auto_compact_percent of the model config. */

@@ -52,7 +52,7 @@ export function resumeCommand(runDir: string, info: RunInfo, lock: Lock | undefi
     if (o.wire_trace !== 'actf') args.push('--wire-trace', o.wire_trace);
     if (!o.keep_thinking) args.push('--no-keep-thinking');
     if (o.thinking) args.push('--thinking', o.thinking);
-    if (!o.capture_calls) args.push('--no-capture-calls');
+    if (o.capture_calls) args.push('--capture-calls');
     if (o.capture_debug && o.capture_debug !== 'on-error') args.push('--capture-debug', o.capture_debug);
   }
   if (lock && lock.timeout_s !== 600) args.push('--timeout', String(lock.timeout_s));

@@ -196,6 +196,7 @@ async function runScenario(
     work,
     baseUrl: proxy.url,
     apiKey: 'roller-verify-dummy-key',
+    captureCalls: true, // verify records every call
     ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}),
     ...(scenario.profile ? { profile: scenario.profile } : {}),
     harnessOptions: { ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}), ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}) },

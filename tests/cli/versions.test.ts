@@ -38,7 +38,7 @@ describe('roller and harness versions (bin/roller over dist/)', () => {
   }, 600_000);
 
   it('collect refuses an unverified --harness-version before installing anything, and says how to verify it', async () => {
-    const res = await roller('collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'codex', '--harness-version', '0.1.0', '--output', tmp.path, '--run-name', 'x');
+    const res = await roller('collect', '--capture-calls', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'codex', '--harness-version', '0.1.0', '--output', tmp.path, '--run-name', 'x');
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain('--harness-version 0.1.0: roller has not verified codex 0.1.0');
     expect(res.stderr).toContain('roller verify --harness codex --versions 0.1.0');
@@ -46,7 +46,7 @@ describe('roller and harness versions (bin/roller over dist/)', () => {
   });
 
   it('collect refuses --thinking with a Claude Code release that takes no --effort', async () => {
-    const res = await roller('collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--harness-version', '2.1.36', '--thinking', 'high', '--output', tmp.path, '--run-name', 'y');
+    const res = await roller('collect', '--capture-calls', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--harness-version', '2.1.36', '--thinking', 'high', '--output', tmp.path, '--run-name', 'y');
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain('--thinking high: claude-code 2.1.36 takes no reasoning level (from 2.1.50 on)');
   });

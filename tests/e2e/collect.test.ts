@@ -32,7 +32,7 @@ function roller(args: string[], options: { onStderr?: (text: string, child: Retu
 /** `roller collect` of `tasks` into runs/<runName> with the given options; the run must succeed and validate. */
 async function collectValidRun(runName: string, tasks: object[], options: string[]): Promise<string> {
   const out = join(tmp.path, 'runs');
-  const r = await roller(['collect', '--tasks', await tasksFile(`${runName}.jsonl`, tasks), '--output', out, '--run-name', runName, ...options]);
+  const r = await roller(['collect', '--capture-calls', '--tasks', await tasksFile(`${runName}.jsonl`, tasks), '--output', out, '--run-name', runName, ...options]);
   expect(r.code, r.stderr).toBe(0);
   const run = join(out, runName);
   expect((await roller(['validate-run', run])).code).toBe(0);
@@ -113,7 +113,7 @@ async function expectAtifExport(run: string): Promise<Json[]> {
 describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
   it('claude-code: the example tasks give a complete run; --resume reuses it; a changed option stops a resume before anything runs', async () => {
     const out = join(tmp.path, 'runs');
-    const first = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo']);
+    const first = await roller(['collect', '--capture-calls', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo']);
     expect(first.code, first.stderr).toBe(0);
     const run = join(out, 'demo');
     expect(first.stdout.trim()).toBe(run);
@@ -163,13 +163,13 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(refs).toEqual([{ trajectory_id: delegated.subagent_trajectories[0].trajectory_id }]);
 
     const sftBefore = readFileSync(join(run, 'sft.jsonl'));
-    const again = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume']);
+    const again = await roller(['collect', '--capture-calls', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume']);
     expect(again.code, again.stderr).toBe(0);
     expect(info(run).summary).toMatchObject({ ok: 0, skipped: 3 });
     expect(readFileSync(join(run, 'sft.jsonl')).equals(sftBefore)).toBe(true);
 
     const infoBefore = readFileSync(join(run, 'info.json'));
-    const changed = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume', '--timeout', '100', '--no-keep-thinking']);
+    const changed = await roller(['collect', '--capture-calls', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume', '--timeout', '100', '--no-keep-thinking']);
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain('$.timeout_s: 600 -> 100');
     expect(changed.stderr).toContain('$.options.keep_thinking: true -> false');
@@ -182,7 +182,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
         { id: 'links', prompt: '[SYMLINK] Write out/safe.txt and a link.', output_dirs: ['out'] },
     ]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'retry', '--capture-debug', 'full', '--retries', '1', '--collect-path', 'out/safe.txt']);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'retry', '--capture-debug', 'full', '--retries', '1', '--collect-path', 'out/safe.txt']);
     expect(r.code).toBe(1); // a failed sample
     const run = join(out, 'retry');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -212,7 +212,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     ]);
     const out = join(tmp.path, 'runs');
     let sent = false;
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'interrupt'], {
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'interrupt'], {
       onStderr: (text, child) => {
         if (!sent && text.includes('started 1_slow')) {
           sent = true;
@@ -232,7 +232,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(readFileSync(join(run, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1); // the partial training set
 
     // --retries is not a trajectory-semantic option: a resume may add it (the rerun model stalls once more).
-    const resumed = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'interrupt', '--resume', '--retries', '1']);
+    const resumed = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'interrupt', '--resume', '--retries', '1']);
     const done = info(run);
     expect(done.state).toBe('finished');
     expect(done.samples.map((s) => [s.task_id, s.status])).toEqual([
@@ -251,7 +251,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
         { id: 'delegate', prompt: '[MAIN:wait] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
     ]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'codex', '--capture-debug', 'full', '--thinking', 'low']);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'codex', '--capture-debug', 'full', '--thinking', 'low']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'codex');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -307,7 +307,7 @@ describe('roller collect with the docker runner (engine stand-in that runs the c
       },
     };
     const tasks = await tasksFile('docker-tasks.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.' }]);
-    const { runDir, info: result } = await collect({ tasks, harness: 'claude-code', models: ['scripted/default'], output: join(tmp.path, 'runs'), runName: 'docker', runner: 'docker', image: 'node:20-bookworm', docker: api });
+    const { runDir, info: result } = await collect({ tasks, harness: 'claude-code', models: ['scripted/default'], output: join(tmp.path, 'runs'), runName: 'docker', captureCalls: true, runner: 'docker', image: 'node:20-bookworm', docker: api });
     expect(result.summary).toMatchObject({ ok: 1, failed: 0 });
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ Image: 'node:20-bookworm', HostConfig: { NetworkMode: 'host' } });
@@ -325,7 +325,7 @@ describe('roller collect --resume on older runs', () => {
         { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } },
     ]);
     const out = join(tmp.path, 'runs');
-    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'older'];
+    const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'older'];
     expect((await roller(args)).code).toBe(0);
     const run = join(out, 'older');
     const { rmSync, writeFileSync } = await import('node:fs');
@@ -366,7 +366,7 @@ describe('roller collect --resume checks each capture before reuse (seeds/000)',
       { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } },
     ]);
     const out = join(tmp.path, 'runs');
-    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'tamper'];
+    const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'tamper'];
     expect((await roller(args)).code).toBe(0);
     const run = join(out, 'tamper');
     const { appendFileSync, writeFileSync } = await import('node:fs');
@@ -394,7 +394,7 @@ describe('roller collect --no-keep-thinking (seeds/003: reasoning emptied in ACT
     const out = join(tmp.path, 'runs');
     const runs: Record<string, string> = {};
     for (const [name, extra] of [['think', []], ['nothink', ['--no-keep-thinking']]] as const) {
-      const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', name, ...extra]);
+      const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', name, ...extra]);
       expect(r.code, r.stderr).toBe(0);
       runs[name] = join(out, name);
       expect((await roller(['export', runs[name]!])).code).toBe(0);
@@ -427,7 +427,7 @@ describe('roller collect --thinking off (seeds/003: a mismatch is warned and kep
   it('Claude Code asked for no thinking (MAX_THINKING_TOKENS=0) still returns visible reasoning: thinking_effort_mismatch', async () => {
     const tasks = await tasksFile('off-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
     const out = join(tmp.path, 'runs');
-    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'off', '--thinking', 'off'];
+    const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'off', '--thinking', 'off'];
     const r = await roller(args);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'off');
@@ -448,6 +448,42 @@ describe('roller collect --thinking off (seeds/003: a mismatch is warned and kep
   }, 10 * 60_000);
 });
 
+describe('roller collect: capture is opt-in (seeds/000 --capture-calls)', () => {
+  it('off by default: no capture/, the lock says so, a resume cannot mix; it needs the wire trace; OpenCode offers no task tool without it', async () => {
+    const tasks = await tasksFile('optin-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
+    const out = join(tmp.path, 'runs');
+    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'plain'];
+    const r = await roller(args);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'plain');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const dir = join(run, info(run).samples[0]!.path);
+    expect(existsSync(join(dir, 'capture'))).toBe(false);
+    expect(sample(run, info(run).samples[0]!).runtime.capture).toBeNull();
+    expect(readJson<Json>(join(run, 'lock.json')).options.capture_calls).toBe(false);
+    expect(existsSync(join(dir, 'trace_SFT.json'))).toBe(true); // the trajectory is whole without it
+
+    const mixed = await roller([...args, '--resume', '--capture-calls']);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('$.options.capture_calls: false -> true');
+
+    const noWire = await roller(['collect', '--capture-calls', '--wire-trace', 'off', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'nowire']);
+    expect(noWire.code).toBe(2);
+    expect(noWire.stderr).toContain('--capture-calls records calls from the wire: it needs the wire trace on');
+    expect(existsSync(join(out, 'nowire'))).toBe(false);
+
+    // OpenCode without capture: its requests offer no task tool, so no child session is made.
+    const oc = await roller(['collect', '--tasks', tasks, '--harness', 'opencode', '--wire-trace', 'full', '--output', out, '--run-name', 'oc-plain']);
+    expect(oc.code, oc.stderr).toBe(0);
+    const ocRun = join(out, 'oc-plain');
+    const ocDir = join(ocRun, info(ocRun).samples[0]!.path);
+    const offered = readJsonl(join(ocDir, 'wire_trace.jsonl')).flatMap((e) => ((e.body?.tools ?? []) as Json[]).map((t) => t.function?.name as string));
+    expect(offered).toContain('read');
+    expect(offered).not.toContain('task');
+    expect((sample(ocRun, info(ocRun).samples[0]!).runtime.participants as Json[]).map((p) => p.role)).toEqual(['root']);
+  }, 10 * 60_000);
+});
+
 describe('roller collect after SIGKILL', () => {
   it('info.json is the last complete snapshot, and --resume finishes the run', async () => {
     const tasks = await tasksFile('kill-tasks.jsonl', [
@@ -456,7 +492,7 @@ describe('roller collect after SIGKILL', () => {
         { id: 'third', prompt: '[HELLO] three' },
     ]);
     const out = join(tmp.path, 'runs');
-    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'killed'];
+    const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'killed'];
     let killed = false;
     await roller(args, {
       onStderr: (text, child) => {
@@ -491,7 +527,7 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
         { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
     ]);
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'opencode', '--output', out, '--run-name', 'opencode', '--capture-debug', 'full']);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'opencode', '--output', out, '--run-name', 'opencode', '--capture-debug', 'full']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'opencode');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -658,7 +694,7 @@ describe('roller collect through a real compaction (Claude Code, context window 
     await writeFile(models, JSON.stringify({ models: { 'scripted/default': { context_window: 100000, auto_compact_percent: 12 } } }));
     const out = join(tmp.path, 'compact-runs');
     for (const [name, extra] of [['keep', []], ['no-thinking', ['--no-keep-thinking']]] as const) {
-      const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'scripted/default', '--model-config', models, '--output', out, '--run-name', name, '--capture-debug', 'full', ...extra]);
+      const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--model', 'scripted/default', '--model-config', models, '--output', out, '--run-name', name, '--capture-debug', 'full', ...extra]);
       expect(r.code, r.stderr).toBe(0);
       const run = join(out, name);
       expect((await roller(['validate-run', run])).code).toBe(0);
@@ -729,7 +765,7 @@ describe('roller collect with follow-up prompts in one Claude Code session (--re
   it('one session, three prompts: each reports its own cost as a session delta, and the totals reconcile with roller usage', async () => {
     const tasks = await tasksFile('followups.jsonl', [{ id: 'three', prompt: '[HELLO] first', followups: ['[HELLO] second', '[WRITE] third'], output_dirs: ['.'] }]);
     const out = join(tmp.path, 'followup-runs');
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'followups', '--capture-debug', 'full']);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'followups', '--capture-debug', 'full']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'followups');
     expect((await roller(['validate-run', run])).code).toBe(0);
@@ -751,7 +787,7 @@ describe('roller collect with follow-up prompts in one Claude Code session (--re
 
   it('follow-ups are refused before anything runs for a harness that cannot continue a session here', async () => {
     const tasks = await tasksFile('followups-codex.jsonl', [{ id: 'x', prompt: '[HELLO] a', followups: ['[HELLO] b'] }]);
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', join(tmp.path, 'nope'), '--run-name', 'x']);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'codex', '--output', join(tmp.path, 'nope'), '--run-name', 'x']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("task 'x' has followups; continuing a session is implemented for claude-code (--resume) only");
   });

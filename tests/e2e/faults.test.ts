@@ -81,7 +81,7 @@ describe('collect: the output location is checked before anything runs', () => {
       [['--output', join(tmp.path, 'ro-runs'), '--run-name', 'old', '--resume'], /the run directory \(--output .*ro-runs --run-name old\) .*old is not writable \((EROFS|EACCES)\)/],
     ];
     for (const [args, message] of cases) {
-      const r = await roller(['collect', '--tasks', hello(), '--harness', 'claude-code', ...args]);
+      const r = await roller(['collect', '--capture-calls', '--tasks', hello(), '--harness', 'claude-code', ...args]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(message);
       noStackTrace(r);
@@ -91,7 +91,7 @@ describe('collect: the output location is checked before anything runs', () => {
   it('2. a run name is one safe path segment: ../escaped is refused and nothing is written outside --output', async () => {
     const out = join(tmp.path, 'contained', 'runs');
     for (const name of ['../escaped', 'a/b', '..', '.hidden']) {
-      const r = await roller(['collect', '--tasks', hello(), '--harness', 'claude-code', '--output', out, '--run-name', name]);
+      const r = await roller(['collect', '--capture-calls', '--tasks', hello(), '--harness', 'claude-code', '--output', out, '--run-name', name]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`--run-name '${name}': a run name is one directory name`);
       noStackTrace(r);
@@ -108,7 +108,7 @@ describe('collect: the output location is checked before anything runs', () => {
     closed.close();
     const config = join(tmp.path, 'dead-model.json');
     writeFileSync(config, JSON.stringify({ models: { 'acme/dead': { api_base: `http://127.0.0.1:${port}`, api_key_env: 'ACME_KEY' } } }));
-    const r = await roller(['collect', '--tasks', hello(), '--harness', 'claude-code', '--model', 'acme/dead', '--model-config', config, '--output', join(tmp.path, 'dead-runs'), '--run-name', 'dead'], { env: { ...process.env, ACME_KEY: 'k-test' } });
+    const r = await roller(['collect', '--capture-calls', '--tasks', hello(), '--harness', 'claude-code', '--model', 'acme/dead', '--model-config', config, '--output', join(tmp.path, 'dead-runs'), '--run-name', 'dead'], { env: { ...process.env, ACME_KEY: 'k-test' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`--model acme/dead: the model API at http://127.0.0.1:${port}/ cannot be reached (ECONNREFUSED); nothing was run`);
     noStackTrace(r);
@@ -123,7 +123,7 @@ describe('collect: one run, one collector; a killed run is said so and resumed c
       { id: 'first', prompt: '[HELLO] one' },
       { id: 'slow', prompt: '[STALL-ONCE] two', timeout_s: 30 },
     ]);
-    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'shared', '--capture-debug', 'full'];
+    const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'shared', '--capture-debug', 'full'];
     const run = join(out, 'shared');
     const refusals: Ran[] = [];
     let killed = false;
@@ -202,7 +202,7 @@ describe('collect: what a finished run holds, and what is done with its archive 
       { id: 'second', prompt: '[HELLO] two' },
       { id: 'linked', prompt: '[SYMLINK-DIR] Link a directory.', output_dirs: ['link/sub'] },
     ]);
-    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'archive', '--capture-debug', 'full']);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'archive', '--capture-debug', 'full']);
     expect(r.code, r.stderr).toBe(1); // the linked sample is an error
     run = join(out, 'archive');
     info = readJson<RunInfo>(join(run, 'info.json'));
@@ -273,7 +273,7 @@ describe('collect: an interrupted run', () => {
       { id: 'two', prompt: '[HELLO] two' },
     ]);
     let sent = false;
-    await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'stopped'], {
+    await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'stopped'], {
       onStderr: (text, child) => {
         if (!sent && text.includes('started 0_one')) {
           sent = true;
@@ -303,7 +303,7 @@ describe('collect: an upstream that goes away after the preflight', () => {
     const config = join(tmp.path, 'flaky-model.json');
     writeFileSync(config, JSON.stringify({ models: { 'acme/flaky': { api_base: `http://127.0.0.1:${port}`, api_key_env: 'ACME_KEY' } } }));
     const out = join(tmp.path, 'flaky-runs');
-    const r = await roller(['collect', '--tasks', tasksFile('flaky.jsonl', [{ id: 'hello', prompt: '[HELLO]' }]), '--harness', 'claude-code', '--model', 'acme/flaky', '--model-config', config, '--output', out, '--run-name', 'flaky', '--timeout', '30'], { env: { ...process.env, ACME_KEY: 'k-test' } });
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasksFile('flaky.jsonl', [{ id: 'hello', prompt: '[HELLO]' }]), '--harness', 'claude-code', '--model', 'acme/flaky', '--model-config', config, '--output', out, '--run-name', 'flaky', '--timeout', '30'], { env: { ...process.env, ACME_KEY: 'k-test' } });
     expect(r.code).toBe(1);
     const info = readJson<RunInfo>(join(out, 'flaky', 'info.json'));
     expect(info.samples[0]!.error?.message).toContain(`the model API could not be reached: connecting to http://127.0.0.1:${port} failed`);
@@ -315,7 +315,7 @@ describe('collect: prompts of any size reach the harness (stdin or a file, never
     const prompt = `[HELLO] ${'context line of a long task description. '.repeat(7500)}END`;
     expect(Buffer.byteLength(prompt)).toBeGreaterThan(300_000);
     const out = join(tmp.path, 'big-runs');
-    const r = await roller(['collect', '--tasks', tasksFile('big.jsonl', [{ id: 'big', prompt }]), '--harness', 'claude-code', '--output', out, '--run-name', 'big']);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasksFile('big.jsonl', [{ id: 'big', prompt }]), '--harness', 'claude-code', '--output', out, '--run-name', 'big']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'big');
     const info = readJson<RunInfo>(join(run, 'info.json'));
@@ -327,7 +327,7 @@ describe('collect: prompts of any size reach the harness (stdin or a file, never
       { id: 'slash', prompt: 'p', files: { 'dir/': 'x' } },
       { id: 'both', prompt: 'p', files: { a: 'file', 'a/b': 'under a file' } },
     ]);
-    const refused = await roller(['collect', '--tasks', bad, '--harness', 'claude-code', '--output', out, '--run-name', 'bad']);
+    const refused = await roller(['collect', '--capture-calls', '--tasks', bad, '--harness', 'claude-code', '--output', out, '--run-name', 'bad']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`${bad}:1: $.prompt: holds a NUL byte`);
     expect(refused.stderr).toContain(`${bad}:2: $.files[""]: an empty file name`);
@@ -339,7 +339,7 @@ describe('collect: prompts of any size reach the harness (stdin or a file, never
   it('8. a 10 MB prompt reaches Pi whole (its own CLI sets no limit)', async () => {
     const prompt = `[HELLO] ${'x'.repeat(10 << 20)} END`;
     const out = join(tmp.path, 'huge-runs');
-    const r = await roller(['collect', '--tasks', tasksFile('huge.jsonl', [{ id: 'huge', prompt }]), '--harness', 'pi', '--output', out, '--run-name', 'huge', '--capture-debug', 'full']);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasksFile('huge.jsonl', [{ id: 'huge', prompt }]), '--harness', 'pi', '--output', out, '--run-name', 'huge', '--capture-debug', 'full']);
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, 'huge');
     const info = readJson<RunInfo>(join(run, 'info.json'));

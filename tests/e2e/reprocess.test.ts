@@ -30,7 +30,7 @@ const json = (r: { stdout: string }) => JSON.parse(r.stdout) as Report;
 describe('roller reprocess (archives of real Claude Code runs)', () => {
   let archive = '';
   beforeAll(async () => {
-    const r = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', join(tmp.path, 'runs'), '--run-name', 'demo', '--capture-debug', 'full']);
+    const r = await roller(['collect', '--capture-calls', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', join(tmp.path, 'runs'), '--run-name', 'demo', '--capture-debug', 'full']);
     expect(r.code, r.stderr).toBe(0);
     archive = join(tmp.path, 'runs', 'demo');
   }, 10 * 60_000);
@@ -108,7 +108,7 @@ describe('roller reprocess (archives of real Claude Code runs)', () => {
   it('a sample whose capture kept no raw/ (the default for ok samples) is an error row that says how to keep it', async () => {
     const tasks = join(tmp.path, 'hello.jsonl');
     writeFileSync(tasks, `${JSON.stringify({ id: 'hello', prompt: '[HELLO] say hello' })}\n`);
-    const c = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', join(tmp.path, 'runs'), '--run-name', 'plain']);
+    const c = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', join(tmp.path, 'runs'), '--run-name', 'plain']);
     expect(c.code, c.stderr).toBe(0);
     const r = await roller(['reprocess', join(tmp.path, 'runs', 'plain'), '--output', join(tmp.path, 'out-plain'), '--json']);
     expect(r.code).toBe(1);

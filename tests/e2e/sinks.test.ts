@@ -53,7 +53,7 @@ describe('user sinks through the real pipelines (real Claude Code)', () => {
   beforeAll(async () => {
     out = join(tmp.path, 'runs');
     run = join(out, 'sqlite');
-    const r = await roller('collect', '--tasks', demo, '--output', out, '--run-name', 'sqlite', '--capture-debug', 'full', '--sink', sqliteSink, '--sink-option', `sqlite-sink.path=${join(tmp.path, 'collect.db')}`);
+    const r = await roller('collect', '--capture-calls', '--tasks', demo, '--output', out, '--run-name', 'sqlite', '--capture-debug', 'full', '--sink', sqliteSink, '--sink-option', `sqlite-sink.path=${join(tmp.path, 'collect.db')}`);
     expect(r.code, r.stderr).toBe(0);
   }, 10 * 60_000);
 
@@ -76,7 +76,7 @@ describe('user sinks through the real pipelines (real Claude Code)', () => {
       module,
       `export default { create: () => ({ samples: { name: 'throwing-sink', async consume(input) { let n = 0; for await (const s of input) if (++n === 2) throw new Error('disk of the user is full'); return { name: 'throwing-sink', received: n, written: n }; } } }) };\n`,
     );
-    const r = await roller('collect', '--tasks', demo, '--output', out, '--run-name', 'throwing', '--sink', module);
+    const r = await roller('collect', '--capture-calls', '--tasks', demo, '--output', out, '--run-name', 'throwing', '--sink', module);
     expect(r.code).toBe(1);
     const second = join(out, 'throwing', 'samples', 'scripted_default', '1_write-file');
     expect(r.stderr).toContain(`roller collect: sink throwing-sink failed at ${second}: disk of the user is full; the run's own files are complete`);
@@ -104,7 +104,7 @@ describe('user sinks through the real pipelines (real Claude Code)', () => {
         return { name: 'memory-samples', received: samples.length, written: samples.length };
       },
     };
-    const { runDir } = await collect({ tasks: demo, harness: 'claude-code', models: ['scripted/default'], output: out, runName: 'library', sinks: [{ calls: callSink, samples: sampleSink }] });
+    const { runDir } = await collect({ tasks: demo, harness: 'claude-code', models: ['scripted/default'], output: out, runName: 'library', captureCalls: true, sinks: [{ calls: callSink, samples: sampleSink }] });
     expect(samples).toEqual([0, 1, 2]); // request order
     expect(calls.sort()).toEqual(published(runDir).calls);
   }, 10 * 60_000);

@@ -58,7 +58,7 @@ export const openCodeAdapter: HarnessAdapter = {
   runner: {
     pin: PINNED_HARNESSES.opencode,
     nativeRoot: (home) => home,
-    plan: (l) => opencodePlan({ ...launchFields(l), ...(l.model ? { model: l.model } : {}), ...(l.version ? { version: l.version } : {}) }),
+    plan: (l) => opencodePlan({ ...launchFields(l), ...(l.model ? { model: l.model } : {}), ...(l.version ? { version: l.version } : {}), captureCalls: l.captureCalls === true }),
     thinkingLevels: [], // its run command takes no reasoning level here: --thinking is refused for it
     apiModels: false,
     contextSettings: false,

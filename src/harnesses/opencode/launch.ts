@@ -20,7 +20,7 @@ export const openCodeDataDir = (home: string) => join(home, '.local', 'share', '
  * small (title) model, auto-update, share, models.dev and LSP downloads off — and an npm registry that does
  * not answer, so its background plugin install cannot reach the network.
  */
-export async function opencodePlan(launch: HarnessLaunch & { model?: string; version?: string }): Promise<ProcessPlan> {
+export async function opencodePlan(launch: HarnessLaunch & { model?: string; version?: string; captureCalls?: boolean }): Promise<ProcessPlan> {
   const config = join(launch.home, '.config', 'opencode');
   await mkdir(config, { recursive: true });
   for (const d of ['.local/share', '.local/state', '.cache']) await mkdir(join(launch.home, d), { recursive: true });
@@ -35,6 +35,8 @@ export async function opencodePlan(launch: HarnessLaunch & { model?: string; ver
         model: `roller/${model}`,
         small_model: `roller/${model}`,
         permission: { edit: 'allow', bash: 'allow', webfetch: 'deny', external_directory: 'allow' },
+        // seeds/000: the native `task` sub-agent tool only when calls are captured (the tools switch every release reads).
+        ...(launch.captureCalls ? {} : { tools: { task: false } }),
         provider: {
           roller: {
             npm: '@ai-sdk/openai-compatible',

@@ -47,6 +47,10 @@ export interface CollectOptions {
   wireTrace?: WireTraceMode;
   keepThinking?: boolean;
   thinking?: string | null;
+  /**
+   * --capture-calls (seeds/000): every model call recorded and capture/ published per sample; off by default. It needs
+   * the wire trace; an API model always names its base (api_base) and the docker runner always uses host networking.
+   */
   captureCalls?: boolean;
   /** OpenClaw's cache trace: no other harness has one, so asking for it elsewhere is an error. */
   cacheTrace?: boolean;
@@ -126,6 +130,9 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   if (o.thinking && !runner.thinkingLevels.includes(o.thinking)) {
     const levels = runner.thinkingLevels;
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${levels.length > 0 ? `${o.harness} takes ${levels.join(', ')}` : `roller cannot set a reasoning level for ${o.harness} yet`}`);
+  }
+  if (o.captureCalls && o.wireTrace === 'off') {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, '--capture-calls records calls from the wire: it needs the wire trace on; drop --wire-trace off (actf, the default, or full)');
   }
   const harnessVersion = o.harnessVersion ?? runner.pin.version;
   if (o.harnessVersion !== undefined && o.harnessVersion !== runner.pin.version && !o.allowUnverifiedVersion) {
@@ -223,7 +230,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     models: Object.fromEntries(models.map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
     image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
-    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? true, capture_debug: o.captureDebug ?? 'on-error' },
+    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error' },
     ...(o.piSubagentExtension ? { harness_profile: PI_SUBAGENT_PROFILE } : {}),
     // Embedded exec cannot run sub-agents: a different trajectory semantics from the Gateway default.
     ...(o.openclawMode === 'exec' ? { harness_profile: OPENCLAW_EXEC_PROFILE } : {}),
@@ -322,7 +329,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     retries: o.retries ?? 0,
     wireTrace,
     keepThinking: o.keepThinking ?? true,
-    captureCalls: o.captureCalls ?? true,
+    captureCalls: o.captureCalls ?? false,
     captureDebug: o.captureDebug ?? 'on-error',
     upstreams: new Map(),
     installDir: installed.dir,

@@ -156,6 +156,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         apiKey: r.model.apiKey,
         ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}),
         ...(s.thinking ? { thinking: s.thinking } : {}),
+        captureCalls: s.captureCalls,
         ...(r.model.context ? { context: r.model.context } : {}),
         ...(s.runtime ? { runtime: s.runtime } : {}),
         timeoutS: r.task.timeout_s ?? s.timeoutS,

@@ -14,7 +14,7 @@ export const Participant = z
       .describe('native identifiers (session_id, thread_id, agent_id, ...) as the harness names them'),
     parent_participant_id: z.string().nullable(),
     spawn_tool_call_id: z.string().nullable(),
-    depth: NonNegativeInt,
+    depth: z.number().int().min(-1).describe('0 the root; a child its distance from it; -1 a child whose spawning call is not on record (seeds/004)'),
     model: z.string().nullable(),
     call_ids: z.array(z.string()),
     status: ParticipantStatus,
@@ -31,8 +31,12 @@ export const Participant = z
       ctx.addIssue({ code: 'custom', path: ['role'], message: 'a root participant has no parent and depth 0' });
     }
     // A child's parent may be unknown (null, with the reason in status_source): recorded, never made up.
-    if (p.role === 'child' && p.depth < 1) {
-      ctx.addIssue({ code: 'custom', path: ['depth'], message: 'a child participant has depth >= 1' });
+    const unseenSpawn = p.spawn_tool_call_id === null || p.parent_participant_id === null;
+    if (p.role === 'child' && p.depth < 1 && !(p.depth === -1 && unseenSpawn)) {
+      ctx.addIssue({ code: 'custom', path: ['depth'], message: 'a child participant has depth >= 1, or -1 when its spawning call is not on record' });
+    }
+    if (p.role === 'child' && p.depth === -1 && !p.reason) {
+      ctx.addIssue({ code: 'custom', path: ['reason'], message: 'a child of depth -1 says why its spawning call is unknown' });
     }
   });
 export type Participant = z.infer<typeof Participant>;

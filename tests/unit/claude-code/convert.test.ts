@@ -14,6 +14,32 @@ const fixture = join(repoRoot, 'tests/fixtures/claude-code/lab-single');
 const golden = join(repoRoot, 'tests/golden/claude-code/lab-single');
 const served = JSON.parse(await readFile(join(repoRoot, 'tests/fixtures/claude-code/lab-scripted-responses.json'), 'utf8')) as { message: Json }[];
 
+describe('a sub-agent whose spawning call is not on record (seeds/004)', () => {
+  it('depth -1 with the reason, never 0, and a valid manifest participant', async () => {
+    const { rm, readdir } = await import('node:fs/promises');
+    const { Participant } = await import('../../../src/schemas/manifest.js');
+    const copy = join(tmp.path, 'unseen-spawn');
+    await cp(fixture, copy, { recursive: true });
+    const project = join(copy, 'projects', '-workspace-demo');
+    const sessionFile = (await readdir(project)).find((f) => f.endsWith('.jsonl'))!;
+    const subagents = join(project, sessionFile.replace('.jsonl', ''), 'subagents');
+    for (const f of await readdir(subagents)) if (f.endsWith('.meta.json')) await rm(join(subagents, f));
+    // The parent's tool_result no longer names the agent: nothing on record says which call spawned it.
+    const lines = (await readFile(join(project, sessionFile), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
+    await writeFile(join(project, sessionFile), lines.map(({ toolUseResult: _t, ...r }) => JSON.stringify(r)).join('\n') + '\n');
+    const [s] = await convertNative({ harness: 'claude-code', native: copy, out: join(tmp.path, 'unseen-out'), keepThinking: true });
+    const child = s!.participants.find((p) => p.role === 'child')!;
+    expect([child.depth, child.parent, child.spawn_tool_call_id]).toEqual([-1, null, null]);
+    expect(child.reason).toMatch(/no tool call spawned it on record/);
+    const asManifest = { participant_id: child.participant, role: child.role, native_ids: { native_id: child.native_id }, parent_participant_id: child.parent, spawn_tool_call_id: child.spawn_tool_call_id, depth: child.depth, model: null, call_ids: [], status: child.status, status_source: child.status_source, reason: child.reason, spawn_result: null };
+    expect(checkValue(Participant, asManifest)).toEqual([]);
+    // A child of depth 0, or of -1 with its spawn known, or without a reason, is refused.
+    expect(checkValue(Participant, { ...asManifest, depth: 0 })).not.toEqual([]);
+    expect(checkValue(Participant, { ...asManifest, spawn_tool_call_id: 'toolu_1', parent_participant_id: 'session:x' })).not.toEqual([]);
+    expect(checkValue(Participant, { ...asManifest, reason: null })).not.toEqual([]);
+  });
+});
+
 describe('roller convert: the lab Claude Code run (real CLI 2.1.332)', () => {
   it('writes trace.jsonl, trace_ACTF.json, trace_SFT.json and usage.json equal to the reviewed golden files', async () => {
     const out = join(tmp.path, 'golden');

@@ -16,7 +16,7 @@ import { withoutReasoning } from '../transforms/actf/without-reasoning.js';
 import { attributeCalls } from '../transforms/capture/attribute.js';
 import { openUserSinks, type SinkSpec } from './user-sinks.js';
 import { harnessAdapter } from '../harnesses/index.js';
-import { type ParticipantUsage } from '../schemas/participant-usage.js';
+import { partialUsage, type ParticipantUsage } from '../schemas/participant-usage.js';
 import { Actf } from '../schemas/actf.js';
 import type { Call } from '../schemas/call.js';
 import { checkValue } from '../schemas/validate.js';
@@ -144,21 +144,8 @@ async function writeConverted(o: SessionConversion & { dir: string; harness: str
         : null);
   const sft = blocker ? ({ status: 'unavailable', reason: blocker } as const) : projectSft(o.actf, { keepThinking: o.keepThinking });
   if (sft.status === 'ok') await createSftSink({ path: join(o.dir, 'trace_SFT.json') }).consume(itemsOf(sft.record), ctx);
-  const missing = o.participants.filter((p) => p.status === 'missing');
-  const unknown = o.participants.filter((p) => p.status !== 'missing' && p.tokens_status === 'unknown');
-  const partial =
-    missing.length + unknown.length === 0
-      ? {}
-      : {
-          partial: {
-            missing: missing.map((p) => p.participant),
-            ...(unknown.length > 0 ? { tokens_unknown: unknown.map((p) => p.participant) } : {}),
-            reason: [
-              ...(missing.length > 0 ? ['participants named by their parent have no records: their tokens are unknown and not in any total'] : []),
-              ...(unknown.length > 0 ? ['participants whose records carry no final token count: their totals are not their true counts (tokens_note)'] : []),
-            ].join('; '),
-          },
-        };
+  const gap = partialUsage(o.participants);
+  const partial = gap ? { partial: gap } : {};
   if (!o.sampleLayout) await createUsageJsonSink({ path: join(o.dir, 'usage.json') }).consume(itemsOf({ schema: 'roller.usage/v1', harness: o.harness, session_id: o.sessionId, participants: o.participants, ...partial, ...(o.usageExtra ?? {}) }), ctx);
   const check = o.streamCheck ?? null;
   const conversion = {

@@ -19,9 +19,19 @@ export const NormalizedUsage = z
   .describe('usage normalised across protocols');
 export type NormalizedUsage = z.infer<typeof NormalizedUsage>;
 
+/** Set when totals leave some tokens out (seeds/004): the sums are of what is known, never a silent zero. */
+export const UsagePartial = z.strictObject({
+  missing: z.array(z.string()).describe('participants a parent names whose own records are not there'),
+  tokens_unknown: z.array(z.string()).optional().describe('participants whose records carry no final token count'),
+  samples: z.array(z.string()).optional().describe('run totals: the samples whose own totals are partial'),
+  reason: z.string(),
+});
+export type UsagePartial = z.infer<typeof UsagePartial>;
+
 export const UsageTotals = NormalizedUsage.extend({
   cost_usd: z.number().nonnegative().nullable().describe('cost reported by the harness or provider; null when none was reported'),
   requests: NonNegativeInt.describe('HTTP model requests'),
+  partial: UsagePartial.optional(),
 });
 export type UsageTotals = z.infer<typeof UsageTotals>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ParticipantStatus } from './manifest.js';
+import type { UsagePartial } from './common.js';
 
 /** Tokens by kind: input excludes cache reads and cache creation, which are counted apart; reasoning is within output. */
 export const TokensByKind = z.strictObject({
@@ -49,6 +50,21 @@ export const ParticipantUsage = z
   })
   .describe('a participant with its own usage (usage.json, info.json runtime.participants)');
 export type ParticipantUsage = z.infer<typeof ParticipantUsage>;
+
+/** What totals summed over these participants leave out (seeds/004: a spawn or a child's count missing), or nothing. */
+export function partialUsage(participants: readonly ParticipantUsage[]): UsagePartial | undefined {
+  const missing = participants.filter((p) => p.status === 'missing');
+  const unknown = participants.filter((p) => p.status !== 'missing' && p.tokens_status === 'unknown');
+  if (missing.length + unknown.length === 0) return undefined;
+  return {
+    missing: missing.map((p) => p.participant),
+    ...(unknown.length > 0 ? { tokens_unknown: unknown.map((p) => p.participant) } : {}),
+    reason: [
+      ...(missing.length > 0 ? ['participants named by their parent have no records: their tokens are unknown and not in any total'] : []),
+      ...(unknown.length > 0 ? ['participants whose records carry no final token count: their totals are not their true counts (tokens_note)'] : []),
+    ].join('; '),
+  };
+}
 
 export const zeroTokens = (): TokensByKind => ({ input: 0, cache_creation: 0, cache_read: 0, output: 0, reasoning: 0 });
 

@@ -105,6 +105,37 @@ describe('roller reprocess (archives of real Claude Code runs)', () => {
     expect(bad.stderr).toContain('unknown zstd');
   }, 5 * 60_000);
 
+  it('a sub-agent file gone from the archive: the child is missing and every total that leaves it out says so (seeds/004)', async () => {
+    const copy = join(tmp.path, 'lost-child');
+    cpSync(archive, copy, { recursive: true });
+    const delegate = (JSON.parse(readFileSync(join(copy, 'info.json'), 'utf8')) as RunInfo).samples.find((r) => r.path.includes('delegate'))!;
+    const lost: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(join(d, e.name));
+        else if (/^agent-.*\.jsonl$/.test(e.name) && d.includes(join('raw', 'native'))) lost.push(join(d, e.name));
+      }
+    };
+    walk(join(copy, delegate.path, 'capture'));
+    expect(lost).toHaveLength(1);
+    const { rmSync } = await import('node:fs');
+    rmSync(lost[0]!);
+    const out = join(tmp.path, 'out-lost-child');
+    // The archive no longer matches its manifest: refused unless the user takes it as it is.
+    expect((await roller(['reprocess', copy, '--output', out, '--json'])).code).toBe(1);
+    const r = await roller(['reprocess', copy, '--output', out, '--no-verify', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const sampleInfo = JSON.parse(readFileSync(join(out, delegate.path, 'info.json'), 'utf8')) as { usage: Record<string, any>; runtime: { participants: { participant: string; role: string; status: string }[] } };
+    const child = sampleInfo.runtime.participants.find((p) => p.role === 'child')!;
+    expect(child.status).toBe('missing');
+    expect(sampleInfo.usage.partial).toMatchObject({ missing: [child.participant], reason: expect.stringContaining('not in any total') });
+    const run = JSON.parse(readFileSync(join(out, 'info.json'), 'utf8')) as RunInfo;
+    expect(run.usage.partial).toMatchObject({ samples: [delegate.path] });
+    expect(run.samples.find((x) => x.path === delegate.path)!.usage!.partial!.missing).toEqual([child.participant]);
+    // The intact archive's totals are whole.
+    expect((JSON.parse(readFileSync(join(archive, 'info.json'), 'utf8')) as RunInfo).usage.partial).toBeUndefined();
+  });
+
   it('a sample whose capture kept no raw/ (the default for ok samples) is an error row that says how to keep it', async () => {
     const tasks = join(tmp.path, 'hello.jsonl');
     writeFileSync(tasks, `${JSON.stringify({ id: 'hello', prompt: '[HELLO] say hello' })}\n`);

@@ -1,3 +1,4 @@
+import { runUsageTotals } from '../run-usage.js';
 import { existsSync } from 'node:fs';
 import { readFile, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -294,8 +295,6 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
   const snapshot = (): RunInfo => {
     const list = [...rows.values()].sort((a, b) => a.index - b.index);
     const count = (s: string) => list.filter((r) => r.status === s).length;
-    const total = (k: 'input' | 'cached_input' | 'cache_creation' | 'output' | 'reasoning' | 'requests') => list.reduce((a, r) => a + (r.usage?.[k] ?? 0), 0);
-    const costs = list.map((r) => r.usage?.cost_usd).filter((c): c is number => typeof c === 'number');
     return {
       schema: RUN_INFO_SCHEMA,
       roller_version: lock.roller_version,
@@ -307,7 +306,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
       progress: { total: requests.length, processed: list.length, pending: requests.length - list.length },
       requests: { tasks: bundle.tasks.length, models: models.length },
       summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout'), ...(sftCounts ?? {}) },
-      usage: { input: total('input'), cached_input: total('cached_input'), cache_creation: total('cache_creation'), output: total('output'), reasoning: total('reasoning'), cost_usd: costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null, requests: total('requests') },
+      usage: runUsageTotals(list),
       samples: list,
       errors: runErrors,
       ...(resumeHistory.length > 0 ? { resume_history: resumeHistory } : {}),

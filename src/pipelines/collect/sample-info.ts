@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
 import { createSampleInfoSink } from '../../sinks/sample-info/sink.js';
-import type { ParticipantUsage } from '../../schemas/participant-usage.js';
+import { partialUsage, type ParticipantUsage } from '../../schemas/participant-usage.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
 import type { AttemptResult } from './sample.js';
@@ -32,6 +32,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     await rm(join(dir, 'rollout'), { recursive: true, force: true });
   }
   const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + (result.compactionCalls ?? []).reduce((a, c) => a + c.tokens[k], 0);
+  const partial = partialUsage(result.participants);
   const sftOk = result.status === 'ok' && existsSync(join(dir, 'trace_SFT.json'));
   const conversion = (result.conversion?.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion'] | undefined) ?? [
     { target: 'actf', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
@@ -58,6 +59,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
             reasoning: sum('reasoning'),
             cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
             requests: result.requests,
+            ...(partial ? { partial } : {}),
           },
     trajectory: {
       raw_schema: existsSync(join(dir, 'trace.jsonl')) ? harnessAdapter(head.harness.name).rawSchema : null,

@@ -1,3 +1,4 @@
+import { runUsageTotals } from '../run-usage.js';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
@@ -280,9 +281,7 @@ async function writeRunFiles(runDir: string, output: string, run: RunInfo, count
   run.samples = run.samples.filter((r) => present.includes(r));
   const count = (st: string) => run.samples.filter((r) => r.status === st).length;
   run.summary = { ...run.summary, ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout') };
-  const total = (k: 'input' | 'cached_input' | 'cache_creation' | 'output' | 'reasoning' | 'requests') => run.samples.reduce((a, r) => a + (r.usage?.[k] ?? 0), 0);
-  const costs = run.samples.map((r) => r.usage?.cost_usd).filter((c): c is number => typeof c === 'number');
-  run.usage = { input: total('input'), cached_input: total('cached_input'), cache_creation: total('cache_creation'), output: total('output'), reasoning: total('reasoning'), cost_usd: costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null, requests: total('requests') };
+  run.usage = runUsageTotals(run.samples);
   if (run.samples.length !== run.progress.total) {
     // A partial reprocess (a sample directory, or samples that failed): the tree says what it holds.
     run.progress = { total: run.samples.length, processed: run.samples.length, pending: 0 };

@@ -57,6 +57,8 @@ export interface ConvertedSession {
   streamCheck: string[] | null;
   /** User sinks that failed (the converted files are complete regardless). */
   sinkFailures?: SinkFailure[];
+  /** What the adapter adds to usage.json (Codex and Claude Code: spawns_without_participant). */
+  usageExtra?: Record<string, unknown>;
 }
 
 async function wireCalls(options: ConvertOptions): Promise<Call[] | undefined> {
@@ -172,5 +174,6 @@ async function writeConverted(o: SessionConversion & { dir: string; harness: str
     rejectedLines: rejects.length,
     rejects,
     streamCheck: check === null ? null : check.problems,
+    ...(o.usageExtra ? { usageExtra: o.usageExtra } : {}),
   };
 }

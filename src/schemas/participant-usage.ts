@@ -51,6 +51,19 @@ export const ParticipantUsage = z
   .describe('a participant with its own usage (usage.json, info.json runtime.participants)');
 export type ParticipantUsage = z.infer<typeof ParticipantUsage>;
 
+/** A spawn call that produced no participant (seeds/004): refused or failed, or its child's records not read. */
+export interface SpawnWithoutParticipant {
+  /** The participant that made the call. */
+  participant: string;
+  tool_call_id: string;
+  /** What the spawn output named: a thread id (Codex v1) or an agent path (v2), when it named one. */
+  target: string | null;
+  status: 'not_collected' | 'failed';
+  reason: string;
+  /** file:line of the evidence. */
+  source: string;
+}
+
 /** What totals summed over these participants leave out (seeds/004: a spawn or a child's count missing), or nothing. */
 export function partialUsage(participants: readonly ParticipantUsage[]): UsagePartial | undefined {
   const missing = participants.filter((p) => p.status === 'missing');

@@ -484,6 +484,23 @@ describe('roller collect: capture is opt-in (seeds/000 --capture-calls)', () => 
   }, 10 * 60_000);
 });
 
+describe('roller collect: a spawn the harness refused is listed, not dropped (seeds/004)', () => {
+  it('Claude Code refuses an unknown agent type: no participant, the call in runtime.spawns_without_participant with the CLI\'s words', async () => {
+    const tasks = await tasksFile('refused-tasks.jsonl', [{ id: 'refused', prompt: '[MAIN:refused] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'refused']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'refused');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const s = sample(run, info(run).samples[0]!);
+    const participants = s.runtime.participants as Json[];
+    expect(participants.map((p) => p.role)).toEqual(['root']);
+    expect(s.runtime.spawns_without_participant).toEqual([
+      { participant: participants[0]!.participant, tool_call_id: expect.stringMatching(/^toolu_/), target: null, status: 'failed', reason: expect.stringContaining("Agent type 'no-such-agent' not found"), source: expect.stringMatching(/\.jsonl:\d+$/) },
+    ]);
+  }, 10 * 60_000);
+});
+
 describe('roller collect after SIGKILL', () => {
   it('info.json is the last complete snapshot, and --resume finishes the run', async () => {
     const tasks = await tasksFile('kill-tasks.jsonl', [

@@ -10,6 +10,7 @@ import { claudeCodeToActf } from './actf.js';
 import { claudeCodeCompactions, compactionSummaryCalls, jsonlRecords } from './compaction.js';
 import { CLAUDE_CODE_FLAGS_SINCE, claudeCodePlan, claudeConfigDir } from './launch.js';
 import { findSessionFiles, readNativeSession, type NativeRecord } from './native-session.js';
+import { claudeCodeRefusedSpawns } from './refused-spawns.js';
 import { claudeCodeMixesSubAgentSteps } from './mixed-steps.js';
 import { participantUsage } from './participants.js';
 import { claudeCodeResult, sessionOfStdout } from './reported.js';
@@ -35,7 +36,9 @@ export const claudeCodeAdapter: HarnessAdapter = {
       const session = await readNativeSession(file);
       const wire = input.calls?.filter((c) => c.native_identity.session_id === session.sessionId);
       const participants = participantUsage(session, wireUsage);
+      const refused = claudeCodeRefusedSpawns(session);
       out.push({
+        ...(refused.length > 0 ? { usageExtra: { spawns_without_participant: refused } } : {}),
         sessionId: session.sessionId,
         trace: mergeTrace(session),
         actf: claudeCodeToActf(session.main, wire && wire.length > 0 ? { wire } : {}),

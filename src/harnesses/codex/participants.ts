@@ -1,5 +1,5 @@
 import type { Call } from '../../schemas/call.js';
-import { addTokens, zeroTokens, type ParticipantUsage, type TokensByKind } from '../../schemas/participant-usage.js';
+import { addTokens, zeroTokens, type ParticipantUsage, type SpawnWithoutParticipant, type TokensByKind } from '../../schemas/participant-usage.js';
 import { tokensOfCall } from '../../transforms/capture/token-agreement.js';
 import { producerVersion, type CodexThread } from './rollout.js';
 
@@ -179,15 +179,6 @@ export function codexParticipants(threads: readonly CodexThread[], wire?: readon
   });
 }
 
-export interface SpawnWithoutParticipant {
-  participant: string;
-  tool_call_id: string;
-  /** What the spawn output named: a thread id (v1) or an agent path (v2), when it named one. */
-  target: string | null;
-  status: 'not_collected' | 'failed';
-  reason: string;
-  source: string;
-}
 
 /**
  * spawn_agent calls (in a thread's own records) that produced no participant: the child's rollout was not

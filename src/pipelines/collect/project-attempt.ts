@@ -1,3 +1,4 @@
+import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 import { existsSync } from 'node:fs';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { join } from 'node:path';
@@ -58,6 +59,8 @@ export interface AttemptProjection {
   audits: { completion: CompletionAudit; modelIdentity: ModelIdentityAudit; wireEffort: WireEffortAudit | null; thinking: ThinkingAudit | null } | null;
   segments?: SegmentMeta[];
   compactionCalls?: CompactionCallUsage[];
+  /** Spawn calls that produced no participant (seeds/004): refused, failed, or their child not read. */
+  spawnsWithoutParticipant?: SpawnWithoutParticipant[];
   /** What went wrong, as the sample's error (the first one counts). */
   errors: { code: string; message: string }[];
 }
@@ -92,6 +95,8 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
     return out;
   }
   out.participants = session.participants;
+  const spawns = session.usageExtra?.spawns_without_participant as SpawnWithoutParticipant[] | undefined;
+  if (spawns && spawns.length > 0) out.spawnsWithoutParticipant = spawns;
   // conversion.json / usage.json are not written for a sample: their content lives in info.json (seeds/003 §2).
   out.conversion = session.conversion;
   if (sessions.length > 1) fail('ROLLER_SEVERAL_SESSIONS', `the harness wrote ${sessions.length} root sessions for one task`);

@@ -1,3 +1,4 @@
+import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,6 +81,7 @@ export interface AttemptResult {
   segments?: SegmentMeta[];
   /** Compaction summary calls, whose tokens no native message holds. */
   compactionCalls?: CompactionCallUsage[];
+  spawnsWithoutParticipant?: SpawnWithoutParticipant[];
   /** What the sample's user should know that is not an error (runtime.warnings). */
   warnings: string[];
   /** The harness process's wall time (every prompt's process). */
@@ -232,6 +234,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (thinking?.status === 'mismatch') result.warnings.push(`thinking off was requested, yet ${thinking.steps_with_reasoning} step(s) hold visible reasoning (kept as returned): the sample's SFT is not in sft.jsonl (thinking_effort_mismatch)`);
     if (projection.segments) result.segments = projection.segments;
     if (projection.compactionCalls) result.compactionCalls = projection.compactionCalls;
+    if (projection.spawnsWithoutParticipant) result.spawnsWithoutParticipant = projection.spawnsWithoutParticipant;
     if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));
     if (runner.keepsToolsCapture && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
 

@@ -298,6 +298,15 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      // A spawn the harness refuses (an agent type it does not have): no sub-agent runs, the call is listed.
+      name: 'delegate-refused',
+      match: '[MAIN:refused]',
+      turns: [
+        { text: 'Delegating to an agent type that does not exist.', tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.', false, 'no-such-agent')] },
+        { text: 'The spawn was refused: {{last_tool_result}}' },
+      ],
+    },
+    {
       // root -> child -> grandchild: the child delegates in turn.
       name: 'delegate-nested',
       match: '[MAIN:nested]',

@@ -39,6 +39,16 @@ export const ParticipantUsage = z
     message_ids: z.array(z.string()).describe('the native output ids (response / message ids) calls join on'),
     status: ParticipantStatus,
     status_source: z.string().nullable(),
+    status_meaning: z
+      .enum(['last_observed_turn'])
+      .optional()
+      .describe("last_observed_turn: the harness writes no terminal record (Codex), so status is its last observed turn outcome, not an end (seeds/004 subagent.statusMeaning)"),
+    replayed_records_skipped: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe("a forked child: the parent's records its file replays first, left out of its text, time and tokens (seeds/004 subagent.replayedRecordsSkipped)"),
     cost_usd: z.number().nullable(),
     cost_note: z.string().nullable(),
     reason: z.string().nullable(),

@@ -170,6 +170,9 @@ export function codexParticipants(threads: readonly CodexThread[], wire?: readon
       message_ids: counted.responseIds,
       status,
       status_source: source,
+      // Codex writes no thread-terminal record: a status is the last turn seen (seeds/004).
+      status_meaning: 'last_observed_turn',
+      ...(t.own.length < t.records.length ? { replayed_records_skipped: t.records.length - t.own.length } : {}),
       cost_usd: null,
       cost_note: 'unreported: Codex reports no cost (unknown, not zero)',
       // spawn_agent answers at once with the child's id or path; the child's result comes through wait_agent.

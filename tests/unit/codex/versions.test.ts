@@ -65,6 +65,15 @@ describe('Codex across releases', () => {
     const child = participants.find((p) => p.role === 'child')!;
     expect(child.status).toBe('completed');
     expect(child.status_source).toMatch(/#SubAgentActivity\.completed$/);
+    // seeds/004: a Codex status is the last observed turn; the fork's replayed parent records are counted as skipped.
+    expect(participants.map((p) => p.status_meaning)).toEqual(['last_observed_turn', 'last_observed_turn']);
+    const childFile = readdirSync(join(fork, 'native'), { recursive: true }).map(String).find((f) => f.endsWith('.jsonl') && f.includes(child.native_id))!;
+    const lines = readFileSync(join(fork, 'native', childFile), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; ordinal?: number; payload?: { subagent_history_start_ordinal?: number } });
+    const start = lines.find((l) => l.type === 'session_meta')!.payload!.subagent_history_start_ordinal!;
+    const replayed = lines.filter((l, i) => i > 0 && typeof l.ordinal === 'number' && l.ordinal < start).length;
+    expect(replayed).toBeGreaterThan(0);
+    expect(child.replayed_records_skipped).toBe(replayed);
+    expect(participants.find((p) => p.role === 'root')!.replayed_records_skipped).toBeUndefined();
   });
 
   it("a forked child's replayed token counts are the parent's: a copy of the parent's token_count in the replay changes nothing", async () => {

@@ -3,7 +3,7 @@
  * calls in calls.jsonl and the participants in manifest.json — with roller's exported correlator (deriveRelations),
  * and compared with the relations.jsonl the capture published.
  *
- *   npm run build && node dist/examples/rederive-relations.js runs/demo/samples/scripted_default/2_delegate/capture/attempt-0001
+ *   npm run build && node dist/examples/rederive-relations.js runs/demo/samples/scripted_default/0002_delegate/capture/attempt-0001
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -157,7 +157,7 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(trajectories).toHaveLength(3);
     expect((await roller(['validate', '--schema', 'atif', ...trajectories])).code).toBe(0);
     // The sub-agent is embedded, and the parent's spawning call result points at it.
-    const delegated = readJson<Json>(trajectories.find((f) => f.includes('2_delegate'))!);
+    const delegated = readJson<Json>(trajectories.find((f) => f.includes('0002_delegate'))!);
     expect(delegated.subagent_trajectories).toHaveLength(1);
     const refs = (delegated.steps as Json[]).flatMap((st) => ((st.observation?.results ?? []) as Json[]).flatMap((r) => r.subagent_trajectory_ref ?? []));
     expect(refs).toEqual([{ trajectory_id: delegated.subagent_trajectories[0].trajectory_id }]);
@@ -319,6 +319,29 @@ describe('roller collect with the docker runner (engine stand-in that runs the c
 });
 
 describe('roller collect --resume on older runs', () => {
+  it('sample directories sort in request order (a zero-padded index); a run with the unpadded names of older rollers resumes in place', async () => {
+    const tasks = await tasksFile('names-tasks.jsonl', Array.from({ length: 11 }, (_, i) => ({ id: `t${i}`, prompt: '[HELLO] hi' })));
+    const out = join(tmp.path, 'runs');
+    const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'names', '--concurrency', '2'];
+    expect((await roller(args)).code).toBe(0);
+    const run = join(out, 'names');
+    const dirs = readdirSync(join(run, 'samples', 'scripted_default'));
+    expect(dirs).toEqual(Array.from({ length: 11 }, (_, i) => `${String(i).padStart(4, '0')}_t${i}`));
+    expect(dirs).toEqual([...dirs].sort());
+    // The same run as an older roller laid it out: unpadded names, info.json naming them.
+    const { renameSync, writeFileSync } = await import('node:fs');
+    for (const d of dirs) renameSync(join(run, 'samples', 'scripted_default', d), join(run, 'samples', 'scripted_default', d.replace(/^0+(?=\d)/, '')));
+    const runInfo = info(run);
+    for (const row of runInfo.samples) row.path = row.path.replace(/\/0+(?=\d)/, '/');
+    writeFileSync(join(run, 'info.json'), JSON.stringify(runInfo, null, 2));
+    const resumed = await roller([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(info(run).summary).toMatchObject({ ok: 0, skipped: 11 });
+    expect(readdirSync(join(run, 'samples', 'scripted_default')).sort()).toEqual(Array.from({ length: 11 }, (_, i) => `${i}_t${i}`).sort());
+    expect(info(run).samples.map((r) => r.path)).toEqual(Array.from({ length: 11 }, (_, i) => `samples/scripted_default/${i}_t${i}`));
+    expect((await roller(['validate-run', run])).code).toBe(0);
+  }, 10 * 60_000);
+
   it('a run without lock.json is recaptured once before anything is reused; a sample whose main ACTF holds sub-agent steps stops a resume', async () => {
     const tasks = await tasksFile('old-tasks.jsonl', [
         { id: 'hello', prompt: '[HELLO] hi' },

@@ -78,7 +78,7 @@ describe('user sinks through the real pipelines (real Claude Code)', () => {
     );
     const r = await roller('collect', '--capture-calls', '--tasks', demo, '--output', out, '--run-name', 'throwing', '--sink', module);
     expect(r.code).toBe(1);
-    const second = join(out, 'throwing', 'samples', 'scripted_default', '1_write-file');
+    const second = join(out, 'throwing', 'samples', 'scripted_default', '0001_write-file');
     expect(r.stderr).toContain(`roller collect: sink throwing-sink failed at ${second}: disk of the user is full; the run's own files are complete`);
     expect((await roller('validate-run', join(out, 'throwing'))).code).toBe(0);
     const info = JSON.parse(readFileSync(join(out, 'throwing', 'info.json'), 'utf8')) as RunInfo;

@@ -1,4 +1,3 @@
-import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 import { existsSync } from 'node:fs';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { generatesOutput } from '../../schemas/call-context.js';
 import { completionAudit, modelIdentityAudit, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
 import { compactionCallUsage, writeCompactionSegments, type CompactionCallUsage } from './compaction-segments.js';
 import type { ReadArena } from '../../core/read-arena.js';
+import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 
 /**
  * Where one attempt's evidence is. Live (collect) and offline (reprocess) differ only here: collect points

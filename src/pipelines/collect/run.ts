@@ -1,7 +1,6 @@
-import { runUsageTotals } from '../run-usage.js';
 import { existsSync } from 'node:fs';
 import { readFile, rm, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { acquireLock, describeHolder } from '../../core/process-lock.js';
@@ -20,6 +19,7 @@ import { lockDifferences, redactConfig } from './lock.js';
 import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
 import { reusableSample } from './reuse.js';
+import { runUsageTotals } from '../run-usage.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
@@ -344,7 +344,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     model: info.model,
     status,
     error: info.error,
-    path: sampleDirOf('', { index: info.index, task: { id: info.task_id }, model: { id: info.model } }).replace(/^[\\/]/, ''),
+    path: relative(runDir, sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } })),
     usage: info.usage,
   });
   // The sample stream, in request order: the run-level SFT files and the user's sinks take each finished sample.

@@ -1,4 +1,3 @@
-import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +22,7 @@ import { projectAttempt } from './project-attempt.js';
 import { finishSample } from './sample-info.js';
 import { ATTEMPT_DIR_PREFIX, noteAttempt } from './run-dir.js';
 import { firstUpstreamFailure } from './preflight.js';
+import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 
 export interface SampleRequest {
   index: number;
@@ -60,8 +60,15 @@ export interface SampleSettings {
 }
 
 /** samples/<model>/<index>_<task>, the model made one safe path segment. */
+/**
+ * samples/<model>/<index>_<task>, the index zero-padded to 4 digits so directories list in request order; a run an
+ * older roller wrote keeps its unpadded names (a resume finds and reuses them there).
+ */
 export function sampleDirOf(runDir: string, r: { index: number; task: { id: string }; model: { id: string } }): string {
-  return join(runDir, 'samples', r.model.id.replace(/[^A-Za-z0-9._-]/g, '_'), `${r.index}_${r.task.id}`);
+  const modelDir = join(runDir, 'samples', r.model.id.replace(/[^A-Za-z0-9._-]/g, '_'));
+  const padded = join(modelDir, `${String(r.index).padStart(4, '0')}_${r.task.id}`);
+  const legacy = join(modelDir, `${r.index}_${r.task.id}`);
+  return legacy !== padded && !existsSync(padded) && existsSync(legacy) ? legacy : padded;
 }
 
 export interface AttemptResult {

@@ -1,4 +1,3 @@
-import { runUsageTotals } from '../run-usage.js';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
@@ -10,6 +9,7 @@ import { InOrder } from '../../core/in-order.js';
 import { ensurePrivateDir } from '../../core/private-dir.js';
 import { acquireLock, describeHolder, inspectLock } from '../../core/process-lock.js';
 import type { Lock } from '../../schemas/lock.js';
+import { runUsageTotals } from '../run-usage.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 import { createRunInfoSink } from '../../sinks/run-info/sink.js';
 import { createRunLockSink } from '../../sinks/run-lock/sink.js';

@@ -11,7 +11,6 @@ export class CollectProgress {
   private running = 0;
   private failed = 0;
   private tokens = 0;
-  readonly flagged = { incomplete: 0, modelNameMismatch: 0, effortMismatch: 0, effortUnverified: 0, thinkingMismatch: 0 };
 
   constructor(private readonly out: NodeJS.WriteStream = process.stderr) {
     if (out.isTTY) {
@@ -35,12 +34,6 @@ export class CollectProgress {
     if (s.status === 'error' || s.status === 'timeout') this.failed++;
     const u = s.usage;
     if (u) this.tokens += u.input + u.cached_input + u.cache_creation + u.output;
-    const audit = s.runtime as { completion_audit?: { status?: string } | null; model_identity_audit?: { status?: string } | null; wire_effort_audit?: { status?: string }; thinking_audit?: { status?: string } };
-    if (audit.completion_audit?.status === 'flagged') this.flagged.incomplete++;
-    if (audit.model_identity_audit?.status === 'name_mismatch') this.flagged.modelNameMismatch++;
-    if (audit.wire_effort_audit?.status === 'mismatch') this.flagged.effortMismatch++;
-    if (audit.thinking_audit?.status === 'mismatch') this.flagged.thinkingMismatch++;
-    if (audit.wire_effort_audit?.status === 'unverified' || audit.wire_effort_audit?.status === 'not_observable') this.flagged.effortUnverified++;
     const warnings = ((s.runtime as { warnings?: string[] }).warnings ?? []).map((w) => `\n  warning: ${w}`).join('');
     const line = `[${p.done}/${p.total}] ${s.status.padEnd(7)} ${s.index}_${s.task_id} (${s.model})${u ? ` ${u.requests} requests, ${u.input + u.cached_input + u.cache_creation} in / ${u.output} out tokens` : ''}${s.error ? `: ${s.error.message}` : ''}${warnings}`;
     if (this.multi) {

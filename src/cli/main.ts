@@ -365,7 +365,9 @@ export function buildProgram(): Command {
       process.stderr.write(
         `roller collect: ${info.state}: ${ok} ok, ${skipped} reused, ${error} error, ${timeout} timeout; sft.jsonl holds ${sft} of ${info.progress.total} samples (${info.progress.total - sft - segmented} excluded: failed, not run, or no eligible SFT${segmented > 0 ? `; ${segmented} compacted, their segments in sft_segments.jsonl` : ''})\n`,
       );
-      const { incomplete, modelNameMismatch, effortMismatch, effortUnverified, thinkingMismatch } = progress.flagged;
+      // The same tally as info.json summary.training: one exclusion policy for the files and this report.
+      const t = info.summary.training;
+      const [incomplete, modelNameMismatch, effortMismatch, effortUnverified, thinkingMismatch] = t ? [t.incomplete, t.model_name_mismatch, t.wire_effort_mismatch, t.wire_effort_unverified, t.thinking_mismatch] : [0, 0, 0, 0, 0];
       if (thinkingMismatch > 0) process.stderr.write(`roller collect: ${thinkingMismatch} samples hold visible reasoning though --thinking off asked for none: excluded from sft.jsonl (runtime.thinking_audit, thinking_effort_mismatch)\n`);
       if (effortMismatch > 0) process.stderr.write(`roller collect: ${effortMismatch} samples sent another reasoning effort than --thinking asked: excluded from sft.jsonl (runtime.wire_effort_audit)\n`);
       if (effortUnverified > 0) process.stderr.write(`roller collect: ${effortUnverified} samples' requests did not state the reasoning effort (unverified, not excluded)\n`);

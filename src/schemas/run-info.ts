@@ -45,6 +45,19 @@ export const RunInfo = z
       sft_included: NonNegativeInt.optional().describe('samples whose linear SFT is in sft.jsonl (set when the run is finalized)'),
       sft_segmented: NonNegativeInt.optional().describe('compacted samples whose segments are in sft_segments.jsonl instead'),
       sft_excluded: NonNegativeInt.optional().describe('the other samples: failed, not run, or no eligible SFT'),
+      training: z
+        .strictObject({
+          processed: NonNegativeInt,
+          sft_eligible: NonNegativeInt,
+          excluded: z.record(z.string(), NonNegativeInt),
+          thinking_mismatch: NonNegativeInt,
+          wire_effort_mismatch: NonNegativeInt,
+          wire_effort_unverified: NonNegativeInt,
+          incomplete: NonNegativeInt,
+          model_name_mismatch: NonNegativeInt,
+        })
+        .optional()
+        .describe('seeds/003 summary.training: processed samples (reused included) by SFT eligibility and audit finding'),
     }),
     usage: UsageTotals,
     samples: z.array(RunSampleRow),

@@ -464,9 +464,13 @@ describe('roller collect --thinking off (seeds/003: a mismatch is warned and kep
     // Kept for inspection, the returned reasoning untouched; not in the run's training file.
     expect(existsSync(join(run, info(run).samples[0]!.path, 'trace_SFT.json'))).toBe(true);
     expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
+    // summary.training: the same policy, counted (the CLI's lines read it).
+    const training = { processed: 1, sft_eligible: 0, excluded: { thinking_effort_mismatch: 1 }, thinking_mismatch: 1, wire_effort_mismatch: 1 };
+    expect(info(run).summary.training).toMatchObject(training);
     const resumed = await roller([...args, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(info(run).summary).toMatchObject({ skipped: 1 });
+    expect(info(run).summary).toMatchObject({ skipped: 1, training }); // reused samples are counted too
+    expect(resumed.stderr).toContain('1 samples hold visible reasoning though --thinking off asked for none');
     expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
   }, 10 * 60_000);
 });

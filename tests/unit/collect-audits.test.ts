@@ -35,6 +35,12 @@ describe('model identity audit', () => {
     expect(modelIdentityAudit([call(0, text('a'), { request_model: 'm', response_model: 'm' })])).toMatchObject({ status: 'match', requested_models: ['m'], response_models: ['m'], finish_reasons: ['end_turn'] });
     expect(modelIdentityAudit([call(0, text('a'), { request_model: 'm', response_model: 'm-2026' })]).status).toBe('name_mismatch');
     expect(modelIdentityAudit([call(0, null, { request_model: null, response_model: null })]).status).toBe('not_observable');
+    // Per request, in request order (a set would hide which request was answered by what).
+    const perRequest = modelIdentityAudit([call(1, text('b'), { request_model: 'm', response_model: 'm-2026' }), call(0, text('a'), { request_model: 'm', response_model: 'm' })]).requests;
+    expect(perRequest.map((r) => [r.requested_model, r.response_model, r.finish_reason])).toEqual([
+      ['m', 'm', 'end_turn'],
+      ['m', 'm-2026', 'end_turn'],
+    ]);
   });
 });
 

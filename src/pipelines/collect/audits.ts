@@ -16,6 +16,8 @@ export interface ModelIdentityAudit {
   requested_models: string[];
   response_models: string[];
   finish_reasons: string[];
+  /** Each request (retries included), in order: the model asked for, the model the response named, how it ended. */
+  requests: { call_id: string; requested_model: string | null; response_model: string | null; finish_reason: string | null }[];
 }
 
 const TOKEN_LIMIT = new Set(['max_tokens', 'length', 'max_output_tokens', 'model_context_window_exceeded']);
@@ -78,7 +80,9 @@ export function modelIdentityAudit(calls: readonly Call[]): ModelIdentityAudit {
   const finish = [...new Set(calls.map(finishReasonOf).filter((r): r is string => r !== null))].sort();
   const pairs = calls.filter((c) => c.request_model !== null && c.response_model !== null);
   const status = pairs.length === 0 ? 'not_observable' : pairs.every((c) => c.request_model === c.response_model) ? 'match' : 'name_mismatch';
-  return { status, requested_models: requested, response_models: responded, finish_reasons: finish };
+  // Per request too (seeds/003): which request asked for what and what answered it, in request order.
+  const requests = [...calls].sort((a, b) => a.seq - b.seq).map((c) => ({ call_id: c.call_id, requested_model: c.request_model, response_model: c.response_model, finish_reason: finishReasonOf(c) }));
+  return { status, requested_models: requested, response_models: responded, finish_reasons: finish, requests };
 }
 
 /** Reasoning levels each harness takes (`--thinking`), and how it asks for them. */

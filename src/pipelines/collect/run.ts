@@ -19,6 +19,7 @@ import { lockDifferences, redactConfig } from './lock.js';
 import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
 import { reusableSample } from './reuse.js';
+import { TrainingTally } from './training-summary.js';
 import { runUsageTotals } from '../run-usage.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
@@ -290,6 +291,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     for (const k of ['concurrency', 'retries']) if (previous.config[k] !== undefined && previous.config[k] !== config[k]) changes[k] = { from: previous.config[k], to: config[k] };
     resumeHistory.push({ at: new Date().toISOString(), took_over: tookOver, cleaned, changes });
   }
+  const training = new TrainingTally();
   /** Set once the run-level SFT files are written (seeds/003 §4.4). */
   let sftCounts: { sft_included: number; sft_segmented: number; sft_excluded: number } | undefined;
   const snapshot = (): RunInfo => {
@@ -305,7 +307,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
       config,
       progress: { total: requests.length, processed: list.length, pending: requests.length - list.length },
       requests: { tasks: bundle.tasks.length, models: models.length },
-      summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout'), ...(sftCounts ?? {}) },
+      summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout'), ...(sftCounts ?? {}), training: training.summary() },
       usage: runUsageTotals(list),
       samples: list,
       errors: runErrors,
@@ -354,6 +356,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
   let done = 0;
   const record = async (info: SampleInfo, status = info.status) => {
     rows.set(info.index, rowOf(info, status));
+    training.add(info);
     done++;
     o.onSample?.({ ...info, status }, { done, total: requests.length });
     order.settle(info.index, finishedSample(sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } }), info));

@@ -1,0 +1,49 @@
+import type { SampleInfo } from '../../schemas/run-info.js';
+
+/** run info.json summary.training (seeds/003): what the training files hold of the processed samples, and why not. */
+export interface TrainingSummary {
+  /** Samples processed, reused ones included. */
+  processed: number;
+  sft_eligible: number;
+  /** Ineligible samples by category: sample_failed, thinking_effort_mismatch, wire_effort_mismatch, incomplete_trajectory, no_sft. */
+  excluded: Record<string, number>;
+  thinking_mismatch: number;
+  wire_effort_mismatch: number;
+  /** Requests that did not state the effort asked for, or none readable: not excluded (seeds/003), only counted. */
+  wire_effort_unverified: number;
+  incomplete: number;
+  /** A warning only: aliases are legitimate. */
+  model_name_mismatch: number;
+}
+
+const CATEGORIES = ['thinking_effort_mismatch', 'wire_effort_mismatch', 'incomplete_trajectory'] as const;
+
+/** Counts each processed sample once (the latest info of its index wins), from the same audits the exclusion reads. */
+export class TrainingTally {
+  private readonly byIndex = new Map<number, SampleInfo>();
+
+  add(info: SampleInfo): void {
+    this.byIndex.set(info.index, info);
+  }
+
+  summary(): TrainingSummary {
+    const s: TrainingSummary = { processed: 0, sft_eligible: 0, excluded: {}, thinking_mismatch: 0, wire_effort_mismatch: 0, wire_effort_unverified: 0, incomplete: 0, model_name_mismatch: 0 };
+    for (const info of this.byIndex.values()) {
+      s.processed++;
+      const r = info.runtime as Record<string, { status?: string } | undefined> & SampleInfo['runtime'];
+      const eligibility = info.runtime.sft_eligibility;
+      if (eligibility?.eligible) s.sft_eligible++;
+      else {
+        const reason = eligibility?.reason ?? '';
+        const category = info.status !== 'ok' && info.status !== 'skipped' ? 'sample_failed' : (CATEGORIES.find((c) => reason.startsWith(c)) ?? 'no_sft');
+        s.excluded[category] = (s.excluded[category] ?? 0) + 1;
+      }
+      if (r.thinking_audit?.status === 'mismatch') s.thinking_mismatch++;
+      if (r.wire_effort_audit?.status === 'mismatch') s.wire_effort_mismatch++;
+      if (r.wire_effort_audit?.status === 'unverified' || r.wire_effort_audit?.status === 'not_observable') s.wire_effort_unverified++;
+      if (r.completion_audit?.status === 'flagged') s.incomplete++;
+      if (r.model_identity_audit?.status === 'name_mismatch') s.model_name_mismatch++;
+    }
+    return s;
+  }
+}

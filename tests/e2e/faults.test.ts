@@ -153,7 +153,7 @@ describe('collect: one run, one collector; a killed run is said so and resumed c
     const validated = await roller(['validate-run', run]);
     expect(validated.code).toBe(1);
     expect(validated.stdout).toContain(`info.json: the run was killed: info.json says 'running', but its collect process (pid ${holder.pid}`);
-    expect(validated.stdout).toContain(`resume it with: roller collect --tasks ${tasks} --harness claude-code --model scripted/default --output ${out} --run-name shared --capture-debug full --resume`);
+    expect(validated.stdout).toContain(`resume it with: roller collect --tasks ${tasks} --harness claude-code --model scripted/default --output ${out} --run-name shared --capture-calls --capture-debug full --resume`);
     const leftover = /its temporary directory (\S+) is left/.exec(validated.stdout)?.[1];
     expect(leftover, validated.stdout).toBeDefined();
     expect(existsSync(leftover!)).toBe(true);

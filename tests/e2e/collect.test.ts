@@ -212,15 +212,26 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     ]);
     const out = join(tmp.path, 'runs');
     let sent = false;
+    let signalAt = 0;
+    // info.json as it stands while "slow" still runs after the signal: the checkpoint the interrupt forces.
+    let atInterrupt: RunInfo | undefined;
+    const poll = setInterval(() => {
+      if (!signalAt || atInterrupt) return;
+      const now = info(join(out, 'interrupt'));
+      if (Date.parse(now.updated_at) >= signalAt) atInterrupt = now;
+    }, 25);
     const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'interrupt'], {
       onStderr: (text, child) => {
         if (!sent && text.includes('started 1_slow')) {
           sent = true;
+          signalAt = Date.now();
           child.kill('SIGINT'); // while "slow" is running
         }
       },
     });
+    clearInterval(poll);
     expect(r.stderr).toContain('interrupted');
+    expect([atInterrupt?.state, atInterrupt?.progress.processed]).toEqual(['running', 1]);
     const run = join(out, 'interrupt');
     const stopped = info(run);
     expect(stopped.state).toBe('interrupted');

@@ -117,3 +117,41 @@ describe('Claude Code result events of consecutive prompts (seeds/004: session d
     expect(restarted.all_agents).toMatchObject({ input: 400, output: 40 });
   });
 });
+
+describe('info.json checkpoints (seeds/003 §5.2)', async () => {
+  const { RunInfoCheckpoints } = await import('../../src/pipelines/collect/checkpoints.js');
+  it('the first result, every 25 more, results 30 s apart, and at once on an interrupt; writes never overlap', async () => {
+    let clock = 0;
+    let out = 0;
+    let overlapped = false;
+    const writes: number[] = [];
+    const cp = new RunInfoCheckpoints(async () => {
+      if (out > 0) overlapped = true;
+      out++;
+      await new Promise((r) => setImmediate(r));
+      writes.push(clock);
+      out--;
+    }, () => clock);
+    const results = async (n: number, everyMs: number) => {
+      for (let i = 0; i < n; i++) {
+        clock += everyMs;
+        await cp.result();
+      }
+    };
+    await results(1, 1000); // the first result
+    await results(24, 1000); // 24 more: not yet
+    expect(writes).toEqual([1000]);
+    await results(1, 1000); // the 25th since the last write
+    expect(writes).toEqual([1000, 26_000]);
+    await results(1, 30_000); // 30 s after the previous result
+    expect(writes).toEqual([1000, 26_000, 56_000]);
+    await results(3, 29_000); // results less than 30 s apart: nothing
+    expect(writes).toHaveLength(3);
+    // An interrupt writes at once, even while a result's write is out.
+    const a = cp.force();
+    const b = cp.interrupted();
+    await Promise.all([a, b]);
+    expect(writes).toHaveLength(5);
+    expect(overlapped).toBe(false);
+  });
+});

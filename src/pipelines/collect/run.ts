@@ -20,6 +20,7 @@ import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
 import { reusableSample } from './reuse.js';
 import { TrainingTally } from './training-summary.js';
+import { RunInfoCheckpoints } from './checkpoints.js';
 import { runUsageTotals } from '../run-usage.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
@@ -94,23 +95,6 @@ export const MIGRATION_MARKER = '.migration.json';
 export interface CollectResult {
   runDir: string;
   info: RunInfo;
-}
-
-/** Checkpoints of info.json (seeds/003 §5.2): the first result, every 25 more, and results ≥ 30 s apart. */
-class RunInfoCheckpoints {
-  private sinceWrite = 0;
-  private lastResultAt = 0;
-  private written = 0;
-  constructor(private readonly write: () => Promise<void>) {}
-  async result(): Promise<void> {
-    const now = Date.now();
-    const due = this.written === 0 || ++this.sinceWrite >= 25 || now - this.lastResultAt >= 30_000;
-    this.lastResultAt = now;
-    if (!due) return;
-    this.sinceWrite = 0;
-    this.written++;
-    await this.write();
-  }
 }
 
 /**
@@ -319,6 +303,8 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
   await writeInfo();
   state = 'running';
   const checkpoints = new RunInfoCheckpoints(writeInfo);
+  // Ctrl-C / SIGTERM: info.json says so at once (queued samples are cancelled, running ones finish after).
+  o.signal?.addEventListener('abort', () => void checkpoints.interrupted().catch(() => {}), { once: true });
 
   const settings: SampleSettings = {
     harness: o.harness,
@@ -398,7 +384,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
   }
 
   state = 'finalizing';
-  await writeInfo();
+  await checkpoints.force();
   try {
     order.settleRest(); // samples never run (Ctrl-C) contribute nothing
     const written = await samples;
@@ -408,10 +394,10 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     if (state === 'finished') await rm(marker, { force: true });
   } catch (err) {
     state = 'finalization_error';
-    await writeInfo();
+    await checkpoints.force();
     throw err;
   }
-  await writeInfo();
+  await checkpoints.force();
   return { runDir, info: snapshot() };
 }
 

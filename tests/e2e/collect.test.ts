@@ -813,6 +813,16 @@ describe('roller collect through a real compaction (Claude Code, context window 
       await expectReprocessReproduces(run);
       await expectAtifExport(run);
     }
+    // Without --capture-calls segments are not written (seeds/003: opt-in); the linear SFT stays out, saying why.
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'scripted/default', '--model-config', models, '--output', out, '--run-name', 'nocap']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'nocap');
+    const s = sample(run, info(run).samples[0]!);
+    expect(existsSync(join(run, info(run).samples[0]!.path, 'sft_segments'))).toBe(false);
+    expect(existsSync(join(run, info(run).samples[0]!.path, 'trace_SFT.json'))).toBe(false);
+    expect(s.runtime.trajectory_conversion).toEqual(expect.arrayContaining([{ target: 'sft_segments', status: 'unavailable', reason: expect.stringContaining('--capture-calls') }]));
+    expect(info(run).summary).toMatchObject({ sft_included: 0, sft_segmented: 0, sft_excluded: 1 });
+    expect(existsSync(join(run, 'sft_segments.jsonl'))).toBe(false);
   });
 });
 

@@ -18,7 +18,8 @@ type Conversion = z.infer<typeof TrajectoryConversion>;
  * targets and returns the segment metadata for info.json, or null when segments are unavailable — then
  * SFT is unavailable with the reason, raw and ACTF stay.
  */
-export async function writeCompactionSegments(dir: string, actf: Actf | null, calls: readonly Call[], found: NativeCompactions, keepThinking: boolean, conversion: Conversion[]): Promise<SegmentMeta[] | null> {
+export async function writeCompactionSegments(dir: string, actf: Actf | null, calls: readonly Call[], found: NativeCompactions, o: { keepThinking: boolean; captureCalls: boolean }, conversion: Conversion[]): Promise<SegmentMeta[] | null> {
+  const keepThinking = o.keepThinking;
   await rm(join(dir, 'trace_SFT.json'), { force: true });
   const set = (target: Conversion['target'], status: Conversion['status'], reason: string | null) => {
     const at = conversion.findIndex((c) => c.target === target);
@@ -26,6 +27,13 @@ export async function writeCompactionSegments(dir: string, actf: Actf | null, ca
     if (at === -1) conversion.push(entry);
     else conversion[at] = entry;
   };
+  const linear = `the main context was compacted ${found.compactions.length} time(s): linear SFT would join windows the model never saw at once`;
+  if (!o.captureCalls) {
+    // seeds/003: segments are opt-in, rebuilt from the captured requests.
+    set('sft', 'unavailable', `${linear}; its compaction segments are written with --capture-calls`);
+    set('sft_segments', 'unavailable', 'compaction segments are opt-in: collect with --capture-calls');
+    return null;
+  }
   const missing = found.compactions.filter((c) => ![...found.summaryCalls.values()].includes(c));
   const projection = !actf
     ? { status: 'unavailable' as const, reason: 'no ACTF' }
@@ -37,7 +45,6 @@ export async function writeCompactionSegments(dir: string, actf: Actf | null, ca
           [...found.summaryCalls].map(([summaryCallId, c]) => ({ summaryCallId, source: c.source })),
           { keepThinking },
         );
-  const linear = `the main context was compacted ${found.compactions.length} time(s): linear SFT would join windows the model never saw at once`;
   if (projection.status !== 'ok') {
     set('sft', 'unavailable', `${linear}; compaction segments unavailable: ${projection.reason}`);
     set('sft_segments', 'unavailable', projection.reason);

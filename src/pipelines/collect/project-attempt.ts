@@ -134,7 +134,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   const attributed = field ? joinByHeader(byId, { field, participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) }) : byId;
   const actf: Actf | null = session.actf;
   if (compacted) {
-    const segments = await writeCompactionSegments(dir, actf, byId, compacted, o.keepThinking, out.conversion.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion']);
+    const segments = await writeCompactionSegments(dir, actf, byId, compacted, { keepThinking: o.keepThinking, captureCalls: o.captureCalls }, out.conversion.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion']);
     if (segments) out.segments = segments;
     out.compactionCalls = compactionCallUsage(compacted, calls);
   }

@@ -851,9 +851,34 @@ describe('roller collect with follow-up prompts in one Claude Code session (--re
   }, 5 * 60_000);
 
   it('follow-ups are refused before anything runs for a harness that cannot continue a session here', async () => {
-    const tasks = await tasksFile('followups-codex.jsonl', [{ id: 'x', prompt: '[HELLO] a', followups: ['[HELLO] b'] }]);
-    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'codex', '--output', join(tmp.path, 'nope'), '--run-name', 'x']);
+    const tasks = await tasksFile('followups-pi.jsonl', [{ id: 'x', prompt: '[HELLO] a', followups: ['[HELLO] b'] }]);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'pi', '--output', join(tmp.path, 'nope'), '--run-name', 'x']);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain("task 'x' has followups; continuing a session is implemented for claude-code (--resume) only");
+    expect(r.stderr).toContain("task 'x' has followups; continuing a session is implemented for claude-code (--resume) and codex (exec resume of the root thread) only");
+    expect(existsSync(join(tmp.path, 'nope', 'x'))).toBe(false);
   });
+
+  it('codex: a follow-up resumes the confirmed root thread after a delegation (not the newest rollout, a child\'s)', async () => {
+    const tasks = await tasksFile('followups-codex.jsonl', [{ id: 'two', prompt: '[MAIN:wait] use a sub-agent to read notes.txt', followups: ['[HELLO] one more question'], files: { 'notes.txt': 'BLUEBIRD\n' } }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'followups-codex']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'followups-codex');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const row = info(run).samples[0]!;
+    const s = sample(run, row);
+    const participants = s.runtime.participants as Json[];
+    const root = participants.find((p) => p.role === 'root')!;
+    expect(participants.filter((p) => p.role === 'child')).toHaveLength(1);
+    const calls = readJsonl(join(run, row.path, 'capture', 'attempt-0001', 'calls.jsonl'));
+    const last = calls.at(-1)!;
+    // The follow-up's call is the root thread's, and its answer is the scripted greeting.
+    expect([last.participant_id, last.native_identity.thread_id]).toEqual([root.participant, root.native_id]);
+    expect(JSON.stringify(last.output)).toContain('Hello from the scripted model.');
+    // The root's trajectory holds both prompts.
+    const actf = readJson<Json>(join(run, row.path, 'trace_ACTF.json'));
+    const prompts = (actf.steps as Json[]).filter((st) => st.user_content !== null).map((st) => JSON.stringify(st.user_content));
+    expect(prompts.some((p) => p.includes('[MAIN:wait]'))).toBe(true);
+    expect(prompts.some((p) => p.includes('one more question'))).toBe(true);
+  }, 5 * 60_000);
 });

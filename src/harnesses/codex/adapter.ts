@@ -11,6 +11,7 @@ import { codexPlan, type CodexLaunch } from './launch.js';
 import { CODEX_CALL_THREAD_FIELDS, callThreadId, codexParticipants, missingChildren, spawnsWithoutParticipant } from './participants.js';
 import { CODEX_RAW_SCHEMA, findRollouts, readThread, threadsOfTrace, type CodexThread } from './rollout.js';
 import { codexSftBlocker } from './sft-rules.js';
+import { rootThreadOfStdout } from './reported.js';
 
 /** Codex (reference/harnesses/codex.md): one rollout per thread, joined by response id; a session is a root and its children. */
 export const codexAdapter: HarnessAdapter = {
@@ -83,8 +84,11 @@ export const codexAdapter: HarnessAdapter = {
         extraArgs: [...(l.model ? ['-m', l.model] : []), ...(l.thinking ? ['-c', `model_reasoning_effort="${l.thinking}"`] : []), ...(l.extraArgs ?? [])],
         ...(options.roles ? { roles: options.roles } : {}),
         ...(options.agentsMaxDepth ? { agentsMaxDepth: options.agentsMaxDepth } : {}),
+        ...(l.continueSession ? { resumeThreadId: l.continueSession } : {}),
       });
     },
+    // Follow-up prompts resume the confirmed root thread (seeds/000 A9.7).
+    sessionOfStdout: rootThreadOfStdout,
     thinkingLevels: ['minimal', 'low', 'medium', 'high', 'xhigh'],
     keepsToolsCapture: true,
     apiModels: false,

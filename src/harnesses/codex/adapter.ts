@@ -45,7 +45,11 @@ export const codexAdapter: HarnessAdapter = {
         participants: [...found, ...missingChildren(ordered, found)],
         source: { root, threads: ordered.map((t) => t.file) },
         where: rootThread.file,
-        sftBlocker: codexSftBlocker(actf),
+        sftBlocker: codexSftBlocker(
+          actf,
+          wire ?? [],
+          rootThread.own.filter((r) => r.record.type === 'response_item').map((r) => String(r.record.payload?.type)),
+        ),
         usageExtra: { spawns_without_participant: spawnsWithoutParticipant(ordered) },
         rejects: rejects.filter((r) => ordered.some((t) => t.file === r.origin.file)),
         mainFiles: [rootThread.file],

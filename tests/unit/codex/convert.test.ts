@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { convertNative } from '../../../src/pipelines/convert.js';
@@ -122,6 +122,22 @@ describe('Codex spawns and SFT rules', () => {
     expect(codexSftBlocker({ ...base, tools_capture: [{ seq: 0, tools: t1 }, { seq: 3, tools: [...t1, { type: 'function', name: 'new_tool', parameters: {} }] }] } as never)).toBe(
       'tool definitions changed between requests (request seq 0 vs 3); one static tools list would misstate them',
     );
+  });
+
+  it('tools loaded through a tool_search_output input item (the request, or the rollout) bar the main SFT', async () => {
+    // The real lab session with its captured requests; then the same with the root's second request carrying the item.
+    const wire = (await readFile(join(lab, 'wire-tools.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
+    const [plain] = await convertNative({ harness: 'codex', native: join(lab, 'sessions/2026/11/30/rollout-2026-11-30T06-53-42-01a22b3b-143a-7721-b9f8-abb58f73e2e2.jsonl'), out: join(tmp.path, 'dyn-plain'), keepThinking: true, wire: join(lab, 'wire-tools.jsonl') });
+    expect(plain!.sft.status).toBe('ok');
+    const rootCalls = wire.filter((c) => JSON.stringify(c.native_identity ?? {}).includes('01a22b3b-143a-7721-b9f8-abb58f73e2e2'));
+    expect(rootCalls.length).toBeGreaterThan(1);
+    const edited = wire.map((c) => (c === rootCalls[1] ? { ...c, context: { ...c.context, input: [...((c.context.input as Json[] | undefined) ?? []), { type: 'tool_search_output', call_id: 'ts_1', tools: [] }] } } : c));
+    const dynWire = join(tmp.path, 'dyn-wire.jsonl');
+    await writeFile(dynWire, edited.map((c) => JSON.stringify(c)).join('\n') + '\n');
+    const [dyn] = await convertNative({ harness: 'codex', native: join(lab, 'sessions/2026/11/30/rollout-2026-11-30T06-53-42-01a22b3b-143a-7721-b9f8-abb58f73e2e2.jsonl'), out: join(tmp.path, 'dyn'), keepThinking: true, wire: dynWire });
+    expect(dyn!.sft).toEqual({ status: 'unavailable', reason: expect.stringMatching(new RegExp(`request seq ${rootCalls[1]!.seq} carries a tool_search_output`)) });
+    const { codexSftBlocker } = await import('../../../src/harnesses/codex/sft-rules.js');
+    expect(codexSftBlocker(plain!.actf, [], ['message', 'tool_search_output'])).toMatch(/the root rollout holds a tool_search_output item/);
   });
 });
 

@@ -136,6 +136,19 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(manifest).toMatchObject({ capture_status: 'complete', coverage: { status: 'verified' } });
     const relations = readJsonl(join(capture, 'relations.jsonl')).map((x) => x.type as string);
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
+    // Ids embed a random scope per capture (seeds/000): every sample's differs; relation ids carry their capture's.
+    const scopes = rows.map((row) => readJson<{ capture_scope: string }>(join(run, row.path, 'capture', 'attempt-0001', 'manifest.json')).capture_scope);
+    expect(new Set(scopes).size).toBe(3);
+    rows.forEach((row, k) => {
+      for (const c of readJsonl(join(run, row.path, 'capture', 'attempt-0001', 'calls.jsonl'))) expect(c.call_id).toMatch(new RegExp(`^c-${scopes[k]}-\\d+$`));
+    });
+    const relationRecords = readJsonl(join(capture, 'relations.jsonl'));
+    for (const x of relationRecords) expect(x.relation_id).toMatch(new RegExp(`^r-${scopes[2]}-\\d+$`));
+    // raw/ is not kept for an ok sample (capture-debug on-error): native evidence keeps its source, retained false.
+    expect(existsSync(join(capture, 'raw'))).toBe(false);
+    const native = relationRecords.flatMap((x) => x.evidence as Json[]).filter((e) => e.source !== 'calls.jsonl');
+    expect(native.length).toBeGreaterThan(0);
+    for (const e of native) expect([e.retained, typeof e.source]).toEqual([false, 'string']);
     // No credential value in any file of the run.
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
 
@@ -163,10 +176,17 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(refs).toEqual([{ trajectory_id: delegated.subagent_trajectories[0].trajectory_id }]);
 
     const sftBefore = readFileSync(join(run, 'sft.jsonl'));
+    // A sample written before an audit existed (its model_identity_audit taken out): a resume reuses it as it is.
+    const helloInfo = join(run, rows[0]!.path, 'info.json');
+    const { model_identity_audit: _audit, ...olderRuntime } = sample(run, rows[0]!).runtime as Json;
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(helloInfo, JSON.stringify({ ...sample(run, rows[0]!), runtime: olderRuntime }, null, 2));
+    const olderBytes = readFileSync(helloInfo);
     const again = await roller(['collect', '--capture-calls', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume']);
     expect(again.code, again.stderr).toBe(0);
     expect(info(run).summary).toMatchObject({ ok: 0, skipped: 3 });
     expect(readFileSync(join(run, 'sft.jsonl')).equals(sftBefore)).toBe(true);
+    expect(readFileSync(helloInfo).equals(olderBytes)).toBe(true); // no audit backfilled (seeds/003)
 
     const infoBefore = readFileSync(join(run, 'info.json'));
     const changed = await roller(['collect', '--capture-calls', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--output', out, '--run-name', 'demo', '--resume', '--timeout', '100', '--no-keep-thinking']);
@@ -398,6 +418,7 @@ describe('roller collect --resume checks each capture before reuse (seeds/000)',
     const tasks = await tasksFile('tamper-tasks.jsonl', [
       { id: 'hello', prompt: '[HELLO] hi' },
       { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } },
+      { id: 'again', prompt: '[HELLO] hi again' },
     ]);
     const out = join(tmp.path, 'runs');
     const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'tamper'];
@@ -408,17 +429,21 @@ describe('roller collect --resume checks each capture before reuse (seeds/000)',
     const calls = join(captureOf(0), 'calls.jsonl');
     writeFileSync(calls, readFileSync(calls, 'utf8').replace('"execution_status":"completed"', '"execution_status":"failed"'));
     appendFileSync(join(captureOf(1), 'relations.jsonl'), 'not a relation\n');
+    // An SFT that is no longer the projection of its ACTF is not reused either (seeds/003 §7.4).
+    const sftFile = join(run, info(run).samples[2]!.path, 'trace_SFT.json');
+    writeFileSync(sftFile, readFileSync(sftFile, 'utf8').replace('hi again', 'hi AGAIN'));
 
     const resumed = await roller([...args, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(info(run).summary).toMatchObject({ ok: 2, skipped: 0 });
+    expect(info(run).summary).toMatchObject({ ok: 3, skipped: 0 });
+    expect(readFileSync(sftFile, 'utf8')).toContain('hi again');
     for (const i of [0, 1]) expect(resumed.stderr).toContain(`${join(run, info(run).samples[i]!.path)} is collected again, its capture fails validation`);
     expect(resumed.stderr).toMatch(/calls\.jsonl: sha256 .* differs from the manifest/);
     expect((await roller(['validate-run', run])).code).toBe(0);
     // Collected again, they hold: the next resume reuses both.
     const again = await roller([...args, '--resume']);
     expect(again.stderr).not.toContain('fails validation');
-    expect(info(run).summary).toMatchObject({ ok: 0, skipped: 2 });
+    expect(info(run).summary).toMatchObject({ ok: 0, skipped: 3 });
   }, 10 * 60_000);
 });
 
@@ -504,6 +529,12 @@ describe('roller collect: capture is opt-in (seeds/000 --capture-calls)', () => 
     const mixed = await roller([...args, '--resume', '--capture-calls']);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('$.options.capture_calls: false -> true');
+
+    // The legacy alias turns capture on too (seeds/000 keeps it).
+    const alias = await roller(['collect', '--claude-capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'alias']);
+    expect(alias.code, alias.stderr).toBe(0);
+    expect(readJson<Json>(join(out, 'alias', 'lock.json')).options.capture_calls).toBe(true);
+    expect(existsSync(join(out, 'alias', info(join(out, 'alias')).samples[0]!.path, 'capture', 'attempt-0001', 'manifest.json'))).toBe(true);
 
     const noWire = await roller(['collect', '--capture-calls', '--wire-trace', 'off', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'nowire']);
     expect(noWire.code).toBe(2);

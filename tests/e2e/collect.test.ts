@@ -292,6 +292,14 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     // --thinking low reached every request the harness sent (model_reasoning_effort -> reasoning.effort).
     for (const row of rows) expect(sample(run, row).runtime.wire_effort_audit).toMatchObject({ status: 'matched', requested: 'low' });
     expect(readJson<{ options: { thinking: string } }>(join(run, 'lock.json')).options.thinking).toBe('low');
+    // Codex keeps every request's tool list (tools_capture.jsonl) in the sample, and web search is off: no request offers it.
+    for (const row of rows) {
+      const snapshots = readJsonl(join(run, row.path, 'tools_capture.jsonl'));
+      expect(snapshots.length).toBeGreaterThan(0);
+      const offered = snapshots.flatMap((x) => ((x.tools ?? []) as Json[]).map((t) => String(t.type === 'function' ? t.name : t.type)));
+      expect(offered).toContain('exec_command');
+      expect(offered.some((t) => /web_search/.test(t))).toBe(false);
+    }
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
     await expectAtifExport(run);

@@ -349,3 +349,33 @@ describe('collect: prompts of any size reach the harness (stdin or a file, never
     expect(text).toBe(prompt);
   }, 10 * 60_000);
 });
+
+describe('collect: credentials are locked by name, never by value (seeds/003 lock)', () => {
+  it('B9.2: a resume with another key value for the same variable is no mismatch; neither value reaches a file', async () => {
+    const { startScriptedModel } = await import('../../src/sources/scripted-model/index.js');
+    const model = await startScriptedModel();
+    try {
+      const config = join(tmp.path, 'keyed-model.json');
+      writeFileSync(config, JSON.stringify({ models: { 'acme/keyed': { api_base: model.url, api_key_env: 'ACME_KEY' } } }));
+      const out = join(tmp.path, 'keyed-runs');
+      const args = ['collect', '--capture-calls', '--tasks', tasksFile('keyed.jsonl', [{ id: 'hello', prompt: '[HELLO]' }]), '--harness', 'claude-code', '--model', 'acme/keyed', '--model-config', config, '--output', out, '--run-name', 'keyed'];
+      const [one, two] = ['acme-key-value-one-7f3a9c', 'acme-key-value-two-51d2e8'];
+      const first = await roller(args, { env: { ...process.env, ACME_KEY: one } });
+      expect(first.code, first.stderr).toBe(0);
+      const resumed = await roller([...args, '--resume'], { env: { ...process.env, ACME_KEY: two } });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const info = readJson<RunInfo>(join(out, 'keyed', 'info.json'));
+      expect(info.summary).toMatchObject({ skipped: 1 });
+      expect(readFileSync(join(out, 'keyed', 'lock.json'), 'utf8')).toContain('ACME_KEY');
+      const files = (function walk(d: string): string[] {
+        return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
+      })(join(out, 'keyed'));
+      for (const f of files) {
+        const bytes = readFileSync(f, 'latin1');
+        expect(bytes.includes(one) || bytes.includes(two), f).toBe(false);
+      }
+    } finally {
+      await model.close();
+    }
+  }, 5 * 60_000);
+});

@@ -180,6 +180,13 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
     const result = stdout.trim().split('\n').map((l) => JSON.parse(l) as Json).filter((e) => e.type === 'result').at(-1);
     expect(result?.subtype).toBe('success');
     expect(JSON.stringify(actf)).toContain(sc.expect);
+    if (sc.background) {
+      // seeds/000 A9.2: the automatic notification stays the user's input in the main ACTF and SFT, wrapper included.
+      const carrier = (actf.steps as Json[]).find((st) => JSON.stringify(st.user_content ?? '').includes('<task-notification>'));
+      expect(carrier, 'an ACTF step whose user input is the notification').toBeDefined();
+      const users = ((sft as Json).messages as Json[]).filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));
+      expect(users.some((u) => u.includes('<task-notification>') && u.includes('</task-notification>'))).toBe(true);
+    }
     expect(await readFile(join(capture, 'calls.jsonl'), 'latin1')).not.toContain(apiKey);
   }, 300_000);
 });

@@ -9,7 +9,7 @@ import { PINNED_HARNESSES } from '../pins.js';
 import { codexToActf } from './actf.js';
 import { codexPlan, type CodexLaunch } from './launch.js';
 import { CODEX_CALL_THREAD_FIELDS, callThreadId, codexParticipants, missingChildren, spawnsWithoutParticipant } from './participants.js';
-import { CODEX_RAW_SCHEMA, findRollouts, readThread, threadsOfTrace, type CodexThread } from './rollout.js';
+import { CODEX_RAW_SCHEMA, findRollouts, markForkReplays, readThread, threadsOfTrace, type CodexThread } from './rollout.js';
 import { codexSftBlocker } from './sft-rules.js';
 import { rootThreadOfStdout } from './reported.js';
 
@@ -29,6 +29,7 @@ export const codexAdapter: HarnessAdapter = {
     // A damaged thread (its first line cut) keeps its place: identified by its file name, converted from what is intact.
     for (const f of files) threads.push(await readThread(f, root, rejects));
     inheritSessions(threads);
+    markForkReplays(threads);
     const out: SessionConversion[] = [];
     for (const sessionId of [...new Set(threads.map((t) => t.sessionId))]) {
       const tree = threads.filter((t) => t.sessionId === sessionId);

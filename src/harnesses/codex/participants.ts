@@ -76,6 +76,8 @@ export function threadTokens(thread: CodexThread, wire?: readonly Call[]): Threa
       return { tokens: fromWire, responseIds: [], responses: sent.length, status: 'exact', note: `counted from the capture: ${sent.length} call(s) whose identity header names this thread (${why})` };
     }
   }
+  // A fork whose replayed prefix cannot be told from its own records: its counts would include the parent's.
+  if (thread.replayUnknown) return { tokens, responseIds: [], responses, status: 'unknown', note: `${thread.file}: ${thread.replayUnknown}, so its token counts may hold the parent's (unknown, not guessed); read it with its parent's rollout, or convert with --wire` };
   if (responses > 0) return { tokens, responseIds: [], responses, status: 'exact', note: `counted from ${responses} event_msg token_count record(s) (Codex ${version} writes no token_usage_record): each new total_token_usage is one response, a repeated total is not` };
   // No count at all: a thread that never began a turn has none to count; one that did (or that holds model output) has tokens no record says.
   const began = thread.own.some(

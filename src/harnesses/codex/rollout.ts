@@ -10,8 +10,12 @@ type Json = Record<string, any>;
 
 export const CODEX_RAW_SCHEMA = 'codex-session-jsonl';
 
-/** Every record type a Codex release in the version matrix wrote (docs/VERSIONS.md); any other is refused, loudly. */
-const KNOWN = new Set(['session_meta', 'turn_context', 'world_state', 'response_item', 'event_msg', 'token_usage_record', 'inter_agent_communication_metadata']);
+/**
+ * Every record type a Codex release in the version matrix wrote (docs/VERSIONS.md); any other is refused, loudly.
+ * inter_agent_communication: multi_agent v2 in 0.140, a parent's message to a child (author, recipient, content) in
+ * the child's rollout; from 0.150 only its _metadata is written. Kept in trace.jsonl as written; it carries no tokens.
+ */
+const KNOWN = new Set(['session_meta', 'turn_context', 'world_state', 'response_item', 'event_msg', 'token_usage_record', 'inter_agent_communication', 'inter_agent_communication_metadata']);
 
 /**
  * Codex before 0.34 wrote another rollout shape: a header line {id, timestamp, instructions}, then the bare
@@ -62,6 +66,8 @@ export interface CodexThread {
    */
   own: RolloutRecord[];
   meta: Json;
+  /** Set when the thread replays a parent whose rollout was not read: its own records cannot be told apart. */
+  replayUnknown?: string;
 }
 
 /** Rollout files under a CODEX_HOME, its sessions/ dir, or one file. */
@@ -175,5 +181,32 @@ export function threadsOfTrace(lines: readonly Json[], file = 'trace.jsonl'): Co
     }
     groups[groups.length - 1]?.push(record === line ? { record, file, line: i + 1 } : { record, raw: line, file, line: i + 1 });
   });
-  return groups.map((g) => threadOfRecords(g, file));
+  const threads = groups.map((g) => threadOfRecords(g, file));
+  markForkReplays(threads);
+  return threads;
+}
+
+/**
+ * A warm fork of a release that writes no subagent_history_start_ordinal (multi_agent v2 in 0.120 to 0.140) still
+ * replays its parent's history after a second session_meta (the parent's, its id the fork's forked_from_id): that
+ * prefix ends where the fork's own first turn starts — the first task_started whose turn id is none of the parent's
+ * turns. Found from the parent's own rollout; without it the boundary is unknown and `replayUnknown` says so.
+ */
+export function markForkReplays(threads: CodexThread[]): void {
+  const byId = new Map(threads.map((t) => [t.threadId, t]));
+  for (const t of threads) {
+    const from = t.meta.forked_from_id;
+    if (typeof from !== 'string' || typeof t.meta.subagent_history_start_ordinal === 'number' || t.own !== t.records) continue;
+    const replayAt = t.records.findIndex((r, i) => i > 0 && r.record.type === 'session_meta' && r.record.payload?.id === from);
+    if (replayAt === -1) continue;
+    const parent = byId.get(from);
+    if (!parent) {
+      t.replayUnknown = `its file replays thread ${from}'s history from line ${t.records[replayAt]!.line}, and that thread's rollout was not read: where the replay ends is unknown`;
+      continue;
+    }
+    const parentTurns = new Set(parent.own.filter((r) => r.record.type === 'event_msg' && r.record.payload?.type === 'task_started').map((r) => r.record.payload.turn_id));
+    const ownStart = t.records.findIndex((r, i) => i > replayAt && r.record.type === 'event_msg' && r.record.payload?.type === 'task_started' && !parentTurns.has(r.record.payload.turn_id));
+    if (ownStart === -1) continue;
+    t.own = [t.records[0]!, ...t.records.slice(ownStart)];
+  }
 }

@@ -8,7 +8,8 @@ const delegate = (prompt: string, background = false, agentType = 'general-purpo
   { name: 'subagent', input: { agent: 'scout', task: prompt } }, // Pi's example sub-agent extension
   { name: 'sessions_spawn', input: { task: prompt, label: 'reader' } }, // OpenClaw
   { name: 'multi_agent_v1/spawn_agent', input: { message: prompt } },
-  { name: 'spawn_agent', input: { message: prompt } },
+  // Codex multi_agent v2 before 0.150 takes spawn_agent un-namespaced, and requires a task_name.
+  { name: 'spawn_agent', input: { message: prompt }, input_if_property: { task_name: 'read_notes' } },
 ];
 
 const spawnAgent = (message: string, extra: Record<string, unknown> = {}) => [{ name: 'multi_agent_v1/spawn_agent', input: { message, ...extra } }];

@@ -76,6 +76,21 @@ describe('Codex across releases', () => {
     expect(participants.find((p) => p.role === 'root')!.replayed_records_skipped).toBeUndefined();
   });
 
+  it('0.130 (a v2 warm fork with no history ordinal): the replay ends at the fork\'s own first turn; read without its parent, its tokens are unknown', async () => {
+    const dir = join(VERSIONS, '0.130.0', 'a-single-sub-agent-multi_agent-v2-warm-fork');
+    const sent = sentByThread(callsOf(dir));
+    const [s] = await convertNative({ harness: 'codex', native: join(dir, 'native'), out: join(tmp.path, 'fork-130'), keepThinking: true });
+    const child = s!.participants.find((p) => p.role === 'child')!;
+    expect(child.tokens.output).toBe(sent.get(child.native_id));
+    // The parent's session_meta and its first turn, replayed before the fork's own task_started.
+    expect(child.replayed_records_skipped).toBe(9);
+    const childFile = readdirSync(join(dir, 'native'), { recursive: true }).map(String).find((f) => f.endsWith('.jsonl') && f.includes(child.native_id))!;
+    const [alone] = await convertNative({ harness: 'codex', native: join(dir, 'native', childFile), out: join(tmp.path, 'fork-130-alone'), keepThinking: true });
+    const orphan = alone!.participants.find((p) => p.native_id === child.native_id)!;
+    expect(orphan.tokens_status).toBe('unknown');
+    expect(orphan.tokens_note).toMatch(/replays thread .* history from line 2, and that thread's rollout was not read/);
+  });
+
   it("a forked child's replayed token counts are the parent's: a copy of the parent's token_count in the replay changes nothing", async () => {
     const parentFile = rollouts(fork).find((f) => lines(f).filter((r) => r.type === 'session_meta').length === 1)!;
     const parentCount = lines(parentFile).find((r) => r.type === 'event_msg' && r.payload?.type === 'token_count' && r.payload.info)!;

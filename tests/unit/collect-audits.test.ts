@@ -11,6 +11,9 @@ const actf = (stop: string | null) => ({ steps: [{ stop_reason: stop }] }) as un
 describe('completion audit (seeds/003 §6.2)', () => {
   it('flags a final response that stopped at a token limit, even when the ACTF says it ended', () => {
     expect(completionAudit([call(0, text('a')), call(1, text('cut', 'max_tokens'))], actf('end_turn'))).toMatchObject({ status: 'flagged', source: 'wire', actf_stop_reason: 'end_turn' });
+    // The ACTF said the trajectory ended well; the wire overrode it, and the ACTF's finding is kept (actf_completion_audit).
+    expect(completionAudit([call(0, text('a')), call(1, text('cut', 'max_tokens'))], actf('end_turn')).actf_finding).toEqual({ status: 'not_flagged', reason: null });
+    expect(completionAudit([call(0, text('done'))], actf('end_turn')).actf_finding).toBeUndefined(); // both agree
   });
   it('an earlier truncated response followed by a completed one is not flagged', () => {
     expect(completionAudit([call(0, text('cut', 'max_tokens')), call(1, text('done'))], null).status).toBe('not_flagged');

@@ -9,6 +9,8 @@ export interface CompletionAudit {
   /** Where the finding came from: the last captured response of the main participant, or the ACTF. */
   source: 'wire' | 'actf' | null;
   actf_stop_reason: string | null;
+  /** The ACTF's own finding when the wire overrode it (seeds/003 actf_completion_audit): kept, not lost. */
+  actf_finding?: { status: CompletionAudit['status']; reason: string | null };
 }
 
 export interface ModelIdentityAudit {
@@ -57,6 +59,14 @@ function hasAnswerOrToolCall(call: Call): boolean {
  */
 export function completionAudit(rootCalls: readonly Call[], actf: Actf | null): CompletionAudit {
   const actfStop = actf?.steps.at(-1)?.stop_reason ?? null;
+  const fromActf = actfCompletion(actfStop);
+  const wire = wireCompletion(rootCalls, actfStop);
+  if (!wire) return fromActf;
+  // The wire's final response wins; where the ACTF found otherwise, its finding stays beside it.
+  return wire.status !== fromActf.status && fromActf.status !== 'not_observable' ? { ...wire, actf_finding: { status: fromActf.status, reason: fromActf.reason } } : wire;
+}
+
+function wireCompletion(rootCalls: readonly Call[], actfStop: string | null): CompletionAudit | undefined {
   const last = [...rootCalls].sort((a, b) => a.seq - b.seq).at(-1);
   if (last) {
     const reason = finishReasonOf(last);
@@ -65,6 +75,10 @@ export function completionAudit(rootCalls: readonly Call[], actf: Actf | null): 
     if (reason !== null && !hasAnswerOrToolCall(last)) return { status: 'flagged', reason: 'the final response is an empty answer without tool calls', source: 'wire', actf_stop_reason: actfStop };
     if (reason !== null) return { status: 'not_flagged', reason: null, source: 'wire', actf_stop_reason: actfStop };
   }
+  return undefined;
+}
+
+function actfCompletion(actfStop: string | null): CompletionAudit {
   if (actfStop && TOKEN_LIMIT.has(actfStop)) return { status: 'flagged', reason: `the last step stopped at a token limit (${actfStop})`, source: 'actf', actf_stop_reason: actfStop };
   if (actfStop) return { status: 'not_flagged', reason: null, source: 'actf', actf_stop_reason: actfStop };
   return { status: 'not_observable', reason: 'no final response and no ACTF stop reason to read', source: null, actf_stop_reason: null };

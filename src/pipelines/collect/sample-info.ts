@@ -33,6 +33,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
   }
   const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + (result.compactionCalls ?? []).reduce((a, c) => a + c.tokens[k], 0);
   const partial = partialUsage(result.participants);
+  const completion = result.audits?.completion;
   const sftOk = result.status === 'ok' && existsSync(join(dir, 'trace_SFT.json'));
   const conversion = (result.conversion?.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion'] | undefined) ?? [
     { target: 'actf', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
@@ -80,7 +81,9 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
           : result.audits?.wireEffort?.status === 'mismatch'
             ? { eligible: false, reason: `wire_effort_mismatch: requests asked for ${[...new Set(result.audits.wireEffort.observed)].join(', ')}, not ${result.audits.wireEffort.requested}` }
             : { eligible: true, reason: null },
-      completion_audit: result.audits?.completion ?? null,
+      completion_audit: completion ? { status: completion.status, reason: completion.reason, source: completion.source, actf_stop_reason: completion.actf_stop_reason } : null,
+      // seeds/003: where the final response overrode the ACTF's finding, the ACTF's is kept too.
+      ...(completion?.actf_finding ? { actf_completion_audit: { ...completion.actf_finding, source: 'actf', actf_stop_reason: completion.actf_stop_reason } } : {}),
       model_identity_audit: result.audits?.modelIdentity ?? null,
       ...(result.audits?.wireEffort ? { wire_effort_audit: result.audits.wireEffort } : {}),
       ...(result.audits?.thinking ? { thinking_audit: result.audits.thinking } : {}),

@@ -2,60 +2,18 @@
  * `roller collect` as a user runs it: the real CLIs (pinned, installed by roller), the embedded scripted
  * model, the example tasks. Each run directory must validate as a whole (`roller validate-run`).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunInfo, SampleInfo } from '../../src/schemas/index.js';
-import { repoRoot, rollerBin } from '../support/paths.js';
+import type { RunInfo } from '../../src/schemas/index.js';
+import { collectRuns, DUMMY_KEY, filesUnder, info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
+import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('collect');
-const DUMMY_KEY = 'roller-scripted-model-dummy-key'; // what roller hands the harness for the scripted model
-
-function roller(args: string[], options: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    options.onStderr?.(stderr, child);
-  });
-  return once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }));
-}
-
-/** A tasks JSONL file of these tasks, in the test's temp dir. */
-/** `roller collect` of `tasks` into runs/<runName> with the given options; the run must succeed and validate. */
-async function collectValidRun(runName: string, tasks: object[], options: string[]): Promise<string> {
-  const out = join(tmp.path, 'runs');
-  const r = await roller(['collect', '--capture-calls', '--tasks', await tasksFile(`${runName}.jsonl`, tasks), '--output', out, '--run-name', runName, ...options]);
-  expect(r.code, r.stderr).toBe(0);
-  const run = join(out, runName);
-  expect((await roller(['validate-run', run])).code).toBe(0);
-  return run;
-}
-
-async function tasksFile(name: string, tasks: object[]): Promise<string> {
-  const path = join(tmp.path, name);
-  await writeFile(path, tasks.map((t) => JSON.stringify(t)).join('\n'));
-  return path;
-}
-
-const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
-const readJsonl = (path: string): Json[] => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
-const info = (run: string) => readJson<RunInfo>(join(run, 'info.json'));
-const sample = (run: string, row: RunInfo['samples'][number]) => readJson<SampleInfo>(join(run, row.path, 'info.json'));
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name));
-}
-
+const { tasksFile, collectValidRun } = collectRuns(tmp);
 
 /**
  * `roller reprocess` of a run whose captures kept raw/ reproduces every file of it byte for byte (its own
@@ -358,28 +316,6 @@ describe('roller collect with the docker runner (engine stand-in that runs the c
 });
 
 describe('roller collect --resume on older runs', () => {
-  it('sample directories sort in request order (a zero-padded index); a run with the unpadded names of older rollers resumes in place', async () => {
-    const tasks = await tasksFile('names-tasks.jsonl', Array.from({ length: 11 }, (_, i) => ({ id: `t${i}`, prompt: '[HELLO] hi' })));
-    const out = join(tmp.path, 'runs');
-    const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'names', '--concurrency', '2'];
-    expect((await roller(args)).code).toBe(0);
-    const run = join(out, 'names');
-    const dirs = readdirSync(join(run, 'samples', 'scripted_default'));
-    expect(dirs).toEqual(Array.from({ length: 11 }, (_, i) => `${String(i).padStart(4, '0')}_t${i}`));
-    expect(dirs).toEqual([...dirs].sort());
-    // The same run as an older roller laid it out: unpadded names, info.json naming them.
-    const { renameSync, writeFileSync } = await import('node:fs');
-    for (const d of dirs) renameSync(join(run, 'samples', 'scripted_default', d), join(run, 'samples', 'scripted_default', d.replace(/^0+(?=\d)/, '')));
-    const runInfo = info(run);
-    for (const row of runInfo.samples) row.path = row.path.replace(/\/0+(?=\d)/, '/');
-    writeFileSync(join(run, 'info.json'), JSON.stringify(runInfo, null, 2));
-    const resumed = await roller([...args, '--resume']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(info(run).summary).toMatchObject({ ok: 0, skipped: 11 });
-    expect(readdirSync(join(run, 'samples', 'scripted_default')).sort()).toEqual(Array.from({ length: 11 }, (_, i) => `${i}_t${i}`).sort());
-    expect(info(run).samples.map((r) => r.path)).toEqual(Array.from({ length: 11 }, (_, i) => `samples/scripted_default/${i}_t${i}`));
-    expect((await roller(['validate-run', run])).code).toBe(0);
-  }, 10 * 60_000);
 
   it('a run without lock.json is recaptured once before anything is reused; a sample whose main ACTF holds sub-agent steps stops a resume', async () => {
     const tasks = await tasksFile('old-tasks.jsonl', [
@@ -418,163 +354,6 @@ describe('roller collect --resume on older runs', () => {
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('holds sub-agent steps');
     expect(mixed.stderr).toContain(dir);
-  }, 10 * 60_000);
-});
-
-describe('roller collect --resume checks each capture before reuse (seeds/000)', () => {
-  it('a capture changed after publication (calls.jsonl edited, junk appended to relations.jsonl) is collected again, saying why', async () => {
-    const tasks = await tasksFile('tamper-tasks.jsonl', [
-      { id: 'hello', prompt: '[HELLO] hi' },
-      { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } },
-      { id: 'again', prompt: '[HELLO] hi again' },
-    ]);
-    const out = join(tmp.path, 'runs');
-    const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'tamper'];
-    expect((await roller(args)).code).toBe(0);
-    const run = join(out, 'tamper');
-    const { appendFileSync, writeFileSync } = await import('node:fs');
-    const captureOf = (i: number) => join(run, info(run).samples[i]!.path, 'capture', 'attempt-0001');
-    const calls = join(captureOf(0), 'calls.jsonl');
-    writeFileSync(calls, readFileSync(calls, 'utf8').replace('"execution_status":"completed"', '"execution_status":"failed"'));
-    appendFileSync(join(captureOf(1), 'relations.jsonl'), 'not a relation\n');
-    // An SFT that is no longer the projection of its ACTF is not reused either (seeds/003 §7.4).
-    const sftFile = join(run, info(run).samples[2]!.path, 'trace_SFT.json');
-    writeFileSync(sftFile, readFileSync(sftFile, 'utf8').replace('hi again', 'hi AGAIN'));
-
-    const resumed = await roller([...args, '--resume']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(info(run).summary).toMatchObject({ ok: 3, skipped: 0 });
-    expect(readFileSync(sftFile, 'utf8')).toContain('hi again');
-    for (const i of [0, 1]) expect(resumed.stderr).toContain(`${join(run, info(run).samples[i]!.path)} is collected again, its capture fails validation`);
-    expect(resumed.stderr).toMatch(/calls\.jsonl: sha256 .* differs from the manifest/);
-    expect((await roller(['validate-run', run])).code).toBe(0);
-    // Collected again, they hold: the next resume reuses both.
-    const again = await roller([...args, '--resume']);
-    expect(again.stderr).not.toContain('fails validation');
-    expect(info(run).summary).toMatchObject({ ok: 0, skipped: 3 });
-  }, 10 * 60_000);
-});
-
-describe('roller collect --no-keep-thinking (seeds/003: reasoning emptied in ACTF and SFT, raw untouched)', () => {
-  it('ACTF, SFT and the exported ATIF (sub-agents included) hold no reasoning; trace.jsonl keeps what the harness wrote', async () => {
-    const tasks = await tasksFile('nothink-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
-    const out = join(tmp.path, 'runs');
-    const runs: Record<string, string> = {};
-    for (const [name, extra] of [['think', []], ['nothink', ['--no-keep-thinking']]] as const) {
-      const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', name, ...extra]);
-      expect(r.code, r.stderr).toBe(0);
-      runs[name] = join(out, name);
-      expect((await roller(['export', runs[name]!])).code).toBe(0);
-    }
-    const reasoningOf = (run: string) => {
-      const dir = join(run, info(run).samples[0]!.path);
-      const actf = readJson<{ steps: { assistant_content: { reasoning_content: string | null } }[] }>(join(dir, 'trace_ACTF.json'));
-      const atif = readFileSync(filesUnder(join(run, 'atif')).find((f) => f.endsWith('trajectory.json'))!, 'utf8');
-      return { actf: actf.steps.map((st) => st.assistant_content.reasoning_content), atif: (JSON.parse(atif) as Json), raw: readFileSync(join(dir, 'trace.jsonl'), 'utf8') };
-    };
-    const kept = reasoningOf(runs.think!);
-    const emptied = reasoningOf(runs.nothink!);
-    const visible = kept.actf.filter((r): r is string => typeof r === 'string' && r !== '');
-    expect(visible.length).toBeGreaterThan(0); // the scripted model reasons in this task
-    expect(emptied.actf).toEqual(kept.actf.map((r) => (r === null ? null : '')));
-    for (const text of visible) {
-      expect(emptied.raw).toContain(JSON.stringify(text).slice(1, 40)); // raw keeps the reasoning as written
-      expect(JSON.stringify(emptied.atif)).not.toContain(JSON.stringify(text).slice(1, 40));
-    }
-    // The sub-agent's embedded trajectory too: reasoning in the kept run, none in the other.
-    const subReasoning = (atif: Json) => ((atif.subagent_trajectories ?? []) as Json[]).flatMap((t) => (t.steps as Json[]).map((st) => st.reasoning_content ?? null)).filter((r) => typeof r === 'string' && r !== '');
-    expect(subReasoning(kept.atif).length).toBeGreaterThan(0);
-    expect(subReasoning(emptied.atif)).toEqual([]);
-    const sft = readJson<Json>(join(runs.nothink!, info(runs.nothink!).samples[0]!.path, 'trace_SFT.json'));
-    expect((sft.messages as Json[]).filter((m) => m.role === 'assistant').every((m) => m.reasoning_content === '')).toBe(true);
-  }, 10 * 60_000);
-});
-
-describe('roller collect --thinking off (seeds/003: a mismatch is warned and kept out of sft.jsonl, on resume too)', () => {
-  it('Claude Code asked for no thinking (MAX_THINKING_TOKENS=0) still returns visible reasoning: thinking_effort_mismatch', async () => {
-    const tasks = await tasksFile('off-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
-    const out = join(tmp.path, 'runs');
-    const args = ['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'off', '--thinking', 'off'];
-    const r = await roller(args);
-    expect(r.code, r.stderr).toBe(0);
-    const run = join(out, 'off');
-    const s = sample(run, info(run).samples[0]!);
-    const audit = s.runtime.thinking_audit as Json;
-    expect(audit).toMatchObject({ status: 'mismatch', requested: 'off' });
-    expect(audit.steps_with_reasoning).toBeGreaterThan(0);
-    expect(s.runtime.sft_eligibility).toEqual({ eligible: false, reason: 'thinking_effort_mismatch' });
-    expect((s.runtime as Json).warnings).toEqual([expect.stringContaining('thinking off was requested')]);
-    expect(r.stderr).toContain('1 samples hold visible reasoning though --thinking off asked for none');
-    // Kept for inspection, the returned reasoning untouched; not in the run's training file.
-    expect(existsSync(join(run, info(run).samples[0]!.path, 'trace_SFT.json'))).toBe(true);
-    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
-    // summary.training: the same policy, counted (the CLI's lines read it).
-    const training = { processed: 1, sft_eligible: 0, excluded: { thinking_effort_mismatch: 1 }, thinking_mismatch: 1, wire_effort_mismatch: 1 };
-    expect(info(run).summary.training).toMatchObject(training);
-    const resumed = await roller([...args, '--resume']);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(info(run).summary).toMatchObject({ skipped: 1, training }); // reused samples are counted too
-    expect(resumed.stderr).toContain('1 samples hold visible reasoning though --thinking off asked for none');
-    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
-  }, 10 * 60_000);
-});
-
-describe('roller collect: capture is opt-in (seeds/000 --capture-calls)', () => {
-  it('off by default: no capture/, the lock says so, a resume cannot mix; it needs the wire trace; OpenCode offers no task tool without it', async () => {
-    const tasks = await tasksFile('optin-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
-    const out = join(tmp.path, 'runs');
-    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'plain'];
-    const r = await roller(args);
-    expect(r.code, r.stderr).toBe(0);
-    const run = join(out, 'plain');
-    expect((await roller(['validate-run', run])).code).toBe(0);
-    const dir = join(run, info(run).samples[0]!.path);
-    expect(existsSync(join(dir, 'capture'))).toBe(false);
-    expect(sample(run, info(run).samples[0]!).runtime.capture).toBeNull();
-    expect(readJson<Json>(join(run, 'lock.json')).options.capture_calls).toBe(false);
-    expect(existsSync(join(dir, 'trace_SFT.json'))).toBe(true); // the trajectory is whole without it
-
-    const mixed = await roller([...args, '--resume', '--capture-calls']);
-    expect(mixed.code).toBe(2);
-    expect(mixed.stderr).toContain('$.options.capture_calls: false -> true');
-
-    // The legacy alias turns capture on too (seeds/000 keeps it).
-    const alias = await roller(['collect', '--claude-capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'alias']);
-    expect(alias.code, alias.stderr).toBe(0);
-    expect(readJson<Json>(join(out, 'alias', 'lock.json')).options.capture_calls).toBe(true);
-    expect(existsSync(join(out, 'alias', info(join(out, 'alias')).samples[0]!.path, 'capture', 'attempt-0001', 'manifest.json'))).toBe(true);
-
-    const noWire = await roller(['collect', '--capture-calls', '--wire-trace', 'off', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'nowire']);
-    expect(noWire.code).toBe(2);
-    expect(noWire.stderr).toContain('--capture-calls records calls from the wire: it needs the wire trace on');
-    expect(existsSync(join(out, 'nowire'))).toBe(false);
-
-    // OpenCode without capture: its requests offer no task tool, so no child session is made.
-    const oc = await roller(['collect', '--tasks', tasks, '--harness', 'opencode', '--wire-trace', 'full', '--output', out, '--run-name', 'oc-plain']);
-    expect(oc.code, oc.stderr).toBe(0);
-    const ocRun = join(out, 'oc-plain');
-    const ocDir = join(ocRun, info(ocRun).samples[0]!.path);
-    const offered = readJsonl(join(ocDir, 'wire_trace.jsonl')).flatMap((e) => ((e.body?.tools ?? []) as Json[]).map((t) => t.function?.name as string));
-    expect(offered).toContain('read');
-    expect(offered).not.toContain('task');
-    expect((sample(ocRun, info(ocRun).samples[0]!).runtime.participants as Json[]).map((p) => p.role)).toEqual(['root']);
-  }, 10 * 60_000);
-});
-
-describe('roller collect: a spawn the harness refused is listed, not dropped (seeds/004)', () => {
-  it('Claude Code refuses an unknown agent type: no participant, the call in runtime.spawns_without_participant with the CLI\'s words', async () => {
-    const tasks = await tasksFile('refused-tasks.jsonl', [{ id: 'refused', prompt: '[MAIN:refused] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
-    const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'refused']);
-    expect(r.code, r.stderr).toBe(0);
-    const run = join(out, 'refused');
-    expect((await roller(['validate-run', run])).code).toBe(0);
-    const s = sample(run, info(run).samples[0]!);
-    const participants = s.runtime.participants as Json[];
-    expect(participants.map((p) => p.role)).toEqual(['root']);
-    expect(s.runtime.spawns_without_participant).toEqual([
-      { participant: participants[0]!.participant, tool_call_id: expect.stringMatching(/^toolu_/), target: null, status: 'failed', reason: expect.stringContaining("Agent type 'no-such-agent' not found"), source: expect.stringMatching(/\.jsonl:\d+$/) },
-    ]);
   }, 10 * 60_000);
 });
 

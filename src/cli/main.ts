@@ -300,7 +300,8 @@ export function buildProgram(): Command {
     .option('--capture-calls', 'record every model call and publish capture/ (calls, relations, manifest) per sample; needs the wire trace (seeds/000: off by default)')
     .option('--claude-capture-calls', 'alias of --capture-calls')
     .option('--no-capture-calls', 'the default: no capture/ (kept for scripts that say so)')
-    .option('--cache-trace', "OpenClaw's cache trace (an error for other harnesses)")
+    .option('--cache-trace', "OpenClaw's own cache trace (on by default for OpenClaw; kept in the sample, redacted, with --wire-trace full; an error for other harnesses)")
+    .option('--no-cache-trace', "OpenClaw: do not ask for its cache trace")
     .option('--pi-subagent-extension', "Pi: enable the example sub-agent extension Pi ships (roller's profile has none)")
     .option('--openclaw-mode <mode>', 'OpenClaw: gateway (default; a local Gateway, sessions_spawn children run) | exec (one embedded turn, no children)', openclawModeOption)
     .option('--collect-path <path>', 'repeatable; a work-dir path also copied to results/legacy/', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
@@ -341,7 +342,7 @@ export function buildProgram(): Command {
         thinking: opts.thinking ?? null,
         captureCalls: opts.captureCalls === true || opts.claudeCaptureCalls === true,
         captureDebug: opts.captureDebug,
-        ...(opts.cacheTrace ? { cacheTrace: true } : {}),
+        ...(opts.cacheTrace !== undefined ? { cacheTrace: opts.cacheTrace } : {}),
         ...(opts.piSubagentExtension ? { piSubagentExtension: true } : {}),
         ...(opts.openclawMode ? { openclawMode: opts.openclawMode } : {}),
         ...(opts.collectPath ? { collectPaths: opts.collectPath } : {}),

@@ -99,6 +99,8 @@ export interface HarnessRunner {
   readonly thinkingSince?: string;
   /** Follow-up prompts continue the session the first one opened (Claude Code --resume): its id from the stdout. */
   sessionOfStdout?(stdoutPath: string): Promise<string | null>;
+  /** A harness with a cache trace of its own (OpenClaw, seeds/003 --cache-trace): where a launch in this HOME writes it. */
+  cacheTraceFile?(home: string): string;
   /** What the CLI itself reported about the run (Claude Code's result events), for info.json. */
   reported?(stdoutPaths: readonly string[]): Promise<Record<string, unknown> | null>;
   /** Takes API models from --model-config (else scripted models only). */
@@ -135,6 +137,8 @@ export interface RunLaunch {
   thinking?: string;
   /** --capture-calls: calls are recorded (OpenCode offers its sub-agent `task` tool only then, seeds/000). */
   captureCalls?: boolean;
+  /** --cache-trace: the harness writes its own cache trace (OpenClaw) to the runner's cacheTraceFile(home). */
+  cacheTrace?: boolean;
   /** Continue this native session (a follow-up prompt). */
   continueSession?: string;
   /** context_window / auto_compact_percent of the model config. */

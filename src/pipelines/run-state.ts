@@ -53,6 +53,7 @@ export function resumeCommand(runDir: string, info: RunInfo, lock: Lock | undefi
     if (!o.keep_thinking) args.push('--no-keep-thinking');
     if (o.thinking) args.push('--thinking', o.thinking);
     if (o.capture_calls) args.push('--capture-calls');
+    if (c.harness === 'openclaw' && o.cache_trace === false) args.push('--no-cache-trace'); // on by default for OpenClaw
     if (o.capture_debug && o.capture_debug !== 'on-error') args.push('--capture-debug', o.capture_debug);
   }
   if (lock && lock.timeout_s !== 600) args.push('--timeout', String(lock.timeout_s));

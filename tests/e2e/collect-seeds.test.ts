@@ -194,3 +194,30 @@ describe('roller collect: sample directory names (seeds/003 layout)', () => {
     expect((await roller(['validate-run', run])).code).toBe(0);
   }, 10 * 60_000);
 });
+
+describe('roller collect --cache-trace: OpenClaw\'s own cache trace (seeds/003 B12.1)', () => {
+  it('on by default for OpenClaw, kept redacted with --wire-trace full; --no-cache-trace turns it off; other harnesses refuse it', async () => {
+    const tasks = await tasksFile('cache-trace.jsonl', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'openclaw', '--wire-trace', 'full', '--output', out, '--run-name', 'cache-full']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'cache-full');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const trace = readJsonl(join(run, info(run).samples[0]!.path, 'cache_trace.jsonl'));
+    const contexts = trace.filter((e) => e.stage === 'stream:context');
+    // One per model call of the root and the child, each with the system prompt the model saw.
+    expect(contexts.length).toBe((sample(run, info(run).samples[0]!).runtime.participants as Json[]).reduce((n, p) => n + (p.messages as number), 0));
+    for (const e of contexts) expect(typeof e.system).toBe('string');
+    expect(new Set(trace.map((e) => e.sessionKey))).toEqual(new Set(['agent:main:main', expect.stringMatching(/^agent:main:subagent:/)]));
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes('roller-scripted-model-dummy-key'), f).toBe(false);
+
+    const off = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--openclaw-mode', 'exec', '--no-cache-trace', '--wire-trace', 'full', '--output', out, '--run-name', 'cache-off']);
+    expect(off.code, off.stderr).toBe(0);
+    expect(readJson<Json>(join(out, 'cache-off', 'lock.json')).options.cache_trace).toBe(false);
+    expect(existsSync(join(out, 'cache-off', info(join(out, 'cache-off')).samples[0]!.path, 'cache_trace.jsonl'))).toBe(false);
+
+    const refused = await roller(['collect', '--cache-trace', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'cache-cc']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--cache-trace records OpenClaw's cache trace; claude-code has none");
+  }, 10 * 60_000);
+});

@@ -472,6 +472,9 @@ describe('roller collect with OpenClaw through its Gateway (the default: real op
   it('a sessions_spawn child runs, is a participant joined by response id, and its completion event is found in the parent’s later input', async () => {
     const run = await collectValidRun('openclaw-gateway', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }], ['--harness', 'openclaw', '--capture-debug', 'full']);
     expect(readJson<{ harness_profile?: string }>(join(run, 'lock.json')).harness_profile).toBeUndefined();
+    // OpenClaw's cache trace is asked for by default (seeds/003); with --wire-trace actf it is not kept.
+    expect(readJson<Json>(join(run, 'lock.json')).options.cache_trace).toBe(true);
+    expect(existsSync(join(run, info(run).samples[0]!.path, 'cache_trace.jsonl'))).toBe(false);
     const row = info(run).samples[0]!;
     const s = sample(run, row);
     const people = s.runtime.participants as { participant: string; role: string; native_id: string; parent: string | null; spawn_tool_call_id: string | null; messages: number; status: string }[];

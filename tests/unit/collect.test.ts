@@ -2,7 +2,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRollerError } from '../../src/core/errors.js';
-import { lockDifferences, redactConfig } from '../../src/pipelines/collect/lock.js';
+import { lockDifferences, redactConfig, redactCredentialValues } from '../../src/pipelines/collect/lock.js';
 import { resolveModel } from '../../src/pipelines/collect/models.js';
 import { copyResults } from '../../src/pipelines/collect/results.js';
 import { loadTasks } from '../../src/pipelines/collect/tasks.js';
@@ -153,5 +153,25 @@ describe('info.json checkpoints (seeds/003 §5.2)', async () => {
     await Promise.all([a, b]);
     expect(writes).toHaveLength(5);
     expect(overlapped).toBe(false);
+  });
+});
+
+describe('a harness trace kept in a sample (OpenClaw cache trace)', () => {
+  it('credential values redacted by key and by token prefix; identity keys, digests and text kept', () => {
+    const digest = 'a3f5c2e1b9d8470612ef34ab56cd78ef90a1b2c3d4e5f60718293a4b5c6d7e8f';
+    const event = {
+      sessionKey: 'agent:main:main',
+      options: { apiKey: 'not-shown-1', headers: { authorization: 'Bearer abcdefgh12345678' }, baseUrl: 'http://u:p@127.0.0.1:9/v1' },
+      messageFingerprints: [digest],
+      prompt: 'read notes.txt',
+      note: 'sk-live-0123456789abcdef',
+    };
+    expect(redactCredentialValues(event)).toEqual({
+      sessionKey: 'agent:main:main',
+      options: { apiKey: '<redacted>', headers: { authorization: '<redacted>' }, baseUrl: 'http://127.0.0.1:9/v1' },
+      messageFingerprints: [digest],
+      prompt: 'read notes.txt',
+      note: '<redacted>',
+    });
   });
 });

@@ -4,7 +4,7 @@ import { relativeStatusSources } from '../native-archive.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { launchFields } from '../launch.js';
 import { sessionOfRecords, piToActf } from '../pi/session.js';
-import { openClawStateDir, openclawPlan } from './launch.js';
+import { openClawCacheTraceFile, openClawStateDir, openclawPlan } from './launch.js';
 import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawNativeCapture, openClawParticipants, openClawToActf, openClawTrees, readOpenClawStore } from './store.js';
 
 /** The profile of one embedded `agent exec` turn (no sub-agents can run): lock.json harness_profile. */
@@ -78,7 +78,9 @@ export const openClawAdapter: HarnessAdapter = {
         runtime: l.runtime!,
         mode: l.profile === OPENCLAW_EXEC_PROFILE ? 'exec' : 'gateway',
         ...(l.timeoutS !== undefined ? { timeoutS: l.timeoutS } : {}),
+        ...(l.cacheTrace ? { cacheTrace: true } : {}),
       }),
+    cacheTraceFile: openClawCacheTraceFile,
     thinkingLevels: [], // exec runs with thinking off here
     apiModels: false,
     contextSettings: false,

@@ -25,7 +25,10 @@ export const openClawStateDir = (home: string) => join(home, '.openclaw', 'state
  * Gateway mode (default) runs gateway-session.js: a loopback Gateway with a per-attempt token, the task by
  * `openclaw agent`, and a wait for every sub-agent's completion to be delivered.
  */
-export async function openclawPlan(launch: HarnessLaunch & { runtime: string; model?: string; mode?: OpenClawMode; timeoutS?: number }): Promise<ProcessPlan> {
+/** Where a launch's OpenClaw cache trace is written (OPENCLAW_CACHE_TRACE_FILE), under its HOME. */
+export const openClawCacheTraceFile = (home: string) => join(home, 'cache-trace.jsonl');
+
+export async function openclawPlan(launch: HarnessLaunch & { runtime: string; model?: string; mode?: OpenClawMode; timeoutS?: number; cacheTrace?: boolean }): Promise<ProcessPlan> {
   const mode = launch.mode ?? 'gateway';
   const state = openClawStateDir(launch.home);
   await mkdir(state, { recursive: true });
@@ -75,6 +78,8 @@ export async function openclawPlan(launch: HarnessLaunch & { runtime: string; mo
     HTTPS_PROXY: 'http://127.0.0.1:9',
     HTTP_PROXY: 'http://127.0.0.1:9',
     NO_PROXY: '127.0.0.1,localhost,::1',
+    // OpenClaw's own cache trace (seeds/003: on by default for OpenClaw): each model call's system prompt and context.
+    ...(launch.cacheTrace ? { OPENCLAW_CACHE_TRACE: '1', OPENCLAW_CACHE_TRACE_FILE: openClawCacheTraceFile(launch.home) } : {}),
   };
   await mkdir(env.TMPDIR, { recursive: true });
   if (mode === 'exec') {

@@ -43,6 +43,25 @@ export function redactConfig(value: unknown, key = ''): unknown {
   return value;
 }
 
+/** Keys that name an identity or a cache slot, not a credential (OpenClaw's sessionKey is how its sessions are joined). */
+const IDENTITY_KEYS = /^(session|cache|prompt[_-]?cache|message|idempotency)[_-]?key$/i;
+
+/**
+ * A harness's own diagnostics as a sample keeps them (OpenClaw's cache trace): values under credential-like keys, and
+ * strings with a known token prefix, become <redacted>, URLs lose their userinfo; digests and text are kept (no
+ * entropy rule here: a trace is full of hashes that are not secrets).
+ */
+export function redactCredentialValues(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') {
+    if (SENSITIVE.test(key) && !/_env$|Env$/.test(key) && !IDENTITY_KEYS.test(key)) return REDACTED;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return redactUrl(value);
+    return KNOWN_PREFIXES.test(value.trim()) ? REDACTED : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => redactCredentialValues(v, key));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactCredentialValues(v, k)]));
+  return value;
+}
+
 export function redactUrl(text: string): string {
   try {
     const url = new URL(text);

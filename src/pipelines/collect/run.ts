@@ -136,7 +136,10 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   }
   if (o.piSubagentExtension && o.harness !== 'pi') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--pi-subagent-extension is a Pi option');
   if (o.openclawMode && o.harness !== 'openclaw') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--openclaw-mode is an OpenClaw option');
-  if (o.cacheTrace) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);
+  // seeds/003: OpenClaw's cache trace is on by default; no other harness has one.
+  const cacheTrace = o.cacheTrace ?? runner.cacheTraceFile !== undefined;
+  if (cacheTrace && !runner.cacheTraceFile) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);
+  o = { ...o, cacheTrace };
   for (const p of o.collectPaths ?? []) {
     if (p.startsWith('/') || p.split(/[\\/]/).includes('..')) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--collect-path '${p}' must stay inside the work directory`);
   }
@@ -216,7 +219,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     models: Object.fromEntries(models.map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
     image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
-    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error' },
+    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: o.cacheTrace ?? false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error' },
     ...(o.piSubagentExtension ? { harness_profile: PI_SUBAGENT_PROFILE } : {}),
     // Embedded exec cannot run sub-agents: a different trajectory semantics from the Gateway default.
     ...(o.openclawMode === 'exec' ? { harness_profile: OPENCLAW_EXEC_PROFILE } : {}),
@@ -317,6 +320,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     wireTrace,
     keepThinking: o.keepThinking ?? true,
     captureCalls: o.captureCalls ?? false,
+    cacheTrace: o.cacheTrace ?? false,
     captureDebug: o.captureDebug ?? 'on-error',
     upstreams: new Map(),
     installDir: installed.dir,

@@ -15,6 +15,7 @@ import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
 import { startProxyPipeline } from '../proxy.js';
 import type { ResolvedModel } from './models.js';
+import { copyCacheTrace } from './cache-trace.js';
 import { copyResults } from './results.js';
 import type { CompactionCallUsage } from './compaction-segments.js';
 import type { CompletionAudit, ModelIdentityAudit, ThinkingAudit, WireEffortAudit } from './audits.js';
@@ -42,6 +43,8 @@ export interface SampleSettings {
   wireTrace: WireTraceMode;
   keepThinking: boolean;
   captureCalls: boolean;
+  /** OpenClaw's cache trace: asked of the harness; kept in the sample (redacted) with --wire-trace full. */
+  cacheTrace: boolean;
   captureDebug: 'on-error' | 'full' | 'off';
   /** model id -> the base URL its calls go to (the run's embedded scripted model, or the API base). */
   upstreams: ReadonlyMap<string, string>;
@@ -96,7 +99,7 @@ export interface AttemptResult {
 }
 
 
-const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'sft_segments', 'wire_trace.jsonl', 'tools_capture.jsonl', 'results', 'capture', 'info.json'];
+const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'sft_segments', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'results', 'capture', 'info.json'];
 
 /**
  * One sample: up to 1 + retries complete attempts, each in a fresh HOME and work directory, the harness
@@ -166,6 +169,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}),
         ...(s.thinking ? { thinking: s.thinking } : {}),
         captureCalls: s.captureCalls,
+        cacheTrace: s.cacheTrace,
         ...(r.model.context ? { context: r.model.context } : {}),
         ...(s.runtime ? { runtime: s.runtime } : {}),
         timeoutS: r.task.timeout_s ?? s.timeoutS,
@@ -244,6 +248,14 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (projection.spawnsWithoutParticipant) result.spawnsWithoutParticipant = projection.spawnsWithoutParticipant;
     if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));
     if (runner.keepsToolsCapture && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
+    const cacheTraceFile = s.cacheTrace ? runner.cacheTraceFile?.(home) : undefined;
+    if (cacheTraceFile && s.wireTrace === 'full') {
+      if (!existsSync(cacheTraceFile)) result.warnings.push('--cache-trace: the harness wrote no cache trace');
+      else {
+        const { dropped } = await copyCacheTrace(cacheTraceFile, join(dir, 'cache_trace.jsonl'));
+        if (dropped > 0) result.warnings.push(`cache_trace.jsonl: ${dropped} line(s) of the harness's cache trace were not JSON (cut short) and are left out`);
+      }
+    }
 
     const { files, refused, missing } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'));
     // --collect-path output goes to results/legacy/ (seeds/003 §5.7), under the same safety rules.

@@ -3,7 +3,7 @@
  * Claude Code CLI on the scripted model where a run is needed. Every refusal must say what, where and what to do —
  * never a stack trace, a hang, or a silent success.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,29 +11,11 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunInfo, SampleInfo } from '../../src/schemas/index.js';
-import { rollerBin } from '../support/paths.js';
+import { roller, type Ran } from '../support/collect-run.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('faults');
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function roller(args: string[], options: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void; env?: NodeJS.ProcessEnv } = {}): Promise<Ran> {
-  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    options.onStderr?.(stderr, child);
-  });
-  return once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }));
-}
 
 function tasksFile(name: string, tasks: object[]): string {
   const path = join(tmp.path, name);

@@ -18,9 +18,9 @@ export interface Ran {
   stderr: string;
 }
 
-/** bin/roller as a user runs it; `onStderr` sees the stderr so far (to signal the process at a moment). */
-export function roller(args: string[], options: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void } = {}): Promise<Ran> {
-  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+/** bin/roller as a user runs it; `onStderr` sees the stderr so far (to signal the process at a moment); `env` replaces the environment. */
+export function roller(args: string[], options: { onStderr?: (text: string, child: ReturnType<typeof spawn>) => void; env?: NodeJS.ProcessEnv } = {}): Promise<Ran> {
+  const child = spawn(rollerBin, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

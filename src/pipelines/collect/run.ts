@@ -55,7 +55,7 @@ export interface CollectOptions {
    * the wire trace; an API model always names its base (api_base) and the docker runner always uses host networking.
    */
   captureCalls?: boolean;
-  /** OpenClaw's cache trace: no other harness has one, so asking for it elsewhere is an error. */
+  /** OpenClaw's cache trace (default: on for OpenClaw); no other harness has one, so asking for it elsewhere is an error. */
   cacheTrace?: boolean;
   /** Pi: run with the example sub-agent extension it ships (off in roller's profile). */
   piSubagentExtension?: boolean;
@@ -242,9 +242,10 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     // A run being migrated reuses nothing until one full recapture has finished (the marker says so).
     if (!existsSync(marker)) {
       for (const r of requests) {
-        const found = await reusableSample(sampleDirOf(runDir, r), r, bundle.digest, o.keepThinking ?? true, wireTrace);
-        if (found === 'mixed') mixed.push(sampleDirOf(runDir, r));
-        else if (found && 'defect' in found) o.onNotReused?.(sampleDirOf(runDir, r), found.defect);
+        const dir = sampleDirOf(runDir, r);
+        const found = await reusableSample(dir, r, bundle.digest, o.keepThinking ?? true, wireTrace);
+        if (found === 'mixed') mixed.push(dir);
+        else if (found && 'defect' in found) o.onNotReused?.(dir, found.defect);
         else if (found) reusable.set(r.index, found);
       }
     }

@@ -103,15 +103,33 @@ function inlineSidechains(records: readonly NativeRecord[]): { key: string; byAg
   return [...groups.values()].filter((g) => g.records.some((r) => r.record.type === 'assistant'));
 }
 
-/** Where a tool_use with this id was made: the participant and the evidence (file:line). */
-function findToolUse(files: { participant: string; records: NativeRecord[] }[], toolUseId: string): { participant: string; at: string } | undefined {
+/** Where a tool_use with this id was made: the participant, the evidence (file:line) and the launching record's uuid. */
+function findToolUse(files: { participant: string; records: NativeRecord[] }[], toolUseId: string): { participant: string; at: string; uuid: string | null } | undefined {
   for (const f of files) {
     for (const r of f.records) {
       if (r.record.type !== 'assistant') continue;
-      if ((r.record.message.content as Json[]).some((b) => b.type === 'tool_use' && b.id === toolUseId)) return { participant: f.participant, at: `${r.file}:${r.line}` };
+      if ((r.record.message.content as Json[]).some((b) => b.type === 'tool_use' && b.id === toolUseId)) return { participant: f.participant, at: `${r.file}:${r.line}`, uuid: typeof r.record.uuid === 'string' ? r.record.uuid : null };
     }
   }
   return undefined;
+}
+
+/**
+ * A nested return without toolUseResult (seeds/000 A9.3): meta.json's `finished` counts only when the metadata,
+ * the launch and the return agree — meta.toolUseId is the spawn found in the parent's file, meta.parentAgentId
+ * names that parent, the parent's tool_result for it points back at the launching record
+ * (sourceToolAssistantUUID), and every record of the child's file is the child's own agentId. The first
+ * disagreement, or null when all agree.
+ */
+function nestedReturnMismatch(sub: NativeSession['subagents'][number], spawn: { participant: string; uuid: string | null }, parentRecords: readonly NativeRecord[], toolUseId: string): string | null {
+  const parentAgent = typeof sub.meta?.parentAgentId === 'string' ? `agent:${sub.meta.parentAgentId}` : null;
+  if (parentAgent !== null && parentAgent !== spawn.participant) return `${sub.metaFile} names parent ${parentAgent}, but tool call ${toolUseId} was made by ${spawn.participant}`;
+  const back = parentRecords.find((r) => r.record.type === 'user' && Array.isArray(r.record.message?.content) && (r.record.message.content as Json[]).some((b) => b.type === 'tool_result' && b.tool_use_id === toolUseId));
+  if (!back) return `no tool_result for ${toolUseId} in ${spawn.participant}'s file: the child's return is not on record`;
+  if (spawn.uuid === null || back.record.sourceToolAssistantUUID !== spawn.uuid) return `${back.file}:${back.line} returns ${toolUseId}, but its sourceToolAssistantUUID (${String(back.record.sourceToolAssistantUUID)}) is not the launching record ${spawn.uuid}`;
+  const stranger = sub.records.find((r) => typeof r.record.agentId === 'string' && r.record.agentId !== sub.agentId);
+  if (stranger) return `${stranger.file}:${stranger.line} belongs to agent ${String(stranger.record.agentId)}, not ${sub.agentId}`;
+  return null;
 }
 
 /** The parent's tool_result for a spawn: it says how the child ended (foreground runs). */
@@ -195,9 +213,14 @@ export function participantUsage(session: NativeSession, wire?: WireUsage): Part
       status = result.status === 'completed' ? 'completed' : result.status === 'failed' ? 'failed' : result.status === 'async_launched' ? 'running' : 'unknown';
       source = result.at;
     }
+    let crossCheck: string | null = null;
     if (status !== 'completed' && sub.meta?.finished === true) {
-      status = 'completed';
-      source = `${sub.metaFile}#finished`;
+      // No toolUseResult said how it ended: meta.json's word, once the launch and the return agree with it.
+      crossCheck = spawn && toolUseId ? nestedReturnMismatch(sub, spawn, files.find((f) => f.participant === spawn.participant)!.records, toolUseId) : 'the spawning tool call is not on record';
+      if (crossCheck === null) {
+        status = 'completed';
+        source = `${sub.metaFile}#finished`;
+      }
     }
     const parentDepth = spawn ? (rows.find((r) => r.participant === spawn.participant)?.depth ?? 0) : -1;
     // A file without a single model message: the sub-agent ran (its parent names it) but its counts were never written.
@@ -215,7 +238,9 @@ export function participantUsage(session: NativeSession, wire?: WireUsage): Part
       cost_usd: null,
       cost_note: 'included in the root participant (Claude Code reports one total)',
       spawn_result: toolUseId ? (acknowledged ? 'acknowledgement' : 'result') : null,
-      reason: spawn
+      reason: crossCheck
+        ? `${sub.metaFile} says finished, but ${crossCheck}: status unknown`
+        : spawn
         ? null
         : toolUseId
           ? `no tool_use with id ${toolUseId} in any file of the session`

@@ -1,4 +1,5 @@
 import { readFile, writeFile, mkdir, cp } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRollerError, ErrorCode } from '../../../src/core/index.js';
@@ -37,6 +38,48 @@ describe('a sub-agent whose spawning call is not on record (seeds/004)', () => {
     expect(checkValue(Participant, { ...asManifest, depth: 0 })).not.toEqual([]);
     expect(checkValue(Participant, { ...asManifest, spawn_tool_call_id: 'toolu_1', parent_participant_id: 'session:x' })).not.toEqual([]);
     expect(checkValue(Participant, { ...asManifest, reason: null })).not.toEqual([]);
+  });
+});
+
+describe('a nested return without toolUseResult (seeds/000 A9.3; real CLI 2.1.332, tests/fixtures/claude-code/nested-2.1.332)', () => {
+  const nested = join(repoRoot, 'tests/fixtures/claude-code/nested-2.1.332');
+  const grandchildOf = async (native: string, out: string) => {
+    const [s] = await convertNative({ harness: 'claude-code', native, out: join(tmp.path, out), keepThinking: true });
+    return s!.participants.find((p) => p.depth === 2)!;
+  };
+  const subagentsOf = async (root: string) => {
+    const { readdir } = await import('node:fs/promises');
+    const project = join(root, 'projects', (await readdir(join(root, 'projects')))[0]!);
+    const session = (await readdir(project)).find((f) => f.endsWith('.jsonl'))!;
+    return join(project, session.replace('.jsonl', ''), 'subagents');
+  };
+
+  it('meta.json’s finished counts once its tool id, parent, the launch record and the return agree', async () => {
+    const g = await grandchildOf(nested, 'nested-out');
+    expect(g).toMatchObject({ status: 'completed', parent: expect.stringMatching(/^agent:/), reason: null });
+    expect(g.status_source).toMatch(/\.meta\.json#finished$/);
+  });
+
+  it('a meta.json naming another parent, or a return that points at another launch, leaves the status unknown with the reason', async () => {
+    const { readdir } = await import('node:fs/promises');
+    const wrongParent = join(tmp.path, 'nested-wrong-parent');
+    await cp(nested, wrongParent, { recursive: true });
+    const subs = await subagentsOf(wrongParent);
+    const metaName = (await readdir(subs)).find((f) => f.endsWith('.meta.json') && JSON.parse(readFileSync(join(subs, f), 'utf8')).spawnDepth === 2)!;
+    const meta = JSON.parse(await readFile(join(subs, metaName), 'utf8')) as Json;
+    await writeFile(join(subs, metaName), JSON.stringify({ ...meta, parentAgentId: 'a0000000000000000' }));
+    const g1 = await grandchildOf(wrongParent, 'nested-wrong-parent-out');
+    expect(g1.status).toBe('unknown');
+    expect(g1.reason).toMatch(/names parent agent:a0000000000000000, but tool call toolu_\w+ was made by agent:/);
+
+    const wrongLaunch = join(tmp.path, 'nested-wrong-launch');
+    await cp(nested, wrongLaunch, { recursive: true });
+    const childFile = join(await subagentsOf(wrongLaunch), `agent-${meta.parentAgentId}.jsonl`);
+    const lines = (await readFile(childFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
+    await writeFile(childFile, lines.map((r) => JSON.stringify(r.sourceToolAssistantUUID ? { ...r, sourceToolAssistantUUID: '00000000-0000-0000-0000-000000000000' } : r)).join('\n') + '\n');
+    const g2 = await grandchildOf(wrongLaunch, 'nested-wrong-launch-out');
+    expect(g2.status).toBe('unknown');
+    expect(g2.reason).toMatch(/sourceToolAssistantUUID \(00000000-0000-0000-0000-000000000000\) is not the launching record/);
   });
 });
 

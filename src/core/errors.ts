@@ -32,6 +32,7 @@ export const ErrorCode = {
   OUTPUT_UNUSABLE: 'ROLLER_OUTPUT_UNUSABLE',
   HASH_MISMATCH: 'ROLLER_HASH_MISMATCH',
   PARTIAL_CAPTURE: 'ROLLER_PARTIAL_CAPTURE',
+  DRAIN_INCOMPLETE: 'ROLLER_DRAIN_INCOMPLETE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -64,6 +64,14 @@ export interface SessionConversion {
   streamCheck?: { source: string; problems: string[] } | null;
 }
 
+/** A capture error that leaves the harness's own turn standing (runtime.capture_errors). */
+export interface CaptureFailure {
+  code: string;
+  message: string;
+  /** Children the error leaves open: `unknown` when the registry never answered, `partial` when one ended but its completion was not delivered, `running` when it had not ended. */
+  children: { native_id: string | null; native_status: string | null; delivery_status: string | null; recorded: 'unknown' | 'partial' | 'running' }[];
+}
+
 export interface CaptureInput {
   /** The converter's root (a sample's HOME or an archive's raw/native/). */
   nativeRoot: string;
@@ -101,6 +109,13 @@ export interface HarnessRunner {
   sessionOfStdout?(stdoutPath: string): Promise<string | null>;
   /** A harness with a cache trace of its own (OpenClaw, seeds/003 --cache-trace): where a launch in this HOME writes it. */
   cacheTraceFile?(home: string): string;
+  /** Where under nativeRoot roller keeps that trace, credential values redacted, as native evidence (raw/native/). */
+  cacheTraceInNative?: string;
+  /**
+   * An exit that says the turn succeeded but capture did not finish (OpenClaw: sub-agents that did not settle):
+   * the capture error to record, the sample keeping the turn's status (seeds/000). null: an ordinary failure.
+   */
+  captureFailure?(home: string, exitCode: number): Promise<CaptureFailure | null>;
   /** What the CLI itself reported about the run (Claude Code's result events), for info.json. */
   reported?(stdoutPaths: readonly string[]): Promise<Record<string, unknown> | null>;
   /** Takes API models from --model-config (else scripted models only). */

@@ -133,7 +133,7 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   const counted = native.outputs.method === 'count' ? native.outputs.counted : undefined;
   fails.push(...tokenDisagreements(counted ? attributed.filter((c) => counted.test(c)) : attributed, participants));
   for (const p of participants) if (p.role === 'child' && p.status !== 'completed') fails.push(`${p.participant} is ${p.status}`);
-  const relations = deriveRelations({ calls: attributed, participants, ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}) });
+  const relations = deriveRelations({ calls: attributed, participants, ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}), ...(native.announcements ? { announcements: native.announcements } : {}) });
   const count = (t: string) => relations.filter((r) => r.type === t && r.status === 'established').length;
   if (count('spawn') !== scenario.agents) fails.push(`${count('spawn')} established spawn relations, expected ${scenario.agents}`);
   if (count('child_completed') !== scenario.agents) fails.push(`${count('child_completed')} child_completed, expected ${scenario.agents}`);

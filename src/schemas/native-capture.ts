@@ -37,6 +37,18 @@ export interface HeaderJoin {
 }
 
 /**
+ * OpenClaw delivers a child's completion as a run of its parent (`announce:v1:<child key>:<child run id>`):
+ * a delivery is established only in a call that is one of that run's replies (by response id) and whose input
+ * carries the completion event (seeds/000 A5.3). `runs`: child native id -> its announcement run; a child
+ * without one (no cache trace, or the trace names no such run) has its deliveries recorded as unknown.
+ */
+export interface Announcements {
+  /** Where the runs were read (named in relation evidence). */
+  source: string;
+  runs: Readonly<Record<string, { runId: string; responseIds: readonly string[] }>>;
+}
+
+/**
  * The adapter contract: what a harness adapter hands the capture layer after a run. Claude Code and Codex
  * implement it from their session files; OpenCode (SQLite, per-session counts and x-session-id), Pi (session
  * tree, responseId, an injected header), OpenClaw (stream contexts), Hermes and DeepSeek (roller-defined
@@ -61,6 +73,8 @@ export interface NativeCapture {
   recordedOutputs?: Readonly<Record<string, { participant: string; evidence: string }>>;
   /** Native agent paths (Codex) used to name sub-agents in relations. */
   agentPaths?: Readonly<Record<string, string>>;
+  /** Deliveries bound to announcement runs (OpenClaw); present when the harness delivers that way. */
+  announcements?: Announcements;
   /** The native files the participants were read from (kept under raw/native/ per retention). */
   nativeFiles: string[];
 }

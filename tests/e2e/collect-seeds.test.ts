@@ -195,7 +195,7 @@ describe('roller collect: sample directory names (seeds/003 layout)', () => {
   }, 10 * 60_000);
 });
 
-describe('roller collect --cache-trace: OpenClaw\'s own cache trace (seeds/003 B12.1)', () => {
+describe('roller collect --cache-trace: OpenClaw\'s own cache trace (seeds/003 B12.1; seeds/000 A5.3, A9.12)', () => {
   it('on by default for OpenClaw, kept redacted with --wire-trace full; --no-cache-trace turns it off; other harnesses refuse it', async () => {
     const tasks = await tasksFile('cache-trace.jsonl', [{ id: 'spawn', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);
     const out = join(tmp.path, 'runs');
@@ -211,13 +211,63 @@ describe('roller collect --cache-trace: OpenClaw\'s own cache trace (seeds/003 B
     expect(new Set(trace.map((e) => e.sessionKey))).toEqual(new Set(['agent:main:main', expect.stringMatching(/^agent:main:subagent:/)]));
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes('roller-scripted-model-dummy-key'), f).toBe(false);
 
-    const off = await roller(['collect', '--tasks', tasks, '--harness', 'openclaw', '--openclaw-mode', 'exec', '--no-cache-trace', '--wire-trace', 'full', '--output', out, '--run-name', 'cache-off']);
+    // The completion event reaches the parent as an announcement run: the relation names that run (A5.3), and the
+    // root's ACTF gets the event back as the input of the reply it led to — the transcript does not keep it (A9.12).
+    const dir = join(run, info(run).samples[0]!.path);
+    const delivery = readJsonl(join(dir, 'capture', 'attempt-0001', 'relations.jsonl')).find((x) => x.type === 'result_in_context' && (x.evidence as Json[]).length > 1)!;
+    expect(delivery.status).toBe('established');
+    expect(delivery.evidence[1]).toMatchObject({ source: 'logs/cache-trace.jsonl', event_id: expect.stringMatching(/^announce:v1:agent:main:subagent:/) });
+    const steps = readJson<Json>(join(dir, 'trace_ACTF.json')).steps as Json[];
+    const answer = steps.at(-1)!;
+    expect(answer.user_content).toContain('source: subagent');
+    expect(answer.user_content).toContain(`session_key: ${delivery.evidence[1].event_id.split(':').slice(2, -1).join(':')}`);
+    expect(sample(run, info(run).samples[0]!).runtime.sft_eligibility?.eligible).toBe(true);
+    expect(readJsonl(join(run, 'sft.jsonl'))).toHaveLength(1);
+
+    // Without the cache trace nothing binds the announcement: the delivery is unknown, and no linear SFT is made of a
+    // reply whose input is missing.
+    const off = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'openclaw', '--no-cache-trace', '--wire-trace', 'full', '--output', out, '--run-name', 'cache-off']);
     expect(off.code, off.stderr).toBe(0);
-    expect(readJson<Json>(join(out, 'cache-off', 'lock.json')).options.cache_trace).toBe(false);
-    expect(existsSync(join(out, 'cache-off', info(join(out, 'cache-off')).samples[0]!.path, 'cache_trace.jsonl'))).toBe(false);
+    const offRun = join(out, 'cache-off');
+    expect((await roller(['validate-run', offRun])).code).toBe(0);
+    expect(readJson<Json>(join(offRun, 'lock.json')).options.cache_trace).toBe(false);
+    const offDir = join(offRun, info(offRun).samples[0]!.path);
+    expect(existsSync(join(offDir, 'cache_trace.jsonl'))).toBe(false);
+    const unbound = readJsonl(join(offDir, 'capture', 'attempt-0001', 'relations.jsonl')).filter((x) => x.type === 'result_in_context');
+    expect(unbound.length).toBeGreaterThan(0);
+    for (const x of unbound) {
+      expect(x.status).toBe('unknown');
+      expect(x.reason).toContain('no announcement run');
+    }
+    const eligibility = sample(offRun, info(offRun).samples[0]!).runtime.sft_eligibility;
+    expect(eligibility?.eligible).toBe(false);
+    expect(JSON.stringify(eligibility)).toContain('an input the transcript does not keep');
+    expect(existsSync(join(offRun, 'sft.jsonl')) ? readFileSync(join(offRun, 'sft.jsonl'), 'utf8').trim() : '').toBe('');
 
     const refused = await roller(['collect', '--cache-trace', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'cache-cc']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("--cache-trace records OpenClaw's cache trace; claude-code has none");
+  }, 10 * 60_000);
+});
+
+describe('roller collect: OpenClaw sub-agents that do not settle (seeds/000 A9.11)', () => {
+  it('the turn that succeeded keeps its status; the drain failure is a capture error naming the child left running', async () => {
+    const tasks = await tasksFile('hung-child.jsonl', [{ id: 'hung', prompt: '[MAIN:hung-child] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' }, timeout_s: 75 }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'openclaw', '--output', out, '--run-name', 'hung-child']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'hung-child');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const row = info(run).samples[0]!;
+    expect(row.status).toBe('ok');
+    const runtime = sample(run, row).runtime;
+    expect(runtime.capture_errors).toEqual([
+      {
+        code: 'ROLLER_DRAIN_INCOMPLETE',
+        message: expect.stringContaining('sub-agents still running after 45 s into the run: agent:main:subagent:'),
+        children: [{ native_id: expect.stringMatching(/^agent:main:subagent:/), native_status: 'running', delivery_status: expect.any(String), recorded: 'running' }],
+      },
+    ]);
+    expect(runtime.warnings).toEqual(expect.arrayContaining([expect.stringContaining('ROLLER_DRAIN_INCOMPLETE')]));
   }, 10 * 60_000);
 });

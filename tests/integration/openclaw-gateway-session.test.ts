@@ -4,10 +4,12 @@
  * same launcher in tests/e2e/collect.test.ts.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GatewaySessionSpec } from '../../src/harnesses/openclaw/gateway-session.js';
+import { openClawCaptureFailure } from '../../src/harnesses/openclaw/drain.js';
+import { openClawDrainReportFile } from '../../src/harnesses/openclaw/launch.js';
 import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -17,10 +19,10 @@ const fakeCli = join(repoRoot, 'tests/fixtures/openclaw/fake-cli/openclaw.mjs');
 const tmp = useTempDir('openclaw-gateway-session');
 let n = 0;
 
-async function session(mode: string, spec: Partial<GatewaySessionSpec> = {}): Promise<{ code: number | null; stdout: string; stderr: string; events: string[] }> {
+async function session(mode: string, spec: Partial<GatewaySessionSpec> = {}): Promise<{ code: number | null; stdout: string; stderr: string; events: string[]; dir: string; report: unknown }> {
   const dir = join(tmp.path, `s${++n}`);
   mkdirSync(dir);
-  const full: GatewaySessionSpec = { bin: fakeCli, port: 45678, agentArgs: ['--agent', 'main', '--json', '--message', 'hello'], readyTimeoutMs: 10_000, settleTimeoutMs: 20_000, pollMs: 20, idlePollMs: 20, ...spec };
+  const full: GatewaySessionSpec = { bin: fakeCli, port: 45678, agentArgs: ['--agent', 'main', '--json', '--message', 'hello'], readyTimeoutMs: 10_000, settleTimeoutMs: 20_000, pollMs: 20, idlePollMs: 20, reportPath: openClawDrainReportFile(dir), ...spec };
   writeFileSync(join(dir, 'spec.json'), JSON.stringify(full));
   const child = spawn(process.execPath, [launcher, join(dir, 'spec.json')], { env: { ...process.env, FAKE_DIR: dir, FAKE_MODE: mode }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -29,7 +31,8 @@ async function session(mode: string, spec: Partial<GatewaySessionSpec> = {}): Pr
   child.stderr.on('data', (c: Buffer) => (stderr += c));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const events = readFileSync(join(dir, 'events.log'), 'utf8').trim().split('\n');
-  return { code, stdout, stderr, events };
+  const report = existsSync(full.reportPath!) ? (JSON.parse(readFileSync(full.reportPath!, 'utf8')) as unknown) : null;
+  return { code, stdout, stderr, events, dir, report };
 }
 
 describe('OpenClaw gateway-session launcher', () => {
@@ -66,10 +69,32 @@ describe('OpenClaw gateway-session launcher', () => {
     expect(r.events.at(-1)).toBe('gateway stopped');
   }, 30_000);
 
-  it('sub-agents that never settle: exit 71 after the settle time, naming them, the Gateway stopped', async () => {
+  it('sub-agents that never settle: exit 71 after the settle time, naming them, the Gateway stopped, the drain reported', async () => {
     const r = await session('never-settles', { settleTimeoutMs: 1500 });
     expect(r.code).toBe(71);
     expect(r.stderr).toContain('sub-agents still running after 1.5 s: agent:main:subagent:1 running/pending');
     expect(r.events.at(-1)).toBe('gateway stopped');
+    expect(r.report).toEqual({ settled: false, registry: 'read', pending: [{ childSessionKey: 'agent:main:subagent:1', status: 'running', deliveryStatus: 'pending' }], message: expect.stringContaining('still running after 1.5 s') });
+    // Recorded as a capture error that keeps the turn: a child still running is `running`.
+    expect((await openClawCaptureFailure(r.dir, 71))?.children).toEqual([{ native_id: 'agent:main:subagent:1', native_status: 'running', delivery_status: 'pending', recorded: 'running' }]);
+    expect(await openClawCaptureFailure(r.dir, 3)).toBeNull();
+  }, 30_000);
+
+  it('the wait ends within the launcher\'s budget, before the sample\'s own timeout', async () => {
+    const r = await session('never-settles', { settleTimeoutMs: 600_000, budgetMs: 2500 });
+    expect(r.code).toBe(71);
+    expect(r.stderr).toContain('sub-agents still running after 3 s into the run');
+  }, 30_000);
+
+  it('a child that ended with its completion still pending is partial; a registry that never answers is unknown', async () => {
+    const ended = await session('ended-undelivered', { settleTimeoutMs: 1500 });
+    expect(ended.code).toBe(71);
+    expect((await openClawCaptureFailure(ended.dir, 71))?.children).toEqual([{ native_id: 'agent:main:subagent:1', native_status: 'succeeded', delivery_status: 'pending', recorded: 'partial' }]);
+    const blind = await session('no-registry', { settleTimeoutMs: 1500 });
+    expect(blind.code).toBe(71);
+    expect(blind.report).toMatchObject({ settled: false, registry: 'unreadable', pending: [] });
+    const failure = await openClawCaptureFailure(blind.dir, 71);
+    expect(failure).toMatchObject({ code: 'ROLLER_DRAIN_INCOMPLETE', children: [{ native_id: null, recorded: 'unknown' }] });
+    expect(failure?.message).toContain('the sub-agent task list could not be read');
   }, 30_000);
 });

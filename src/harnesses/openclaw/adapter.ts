@@ -5,7 +5,9 @@ import { PINNED_HARNESSES } from '../pins.js';
 import { launchFields } from '../launch.js';
 import { sessionOfRecords, piToActf } from '../pi/session.js';
 import { openClawCacheTraceFile, openClawStateDir, openclawPlan } from './launch.js';
-import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawNativeCapture, openClawParticipants, openClawToActf, openClawTrees, readOpenClawStore } from './store.js';
+import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStore } from './store.js';
+import { openClawCaptureFailure } from './drain.js';
+import { cacheTraceBeside, OPENCLAW_CACHE_TRACE_IN_STATE, readOpenClawCacheTrace } from './cache-trace.js';
 
 /** The profile of one embedded `agent exec` turn (no sub-agents can run): lock.json harness_profile. */
 export const OPENCLAW_EXEC_PROFILE = 'openclaw-embedded-exec';
@@ -20,11 +22,14 @@ type Json = Record<string, any>;
 export const openClawAdapter: HarnessAdapter = {
   name: 'openclaw',
   rawSchema: OPENCLAW_RAW_SCHEMA,
-  sessionFiles: /(^|\/)openclaw-agent\.sqlite(-wal|-shm)?$/,
+  // The agent store, and the cache trace roller keeps redacted in the state dir (cache-trace.ts).
+  sessionFiles: /(^|\/)openclaw-agent\.sqlite(-wal|-shm)?$|(^|\/)logs\/cache-trace\.jsonl$/,
 
   async convert(native, input) {
     const db = findOpenClawStore(native);
     const trees = openClawTrees(readOpenClawStore(db));
+    const traceFile = cacheTraceBeside(db);
+    const trace = traceFile ? readOpenClawCacheTrace(traceFile) : null;
     if (trees.length === 0) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${db} holds no transcript`);
     const calls = input.calls;
     const out: SessionConversion[] = [];
@@ -39,8 +44,9 @@ export const openClawAdapter: HarnessAdapter = {
       out.push({
         sessionId: s.transcript.id,
         trace: [...s.transcript.records, ...tree.children.flatMap((c) => c.session.transcript.records)],
-        actf: openClawToActf(s, wire ? { wire } : {}),
+        actf: openClawToActf(s, { ...(wire ? { wire } : {}), trace }),
         participants,
+        sftBlocker: openClawSftBlocker(s, trace, wire) ?? null,
         source: { database: db, session: s.transcript.id },
         where: `${db} (session ${s.transcript.id})`,
       });
@@ -51,7 +57,8 @@ export const openClawAdapter: HarnessAdapter = {
   async nativeCapture({ nativeRoot, version, session }) {
     const store = findOpenClawStore(nativeRoot);
     const tree = openClawTrees(readOpenClawStore(store)).find((t) => t.root.transcript.id === session.sessionId)!;
-    const native = openClawNativeCapture(tree, version, store);
+    const traceFile = cacheTraceBeside(store);
+    const native = openClawNativeCapture(tree, version, store, traceFile ? readOpenClawCacheTrace(traceFile) : null);
     return { ...native, participants: relativeStatusSources(native.participants, nativeRoot) };
   },
 
@@ -81,6 +88,8 @@ export const openClawAdapter: HarnessAdapter = {
         ...(l.cacheTrace ? { cacheTrace: true } : {}),
       }),
     cacheTraceFile: openClawCacheTraceFile,
+    cacheTraceInNative: OPENCLAW_CACHE_TRACE_IN_STATE,
+    captureFailure: openClawCaptureFailure,
     thinkingLevels: [], // exec runs with thinking off here
     apiModels: false,
     contextSettings: false,

@@ -15,10 +15,11 @@
  *
  * stdout: the agent's `--json` result, as it printed it. stderr: the Gateway's log, the agent's stderr and
  * roller's own lines (prefixed "roller gateway-session:"). Exit code: the agent's, or 70 when the Gateway
- * did not come up, 71 when sub-agents did not settle in time.
+ * did not come up, 71 when sub-agents did not settle in time. After a successful agent run the drain's
+ * outcome is written to `reportPath` (DrainReport): a failed drain is a capture error, not the turn's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 export interface GatewaySessionSpec {
   /** openclaw.mjs */
@@ -37,6 +38,22 @@ export interface GatewaySessionSpec {
    * a run ended, so this is only the fallback when its log says nothing (a look costs ~2 s of CPU).
    */
   idlePollMs?: number;
+  /**
+   * The launcher's whole time: the wait for sub-agents ends by then, leaving the Gateway time to stop and the
+   * report to be written before the sample's own timeout kills the process group.
+   */
+  budgetMs?: number;
+  /** Where the drain's outcome is written (DrainReport), once the agent run succeeded. */
+  reportPath?: string;
+}
+
+/** How the wait for sub-agents ended: settled, or what the registry last said (unreadable: it never answered). */
+export interface DrainReport {
+  settled: boolean;
+  registry: 'read' | 'unreadable';
+  /** The sub-agent tasks the registry last listed that had not settled. */
+  pending: { childSessionKey: string | null; status: string | null; deliveryStatus: string | null }[];
+  message: string | null;
 }
 
 /** Sub-agent task states after which nothing more happens (openclaw 2026.9.6 `tasks --status`). */
@@ -143,10 +160,12 @@ const settledTask = (t: SubagentTask): boolean => ENDED.has(String(t.status)) &&
  * Until every sub-agent task has ended and its completion is no longer on its way, seen twice in a row (a
  * delivery run may spawn another child between two looks). null when settled in time, else what still runs.
  */
-async function waitForSubagents(spec: GatewaySessionSpec, log: ReturnType<typeof followGateway>): Promise<string | null> {
-  const deadline = Date.now() + spec.settleTimeoutMs;
+async function waitForSubagents(spec: GatewaySessionSpec, log: ReturnType<typeof followGateway>, started: number): Promise<DrainReport> {
+  const budgetEnd = spec.budgetMs !== undefined ? started + spec.budgetMs : Infinity;
+  const deadline = Math.min(Date.now() + spec.settleTimeoutMs, budgetEnd);
+  const after = deadline === budgetEnd ? `${Math.round(spec.budgetMs! / 1000)} s into the run` : `${spec.settleTimeoutMs / 1000} s`;
   let calm = 0;
-  let last: SubagentTask[] = [];
+  let last: SubagentTask[] | null = null;
   while (Date.now() < deadline) {
     const seen = log.runsEnded(); // a run that ends while the list is being read is not missed
     const tasks = await subagentTasks(spec.bin);
@@ -154,12 +173,19 @@ async function waitForSubagents(spec: GatewaySessionSpec, log: ReturnType<typeof
     calm = tasks !== null && tasks.every(settledTask) ? calm + 1 : 0;
     if (calm === 2) {
       say(`${tasks!.length} sub-agent task(s) settled: ${tasks!.map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ') || 'none'}`);
-      return null;
+      return { settled: true, registry: 'read', pending: [], message: null };
     }
     // Settled once: confirm after a short pause (or at the next run's end). Not yet: look again when a run ends.
     await log.nextRunEnd(Math.min(calm === 1 ? spec.pollMs : spec.idlePollMs ?? 10_000, Math.max(0, deadline - Date.now())), seen);
   }
-  return `sub-agents still running after ${spec.settleTimeoutMs / 1000} s: ${last.filter((t) => !settledTask(t)).map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ')}`;
+  if (last === null) return { settled: false, registry: 'unreadable', pending: [], message: `the sub-agent task list could not be read within ${after}` };
+  const pending = last.filter((t) => !settledTask(t));
+  return {
+    settled: false,
+    registry: 'read',
+    pending: pending.map((t) => ({ childSessionKey: t.childSessionKey ?? null, status: t.status ?? null, deliveryStatus: t.deliveryStatus ?? null })),
+    message: `sub-agents still running after ${after}: ${pending.map((t) => `${t.childSessionKey} ${t.status}/${t.deliveryStatus}`).join('; ')}`,
+  };
 }
 
 function stop(gateway: ChildProcess): Promise<void> {
@@ -176,6 +202,7 @@ function stop(gateway: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<number> {
+  const started = Date.now();
   const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as GatewaySessionSpec;
   const gateway = spawn(process.execPath, [spec.bin, 'gateway', 'run', '--port', String(spec.port), '--auth', 'token'], { stdio: ['ignore', 'pipe', 'pipe'] });
   // Roller's verdict is said after the Gateway stopped: the last lines of stderr are what a failed sample shows.
@@ -185,8 +212,10 @@ async function main(): Promise<number> {
     const log = followGateway(gateway, spec.readyTimeoutMs);
     await log.ready;
     const agent = await run(process.execPath, [spec.bin, 'agent', ...spec.agentArgs], 'inherit');
-    verdict = agent.code === 0 ? await waitForSubagents(spec, log) : null;
-    code = agent.code !== 0 ? agent.code : verdict === null ? 0 : 71;
+    const drain = agent.code === 0 ? await waitForSubagents(spec, log, started) : null;
+    if (drain && spec.reportPath) writeFileSync(spec.reportPath, JSON.stringify(drain));
+    verdict = drain?.message ?? null;
+    code = agent.code !== 0 ? agent.code : drain?.settled ? 0 : 71;
   } catch (err) {
     verdict = (err as Error).message;
     code = 70;

@@ -28,6 +28,12 @@ export const openClawStateDir = (home: string) => join(home, '.openclaw', 'state
 /** Where a launch's OpenClaw cache trace is written (OPENCLAW_CACHE_TRACE_FILE), under its HOME. */
 export const openClawCacheTraceFile = (home: string) => join(home, 'cache-trace.jsonl');
 
+/** Where the Gateway launcher writes how the wait for sub-agents ended (DrainReport), under the HOME. */
+export const openClawDrainReportFile = (home: string) => join(home, 'roller-drain.json');
+
+/** The exit code of the Gateway launcher when sub-agents did not settle: the agent's turn itself succeeded. */
+export const OPENCLAW_DRAIN_FAILED_EXIT = 71;
+
 export async function openclawPlan(launch: HarnessLaunch & { runtime: string; model?: string; mode?: OpenClawMode; timeoutS?: number; cacheTrace?: boolean }): Promise<ProcessPlan> {
   const mode = launch.mode ?? 'gateway';
   const state = openClawStateDir(launch.home);
@@ -99,6 +105,9 @@ export async function openclawPlan(launch: HarnessLaunch & { runtime: string; mo
     readyTimeoutMs: 180_000,
     settleTimeoutMs: timeoutS * 1000,
     pollMs: 1000,
+    // The Gateway's stop (up to 15 s) and the report fit before the sample's timeout kills the process group.
+    ...(timeoutS > 60 ? { budgetMs: (timeoutS - 30) * 1000 } : {}),
+    reportPath: openClawDrainReportFile(launch.home),
   };
   const specPath = join(launch.home, 'roller-gateway-session.json');
   await writeFile(specPath, JSON.stringify(spec, null, 2));

@@ -9,6 +9,7 @@ import type { Actf } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
 import type { NativeCapture } from '../native-capture.js';
 import { accountMirrors, type MirrorAccounting } from './mirrors.js';
+import { announcedChild, announcementInput, OPENCLAW_CACHE_TRACE_IN_STATE, type OpenClawCacheTrace } from './cache-trace.js';
 
 export const OPENCLAW_VERIFIED_VERSIONS = ['2026.9.6'] as const;
 export const OPENCLAW_RAW_SCHEMA = 'roller.openclaw-transcript/v1' as const;
@@ -170,57 +171,138 @@ export function openClawParticipants(tree: OpenClawTree): ParticipantUsage[] {
 }
 
 /**
- * ACTF of the session: the transcript's steps. System prompt and tools from the captured requests when there
- * are some (what the model was offered — the wire offered tools the trajectory trace's context.compiled
- * lacks, sessions_spawn among them); otherwise from context.compiled.
+ * The completion events the transcript does not keep (seeds/000 A9.12): for each announcement run of this
+ * session in the cache trace, its first reply's response id -> the input that run gave the model.
  */
-export function openClawToActf(s: OpenClawSession, options: { wire?: readonly Call[] } = {}): Actf {
-  const actf = piToActf(s.transcript);
+function announcementInputs(s: OpenClawSession, trace: OpenClawCacheTrace | null, wire: readonly Call[] | undefined): Map<string, string[]> {
+  const inputs = new Map<string, string[]>();
+  for (const run of trace?.runs.values() ?? []) {
+    if (run.sessionId !== s.transcript.id || !announcedChild(run.runId) || run.replies.length === 0) continue;
+    const reply = wire?.find((c) => c.response_id === run.replies[0]);
+    const sent = (reply?.context as Json | null | undefined)?.messages as Json[] | undefined;
+    const input = announcementInput(run, Array.isArray(sent) ? sent : undefined);
+    if (input) inputs.set(run.replies[0]!, input);
+  }
+  return inputs;
+}
+
+/**
+ * The transcript with each announcement run's input put back before the reply it led to, and the replies
+ * whose input is missing and could not be bound (an assistant message right after another one).
+ */
+function withAnnouncementInputs(s: OpenClawSession, trace: OpenClawCacheTrace | null, wire?: readonly Call[]): { transcript: OpenClawSession['transcript']; unbound: string[] } {
+  const inputs = announcementInputs(s, trace, wire);
+  const messages: Json[] = [];
+  const unbound: string[] = [];
+  let previous: string | null = null;
+  for (const entry of s.transcript.messages) {
+    const m = entry.message as Json;
+    if (m.role === 'assistant' && previous === 'assistant') {
+      const input = typeof m.responseId === 'string' ? inputs.get(m.responseId) : undefined;
+      if (input) messages.push(...input.map((text) => ({ type: 'message', message: { role: 'user', content: text } })));
+      else unbound.push(typeof m.responseId === 'string' ? m.responseId : `entry ${String(entry.id)}`);
+    }
+    messages.push(entry);
+    previous = String(m.role);
+  }
+  return { transcript: { ...s.transcript, messages }, unbound };
+}
+
+/**
+ * Why the session cannot become linear SFT (seeds/000 A9.12): a reply whose input, a completion event, the
+ * transcript does not keep and no announcement run of the cache trace binds. undefined when nothing blocks it.
+ */
+export function openClawSftBlocker(s: OpenClawSession, trace: OpenClawCacheTrace | null, wire?: readonly Call[]): string | undefined {
+  const { unbound } = withAnnouncementInputs(s, trace, wire);
+  if (unbound.length === 0) return undefined;
+  const why = trace ? `no announcement run of ${OPENCLAW_CACHE_TRACE_IN_STATE} binds it (or its text was redacted and no request was captured)` : 'there is no cache trace to bind it (--no-cache-trace)';
+  return `${unbound.length} repl(ies) of session ${s.transcript.id} answer an input the transcript does not keep (a completion event): ${why} (${unbound.slice(0, 3).join(', ')})`;
+}
+
+/**
+ * ACTF of the session: the transcript's steps, with the completion events the transcript leaves out put back
+ * as their announcement runs gave them (the text from the run's reply request when captured). System prompt: the cache trace's first stream:context of the session when
+ * OpenClaw kept it (it writes a redaction marker in place of a long one), else the captured requests' (what
+ * the model was offered — the wire offered tools the trajectory trace's context.compiled lacks,
+ * sessions_spawn among them), else context.compiled. Tools: the wire's, else context.compiled's.
+ */
+export function openClawToActf(s: OpenClawSession, options: { wire?: readonly Call[]; trace?: OpenClawCacheTrace | null } = {}): Actf {
+  const actf = piToActf(withAnnouncementInputs(s, options.trace ?? null, options.wire).transcript);
+  const traced = [...(options.trace?.runs.values() ?? [])].filter((r) => r.sessionId === s.transcript.id).flatMap((r) => r.contexts)[0]?.system ?? null;
+  const fromTrace = traced !== null ? { system_prompt: traced, system_prompt_source: 'cache_trace' as const } : null;
   const request = options.wire?.find((c) => Array.isArray((c.context as Json | null)?.tools))?.context as Json | undefined;
   if (request) {
     const system = ((request.messages ?? []) as Json[]).filter((m) => m.role === 'system' || m.role === 'developer').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
-    return { ...actf, system_prompt: system.join('\n\n'), system_prompt_source: system.length > 0 ? 'wire' : actf.system_prompt_source, tools: request.tools as Actf['tools'], tools_source: 'wire' };
+    const prompt = fromTrace ?? (system.length > 0 ? { system_prompt: system.join('\n\n'), system_prompt_source: 'wire' as const } : {});
+    return { ...actf, ...prompt, tools: request.tools as Actf['tools'], tools_source: 'wire' };
   }
-  if (!s.compiled) return actf;
+  if (!s.compiled) return fromTrace ? { ...actf, ...fromTrace } : actf;
   const tools = Array.isArray(s.compiled.tools)
     ? (s.compiled.tools as Json[]).map((t) => ({ type: 'function' as const, function: { name: String(t.name), ...(t.description ? { description: String(t.description) } : {}), parameters: (t.parameters ?? { type: 'object' }) as Record<string, unknown> } }))
     : null;
+  const compiledPrompt = typeof s.compiled.systemPrompt === 'string' ? { system_prompt: s.compiled.systemPrompt, system_prompt_source: 'native' as const } : {};
   return {
     ...actf,
-    system_prompt: typeof s.compiled.systemPrompt === 'string' ? s.compiled.systemPrompt : actf.system_prompt,
-    system_prompt_source: typeof s.compiled.systemPrompt === 'string' ? 'native' : actf.system_prompt_source,
+    ...(fromTrace ?? compiledPrompt),
     tools: tools ?? actf.tools,
     tools_source: tools ? 'native_derived' : actf.tools_source,
   };
 }
 
 /**
- * OpenClaw's NativeCapture. Gateway runs keep each reply's response id (`responseId`, the Chat Completions
- * id): a per-id join, like Pi, and sub-agents are participants. Embedded exec keeps none and sends no
- * session header: a call belongs to the root because it went through this run's own proxy (exec runs one
- * participant), and coverage is the count of its assistant messages.
+ * Each child's announcement run (seeds/000 A5.3): the parent's run `announce:v1:<child key>:<child run id>`
+ * whose child run id is one of the child's own runs, and the response ids of the replies it added.
  */
-export function openClawNativeCapture(tree: OpenClawTree, version: string, dbPath: string): NativeCapture {
+export function openClawAnnouncements(tree: OpenClawTree, trace: OpenClawCacheTrace): Record<string, { runId: string; responseIds: string[] }> {
+  const out: Record<string, { runId: string; responseIds: string[] }> = {};
+  for (const c of tree.children) {
+    const key = c.session.key;
+    if (!key) continue;
+    const childRuns = new Set([...trace.runs.values()].filter((r) => r.sessionId === c.session.transcript.id).map((r) => r.runId));
+    const run = [...trace.runs.values()].find((r) => r.sessionId === c.parent.transcript.id && announcedChild(r.runId)?.childKey === key && childRuns.has(announcedChild(r.runId)!.childRunId));
+    if (run) out[key] = { runId: run.runId, responseIds: run.replies };
+  }
+  return out;
+}
+
+/**
+ * OpenClaw's NativeCapture. Gateway runs keep each reply's response id (`responseId`, the Chat Completions
+ * id): a per-id join, like Pi, and sub-agents are participants; a child's delivery is bound to its
+ * announcement run in the cache trace (none without one: its deliveries stay unknown). Embedded exec keeps
+ * none and sends no session header: a call belongs to the root because it went through this run's own proxy
+ * (exec runs one participant); coverage is the count of the stream contexts the cache trace's stream wrapper
+ * recorded for the root's session (seeds/000), or without a cache trace the count of its assistant messages.
+ */
+export function openClawNativeCapture(tree: OpenClawTree, version: string, dbPath: string, trace: OpenClawCacheTrace | null = null): NativeCapture {
   const participants = openClawParticipants(tree);
   const root = participants[0]!;
   const sessions = [tree.root, ...tree.children.map((c) => c.session)];
   const outputs = sessions.flatMap((s) => s.accounting.messages.filter((m) => m.counted).map((m) => m.entry.message as Json | undefined));
   const perId = outputs.length > 0 && outputs.every((m) => typeof m?.responseId === 'string');
+  const nativeFiles = trace ? [dbPath, trace.file] : [dbPath];
   if (perId) {
     return {
       harness: { name: 'openclaw', version },
       participants,
       capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: true },
       outputs: { method: 'per_id' },
-      nativeFiles: [dbPath],
+      announcements: { source: OPENCLAW_CACHE_TRACE_IN_STATE, runs: trace ? openClawAnnouncements(tree, trace) : {} },
+      nativeFiles,
     };
   }
+  const contexts = trace ? [...trace.runs.values()].filter((r) => r.sessionId === tree.root.transcript.id).reduce((n, r) => n + r.contexts.length, 0) : null;
   return {
     harness: { name: 'openclaw', version },
     participants,
     capabilities: { native_output_coverage: 'count', delegation: 'native', background: false },
-    outputs: { method: 'count', counts: { [root.participant]: root.messages } },
-    soleParticipant: { participant: root.participant, evidence: "the call went through this run's own proxy and OpenClaw exec runs one participant (no response id or session header to join on)" },
-    nativeFiles: [dbPath],
+    outputs: { method: 'count', counts: { [root.participant]: contexts ?? root.messages } },
+    soleParticipant: {
+      participant: root.participant,
+      evidence:
+        contexts !== null
+          ? `the call went through this run's own proxy, and the cache trace's stream wrapper names only session ${tree.root.transcript.id} (${contexts} stream contexts)`
+          : "the call went through this run's own proxy and OpenClaw exec runs one participant (no response id or session header to join on)",
+    },
+    nativeFiles,
   };
 }

@@ -5,7 +5,7 @@ import { runPipeline } from '../../core/run-pipeline.js';
 import type { Call } from '../../schemas/call.js';
 import { hasContext, withCallFields } from '../../schemas/call-context.js';
 import { CAPTURE_SCHEMA, type Manifest } from '../../schemas/manifest.js';
-import type { HeaderJoin, NativeCapture, NativeOutputs } from '../../schemas/native-capture.js';
+import type { Announcements, HeaderJoin, NativeCapture, NativeOutputs } from '../../schemas/native-capture.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import type { Relation } from '../../schemas/relation.js';
 import { createCallsJsonlSink } from '../../sinks/calls-jsonl/sink.js';
@@ -45,6 +45,8 @@ export interface FinalizeCaptureOptions {
   /** manifest created_at; default now. A reprocess keeps the original's (its own time is recorded apart). */
   createdAt?: string;
   agentPaths?: Readonly<Record<string, string>>;
+  /** OpenClaw: deliveries bound to announcement runs (NativeCapture.announcements). */
+  announcements?: Announcements;
   /** What the native files say was output (default: per_id when capabilities say so, else none). */
   outputs?: NativeOutputs;
   /** Attribution by header value where response ids join nothing (count-coverage harnesses). */
@@ -71,6 +73,7 @@ export function finalizeNativeCapture(
     ...(native.soleParticipant ? { soleParticipant: native.soleParticipant } : {}),
     ...(native.recordedOutputs ? { recordedOutputs: native.recordedOutputs } : {}),
     ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}),
+    ...(native.announcements ? { announcements: native.announcements } : {}),
   });
 }
 
@@ -114,7 +117,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     }
   }
   const coverage = coverageCheck.result(o.participants);
-  let relations = relationsFromEvidence(evidence, o.participants, o.scope);
+  let relations = relationsFromEvidence(evidence, o.participants, o.scope, o.announcements);
   const { lifecycle, captureStatus, keepRaw } = captureOutcome({ participants: o.participants, relations, tally, coverage, retention: o.debugRetention });
 
   // Integrity was decided above (attribution, references); now retention: what is not kept is not referenced.

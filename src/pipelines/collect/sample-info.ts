@@ -24,7 +24,7 @@ export interface SampleHead {
  * The sample's last step, shared by collect and reprocess: a failed sample loses its SFT (keeping raw and
  * ACTF), an ok one its rollout logs; then info.json from the final attempt's projection.
  */
-export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported' | 'spawnsWithoutParticipant'> & { warnings?: string[] }): Promise<SampleInfo> {
+export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported' | 'spawnsWithoutParticipant'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures'] }): Promise<SampleInfo> {
   if (result.status !== 'ok') {
     await rm(join(dir, 'trace_SFT.json'), { force: true });
     await rm(join(dir, 'sft_segments'), { recursive: true, force: true });
@@ -93,6 +93,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       ...(result.spawnsWithoutParticipant?.length ? { spawns_without_participant: result.spawnsWithoutParticipant } : {}),
       ...(result.harnessReported ? { harness_reported: result.harnessReported } : {}),
       ...(result.warnings?.length ? { warnings: result.warnings } : {}),
+      ...(result.captureFailures?.length ? { capture_errors: result.captureFailures } : {}),
     },
     provenance: head.provenance,
   };

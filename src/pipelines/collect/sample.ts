@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../../core/errors.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { harnessAdapter } from '../../harnesses/index.js';
+import type { CaptureFailure } from '../../harnesses/adapter.js';
 import type { RecordedError } from '../../schemas/common.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
 import type { Task } from '../../schemas/task.js';
@@ -94,6 +95,8 @@ export interface AttemptResult {
   spawnsWithoutParticipant?: SpawnWithoutParticipant[];
   /** What the sample's user should know that is not an error (runtime.warnings). */
   warnings: string[];
+  /** Capture errors that leave the harness's turn standing (runtime.capture_errors). */
+  captureFailures: CaptureFailure[];
   /** The harness process's wall time (every prompt's process). */
   harnessMs: number;
 }
@@ -141,7 +144,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
   const work = join(runtime, 'work');
   const captureWork = join(runtime, 'capture');
   const logs: Record<string, string> & { stdout: string; stderr: string } = { stdout: join(runtime, 'stdout.log'), stderr: join(runtime, 'stderr.log') };
-  const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs, warnings: [], harnessMs: 0 };
+  const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs, warnings: [], captureFailures: [], harnessMs: 0 };
   const fail = (status: 'error' | 'timeout', code: string, message: string) => {
     if (result.status === 'ok') {
       result.status = status;
@@ -158,6 +161,8 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     const { proxy, done } = await startProxyPipeline({ upstream, outDir: captureWork, wireTrace: s.wireTrace === 'off' ? 'off' : 'full' });
     let outcome: Awaited<ReturnType<typeof runProcess>> | undefined;
     let lastStderr = logs.stderr;
+    let lastPromptRan = false;
+    let drained: CaptureFailure | null | undefined;
     try {
       const launch = {
         bin: s.bin,
@@ -191,6 +196,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
           : await runProcess(plan, run);
         result.harnessMs += outcome.durationMs;
         if (outcome.timedOut || outcome.exitCode !== 0 || k === prompts.length - 1) {
+          lastPromptRan = k === prompts.length - 1;
           lastStderr = out.stderr;
           break;
         }
@@ -210,11 +216,26 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (!outcome) {
       // a follow-up could not start: the failure is recorded already
     } else if (outcome.timedOut) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the harness ran past ${r.task.timeout_s ?? s.timeoutS} s and was stopped (its whole process group)${cause}`);
-    else if (outcome.exitCode !== 0) {
+    else if (outcome.exitCode !== 0 && lastPromptRan && (drained = await runner.captureFailure?.(home, outcome.exitCode ?? -1))) {
+      // The harness's turn stands; what it left uncaptured is a capture error (seeds/000), said where users look.
+      result.captureFailures.push(drained);
+      result.warnings.push(`${drained.code}: ${drained.message}`);
+    } else if (outcome.exitCode !== 0) {
       const tail = (await readFile(lastStderr, 'utf8').catch(() => '')).slice(-400).trim();
       fail('error', 'ROLLER_HARNESS_FAILED', `the harness exited ${outcome.exitCode ?? outcome.signal}${cause}${tail ? `: ${tail}` : ''}`);
     }
 
+    // The harness's own cache trace, redacted, joins the native evidence (OpenClaw: announcement runs, stream contexts).
+    const cacheTraceFile = s.cacheTrace ? runner.cacheTraceFile?.(home) : undefined;
+    const keptCacheTrace = cacheTraceFile && runner.cacheTraceInNative ? join(runner.nativeRoot(home), runner.cacheTraceInNative) : undefined;
+    if (cacheTraceFile && keptCacheTrace) {
+      if (!existsSync(cacheTraceFile)) result.warnings.push('--cache-trace: the harness wrote no cache trace');
+      else {
+        await mkdir(join(keptCacheTrace, '..'), { recursive: true });
+        const { dropped } = await copyCacheTrace(cacheTraceFile, keptCacheTrace);
+        if (dropped > 0) result.warnings.push(`cache trace: ${dropped} line(s) of the harness's cache trace were not JSON (cut short) and are left out`);
+      }
+    }
     if (runner.reported) result.harnessReported = await runner.reported(Object.entries(logs).filter(([k]) => k.startsWith('stdout')).map(([, p]) => p));
     const projection = await projectAttempt(
       dir,
@@ -248,14 +269,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (projection.spawnsWithoutParticipant) result.spawnsWithoutParticipant = projection.spawnsWithoutParticipant;
     if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));
     if (runner.keepsToolsCapture && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
-    const cacheTraceFile = s.cacheTrace ? runner.cacheTraceFile?.(home) : undefined;
-    if (cacheTraceFile && s.wireTrace === 'full') {
-      if (!existsSync(cacheTraceFile)) result.warnings.push('--cache-trace: the harness wrote no cache trace');
-      else {
-        const { dropped } = await copyCacheTrace(cacheTraceFile, join(dir, 'cache_trace.jsonl'));
-        if (dropped > 0) result.warnings.push(`cache_trace.jsonl: ${dropped} line(s) of the harness's cache trace were not JSON (cut short) and are left out`);
-      }
-    }
+    if (keptCacheTrace && s.wireTrace === 'full' && existsSync(keptCacheTrace)) await copyFile(keptCacheTrace, join(dir, 'cache_trace.jsonl'));
 
     const { files, refused, missing } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'));
     // --collect-path output goes to results/legacy/ (seeds/003 §5.7), under the same safety rules.

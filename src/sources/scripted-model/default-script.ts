@@ -209,6 +209,21 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      // A child whose model call never answers: the parent's turn ends, the child never does (OpenClaw's drain fails).
+      name: 'delegate-hung-child',
+      match: '[MAIN:hung-child]',
+      turns: [
+        { text: 'I will delegate this to a sub-agent.', tool_calls: [delegate('[SUB:H] Read the file notes.txt in {{cwd}}.')] },
+        { text: 'Done. Sub-agent report: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'sub-agent-hung',
+      match: '[SUB:H]',
+      stall_first: 1000,
+      turns: [{ text: 'never sent' }],
+    },
+    {
       name: 'sub-agent-error',
       match: '[SUB:E]',
       turns: [

@@ -15,6 +15,7 @@ export interface CallEvidence {
   seq: number;
   protocol: Call['protocol'];
   participant_id: string | null;
+  response_id: string | null;
   tool_refs: Call['tool_refs'];
   /** Tool-call ids whose results this call's input carries, of those a relation can use (the watched ones). */
   results: string[];
@@ -76,6 +77,7 @@ export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
     seq: call.seq,
     protocol: call.protocol,
     participant_id: call.participant_id,
+    response_id: call.response_id,
     tool_refs: call.tool_refs,
     results,
     delivers,

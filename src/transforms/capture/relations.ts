@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { RELATION_SCHEMA, type Relation } from '../../schemas/relation.js';
 import type { Call } from '../../schemas/call.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
+import type { Announcements } from '../../schemas/native-capture.js';
 import { callEvidence, contextOnce, deliveredIn, evidenceWatch, toolResultIdsOf, type CallEvidence } from './evidence.js';
 
 /** The tool-call ids whose results a request body carries, for each protocol's shape. */
@@ -58,6 +59,8 @@ export interface RelationInput {
   scope?: string;
   /** Codex v2: each child thread's agent path (session_meta.agent_path), the author of its answers. */
   agentPaths?: Readonly<Record<string, string>>;
+  /** OpenClaw: deliveries bound to announcement runs. */
+  announcements?: Announcements;
 }
 
 /** deriveRelations over calls (each call's evidence taken here): for scripts holding the calls of a capture. */
@@ -67,6 +70,7 @@ export function deriveRelations(input: RelationInput): Relation[] {
     input.calls.map((c) => callEvidence(c, watch)),
     input.participants,
     input.scope,
+    input.announcements,
   );
 }
 
@@ -77,7 +81,7 @@ export function deriveRelations(input: RelationInput): Relation[] {
  * (a background spawn's immediate result) is never completion. From each call's evidence (callEvidence), taken
  * as the calls passed: the calls themselves are not held.
  */
-export function relationsFromEvidence(evidence: readonly CallEvidence[], participants: readonly ParticipantUsage[], scopeGiven?: string): Relation[] {
+export function relationsFromEvidence(evidence: readonly CallEvidence[], participants: readonly ParticipantUsage[], scopeGiven?: string, announcements?: Announcements): Relation[] {
   const scope = scopeGiven ?? randomBytes(4).toString('hex');
   let n = 0;
   const id = () => `r-${scope}-${String(n++).padStart(6, '0')}`;
@@ -147,9 +151,17 @@ export function relationsFromEvidence(evidence: readonly CallEvidence[], partici
       }
       const delivered = later.filter((c) => c.delivers.includes(child.native_id));
       if (delivered.length > 0) {
-        out.push({ ...base, relation_id: id(), type: 'result_delivered', parent_call_id: parentCallId, in_call_id: null, evidence: [{ source: 'calls.jsonl', event_id: delivered[0]!.call_id, retained: true }], status: 'established', reason: null });
+        // Where deliveries are announcement runs, the event's text is no proof alone: the call must be one of the run's replies.
+        const run = announcements?.runs[child.native_id];
+        const bound = (c: CallEvidence) => !announcements || (run !== undefined && c.response_id !== null && run.responseIds.includes(c.response_id));
+        const evidenceOf = (c: CallEvidence) => [{ source: 'calls.jsonl', event_id: c.call_id, retained: true }, ...(run && bound(c) ? [{ source: announcements!.source, event_id: run.runId, retained: true }] : [])];
+        const unbound = run
+          ? `the completion event is in this call's input, but the call is not a reply of the announcement run ${run.runId}`
+          : `the completion event is in this call's input, but no announcement run of ${announcements?.source} names the child (without it the text alone is no proof)`;
+        const first = delivered.find(bound) ?? delivered[0]!;
+        out.push({ ...base, relation_id: id(), type: 'result_delivered', parent_call_id: parentCallId, in_call_id: null, evidence: evidenceOf(first), status: bound(first) ? 'established' : 'unknown', reason: bound(first) ? null : unbound });
         for (const c of delivered) {
-          out.push({ ...base, relation_id: id(), type: 'result_in_context', parent_call_id: parentCallId, in_call_id: c.call_id, evidence: [{ source: 'calls.jsonl', event_id: c.call_id, retained: true }], status: 'established', reason: null });
+          out.push({ ...base, relation_id: id(), type: 'result_in_context', parent_call_id: parentCallId, in_call_id: c.call_id, evidence: evidenceOf(c), status: bound(c) ? 'established' : 'unknown', reason: bound(c) ? null : unbound });
         }
       }
       continue;

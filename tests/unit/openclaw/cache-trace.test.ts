@@ -1,0 +1,90 @@
+/**
+ * OpenClaw's cache trace as native evidence (seeds/000 A5.3, A9.12, A6.5): a real Gateway run with a child
+ * (tests/fixtures/openclaw/gateway-cache-trace, see PROVENANCE.md). The completion event reaches the parent as an
+ * announcement run; the transcript does not keep it.
+ */
+import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { announcedChild, cacheTraceBeside, readOpenClawCacheTrace } from '../../../src/harnesses/openclaw/cache-trace.js';
+import { openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStore } from '../../../src/harnesses/openclaw/store.js';
+import { attributeCalls } from '../../../src/transforms/capture/attribute.js';
+import { deriveRelations } from '../../../src/transforms/capture/relations.js';
+import type { Call } from '../../../src/schemas/call.js';
+import { repoRoot } from '../../support/paths.js';
+import { useTempDir } from '../../support/temp-dir.js';
+
+const dir = join(repoRoot, 'tests/fixtures/openclaw/gateway-cache-trace');
+const store = join(dir, 'state/agents/main/agent/openclaw-agent.sqlite');
+const calls = readFileSync(join(dir, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => ({ ...(JSON.parse(l) as Call), participant_id: null }));
+const tmp = useTempDir('roller-openclaw-cache-trace-');
+
+describe('OpenClaw cache trace: announcement runs bind a child’s delivery and give back the input the transcript lacks', () => {
+  const tree = openClawTrees(readOpenClawStore(store))[0]!;
+  const trace = readOpenClawCacheTrace(cacheTraceBeside(store)!);
+  const people = openClawParticipants(tree);
+  const child = people[1]!;
+
+  it('reads the runs: the root turn, the child run, and the announcement run naming both the child key and its run', () => {
+    expect(trace.unreadable).toBe(0);
+    const announce = [...trace.runs.values()].find((r) => announcedChild(r.runId))!;
+    const named = announcedChild(announce.runId)!;
+    expect(named.childKey).toBe(child.native_id);
+    expect(trace.runs.get(named.childRunId)?.sessionKey).toBe(child.native_id);
+    expect(announce.sessionId).toBe(tree.root.transcript.id);
+    expect(announce.replies).toEqual([calls[4]!.response_id]);
+  });
+
+  it('the relation is established only in the announcement run’s reply, with the run as evidence', () => {
+    const native = openClawNativeCapture(tree, '2026.9.6', store, trace);
+    expect(native.nativeFiles).toEqual([store, cacheTraceBeside(store)]);
+    const attributed = attributeCalls(calls, people);
+    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: native.announcements! });
+    const delivered = relations.filter((r) => r.type === 'result_delivered' || r.type === 'result_in_context');
+    expect(delivered.map((r) => [r.type, r.in_call_id, r.status])).toEqual([
+      ['result_delivered', null, 'established'],
+      ['result_in_context', calls[4]!.call_id, 'established'],
+    ]);
+    expect(delivered[1]!.evidence).toEqual([
+      { source: 'calls.jsonl', event_id: calls[4]!.call_id, retained: true },
+      { source: 'logs/cache-trace.jsonl', event_id: native.announcements!.runs[child.native_id]!.runId, retained: true },
+    ]);
+    // The same text in a call that is not the run's reply is no proof.
+    const elsewhere = { ...native.announcements!, runs: { [child.native_id]: { runId: 'announce:v1:x:y', responseIds: ['chatcmpl-other'] } } };
+    const unbound = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: elsewhere }).filter((r) => r.type === 'result_in_context');
+    expect(unbound.map((r) => [r.status, r.reason])).toEqual([['unknown', expect.stringContaining('not a reply of the announcement run announce:v1:x:y')]]);
+    // No trace: nothing names the child's announcement run.
+    const none = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: { source: 'logs/cache-trace.jsonl', runs: {} } }).filter((r) => r.type === 'result_in_context');
+    expect(none.map((r) => r.status)).toEqual(['unknown']);
+  });
+
+  it('the root ACTF gets the completion event back as the input of the reply it led to; without the trace, SFT is barred', () => {
+    const rootCalls = attributeCalls(calls, people).filter((c) => c.participant_id === people[0]!.participant);
+    const bare = openClawToActf(tree.root, { wire: rootCalls });
+    expect(bare.steps.at(-1)!.user_content).toBeNull();
+    const actf = openClawToActf(tree.root, { wire: rootCalls, trace });
+    const last = actf.steps.at(-1)!;
+    expect(last.user_content).toContain(`session_key: ${child.native_id}`);
+    expect(last.user_content).toContain('<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>');
+    // Word for word what the reply's request carried as its last user messages.
+    const sent = (calls[4]!.context as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'user').slice(-2);
+    const text = (c: unknown) => (typeof c === 'string' ? c : (c as { text: string }[]).map((b) => b.text).join('\n'));
+    expect(last.user_content).toBe(sent.map((m) => text(m.content)).join('\n\n'));
+    expect(actf.steps.slice(0, -1)).toEqual(bare.steps.slice(0, -1));
+    // OpenClaw wrote a redaction marker for every system prompt: never taken as one (this fixture's calls lack theirs).
+    expect([...trace.runs.values()].flatMap((r) => r.contexts).map((c) => c.system)).toEqual(Array(5).fill(null));
+    expect(actf.system_prompt_source).not.toBe('cache_trace');
+    expect(openClawSftBlocker(tree.root, trace, rootCalls)).toBeUndefined();
+    // Without the request, only the trace's copy, which OpenClaw's diagnostics redaction changed: not used.
+    expect(openClawToActf(tree.root, { trace }).steps.at(-1)!.user_content).toBeNull();
+    expect(openClawSftBlocker(tree.root, trace)).toMatch(/no announcement run of logs\/cache-trace.jsonl binds it/);
+    expect(openClawSftBlocker(tree.root, null)).toMatch(/1 repl\(ies\) of session .* answer an input the transcript does not keep .*no cache trace/);
+  });
+
+  it('a store without its trace beside it reads as no trace', () => {
+    const copy = join(tmp.path, 'state');
+    cpSync(join(dir, 'state'), copy, { recursive: true });
+    rmSync(join(copy, 'logs'), { recursive: true });
+    expect(cacheTraceBeside(join(copy, 'agents/main/agent/openclaw-agent.sqlite'))).toBeNull();
+  });
+});

@@ -222,6 +222,13 @@ describe('roller collect --cache-trace: OpenClaw\'s own cache trace (seeds/003 B
     expect(answer.user_content).toContain('source: subagent');
     expect(answer.user_content).toContain(`session_key: ${delivery.evidence[1].event_id.split(':').slice(2, -1).join(':')}`);
     expect(sample(run, info(run).samples[0]!).runtime.sft_eligibility?.eligible).toBe(true);
+    // B13.3: roller's OpenClaw profile declares its model without reasoning, so no request sends back earlier
+    // reasoning (there is nothing a --no-keep-thinking rewrite would have to strip), though the model returned some.
+    const wire = readJsonl(join(dir, 'wire_trace.jsonl'));
+    const history = wire.flatMap((w) => ((w.body?.messages ?? []) as Json[]).filter((m) => m.role === 'assistant'));
+    expect(history.length).toBeGreaterThan(0);
+    for (const m of history) expect(Object.keys(m).filter((k) => /reasoning|thinking/.test(k)), JSON.stringify(m).slice(0, 200)).toEqual([]);
+    expect(readJsonl(join(dir, 'capture', 'attempt-0001', 'calls.jsonl')).some((c) => typeof c.output?.choices?.[0]?.message?.reasoning_content === 'string')).toBe(true);
     expect(readJsonl(join(run, 'sft.jsonl'))).toHaveLength(1);
 
     // Without the cache trace nothing binds the announcement: the delivery is unknown, and no linear SFT is made of a

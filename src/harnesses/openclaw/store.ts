@@ -290,12 +290,15 @@ export function openClawNativeCapture(tree: OpenClawTree, version: string, dbPat
       nativeFiles,
     };
   }
-  const contexts = trace ? [...trace.runs.values()].filter((r) => r.sessionId === tree.root.transcript.id).reduce((n, r) => n + r.contexts.length, 0) : null;
+  const traced = trace ? [...trace.runs.values()].filter((r) => r.contexts.length > 0) : [];
+  const contexts = trace ? traced.filter((r) => r.sessionId === tree.root.transcript.id).reduce((n, r) => n + r.contexts.length, 0) : null;
+  // A stream wrapper that fed another session's model calls through this proxy: "one participant" does not hold.
+  const strangers = [...new Set(traced.filter((r) => r.sessionId !== tree.root.transcript.id).map((r) => r.sessionId))];
+  const count = { method: 'count' as const, counts: { [root.participant]: contexts ?? root.messages } };
+  const base = { harness: { name: 'openclaw', version }, participants, capabilities: { native_output_coverage: 'count' as const, delegation: 'native' as const, background: false }, outputs: count, nativeFiles };
+  if (strangers.length > 0) return { ...base, participants: participants.map((p, i) => (i === 0 ? { ...p, reason: [p.reason, `the cache trace's stream wrapper also fed session(s) ${strangers.join(', ')}: calls are not all the root's`].filter(Boolean).join('; ') } : p)) };
   return {
-    harness: { name: 'openclaw', version },
-    participants,
-    capabilities: { native_output_coverage: 'count', delegation: 'native', background: false },
-    outputs: { method: 'count', counts: { [root.participant]: contexts ?? root.messages } },
+    ...base,
     soleParticipant: {
       participant: root.participant,
       evidence:
@@ -303,6 +306,5 @@ export function openClawNativeCapture(tree: OpenClawTree, version: string, dbPat
           ? `the call went through this run's own proxy, and the cache trace's stream wrapper names only session ${tree.root.transcript.id} (${contexts} stream contexts)`
           : "the call went through this run's own proxy and OpenClaw exec runs one participant (no response id or session header to join on)",
     },
-    nativeFiles,
   };
 }

@@ -81,6 +81,28 @@ describe('OpenClaw cache trace: announcement runs bind a child’s delivery and 
     expect(openClawSftBlocker(tree.root, null)).toMatch(/1 repl\(ies\) of session .* answer an input the transcript does not keep .*no cache trace/);
   });
 
+  it('outputs without response ids (older exec runs): coverage is the count of the stream wrapper’s contexts for the root session', () => {
+    // The same store with every reply's responseId taken away, as a release that kept none wrote it.
+    const bare = (s: typeof tree.root) => ({
+      ...s,
+      accounting: { ...s.accounting, messages: s.accounting.messages.map((m) => ({ ...m, entry: { ...m.entry, message: { ...(m.entry.message as object), responseId: undefined } } })) },
+    });
+    const idless = { root: bare(tree.root), children: [] };
+    // The root's runs only, as an exec run's trace holds them.
+    const rootOnly = { ...trace, runs: new Map([...trace.runs].filter(([, r]) => r.sessionId === tree.root.transcript.id)) };
+    const native = openClawNativeCapture(idless, '2026.9.6', store, rootOnly);
+    const rootContexts = [...trace.runs.values()].filter((r) => r.sessionId === tree.root.transcript.id).reduce((n, r) => n + r.contexts.length, 0);
+    expect(rootContexts).toBe(3);
+    expect(native.outputs).toEqual({ method: 'count', counts: { [people[0]!.participant]: 3 } });
+    expect(native.soleParticipant?.evidence).toContain(`the cache trace's stream wrapper names only session ${tree.root.transcript.id} (3 stream contexts)`);
+    // A trace whose stream wrapper also fed another session: no call is the root's by the proxy alone.
+    const shared = openClawNativeCapture(idless, '2026.9.6', store, trace);
+    expect(shared.soleParticipant).toBeUndefined();
+    expect(shared.participants[0]!.reason).toContain(`also fed session(s) ${tree.children[0]!.session.transcript.id}`);
+    // Without a trace: the transcript's assistant messages, and the dedicated proxy as the only identity evidence.
+    expect(openClawNativeCapture(idless, '2026.9.6', store, null).soleParticipant?.evidence).toContain("this run's own proxy and OpenClaw exec runs one participant");
+  });
+
   it('a store without its trace beside it reads as no trace', () => {
     const copy = join(tmp.path, 'state');
     cpSync(join(dir, 'state'), copy, { recursive: true });

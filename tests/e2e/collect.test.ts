@@ -437,6 +437,19 @@ describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => 
         expect(call).toMatchObject({ identity_status: 'attributed', dropped_request_headers: ['x-roller-session-id'] });
         expect(call.native_identity.session_id).toMatch(/^[0-9a-f-]{36}$/);
       }
+      // roller.pi-events/v1 (seeds/003): the session file as written, then roller's recorder events of the session —
+      // turn boundaries, each call's context and the provider payload Pi sent, which is the captured request.
+      const trace = readJsonl(join(run, row.path, 'trace.jsonl'));
+      const events = trace.filter((r) => r.type === 'roller.pi-event');
+      expect(trace[0]!.type).toBe('session');
+      expect(events.every((e) => e.session_id === trace[0]!.id)).toBe(true);
+      const calls = readJsonl(join(capture, 'calls.jsonl'));
+      const sent = events.filter((e) => e.event === 'provider_request').map((e) => e.payload as Json);
+      expect(sent).toHaveLength(calls.length);
+      expect(events.filter((e) => e.event === 'context')).toHaveLength(calls.length);
+      expect(events.filter((e) => e.event === 'turn_start').map((e) => e.turn_index)).toEqual(calls.map((_, i) => i));
+      expect(events.filter((e) => e.event === 'turn_end')).toHaveLength(calls.length);
+      sent.forEach((payload, i) => expect(payload).toEqual(calls[i]!.context));
     }
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);

@@ -4,6 +4,8 @@ import { PINNED_HARNESSES } from '../pins.js';
 import { launchFields } from '../launch.js';
 import { piPlan } from './launch.js';
 import { wireUsageByResponse } from '../../transforms/capture/token-agreement.js';
+import { PI_EVENT_TYPE } from './recorder-extension.js';
+import { readPiEvents } from './events.js';
 import { findPiSessions, PI_RAW_SCHEMA, piParticipants, piSubagentSessions, piToActf, readPiSession, sessionOfRecords } from './session.js';
 
 /** The profile that enables the example sub-agent extension Pi ships (lock.json harness_profile). */
@@ -13,14 +15,17 @@ export const PI_SUBAGENT_PROFILE = 'pi-example-subagent-extension';
 export const piAdapter: HarnessAdapter = {
   name: 'pi',
   rawSchema: PI_RAW_SCHEMA,
-  sessionFiles: /^\.pi\/agent\/sessions\/.*\.jsonl$/,
+  // The session files, and roller's recorder events (recorder-extension.ts).
+  sessionFiles: /^\.pi\/agent\/sessions\/.*\.jsonl$|^\.pi\/agent\/roller-events\.jsonl$/,
 
   async convert(native, input) {
+    const events = readPiEvents(native);
     return findPiSessions(native).map((file) => {
       const session = readPiSession(file);
       return {
         sessionId: session.id,
-        trace: session.records,
+        // roller.pi-events/v1: the session file as written, then the recorder's events of this session.
+        trace: [...session.records, ...(events.get(session.id) ?? [])],
         actf: piToActf(session, input.calls ? { wire: input.calls } : {}),
         participants: piParticipants(session, input.calls ? wireUsageByResponse(input.calls) : undefined),
         source: { session: file },
@@ -49,7 +54,8 @@ export const piAdapter: HarnessAdapter = {
 
   /** The example extension's children, whose transcripts Pi keeps in the parent's tool results. */
   atifSubagents(records) {
-    return piSubagentSessions(sessionOfRecords('trace.jsonl', records as Record<string, any>[])).map((c) => ({ id: c.nativeId, participant: `subagent:${c.nativeId}`, actf: piToActf(c.session) }));
+    const own = (records as Record<string, any>[]).filter((r) => r.type !== PI_EVENT_TYPE);
+    return piSubagentSessions(sessionOfRecords('trace.jsonl', own)).map((c) => ({ id: c.nativeId, participant: `subagent:${c.nativeId}`, actf: piToActf(c.session) }));
   },
 
   runner: {

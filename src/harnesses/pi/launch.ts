@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { copyFile, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ProcessPlan } from '../../sources/process-runner.js';
 import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
 import { releasedSince } from '../release.js';
@@ -13,9 +14,12 @@ export const PI_STDIN_PROMPT_SINCE = '0.49.2';
 /** Pi's agent dir under a HOME laid out by piPlan: sessions/<cwd>/<time>_<uuid>.jsonl live below it. */
 export const piAgentDir = (home: string) => join(home, '.pi', 'agent');
 
+/** Where roller's recorder extension writes its events (roller.pi-events/v1), beside the sessions. */
+export const piEventsFile = (home: string) => join(piAgentDir(home), 'roller-events.jsonl');
+
 /**
- * `pi --mode json -p` headless and offline (reference/harnesses/pi.md): a fresh HOME (so no extension is
- * installed: delegation is not available in this profile), a provider `roller` (openai-completions) at the
+ * `pi --mode json -p` headless and offline (reference/harnesses/pi.md): a fresh HOME (no extension but roller's
+ * observing recorder, so delegation is not available in this profile), a provider `roller` (openai-completions) at the
  * recording proxy, and roller's identity header injected through models.json — Pi sends no session header
  * of its own; the proxy removes x-roller-* before forwarding and keeps the value as identity.
  */
@@ -24,6 +28,10 @@ export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId
   await mkdir(agent, { recursive: true });
   const model = launch.model ?? 'scripted-model';
   if (launch.subagentExtension) await installSubagentExtension(launch.bin, agent, `roller/${model}`);
+  // roller's recorder: an observing extension (contexts, provider payloads, turn boundaries); releases without
+  // extensions (before 0.35) leave it unloaded and write no events.
+  await mkdir(join(agent, 'extensions'), { recursive: true });
+  await copyFile(recorderScript(), join(agent, 'extensions', 'roller-recorder.ts'));
   await writeFile(
     join(agent, 'models.json'),
     JSON.stringify(
@@ -57,6 +65,7 @@ export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId
       PI_OFFLINE: '1',
       PI_SKIP_VERSION_CHECK: '1',
       PI_TELEMETRY: '0',
+      ROLLER_PI_EVENTS: piEventsFile(launch.home),
     },
   };
 }
@@ -80,4 +89,10 @@ async function installSubagentExtension(bin: string, agentDir: string, model: st
     const text = await readFile(join(example, 'agents', f), 'utf8');
     await writeFile(join(agentDir, 'agents', f), text.replace(/^model: .*$/m, `model: ${model}`));
   }
+}
+
+/** The compiled recorder next to this module (under vitest, its .ts source, which Pi loads as well). */
+function recorderScript(): string {
+  const js = fileURLToPath(new URL('./recorder-extension.js', import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL('./recorder-extension.ts', import.meta.url));
 }

@@ -26,8 +26,10 @@ export interface HarnessLaunch {
   home: string;
   /** The task's work directory. */
   work: string;
-  /** The recording proxy, as the model API's base URL. */
+  /** The recording proxy, as the model API's base URL (with --wire-trace off: the model API's own). */
   baseUrl: string;
+  /** false: no recording proxy stands between the CLI and the model API (--wire-trace off), so the CLI sends nothing roller-specific. */
+  recorded?: boolean;
   /** Handed to the CLI; forwarded by the proxy, never written. */
   apiKey: string;
   extraArgs?: string[];
@@ -40,6 +42,7 @@ export const launchFields = (l: HarnessLaunch): HarnessLaunch => ({
   home: l.home,
   work: l.work,
   baseUrl: l.baseUrl,
+  ...(l.recorded === false ? { recorded: false } : {}),
   apiKey: l.apiKey,
   ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}),
 });

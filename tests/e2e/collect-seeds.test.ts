@@ -3,11 +3,16 @@
  * that still validate, thinking kept or emptied, a thinking mismatch kept out of training data, refused spawns
  * listed. The real Claude Code and OpenCode CLIs on the embedded scripted model.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectRuns, filesUnder, info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { loopbackPeerCommand } from '../support/socket-owner.js';
+import { rollerBin } from '../support/paths.js';
+import { startScriptedModel } from '../../src/sources/scripted-model/index.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('collect-seeds');
@@ -276,5 +281,64 @@ describe('roller collect: OpenClaw sub-agents that do not settle (seeds/000 A9.1
       },
     ]);
     expect(runtime.warnings).toEqual(expect.arrayContaining([expect.stringContaining('ROLLER_DRAIN_INCOMPLETE')]));
+  }, 10 * 60_000);
+});
+
+describe('roller collect --wire-trace off starts no recording proxy (seeds/003, CONFORMANCE B13.4)', () => {
+  it('the CLI itself connects to the model API, sends no roller header, and nothing of the calls is kept; with the wire trace on, roller is the peer', async () => {
+    // The model API: the scripted model behind a TCP relay that notes which process each connection came from.
+    const model = await startScriptedModel();
+    const modelPort = Number(new URL(model.url).port);
+    // Each connection: the process it came from, and its first request's head.
+    const seen: { peer: string; head: string }[] = [];
+    const relay = createServer((client) => {
+      const conn = { peer: loopbackPeerCommand(client.remotePort!, (relay.address() as AddressInfo).port) ?? 'unknown', head: '' };
+      seen.push(conn);
+      client.once('data', (chunk: Buffer) => (conn.head = chunk.toString('latin1').split('\r\n\r\n')[0]!));
+      const upstream = connect(modelPort, '127.0.0.1');
+      client.pipe(upstream).pipe(client);
+      const end = () => (client.destroy(), upstream.destroy());
+      client.on('error', end);
+      upstream.on('error', end);
+    });
+    relay.listen(0, '127.0.0.1');
+    await once(relay, 'listening');
+    try {
+      const config = join(tmp.path, 'relay-model.json');
+      writeFileSync(config, JSON.stringify({ models: { 'acme/relay': { api_base: `http://127.0.0.1:${(relay.address() as AddressInfo).port}`, api_key_env: 'ACME_KEY' } } }));
+      const tasks = await tasksFile('off.jsonl', [{ id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }]);
+      const out = join(tmp.path, 'runs');
+      const env = { env: { ...process.env, ACME_KEY: 'k-relay-test' } };
+      const off = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'acme/relay', '--model-config', config, '--wire-trace', 'off', '--output', out, '--run-name', 'wire-off'], env);
+      expect(off.code, off.stderr).toBe(0);
+      const run = join(out, 'wire-off');
+      expect((await roller(['validate-run', run])).code).toBe(0);
+      // Roller's one look that the API answers (a HEAD before any sample); every model call came from the CLI's own process.
+      const calls = (list: typeof seen) => list.filter((c) => !c.head.startsWith('HEAD '));
+      expect(seen.filter((c) => c.head.startsWith('HEAD ')).every((c) => c.peer.includes(rollerBin))).toBe(true);
+      expect(calls(seen).length).toBeGreaterThan(0);
+      for (const c of calls(seen)) expect(c.peer !== 'unknown' && !c.peer.includes(rollerBin), c.peer).toBe(true);
+      for (const c of calls(seen)) expect(c.head.toLowerCase()).not.toContain('x-roller-');
+      const dir = join(run, info(run).samples[0]!.path);
+      expect(readdirSync(dir).sort()).toEqual(['info.json', 'results', 'trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json']);
+      expect(sample(run, info(run).samples[0]!).usage?.requests).toBe(0);
+      for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes('k-relay-test'), f).toBe(false);
+
+      // The same with the wire trace on: every connection comes from roller's proxy, not the CLI.
+      seen.length = 0;
+      const on = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'acme/relay', '--model-config', config, '--output', out, '--run-name', 'wire-on'], env);
+      expect(on.code, on.stderr).toBe(0);
+      expect(calls(seen).length).toBeGreaterThan(0);
+      for (const c of calls(seen)) expect(c.peer).toContain(rollerBin);
+
+      // A base with a query only the proxy can carry is refused before anything runs.
+      writeFileSync(config, JSON.stringify({ models: { 'acme/relay': { api_base: `http://127.0.0.1:${(relay.address() as AddressInfo).port}/?tenant=x`, api_key_env: 'ACME_KEY' } } }));
+      const refused = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'acme/relay', '--model-config', config, '--wire-trace', 'off', '--output', out, '--run-name', 'wire-off-query'], env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("api_base has a query, which only roller's recording proxy carries");
+    } finally {
+      relay.close();
+      await model.close();
+    }
   }, 10 * 60_000);
 });

@@ -41,7 +41,8 @@ export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId
             baseUrl: `${launch.baseUrl}/v1`,
             api: 'openai-completions',
             apiKey: 'ROLLER_PROVIDER_KEY', // the name of the variable holding the key, never the key
-            headers: { 'x-roller-session-id': launch.sessionId ?? randomUUID() },
+            // Only through roller's proxy, which removes it: never sent to a model API directly.
+            ...(launch.recorded === false ? {} : { headers: { 'x-roller-session-id': launch.sessionId ?? randomUUID() } }),
             compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
             models: [{ id: model, name: model, reasoning: false, input: ['text'], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
           },

@@ -354,6 +354,18 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     await checkpoints.result();
   };
 
+  if (wireTrace === 'off') {
+    // No proxy stands between the CLI and the model API: the CLI is given the base as it is, and a CLI appends its
+    // own path to it, so a query or userinfo (which the proxy would carry) cannot be kept.
+    for (const m of models) {
+      if (m.kind !== 'api') continue;
+      const url = new URL(m.apiBase);
+      if (url.search || url.username || url.password) {
+        throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id}'s api_base has ${url.search ? 'a query' : 'userinfo'}, which only roller's recording proxy carries to the model API; use --wire-trace actf (the default)`);
+      }
+    }
+  }
+
   // One embedded scripted model per scripted model id for the whole run (its runaway cap scaled to the
   // run); API models go to their base.
   const servers: ScriptedModelServer[] = [];

@@ -1,6 +1,7 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../../core/errors.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
@@ -158,7 +159,9 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       await writeFile(join(work, rel), text);
     }
     const upstream = s.upstreams.get(r.model.id)!;
-    const { proxy, done } = await startProxyPipeline({ upstream, outDir: captureWork, wireTrace: s.wireTrace === 'off' ? 'off' : 'full' });
+    // --wire-trace off starts no recording proxy (seeds/003): the CLI calls the model API itself, nothing is recorded.
+    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: captureWork, wireTrace: 'full' });
+    const scope = pipeline?.proxy.captureScope ?? randomBytes(4).toString('hex');
     let outcome: Awaited<ReturnType<typeof runProcess>> | undefined;
     let lastStderr = logs.stderr;
     let lastPromptRan = false;
@@ -169,7 +172,8 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         version: s.harnessVersion,
         home,
         work,
-        baseUrl: proxy.url,
+        baseUrl: pipeline ? pipeline.proxy.url : upstream.replace(/\/+$/, ''),
+        ...(pipeline ? {} : { recorded: false }),
         apiKey: r.model.apiKey,
         ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}),
         ...(s.thinking ? { thinking: s.thinking } : {}),
@@ -207,8 +211,10 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         }
       }
     } finally {
-      await proxy.close();
-      await done.catch((err: unknown) => fail('error', isRollerError(err) ? err.code : ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
+      if (pipeline) {
+        await pipeline.proxy.close();
+        await pipeline.done.catch((err: unknown) => fail('error', isRollerError(err) ? err.code : ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
+      }
     }
     // A model API that could not be reached is what a failed harness most often means: said first, not only in calls.
     const unreachable = outcome && (outcome.timedOut || outcome.exitCode !== 0) ? await firstUpstreamFailure(join(captureWork, 'calls.jsonl')) : undefined;
@@ -243,9 +249,9 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         harness: s.harness,
         harnessVersion: s.harnessVersion,
         nativeRoot: runner.nativeRoot(home),
-        callsPath: join(captureWork, 'calls.jsonl'),
-        wireLog: { path: join(captureWork, WIRE_LOG_FILE), published: false },
-        scope: proxy.captureScope,
+        callsPath: pipeline ? join(captureWork, 'calls.jsonl') : null,
+        wireLog: pipeline ? { path: join(captureWork, WIRE_LOG_FILE), published: false } : null,
+        scope,
         attempt,
       },
       {

@@ -24,6 +24,11 @@ export interface HarnessAdapter {
   nativeCapture?(input: CaptureInput): Promise<NativeCapture>;
   /** A compacted main context (compaction segments), when the harness records compactions. */
   mainCompactions?(input: CompactionInput): Promise<NativeCompactions | null>;
+  /**
+   * The request parameters the harness itself recorded before each model call, read from the sample's trace.jsonl
+   * (Claude Code's `api-request` params, Pi's recorder payloads): what the effort audit reads when no call was captured.
+   */
+  requestSnapshots?(tracePath: string): Promise<Record<string, any>[]>;
   /** Sub-agents as ATIF embedded trajectories, from a sample's trace.jsonl records. */
   atifSubagents?(records: readonly Record<string, unknown>[], participants: readonly Pick<ParticipantUsage, 'participant' | 'native_id' | 'role'>[]): AtifSubagent[];
   /** Its calls carry no response id: they join their participant by this field of the identity headers (OpenCode: session_id). */

@@ -309,7 +309,7 @@ describe('roller collect --wire-trace off starts no recording proxy (seeds/003, 
       const tasks = await tasksFile('off.jsonl', [{ id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }]);
       const out = join(tmp.path, 'runs');
       const env = { env: { ...process.env, ACME_KEY: 'k-relay-test' } };
-      const off = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'acme/relay', '--model-config', config, '--wire-trace', 'off', '--output', out, '--run-name', 'wire-off'], env);
+      const off = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'acme/relay', '--model-config', config, '--wire-trace', 'off', '--thinking', 'high', '--output', out, '--run-name', 'wire-off'], env);
       expect(off.code, off.stderr).toBe(0);
       const run = join(out, 'wire-off');
       expect((await roller(['validate-run', run])).code).toBe(0);
@@ -322,6 +322,8 @@ describe('roller collect --wire-trace off starts no recording proxy (seeds/003, 
       const dir = join(run, info(run).samples[0]!.path);
       expect(readdirSync(dir).sort()).toEqual(['info.json', 'results', 'trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json']);
       expect(sample(run, info(run).samples[0]!).usage?.requests).toBe(0);
+      // No request was captured: the effort audit reads Claude Code's own request records, and says so (B15.5).
+      expect(sample(run, info(run).samples[0]!).runtime.wire_effort_audit).toMatchObject({ status: 'matched', requested: 'high', source: 'native' });
       for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes('k-relay-test'), f).toBe(false);
 
       // The same with the wire trace on: every connection comes from roller's proxy, not the CLI.

@@ -69,6 +69,21 @@ describe('wire effort and thinking audits', async () => {
     expect(wireEffortAudit([req({ thinking: { type: 'disabled' } })], 'off').status).toBe('matched');
     expect(wireEffortAudit([req({ thinking: { type: 'adaptive' }, output_config: { effort: 'medium' } })], 'off').status).toBe('mismatch');
   });
+  it('no captured request (--wire-trace off): the harness’s own request snapshots, said as the source (seeds/003 B15.5)', async () => {
+    const { join } = await import('node:path');
+    const { readdirSync } = await import('node:fs');
+    const { repoRoot } = await import('../support/paths.js');
+    // A real Claude Code 2.1.332 session file: each api-request record keeps the parameters it sent.
+    const project = join(repoRoot, 'tests/fixtures/claude-code/nested-2.1.332/projects');
+    const dir = join(project, readdirSync(project)[0]!);
+    const main = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+    const snapshots = await harnessAdapter('claude-code').requestSnapshots!(main);
+    expect(snapshots.length).toBeGreaterThan(0);
+    expect(wireEffortAudit([], 'medium', snapshots)).toEqual({ status: 'matched', requested: 'medium', observed: snapshots.map(() => 'medium'), source: 'native' });
+    expect(wireEffortAudit([], 'high', snapshots)).toMatchObject({ status: 'mismatch', source: 'native' });
+    // Captured requests, when there are some, are the evidence.
+    expect(wireEffortAudit([req({ output_config: { effort: 'high' } })], 'high', snapshots)).toMatchObject({ status: 'matched', source: 'wire' });
+  });
   it('the harness arguments for a level, as each adapter plans them', async () => {
     const { mkdtemp } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');

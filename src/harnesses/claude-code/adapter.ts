@@ -3,6 +3,7 @@ import { readFile } from '../../core/thread-fs.js';
 import type { NativeCompaction, NativeCompactions } from '../../schemas/native-capture.js';
 import type { HarnessAdapter, RunLaunch } from '../adapter.js';
 import { perIdNativeCapture } from '../native-capture.js';
+import { requestSnapshotsIn } from '../request-snapshots.js';
 import { launchFields } from '../launch.js';
 import { wireUsageByResponse } from '../../transforms/capture/token-agreement.js';
 import { PINNED_HARNESSES } from '../pins.js';
@@ -56,6 +57,9 @@ export const claudeCodeAdapter: HarnessAdapter = {
   async nativeCapture({ version, session }) {
     return perIdNativeCapture({ harness: { name: 'claude-code', version }, participants: session.participants, background: true, nativeFiles: [] });
   },
+
+  // 2.1.3xx records each request's parameters (api-request params: model, thinking, output_config.effort).
+  requestSnapshots: (tracePath) => requestSnapshotsIn(tracePath, '"api-request"', (r) => (r.type === 'api-request' && r.params && typeof r.params === 'object' ? r.params : undefined)),
 
   async mainCompactions({ tracePath, calls, participants }): Promise<NativeCompactions | null> {
     const root = participants.find((p) => p.role === 'root');

@@ -6,6 +6,7 @@ import { piPlan } from './launch.js';
 import { wireUsageByResponse } from '../../transforms/capture/token-agreement.js';
 import { PI_EVENT_TYPE } from './recorder-extension.js';
 import { readPiEvents } from './events.js';
+import { requestSnapshotsIn } from '../request-snapshots.js';
 import { findPiSessions, PI_RAW_SCHEMA, piParticipants, piSubagentSessions, piToActf, readPiSession, sessionOfRecords } from './session.js';
 
 /** The profile that enables the example sub-agent extension Pi ships (lock.json harness_profile). */
@@ -51,6 +52,8 @@ export const piAdapter: HarnessAdapter = {
     // responseId = the Chat Completions id: a per-id join; no delegation without an extension.
     return { ...base, capabilities: { native_output_coverage: 'per_id', delegation, background: false } };
   },
+
+  requestSnapshots: (tracePath) => requestSnapshotsIn(tracePath, '"provider_request"', (r) => (r.type === PI_EVENT_TYPE && r.event === 'provider_request' ? (r.payload ?? undefined) : undefined)),
 
   /** The example extension's children, whose transcripts Pi keeps in the parent's tool results. */
   atifSubagents(records) {

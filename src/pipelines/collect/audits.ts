@@ -105,7 +105,8 @@ export interface WireEffortAudit {
   requested: string;
   /** Per request: what its body asked for (null: the control was omitted). */
   observed: (string | null)[];
-  source: 'wire';
+  /** wire: the captured requests; native: the harness's own request snapshots (no call was captured). */
+  source: 'wire' | 'native';
 }
 
 /**
@@ -114,15 +115,19 @@ export interface WireEffortAudit {
  * mismatch; an omitted control is unverified; no readable request is not observable. It describes what the
  * client sent, not what the provider did.
  */
-export function wireEffortAudit(calls: readonly Call[], requested: string): WireEffortAudit {
-  const observed = calls.map((c) => {
-    const b = c.context as Json | null;
-    // Anthropic's thinking {type: 'disabled'} is the request of `off` (Claude Code sends it with no effort then).
-    const v = b?.thinking?.type === 'disabled' ? 'off' : (b?.output_config?.effort ?? b?.reasoning?.effort ?? b?.reasoning_effort);
-    return typeof v === 'string' ? v : null;
-  });
+export function wireEffortAudit(calls: readonly Call[], requested: string, nativeSnapshots: readonly Json[] = []): WireEffortAudit {
+  // No captured request (--wire-trace off): the harness's own snapshots of what it sent, said as such (seeds/003).
+  const native = calls.length === 0 && nativeSnapshots.length > 0;
+  const observed = (native ? nativeSnapshots : calls.map((c) => c.context as Json | null)).map(requestedEffort);
   const status = observed.length === 0 ? 'not_observable' : observed.some((v) => v !== null && v !== requested) ? 'mismatch' : observed.some((v) => v === null) ? 'unverified' : 'matched';
-  return { status, requested, observed, source: 'wire' };
+  return { status, requested, observed, source: native ? 'native' : 'wire' };
+}
+
+/** A request's reasoning control: Anthropic `output_config.effort`, Responses `reasoning.effort`, Chat `reasoning_effort`. */
+function requestedEffort(b: Json | null | undefined): string | null {
+  // Anthropic's thinking {type: 'disabled'} is the request of `off` (Claude Code sends it with no effort then).
+  const v = b?.thinking?.type === 'disabled' ? 'off' : (b?.output_config?.effort ?? b?.reasoning?.effort ?? b?.reasoning_effort);
+  return typeof v === 'string' ? v : null;
 }
 
 export interface ThinkingAudit {

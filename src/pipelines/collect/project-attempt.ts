@@ -141,7 +141,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   out.audits = {
     completion: completionAudit(attributed.filter((c) => c.participant_id === root?.participant && c.execution_status === 'completed'), actf),
     modelIdentity: modelIdentityAudit(attributed),
-    wireEffort: o.thinking ? wireEffortAudit(generating, o.thinking) : null,
+    wireEffort: o.thinking ? wireEffortAudit(generating, o.thinking, generating.length === 0 && adapter.requestSnapshots ? await adapter.requestSnapshots(tracePath) : []) : null,
     thinking: o.thinking ? thinkingAudit(actf, o.thinking, o.keepThinking) : null,
   };
   return out;

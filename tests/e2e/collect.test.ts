@@ -568,6 +568,9 @@ describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 ru
     expect(manifest).toMatchObject({ capture_status: 'complete', coverage: { method: 'per_id', status: 'verified' } });
     const actf = readJson<{ tools_source: string; system_prompt_source: string; steps: { assistant_content: { tool_calls: { name: string }[] } }[] }>(join(run, row.path, 'trace_ACTF.json'));
     expect(actf).toMatchObject({ tools_source: 'wire', system_prompt_source: 'wire' });
+    // Word for word what the model was given (the cache trace's copy still holds OpenClaw's boundary markers).
+    const firstCall = readJsonl(join(run, row.path, 'capture', 'attempt-0001', 'calls.jsonl'))[0]!;
+    expect((actf as unknown as { system_prompt: string }).system_prompt).toBe(firstCall.context.messages[0].content);
     expect(actf.steps[0]!.assistant_content.tool_calls.map((t) => t.name)).toEqual(['sessions_spawn']);
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);

@@ -72,10 +72,19 @@ export function readOpenClawCacheTrace(file: string): OpenClawCacheTrace {
   return { file, runs, unreadable };
 }
 
-/** `announce:v1:<child session key>:<child run id>`: the run of a parent that delivers a child's completion. */
-export function announcedChild(runId: string): { childKey: string; childRunId: string } | null {
-  const m = /^announce:v1:(.+):([^:]+)$/.exec(runId);
-  return m ? { childKey: m[1]!, childRunId: m[2]! } : null;
+const ANNOUNCE = 'announce:v1:';
+
+/** A run that delivers a completion to its session: `announce:v1:<child session key>:<child run id>`. */
+export const isAnnouncementRun = (runId: string): boolean => runId.startsWith(ANNOUNCE);
+
+/**
+ * The child run an announcement run delivers, when it announces `childKey`: null otherwise. Both the key and
+ * the run id hold colons (a child woken after its own children settled is announced by its wake run,
+ * `announce:v1:<key>:<run>:wake`), so the run is read past the known key, never split at a colon.
+ */
+export function announcedRunOf(runId: string, childKey: string): string | null {
+  const prefix = `${ANNOUNCE}${childKey}:`;
+  return runId.startsWith(prefix) && runId.length > prefix.length ? runId.slice(prefix.length) : null;
 }
 
 const textOf = (content: unknown): string =>

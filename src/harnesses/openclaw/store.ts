@@ -9,7 +9,7 @@ import type { Actf } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
 import type { NativeCapture } from '../native-capture.js';
 import { accountMirrors, type MirrorAccounting } from './mirrors.js';
-import { announcedChild, announcementInput, OPENCLAW_CACHE_TRACE_IN_STATE, type OpenClawCacheTrace } from './cache-trace.js';
+import { announcedRunOf, announcementInput, isAnnouncementRun, OPENCLAW_CACHE_TRACE_IN_STATE, type OpenClawCacheTrace } from './cache-trace.js';
 
 export const OPENCLAW_VERIFIED_VERSIONS = ['2026.9.6'] as const;
 export const OPENCLAW_RAW_SCHEMA = 'roller.openclaw-transcript/v1' as const;
@@ -177,7 +177,7 @@ export function openClawParticipants(tree: OpenClawTree): ParticipantUsage[] {
 function announcementInputs(s: OpenClawSession, trace: OpenClawCacheTrace | null, wire: readonly Call[] | undefined): Map<string, string[]> {
   const inputs = new Map<string, string[]>();
   for (const run of trace?.runs.values() ?? []) {
-    if (run.sessionId !== s.transcript.id || !announcedChild(run.runId) || run.replies.length === 0) continue;
+    if (run.sessionId !== s.transcript.id || !isAnnouncementRun(run.runId) || run.replies.length === 0) continue;
     const reply = wire?.find((c) => c.response_id === run.replies[0]);
     const sent = (reply?.context as Json | null | undefined)?.messages as Json[] | undefined;
     const input = announcementInput(run, Array.isArray(sent) ? sent : undefined);
@@ -221,10 +221,12 @@ export function openClawSftBlocker(s: OpenClawSession, trace: OpenClawCacheTrace
 
 /**
  * ACTF of the session: the transcript's steps, with the completion events the transcript leaves out put back
- * as their announcement runs gave them (the text from the run's reply request when captured). System prompt: the cache trace's first stream:context of the session when
- * OpenClaw kept it (it writes a redaction marker in place of a long one), else the captured requests' (what
- * the model was offered — the wire offered tools the trajectory trace's context.compiled lacks,
- * sessions_spawn among them), else context.compiled. Tools: the wire's, else context.compiled's.
+ * as their announcement runs gave them (the text from the run's reply request when captured). System prompt: the
+ * captured request's, what the model was given; else the cache trace's first stream:context of the session (seeds/003)
+ * when OpenClaw kept it (it writes a redaction marker in place of a long one); else context.compiled. The trace's
+ * copy is the prompt before the provider wrapper: 2026.9.6 still holds its cache-boundary markers and a relocatable
+ * runtime block the request does not carry. Tools: the wire's (it offers sessions_spawn, context.compiled does
+ * not), else context.compiled's.
  */
 export function openClawToActf(s: OpenClawSession, options: { wire?: readonly Call[]; trace?: OpenClawCacheTrace | null } = {}): Actf {
   const actf = piToActf(withAnnouncementInputs(s, options.trace ?? null, options.wire).transcript);
@@ -233,7 +235,7 @@ export function openClawToActf(s: OpenClawSession, options: { wire?: readonly Ca
   const request = options.wire?.find((c) => Array.isArray((c.context as Json | null)?.tools))?.context as Json | undefined;
   if (request) {
     const system = ((request.messages ?? []) as Json[]).filter((m) => m.role === 'system' || m.role === 'developer').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
-    const prompt = fromTrace ?? (system.length > 0 ? { system_prompt: system.join('\n\n'), system_prompt_source: 'wire' as const } : {});
+    const prompt = system.length > 0 ? { system_prompt: system.join('\n\n'), system_prompt_source: 'wire' as const } : (fromTrace ?? {});
     return { ...actf, ...prompt, tools: request.tools as Actf['tools'], tools_source: 'wire' };
   }
   if (!s.compiled) return fromTrace ? { ...actf, ...fromTrace } : actf;
@@ -259,7 +261,10 @@ export function openClawAnnouncements(tree: OpenClawTree, trace: OpenClawCacheTr
     const key = c.session.key;
     if (!key) continue;
     const childRuns = new Set([...trace.runs.values()].filter((r) => r.sessionId === c.session.transcript.id).map((r) => r.runId));
-    const run = [...trace.runs.values()].find((r) => r.sessionId === c.parent.transcript.id && announcedChild(r.runId)?.childKey === key && childRuns.has(announcedChild(r.runId)!.childRunId));
+    const run = [...trace.runs.values()].find((r) => {
+      const announced = r.sessionId === c.parent.transcript.id ? announcedRunOf(r.runId, key) : null;
+      return announced !== null && childRuns.has(announced);
+    });
     if (run) out[key] = { runId: run.runId, responseIds: run.replies };
   }
   return out;

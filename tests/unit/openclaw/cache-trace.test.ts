@@ -6,8 +6,8 @@
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { announcedChild, cacheTraceBeside, readOpenClawCacheTrace } from '../../../src/harnesses/openclaw/cache-trace.js';
-import { openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStore } from '../../../src/harnesses/openclaw/store.js';
+import { announcedRunOf, cacheTraceBeside, isAnnouncementRun, readOpenClawCacheTrace } from '../../../src/harnesses/openclaw/cache-trace.js';
+import { openClawAnnouncements, openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStore } from '../../../src/harnesses/openclaw/store.js';
 import { attributeCalls } from '../../../src/transforms/capture/attribute.js';
 import { deriveRelations } from '../../../src/transforms/capture/relations.js';
 import type { Call } from '../../../src/schemas/call.js';
@@ -27,10 +27,10 @@ describe('OpenClaw cache trace: announcement runs bind a child’s delivery and 
 
   it('reads the runs: the root turn, the child run, and the announcement run naming both the child key and its run', () => {
     expect(trace.unreadable).toBe(0);
-    const announce = [...trace.runs.values()].find((r) => announcedChild(r.runId))!;
-    const named = announcedChild(announce.runId)!;
-    expect(named.childKey).toBe(child.native_id);
-    expect(trace.runs.get(named.childRunId)?.sessionKey).toBe(child.native_id);
+    const announce = [...trace.runs.values()].find((r) => isAnnouncementRun(r.runId))!;
+    const childRun = announcedRunOf(announce.runId, child.native_id!)!;
+    expect(trace.runs.get(childRun)?.sessionKey).toBe(child.native_id);
+    expect(announcedRunOf(announce.runId, 'agent:main:subagent:other')).toBeNull();
     expect(announce.sessionId).toBe(tree.root.transcript.id);
     expect(announce.replies).toEqual([calls[4]!.response_id]);
   });
@@ -81,6 +81,16 @@ describe('OpenClaw cache trace: announcement runs bind a child’s delivery and 
     expect(openClawSftBlocker(tree.root, null)).toMatch(/1 repl\(ies\) of session .* answer an input the transcript does not keep .*no cache trace/);
   });
 
+  it('system prompt: the captured request’s when there is one; the trace’s kept copy only without it (seeds/003 B12.2)', () => {
+    const rootCalls = attributeCalls(calls, people).filter((c) => c.participant_id === people[0]!.participant);
+    // Exec runs keep the system prompt in the trace, as OpenClaw assembled it before the provider wrapper took out
+    // its cache-boundary markers: the same trace with such a prompt, and the requests with the prompt they sent.
+    const kept = { ...trace, runs: new Map([...trace.runs].map(([k, r]) => [k, { ...r, contexts: r.contexts.map((c) => ({ ...c, system: 'You are OpenClaw.\n<!-- OPENCLAW_CACHE_BOUNDARY -->\nRules.' })) }])) };
+    const sent = rootCalls.map((c) => ({ ...c, context: { ...(c.context as object), messages: [{ role: 'system', content: 'You are OpenClaw.\nRules.' }, ...((c.context as { messages: unknown[] }).messages)] } }));
+    expect(openClawToActf(tree.root, { wire: sent, trace: kept })).toMatchObject({ system_prompt: 'You are OpenClaw.\nRules.', system_prompt_source: 'wire' });
+    expect(openClawToActf(tree.root, { trace: kept })).toMatchObject({ system_prompt: 'You are OpenClaw.\n<!-- OPENCLAW_CACHE_BOUNDARY -->\nRules.', system_prompt_source: 'cache_trace' });
+  });
+
   it('outputs without response ids (older exec runs): coverage is the count of the stream wrapper’s contexts for the root session', () => {
     // The same store with every reply's responseId taken away, as a release that kept none wrote it.
     const bare = (s: typeof tree.root) => ({
@@ -108,5 +118,39 @@ describe('OpenClaw cache trace: announcement runs bind a child’s delivery and 
     cpSync(join(dir, 'state'), copy, { recursive: true });
     rmSync(join(copy, 'logs'), { recursive: true });
     expect(cacheTraceBeside(join(copy, 'agents/main/agent/openclaw-agent.sqlite'))).toBeNull();
+  });
+});
+
+describe('OpenClaw nested announcements: a child woken after its own child settled is announced by its wake run', () => {
+  // A real Gateway run root -> child -> grandchild (tests/fixtures/openclaw/gateway-nested, see PROVENANCE.md).
+  const nested = join(repoRoot, 'tests/fixtures/openclaw/gateway-nested');
+  const nestedStore = join(nested, 'state/agents/main/agent/openclaw-agent.sqlite');
+  const nestedCalls = readFileSync(join(nested, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => ({ ...(JSON.parse(l) as Call), participant_id: null }));
+  const tree = openClawTrees(readOpenClawStore(nestedStore))[0]!;
+  const trace = readOpenClawCacheTrace(cacheTraceBeside(nestedStore)!);
+  const people = openClawParticipants(tree);
+
+  it('the root’s run announces the child’s wake run (`announce:v1:<key>:announce:v1:<key>:<run>:wake`), read past the key', () => {
+    expect(people.map((p) => [p.role, p.depth])).toEqual([['root', 0], ['child', 1], ['child', 2]]);
+    const runs = openClawAnnouncements(tree, trace);
+    const child = people[1]!.native_id!;
+    const wake = announcedRunOf(runs[child]!.runId, child)!;
+    expect(wake).toMatch(new RegExp(`^announce:v1:${child}:[0-9a-f-]{36}:wake$`));
+    expect(trace.runs.get(wake)?.sessionKey).toBe(child);
+    expect(Object.keys(runs).sort()).toEqual([people[1]!.native_id, people[2]!.native_id].sort());
+  });
+
+  it('every delivery is established in its parent’s announcement reply, with the run as evidence', () => {
+    const native = openClawNativeCapture(tree, '2026.9.6', nestedStore, trace);
+    const attributed = attributeCalls(nestedCalls, people);
+    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: native.announcements! });
+    for (const child of people.slice(1)) {
+      const mine = relations.filter((r) => r.child_participant_id === child.participant && (r.type === 'result_delivered' || r.type === 'result_in_context'));
+      expect(mine.map((r) => [r.type, r.status, r.parent_participant_id])).toEqual([
+        ['result_delivered', 'established', child.parent],
+        ['result_in_context', 'established', child.parent],
+      ]);
+      expect(mine[1]!.evidence).toContainEqual({ source: 'logs/cache-trace.jsonl', event_id: native.announcements!.runs[child.native_id!]!.runId, retained: true });
+    }
   });
 });

@@ -29,7 +29,11 @@ export function nativeArchive(sessionFiles: RegExp, root: string): NativeArchive
  * the native root: the root is a run's temporary HOME (gone after the run) or an archive's raw/native/, so
  * only the relative path means something, and it is the same live and reprocessed.
  */
-export function relativeStatusSources<T extends Pick<ParticipantUsage, 'status_source'>>(participants: T[], root: string): T[] {
+export function relativeStatusSources<T extends Pick<ParticipantUsage, 'status_source'> & Partial<Pick<ParticipantUsage, 'resumed_by' | 'spawn_status'>>>(participants: T[], root: string): T[] {
   const prefix = resolve(root) + sep;
-  return participants.map((p) => (p.status_source?.includes(prefix) ? { ...p, status_source: p.status_source.split(prefix).join('') } : p));
+  const relative = <S extends { status_source: string | null }>(x: S): S => (x.status_source?.includes(prefix) ? { ...x, status_source: x.status_source.split(prefix).join('') } : x);
+  return participants.map((p) => {
+    const own = relative(p);
+    return p.resumed_by ? { ...own, resumed_by: p.resumed_by.map(relative), ...(p.spawn_status ? { spawn_status: relative(p.spawn_status) } : {}) } : own;
+  });
 }

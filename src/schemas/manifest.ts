@@ -5,6 +5,21 @@ export const CAPTURE_SCHEMA = 'roller.capture/v1';
 
 export const ParticipantStatus = z.enum(['completed', 'failed', 'running', 'unknown', 'missing']).describe('missing: a participant its parent names whose own records are not there (its tokens are unknown)');
 
+/** A later delegation that resumed a participant (Claude Code: SendMessage to a finished agent), judged by its own tool id. */
+export const Resumption = z
+  .strictObject({
+    tool_call_id: z.string().min(1).describe('the tool call that resumed it'),
+    parent_participant_id: z.string().min(1).describe('the participant that made that call'),
+    status: ParticipantStatus.describe("how this delegation ended, from the completion that names its tool id (never an earlier one's); running: launched, no completion on record"),
+    status_source: z.string().nullable(),
+  })
+  .describe('seeds/000: a new delegation that resumes the same child is judged finished by its new tool id');
+export type Resumption = z.infer<typeof Resumption>;
+
+export const SpawnStatus = z
+  .strictObject({ status: ParticipantStatus, status_source: z.string().nullable() })
+  .describe("with resumed_by: how the spawning delegation itself ended, and where that was read");
+
 export const Participant = z
   .strictObject({
     participant_id: z.string().min(1).describe('opaque; consumers read role, never the id prefix'),
@@ -25,6 +40,8 @@ export const Participant = z
       .nullable()
       .optional()
       .describe("what the spawn call's own tool result was (a launch acknowledgement is never completion): what relations are derived from; absent in older records"),
+    resumed_by: z.array(Resumption).optional().describe('later delegations that resumed it, in order; with them, status is the last one\'s'),
+    spawn_status: SpawnStatus.optional(),
   })
   .superRefine((p, ctx) => {
     if (p.role === 'root' && (p.parent_participant_id !== null || p.depth !== 0)) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ParticipantStatus } from './manifest.js';
+import { ParticipantStatus, Resumption, SpawnStatus } from './manifest.js';
 import type { UsagePartial } from './common.js';
 
 /** Tokens by kind: input excludes cache reads and cache creation, which are counted apart; reasoning is within output. */
@@ -57,6 +57,11 @@ export const ParticipantUsage = z
       .nullable()
       .optional()
       .describe("what the spawn call's own tool result was: the child's result (foreground) or a launch acknowledgement (background; every Codex spawn), which is never completion"),
+    resumed_by: z
+      .array(Resumption)
+      .optional()
+      .describe("later delegations that resumed it (Claude Code: SendMessage to a finished agent), in order, each judged by its own tool id; with them, status is the last one's"),
+    spawn_status: SpawnStatus.optional(),
   })
   .describe('a participant with its own usage (usage.json, info.json runtime.participants)');
 export type ParticipantUsage = z.infer<typeof ParticipantUsage>;

@@ -1,5 +1,6 @@
 import type { NativeRecord, NativeSession } from './native-session.js';
 import { addTokens, zeroTokens, type ParticipantUsage, type TokensByKind } from '../../schemas/participant-usage.js';
+import type { Resumption } from '../../schemas/manifest.js';
 
 type Json = Record<string, any>;
 
@@ -155,6 +156,40 @@ function spawnIdFromResult(files: { records: NativeRecord[] }[], agentId: string
   return undefined;
 }
 
+const textOf = (content: unknown): string => (typeof content === 'string' ? content : Array.isArray(content) ? (content as Json[]).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n') : '');
+
+/** The task-notification (a user record) naming both the agent and this delegation's tool id: how that delegation ended. */
+function taskNotification(records: readonly NativeRecord[], agentId: string, toolUseId: string): { status: ParticipantUsage['status']; at: string } | undefined {
+  for (const r of records) {
+    if (r.record.type !== 'user') continue;
+    const t = textOf(r.record.message?.content);
+    if (!t.includes('<task-notification>') || !t.includes(`<task-id>${agentId}</task-id>`) || !t.includes(`<tool-use-id>${toolUseId}</tool-use-id>`)) continue;
+    const s = /<status>([a-z_]+)<\/status>/.exec(t)?.[1];
+    return { status: s === 'completed' ? 'completed' : s === 'failed' ? 'failed' : 'unknown', at: `${r.file}:${r.line}#task-notification.status` };
+  }
+  return undefined;
+}
+
+/**
+ * Later delegations that resumed a sub-agent (seeds/000 A9.4; 2.1.3xx: SendMessage to a finished agent, whose
+ * result names it as resumedAgentId and which runs in the background): each is judged by the task-notification
+ * carrying its own tool id, never by the spawn's completion. Launched with no such notification: running.
+ */
+function resumptionsOf(files: readonly { participant: string; records: NativeRecord[] }[], agentId: string): Resumption[] {
+  const out: Resumption[] = [];
+  for (const f of files) {
+    for (const r of f.records) {
+      const result = r.record.type === 'user' ? r.record.toolUseResult : undefined;
+      if (!result || result.success !== true || result.resumedAgentId !== agentId || !Array.isArray(r.record.message?.content)) continue;
+      const tool = (r.record.message.content as Json[]).find((b) => b.type === 'tool_result')?.tool_use_id;
+      if (typeof tool !== 'string') continue;
+      const ended = taskNotification(f.records, agentId, tool);
+      out.push({ tool_call_id: tool, parent_participant_id: f.participant, status: ended?.status ?? 'running', status_source: ended?.at ?? `${r.file}:${r.line}#toolUseResult.resumedAgentId` });
+    }
+  }
+  return out;
+}
+
 /** Participants of a session with their own usage: the main thread, and one per sub-agent (file or inline chain). */
 export function participantUsage(session: NativeSession, wire?: WireUsage): ParticipantUsage[] {
   const rootId = `session:${session.sessionId}`;
@@ -222,6 +257,9 @@ export function participantUsage(session: NativeSession, wire?: WireUsage): Part
         source = `${sub.metaFile}#finished`;
       }
     }
+    // Resumed later: its status is the last delegation's, the spawn's own kept apart.
+    const resumed = resumptionsOf(files, sub.agentId);
+    const last = resumed.at(-1);
     const parentDepth = spawn ? (rows.find((r) => r.participant === spawn.participant)?.depth ?? 0) : -1;
     // A file without a single model message: the sub-agent ran (its parent names it) but its counts were never written.
     const unwritten = counted.messageIds.length === 0 && spawn !== undefined;
@@ -233,11 +271,12 @@ export function participantUsage(session: NativeSession, wire?: WireUsage): Part
       spawn_tool_call_id: toolUseId,
       depth: typeof sub.meta?.spawnDepth === 'number' ? sub.meta.spawnDepth : spawn && parentDepth >= 0 ? parentDepth + 1 : -1,
       ...tokenFields(unwritten ? { ...counted, status: 'unknown', note: `${sub.file} holds no model message: its tokens were never written (unknown, not zero)` } : counted),
-      status,
-      status_source: source,
+      status: last?.status ?? status,
+      status_source: last ? last.status_source : source,
       cost_usd: null,
       cost_note: 'included in the root participant (Claude Code reports one total)',
       spawn_result: toolUseId ? (acknowledged ? 'acknowledgement' : 'result') : null,
+      ...(last ? { resumed_by: resumed, spawn_status: { status, status_source: source } } : {}),
       reason: crossCheck
         ? `${sub.metaFile} says finished, but ${crossCheck}: status unknown`
         : spawn

@@ -179,6 +179,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
       status_source: p.status_source,
       reason: p.reason,
       spawn_result: p.spawn_result ?? null,
+      ...(p.resumed_by?.length ? { resumed_by: p.resumed_by, ...(p.spawn_status ? { spawn_status: p.spawn_status } : {}) } : {}),
     })),
     capabilities: o.capabilities,
     lifecycle,

@@ -87,7 +87,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       model_identity_audit: result.audits?.modelIdentity ?? null,
       ...(result.audits?.wireEffort ? { wire_effort_audit: result.audits.wireEffort } : {}),
       ...(result.audits?.thinking ? { thinking_audit: result.audits.thinking } : {}),
-      participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source, ...(p.status_meaning ? { status_meaning: p.status_meaning } : {}), ...(p.replayed_records_skipped !== undefined ? { replayed_records_skipped: p.replayed_records_skipped } : {}), reason: p.reason })),
+      participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source, ...(p.status_meaning ? { status_meaning: p.status_meaning } : {}), ...(p.replayed_records_skipped !== undefined ? { replayed_records_skipped: p.replayed_records_skipped } : {}), ...(p.resumed_by?.length ? { resumed_by: p.resumed_by, spawn_status: p.spawn_status } : {}), reason: p.reason })),
       capture: result.capture,
       ...(result.compactionCalls?.length ? { compaction_calls: result.compactionCalls } : {}),
       ...(result.spawnsWithoutParticipant?.length ? { spawns_without_participant: result.spawnsWithoutParticipant } : {}),

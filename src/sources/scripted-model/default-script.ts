@@ -332,6 +332,18 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       ],
     },
     {
+      // Claude Code: a finished child resumed by a second delegation, SendMessage (a deferred tool loaded first
+      // through ToolSearch) to the agent id the first delegation's result named.
+      name: 'delegate-resume',
+      match: '[MAIN:resume]',
+      turns: [
+        { text: 'Delegating to a sub-agent.', tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.')] },
+        { tool_calls: [[{ name: 'ToolSearch', input: { query: 'select:SendMessage' } }]] },
+        { text: 'Asking the same sub-agent again.', tool_calls: [[{ name: 'SendMessage', input: { to: '{{last_agent_id}}', summary: 'Read notes again', message: '[SUB:A] Read the file notes.txt in {{cwd}} once more and report its first line.' } }]] },
+        { text: 'Done. Resumed report: {{last_tool_result}}' },
+      ],
+    },
+    {
       name: 'sub-agent-nesting',
       match: '[SUB:N]',
       turns: [

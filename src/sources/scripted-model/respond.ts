@@ -66,6 +66,12 @@ export function decide(script: Script, c: Conversation): Reply {
     const m = /"agent_id"\s*:\s*"([^"]+)"/.exec(e.text);
     if (m) lastAgentId = m[1]!;
   }
+  // Claude Code names the agent a delegation ran in its result: `agentId: <id> (use SendMessage with to: '<id>' …)`.
+  for (const e of [...c.events].reverse()) {
+    if (lastAgentId || e.kind !== 'tool_result') continue;
+    const m = /\bagentId: ([0-9a-z]+) \(use SendMessage/.exec(e.text);
+    if (m) lastAgentId = m[1]!;
+  }
   // Every agent id spawn outputs returned so far (Codex v1), to wait on all of them.
   const agentIds = [...new Set(c.events.flatMap((e) => (e.kind === 'tool_result' ? [...e.text.matchAll(/"agent_id"\s*:\s*"([^"]+)"/g)].map((m) => m[1]!) : [])))];
   const vars = {

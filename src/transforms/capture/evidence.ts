@@ -21,6 +21,8 @@ export interface CallEvidence {
   results: string[];
   /** Native ids of the watched children whose completion this call's input delivers (see deliveryIn). */
   delivers: string[];
+  /** Tool ids of the delegations that resumed a watched child whose completion this call's input delivers. */
+  resumesDelivered: string[];
   /** Chat Completions: the tool calls the output emitted, and the assistant tool-call groups the input sends back. */
   emitted: ToolCallKey[];
   sent: ToolCallKey[][];
@@ -34,7 +36,7 @@ export interface ToolCallKey {
 
 /** The children a capture's relations are about: what each call's evidence is checked against. */
 export interface EvidenceWatch {
-  children: readonly { native_id: string; spawn_tool_call_id: string | null }[];
+  children: readonly { native_id: string; spawn_tool_call_id: string | null; resumed_by?: readonly { tool_call_id: string; parent_participant_id: string }[] | undefined }[];
   /** Codex v2: a child's agent path (the author of its answers). */
   agentPaths?: Readonly<Record<string, string>>;
   /** Spawn tool ids, and the same with every character that is not a letter or digit dropped (a rewritten id). */
@@ -46,12 +48,12 @@ export interface EvidenceWatch {
 export function evidenceWatch(participants: readonly ParticipantUsage[], agentPaths?: Readonly<Record<string, string>>): EvidenceWatch {
   const children = participants.filter((p) => p.role === 'child');
   const ids = new Set<string>();
-  for (const c of children) {
-    if (!c.spawn_tool_call_id) continue;
-    ids.add(c.spawn_tool_call_id);
-    ids.add(c.spawn_tool_call_id.replace(/[^A-Za-z0-9]/g, ''));
+  for (const tool of children.flatMap((c) => [c.spawn_tool_call_id, ...(c.resumed_by ?? []).map((r) => r.tool_call_id)])) {
+    if (!tool) continue;
+    ids.add(tool);
+    ids.add(tool.replace(/[^A-Za-z0-9]/g, ''));
   }
-  const parents = new Set(children.flatMap((c) => (c.parent ? [c.parent] : [])));
+  const parents = new Set(children.flatMap((c) => [...(c.parent ? [c.parent] : []), ...(c.resumed_by ?? []).map((r) => r.parent_participant_id)]));
   return { children, ids, parents, ...(agentPaths ? { agentPaths } : {}) };
 }
 
@@ -72,6 +74,9 @@ export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
   const body = parent || chat ? contextOnce(call) : {};
   const results = parent ? [...toolResultIdsOf(call.protocol, body)].filter((id) => watch.ids.has(id)) : [];
   const delivers = parent ? watch.children.filter((child) => deliveredIn(call.protocol, body, child, watch.agentPaths?.[child.native_id])).map((c) => c.native_id) : [];
+  const resumesDelivered = parent
+    ? watch.children.flatMap((child) => (child.resumed_by ?? []).filter((r) => r.parent_participant_id === call.participant_id && deliveredIn(call.protocol, body, { native_id: child.native_id, spawn_tool_call_id: r.tool_call_id })).map((r) => r.tool_call_id))
+    : [];
   return {
     call_id: call.call_id,
     seq: call.seq,
@@ -81,6 +86,7 @@ export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
     tool_refs: call.tool_refs,
     results,
     delivers,
+    resumesDelivered,
     emitted: chat ? outputToolCalls(call.output) : [],
     sent: chat ? sentToolCallGroups(body) : [],
   };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { RELATION_SCHEMA, type Relation } from '../../schemas/relation.js';
 import type { Call } from '../../schemas/call.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
+import type { Resumption } from '../../schemas/manifest.js';
 import type { Announcements } from '../../schemas/native-capture.js';
 import { callEvidence, contextOnce, deliveredIn, evidenceWatch, toolResultIdsOf, type CallEvidence } from './evidence.js';
 
@@ -127,18 +128,22 @@ export function relationsFromEvidence(evidence: readonly CallEvidence[], partici
       status: parentCallId === 'unknown' ? 'unknown' : 'established',
       reason: parentCallId === 'unknown' ? `${spawning.length} parent calls carry tool call ${tool} in their output` : null,
     });
-    if (child.status === 'completed' || child.status === 'failed') {
+    // A resumed child's status is its last delegation's: the spawn's own ending is spawn_status.
+    const spawnEnded = child.resumed_by?.length ? child.spawn_status?.status : child.status;
+    const spawnEndedAt = child.resumed_by?.length ? (child.spawn_status?.status_source ?? null) : child.status_source;
+    if (spawnEnded === 'completed' || spawnEnded === 'failed') {
       out.push({
         ...base,
         relation_id: id(),
-        type: child.status === 'completed' ? 'child_completed' : 'child_failed',
+        type: spawnEnded === 'completed' ? 'child_completed' : 'child_failed',
         parent_call_id: parentCallId,
         in_call_id: null,
-        evidence: [{ source: child.status_source ?? 'native', event_id: child.native_id, retained: true }],
+        evidence: [{ source: spawnEndedAt ?? 'native', event_id: child.native_id, retained: true }],
         status: 'established',
         reason: null,
       });
     }
+    out.push(...(child.resumed_by ?? []).flatMap((r) => resumptionRelations(child, r, byParticipant(r.parent_participant_id), id)));
     // Every later parent call whose actual input carries the result of the spawn call.
     const later = parentCalls.filter((c) => spawning.length === 0 || c.seq > spawning[0]!.seq);
     const carrying = later.filter((c) => c.results.some((x) => (aliases.get(x) ?? x) === tool));
@@ -172,6 +177,46 @@ export function relationsFromEvidence(evidence: readonly CallEvidence[], partici
     for (const c of carrying) {
       out.push({ ...base, relation_id: id(), type: 'result_in_context', parent_call_id: parentCallId, in_call_id: c.call_id, evidence: [{ source: 'calls.jsonl', event_id: c.call_id, retained: true }], status: 'established', reason: null });
     }
+  }
+  return out;
+}
+
+/**
+ * A later delegation that resumed the child (seeds/000 A9.4), judged by its own tool id: the resuming call, its
+ * launch acknowledgement (the resume runs in the background) and where that reached the parent, the child's
+ * ending as the completion naming this tool id said it, and the calls whose input delivered that completion.
+ */
+function resumptionRelations(child: ParticipantUsage, r: Resumption, parentCalls: readonly CallEvidence[], id: () => string): Relation[] {
+  const tool = r.tool_call_id;
+  const base = { schema: RELATION_SCHEMA, parent_participant_id: r.parent_participant_id, child_participant_id: child.participant, tool_call_id: tool, model_tool_ref: null } as const;
+  const resuming = parentCalls.filter((c) => c.tool_refs.some((t) => refMatches(t, tool)));
+  const parentCallId = resuming.length === 1 ? resuming[0]!.call_id : 'unknown';
+  const later = parentCalls.filter((c) => resuming.length === 0 || c.seq > resuming[0]!.seq);
+  const source = r.status_source?.split(/[:#]/)[0] ?? 'native';
+  const out: Relation[] = [
+    {
+      ...base,
+      relation_id: id(),
+      type: 'launch_acknowledged',
+      parent_call_id: parentCallId,
+      in_call_id: null,
+      evidence: [{ source, event_id: tool, retained: true }],
+      status: parentCallId === 'unknown' ? 'unknown' : 'established',
+      reason: parentCallId === 'unknown' ? `${resuming.length} parent calls carry the resuming tool call ${tool} in their output` : null,
+    },
+  ];
+  for (const c of later.filter((x) => x.results.includes(tool))) {
+    out.push({ ...base, relation_id: id(), type: 'launch_ack_in_context', parent_call_id: parentCallId, in_call_id: c.call_id, evidence: [{ source: 'calls.jsonl', event_id: c.call_id, retained: true }], status: 'established', reason: null });
+  }
+  if (r.status === 'completed' || r.status === 'failed') {
+    out.push({ ...base, relation_id: id(), type: r.status === 'completed' ? 'child_completed' : 'child_failed', parent_call_id: parentCallId, in_call_id: null, evidence: [{ source: r.status_source ?? 'native', event_id: tool, retained: true }], status: 'established', reason: null });
+  }
+  const delivered = later.filter((c) => c.resumesDelivered.includes(tool));
+  if (delivered.length > 0) {
+    out.push({ ...base, relation_id: id(), type: 'result_delivered', parent_call_id: parentCallId, in_call_id: null, evidence: [{ source: 'calls.jsonl', event_id: delivered[0]!.call_id, retained: true }], status: 'established', reason: null });
+  }
+  for (const c of delivered) {
+    out.push({ ...base, relation_id: id(), type: 'result_in_context', parent_call_id: parentCallId, in_call_id: c.call_id, evidence: [{ source: 'calls.jsonl', event_id: c.call_id, retained: true }], status: 'established', reason: null });
   }
   return out;
 }

@@ -118,7 +118,8 @@ export async function runProcess(plan: ProcessPlan, options: RunProcessOptions):
  * SIGKILLed the harness would go on alone. A small guard process reads a pipe from roller; when the pipe
  * closes without roller ending the guard first — roller died — it kills the harness's whole group.
  */
-const GUARD = `process.on('SIGINT', () => {}); process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', () => { try { process.kill(-Number(process.argv[1]), 'SIGKILL'); } catch {} process.exit(0); });`;
+// Also polled: a guard reparented (roller gone) kills the group even if the pipe's end never arrives (seen once under load).
+const GUARD = `const parent = process.ppid; const end = () => { try { process.kill(-Number(process.argv[1]), 'SIGKILL'); } catch {} process.exit(0); }; process.on('SIGINT', () => {}); process.on('SIGTERM', () => {}); process.stdin.resume(); process.stdin.on('end', end); process.stdin.on('error', end); setInterval(() => { if (process.ppid !== parent) end(); }, 500);`;
 
 function startGuard(pgid: number): ChildProcess | undefined {
   try {

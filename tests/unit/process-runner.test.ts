@@ -6,11 +6,19 @@ import { runProcess } from '../../src/sources/process-runner.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const tmp = useTempDir('runner');
-/** Running or sleeping; a zombie is dead (in a container its reaper may be a PID 1 that never reaps). */
-const alive = (pid: number) => {
+/** The process's start time (clock ticks since boot): with pid_max at 32768 a busy machine reuses pids. */
+const startOf = (pid: number): string | undefined => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[19];
+  } catch {
+    return undefined;
+  }
+};
+/** Running or sleeping, and the same process (its start time); a zombie is dead (in a container its reaper may be a PID 1 that never reaps). */
+const alive = (pid: number, started = startOf(pid)) => {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^\d+ \(.*\) [ZX]/.test(stat);
+    return !/^\d+ \(.*\) [ZX]/.test(stat) && startOf(pid) === started;
   } catch {
     return false;
   }
@@ -68,10 +76,11 @@ describe('process runner when roller itself is killed', () => {
       await new Promise((r) => setTimeout(r, 50));
       harness = Number(readFileSync(pidFile, { encoding: 'utf8', flag: 'a+' }).trim()) || 0;
     }
-    expect(alive(harness)).toBe(true);
+    const started = startOf(harness);
+    expect(alive(harness, started)).toBe(true);
     roller.kill('SIGKILL');
     // The guard is a Node process of its own: on a loaded machine it may take seconds to start and see the pipe close.
-    for (let i = 0; i < 300 && alive(harness); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(alive(harness)).toBe(false);
+    for (let i = 0; i < 300 && alive(harness, started); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive(harness, started)).toBe(false);
   }, 30_000);
 });

@@ -33,6 +33,7 @@ export const ErrorCode = {
   HASH_MISMATCH: 'ROLLER_HASH_MISMATCH',
   PARTIAL_CAPTURE: 'ROLLER_PARTIAL_CAPTURE',
   DRAIN_INCOMPLETE: 'ROLLER_DRAIN_INCOMPLETE',
+  USER_SIMULATOR_FAILED: 'ROLLER_USER_SIMULATOR_FAILED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -112,6 +112,8 @@ export interface HarnessRunner {
   readonly thinkingSince?: string;
   /** Follow-up prompts continue the session the first one opened (Claude Code --resume): its id from the stdout. */
   sessionOfStdout?(stdoutPath: string): Promise<string | null>;
+  /** The reply the user saw for one prompt (its final assistant text), from that prompt's stdout: what a user simulator reads. */
+  replyOfStdout?(stdoutPath: string): Promise<string | null>;
   /** A harness with a cache trace of its own (OpenClaw, seeds/003 --cache-trace): where a launch in this HOME writes it. */
   cacheTraceFile?(home: string): string;
   /** Where under nativeRoot roller keeps that trace, credential values redacted, as native evidence (raw/native/). */

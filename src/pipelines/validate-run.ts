@@ -6,11 +6,13 @@ import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
 import { validateCapture } from '../transforms/capture/validate.js';
 import { validateFile } from './validate-files.js';
 import { runStateProblems } from './run-state.js';
+import { dialogueProblems, holdsDialogue } from './collect/dialogue-checks.js';
+import type { Lock } from '../schemas/lock.js';
 
 /**
  * `roller validate-run RUN_DIR`: a collect run as a whole — info.json, lock.json and sft.jsonl against their
  * schemas (and sft_segments.jsonl), every sample's info.json, trace_ACTF.json, trace_SFT.json and sft_segments/, every published capture (hashes,
- * attribution, references), and the run's rows against the samples on disk. Each problem names its file.
+ * attribution, references), a dialogue's files (conversation.json, user_simulator/), and the run's rows against the samples on disk. Each problem names its file.
  */
 export async function validateRun(runDir: string): Promise<string[]> {
   const problems: string[] = await runStateProblems(runDir);
@@ -26,6 +28,7 @@ export async function validateRun(runDir: string): Promise<string[]> {
   if (existsSync(join(runDir, 'sft_segments.jsonl'))) await check('sft-segment', join(runDir, 'sft_segments.jsonl'));
   if (problems.length > 0) return problems;
   const info = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
+  const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
   for (const row of info.samples) {
     const dir = join(runDir, row.path);
     const sampleFile = join(dir, 'info.json');
@@ -39,6 +42,10 @@ export async function validateRun(runDir: string): Promise<string[]> {
     for (const seg of sample.trajectory.sft_segments ?? []) await check('sft-segment', join(dir, seg.path));
     const captures = existsSync(join(dir, 'capture')) ? (await readdir(join(dir, 'capture'))).filter((d) => d.startsWith('attempt-')).sort() : [];
     for (const attempt of captures) for (const p of await validateCapture(join(dir, 'capture', attempt))) problems.push(`${row.path}/capture/${attempt}/${p}`);
+    // A user-simulator sample: conversation.json and the simulator's own files (seeds/003 §7.4).
+    if (sample.runtime.user_simulator || holdsDialogue(dir)) {
+      for (const p of await dialogueProblems(dir, { keepThinking: lock.options.keep_thinking })) problems.push(`${row.path}/${p}`);
+    }
   }
   return problems;
 }

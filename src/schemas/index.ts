@@ -13,3 +13,4 @@ export * from './sft.js';
 export * from './task.js';
 export * from './validate.js';
 export * from './harness-events.js';
+export * from './dialogue.js';

@@ -17,6 +17,9 @@ export const RECORD_TYPE_NAMES = [
   'task',
   'hermes-events',
   'deepseek-events',
+  'conversation',
+  'user-simulator-info',
+  'user-simulator-events',
 ] as const;
 
 export type RecordTypeName = (typeof RECORD_TYPE_NAMES)[number];

@@ -1,5 +1,16 @@
 import { z } from 'zod';
 
+/** The simulated user of a dynamic task: its model, what it is told, and when the dialogue ends. */
+export const UserSimulatorSpec = z
+  .strictObject({
+    model: z.string().min(1).describe('a --model id (scripted/… or one of --model-config) that plays the user'),
+    instructions: z.string().min(1).describe('persona, goal and what the user knows: the simulator\'s system prompt'),
+    max_turns: z.number().int().min(1).max(50).default(5).describe('Task Agent turns at most, the first prompt included'),
+    stop: z.string().min(1).default('[[DONE]]').describe('the simulator ends the dialogue by answering with this marker'),
+  })
+  .describe('user_simulator: the dialogue ends when the simulator answers the stop marker, the Task Agent fails, or max_turns is reached');
+export type UserSimulatorSpec = z.infer<typeof UserSimulatorSpec>;
+
 /** One line of a tasks JSONL file. Strict: a misspelt key is an error before any harness runs. */
 export const Task = z
   .strictObject({
@@ -12,6 +23,7 @@ export const Task = z
       .array(z.string().min(1))
       .optional()
       .describe('further user messages, in order, each sent after the previous one finished, in the same session (Claude Code: --resume)'),
+    user_simulator: UserSimulatorSpec.optional().describe('a dynamic task: a second model plays the user after the first prompt (seeds/003 §2.3)'),
     files: z.record(z.string(), z.string()).optional().describe('files to create in the work directory: relative path -> content'),
     output_dirs: z.array(z.string()).optional().describe('directories (relative to the work directory) copied to results/'),
     timeout_s: z.number().positive().optional(),
@@ -23,6 +35,7 @@ export const Task = z
         ctx.addIssue({ code: 'custom', path: task.files && p in task.files ? ['files', p] : ['output_dirs'], message: `path '${p}' must stay inside the work directory` });
       }
     }
+    if (task.user_simulator && task.followups?.length) ctx.addIssue({ code: 'custom', path: ['user_simulator'], message: 'a task has either followups (fixed) or a user_simulator (dynamic), not both' });
     // A prompt reaches the harness as a file or stdin, where a NUL would cut it short or be refused.
     for (const [i, text] of [task.prompt, ...(task.followups ?? [])].entries()) {
       if (text.includes('\0')) ctx.addIssue({ code: 'custom', path: i === 0 ? ['prompt'] : ['followups', i - 1], message: 'holds a NUL byte (\\u0000), which no harness can take in a prompt' });

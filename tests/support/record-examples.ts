@@ -201,4 +201,26 @@ export const recordExamples: Record<RecordTypeName, unknown> = {
   task: { id: 'hello', prompt: 'Create hello.txt containing "hi".', output_dirs: ['out'] },
   'hermes-events': { schema: 'roller.hermes-events/v1', kind: 'session', session: { id: 'hs-1', source: 'cli', model: 'hermes-4', parent_session_id: null, started_at: 1783000000, input_tokens: 10, output_tokens: 2 } },
   'deepseek-events': { schema: 'roller.deepseek-events/v1', session_id: 'ds-1', seq: 0, ts: '2026-11-30T00:00:00.000Z', type: 'user', content: 'hello' },
+  conversation: {
+    schema: 'roller.conversation/v1',
+    turns: [
+      { role: 'user', text: 'Say hello.', source: 'task', turn: 1, at: '2026-12-04T00:00:00.000Z' },
+      { role: 'assistant', text: 'Hello.', source: 'task_agent', turn: 1, at: '2026-12-04T00:00:01.000Z' },
+    ],
+    termination: { reason: 'simulator_stop', after_turn: 1, detail: null },
+    pending_instructions: [],
+    models: { task_agent: 'scripted/default', user_simulator: 'scripted/default' },
+    timing: { started_at: '2026-12-04T00:00:00.000Z', finished_at: '2026-12-04T00:00:02.000Z', duration_ms: 2000 },
+  },
+  'user-simulator-info': {
+    schema: 'roller.user-simulator-info/v1',
+    status: 'ok',
+    error: null,
+    model: 'scripted/default',
+    messages: 1,
+    termination: { reason: 'simulator_stop', after_turn: 1, detail: null },
+    usage: { input: 40, cached_input: 0, cache_creation: 0, output: 3, reasoning: 0, cost_usd: null, requests: 1 },
+    trajectory: { raw_schema: 'roller.user-simulator-events/v1', raw: 'trace.jsonl', actf: 'trace_ACTF.json', sft: 'trace_SFT.json', calls: 'calls.jsonl' },
+  },
+  'user-simulator-events': { schema: 'roller.user-simulator-events/v1', type: 'termination', at: '2026-12-04T00:00:02.000Z', termination: { reason: 'simulator_stop', after_turn: 1, detail: null } },
 };

@@ -14,7 +14,7 @@ import { findSessionFiles, readNativeSession, type NativeRecord } from './native
 import { claudeCodeRefusedSpawns } from './refused-spawns.js';
 import { claudeCodeMixesSubAgentSteps } from './mixed-steps.js';
 import { participantUsage } from './participants.js';
-import { claudeCodeResult, sessionOfStdout } from './reported.js';
+import { claudeCodeResult, sessionOfStdout, replyOfStdout } from './reported.js';
 import { crossCheckStream, readStreamJson } from './stream-json.js';
 import { CLAUDE_CODE_RAW_SCHEMA, mergeTrace } from './trace.js';
 
@@ -109,6 +109,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
     thinkingLevels: ['off', 'low', 'medium', 'high', 'xhigh', 'max'],
     thinkingSince: CLAUDE_CODE_FLAGS_SINCE.effort,
     sessionOfStdout,
+    replyOfStdout,
     reported: claudeCodeResult,
     apiModels: true,
     contextSettings: true,

@@ -6,6 +6,22 @@ export async function sessionOfStdout(stdout: string): Promise<string | null> {
   return /"session_id":"([^"]+)"/.exec(text)?.[1] ?? null;
 }
 
+/** The reply of one prompt as the user saw it: the last stream-json `result` event's text (null: none was printed). */
+export async function replyOfStdout(stdout: string): Promise<string | null> {
+  const text = await readFile(stdout, 'utf8').catch(() => '');
+  let reply: string | null = null;
+  for (const line of text.split('\n')) {
+    if (!line.includes('"type":"result"')) continue;
+    try {
+      const e = JSON.parse(line) as { type?: string; result?: unknown };
+      if (e.type === 'result' && typeof e.result === 'string') reply = e.result;
+    } catch {
+      // a cut line: not a result
+    }
+  }
+  return reply;
+}
+
 /**
  * What Claude Code itself reported (its stream-json `result` events, one per prompt): the main agent's usage,
  * and modelUsage over every agent — what roller's per-participant totals must add up to. `total_cost_usd`

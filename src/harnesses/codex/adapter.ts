@@ -11,7 +11,7 @@ import { codexPlan, type CodexLaunch } from './launch.js';
 import { CODEX_CALL_THREAD_FIELDS, callThreadId, codexParticipants, missingChildren, spawnsWithoutParticipant } from './participants.js';
 import { CODEX_RAW_SCHEMA, findRollouts, markForkReplays, readThread, threadsOfTrace, type CodexThread } from './rollout.js';
 import { codexSftBlocker } from './sft-rules.js';
-import { rootThreadOfStdout } from './reported.js';
+import { rootThreadOfStdout, replyOfStdout } from './reported.js';
 
 /** Codex (reference/harnesses/codex.md): one rollout per thread, joined by response id; a session is a root and its children. */
 export const codexAdapter: HarnessAdapter = {
@@ -94,6 +94,7 @@ export const codexAdapter: HarnessAdapter = {
     },
     // Follow-up prompts resume the confirmed root thread (seeds/000 A9.7).
     sessionOfStdout: rootThreadOfStdout,
+    replyOfStdout,
     thinkingLevels: ['minimal', 'low', 'medium', 'high', 'xhigh'],
     keepsToolsCapture: true,
     apiModels: false,

@@ -9,7 +9,7 @@ import type { ResolvedModel } from './models.js';
  * Each API model's base answers before the first sample runs: any HTTP answer (401, 404 included) is a server there;
  * a refused connection, an unknown host or silence is a clear error now, not a --timeout spent per sample.
  */
-export async function checkModelApis(models: readonly ResolvedModel[], timeoutMs = 10_000): Promise<void> {
+export async function checkModelApis(models: readonly ResolvedModel[], timeoutMs = 10_000, named = (m: ResolvedModel) => `--model ${m.id}`): Promise<void> {
   for (const m of models) {
     if (m.kind !== 'api') continue;
     try {
@@ -18,7 +18,7 @@ export async function checkModelApis(models: readonly ResolvedModel[], timeoutMs
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string } };
       const why = e.cause?.code ?? e.code ?? e.message;
-      throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model ${m.id}: the model API at ${printableUpstream(m.apiBase)} cannot be reached (${why}); nothing was run. Check its api_base in --model-config and that the server is up`);
+      throw new RollerError(ErrorCode.INVALID_OPTIONS, `${named(m)}: the model API at ${printableUpstream(m.apiBase)} cannot be reached (${why}); nothing was run. Check its api_base in --model-config and that the server is up`);
     }
   }
 }

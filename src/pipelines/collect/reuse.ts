@@ -10,6 +10,7 @@ import { checkValue } from '../../schemas/validate.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { validateCapture } from '../../transforms/capture/validate.js';
 import { projectSft } from '../../transforms/sft/project.js';
+import { dialogueProblems } from './dialogue-checks.js';
 
 /** A finished sample whose published capture fails its checks: run again, and the user told why. */
 export interface CaptureDefect {
@@ -20,10 +21,10 @@ export interface CaptureDefect {
  * A finished sample a resume may reuse (seeds/003 §7.4): it was ok, it is this request, its bundle digest
  * matches, raw and a valid ACTF are there, the SFT is exactly the projection of that ACTF, its results
  * are still there with their sizes, and its published capture holds (seeds/000: the formal files' hashes, the
- * attribution and every relation reference, as validate-capture checks them). Anything less: the sample is run
- * again — a capture that fails its checks says why.
+ * attribution and every relation reference, as validate-capture checks them), and a dialogue's files hold. Anything
+ * less: the sample is run again — a capture or dialogue that fails its checks says why.
  */
-export async function reusableSample(dir: string, r: { index: number; task: { id: string }; model: { id: string } }, digest: string, keepThinking: boolean, wireTrace: WireTraceMode): Promise<SampleInfo | 'mixed' | CaptureDefect | undefined> {
+export async function reusableSample(dir: string, r: { index: number; task: { id: string; user_simulator?: unknown }; model: { id: string } }, digest: string, keepThinking: boolean, wireTrace: WireTraceMode): Promise<SampleInfo | 'mixed' | CaptureDefect | undefined> {
   try {
     const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
     if ((info.status !== 'ok' && info.status !== 'skipped') || info.index !== r.index || info.task_id !== r.task.id || info.model !== r.model.id) return undefined;
@@ -49,6 +50,11 @@ export async function reusableSample(dir: string, r: { index: number; task: { id
     if (capture) {
       const problems = await validateCapture(join(dir, capture));
       if (problems.length > 0) return { defect: `${join(dir, capture)}: ${problems.length} problem(s), first: ${problems[0]}` };
+    }
+    // A user-simulator task: its conversation and both participants' files too (seeds/003 §7.4).
+    if (r.task.user_simulator) {
+      const problems = await dialogueProblems(dir, { keepThinking });
+      if (problems.length > 0) return { defect: `${dir}: ${problems.length} problem(s) in its dialogue files, first: ${problems[0]}` };
     }
     return info;
   } catch {

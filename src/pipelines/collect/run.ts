@@ -18,6 +18,7 @@ import { startScriptedModel, type ScriptedModelServer } from '../../sources/scri
 import { lockDifferences, redactConfig } from './lock.js';
 import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
+import { resolveSimulators } from './simulator-models.js';
 import { reusableSample } from './reuse.js';
 import { TrainingTally } from './training-summary.js';
 import { RunInfoCheckpoints } from './checkpoints.js';
@@ -158,7 +159,9 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `collect with ${o.harness} runs only scripted/<name> models in this version (its provider config points at the embedded model)`);
   }
   checkPromptSizes(o.harness, runner.maxPromptBytes, bundle);
+  const simulators = resolveSimulators(bundle.tasks, o.harness, runner, modelConfig, o.tasks);
   await checkModelApis(models);
+  await checkModelApis([...simulators.values()].filter((m) => !models.some((n) => n.id === m.id)), undefined, (m) => `user_simulator.model ${m.id} (${o.tasks})`);
   const runName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   // The run directory and its process lock before anything runs: a second collect, resume or reprocess into the run
   // is refused while this one holds it; a lock left by a killed run is taken over only by --resume.
@@ -182,7 +185,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   });
   let result: CollectResult;
   try {
-    result = await collectLocked(o, { bundle, models, runName, runDir, docker, user, tookOver: held.tookOver ? describeHolder(held.tookOver) : null });
+    result = await collectLocked(o, { bundle, models, simulators, runName, runDir, docker, user, tookOver: held.tookOver ? describeHolder(held.tookOver) : null });
   } catch (err) {
     await user.end();
     // A refused resume leaves the run as it found it: a killed run's stale lock stays, for the resume that matches.
@@ -197,6 +200,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
 interface RunPlan {
   bundle: Awaited<ReturnType<typeof loadTasks>>;
   models: ResolvedModel[];
+  simulators: Map<string, ResolvedModel>;
   runName: string;
   runDir: string;
   docker: { api: DockerApi; image: string; id: string } | undefined;
@@ -205,7 +209,7 @@ interface RunPlan {
   user: UserSinkSet;
 }
 
-async function collectLocked(o: CollectOptions, { bundle, models, runName, runDir, docker, tookOver, user }: RunPlan): Promise<CollectResult> {
+async function collectLocked(o: CollectOptions, { bundle, models, simulators, runName, runDir, docker, tookOver, user }: RunPlan): Promise<CollectResult> {
   const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
   const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}) });
   const wireTrace = o.wireTrace ?? 'actf';
@@ -216,7 +220,8 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     requests: requests.map((r) => ({ index: r.index, task_id: r.task.id, model: r.model.id })),
     task_bundle_digest: bundle.digest,
     harness: { name: o.harness, version: installed.version },
-    models: Object.fromEntries(models.map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
+    // The simulators' models too: a resume under another simulator model configuration is refused.
+    models: Object.fromEntries([...models, ...simulators.values()].map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
     image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
     options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: o.cacheTrace ?? false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error' },
@@ -324,6 +329,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
     cacheTrace: o.cacheTrace ?? false,
     captureDebug: o.captureDebug ?? 'on-error',
     upstreams: new Map(),
+    simulators,
     installDir: installed.dir,
     ...(installed.runtime ? { runtime: installed.runtime } : {}),
     collectPaths: o.collectPaths ?? [],
@@ -370,7 +376,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, runName, runDi
   // run); API models go to their base.
   const servers: ScriptedModelServer[] = [];
   const upstreams = new Map<string, string>();
-  for (const m of models) {
+  for (const m of [...models, ...simulators.values()]) {
     if (m.kind === 'api') upstreams.set(m.id, m.apiBase);
     else if (!upstreams.has(m.id)) {
       const server = await startScriptedModel({ script: { ...m.script, max_requests: m.script.max_requests * Math.max(1, requests.length) } });

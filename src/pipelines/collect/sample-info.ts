@@ -8,6 +8,7 @@ import { partialUsage, type ParticipantUsage } from '../../schemas/participant-u
 import { harnessAdapter } from '../../harnesses/index.js';
 import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
 import type { AttemptResult } from './sample.js';
+import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
 
 /** What a sample's info.json says that its evidence does not derive: who it is and how its attempts went. */
 export interface SampleHead {
@@ -24,7 +25,7 @@ export interface SampleHead {
  * The sample's last step, shared by collect and reprocess: a failed sample loses its SFT (keeping raw and
  * ACTF), an ok one its rollout logs; then info.json from the final attempt's projection.
  */
-export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported' | 'spawnsWithoutParticipant'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures'] }): Promise<SampleInfo> {
+export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported' | 'spawnsWithoutParticipant' | 'userSimulator'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures'] }): Promise<SampleInfo> {
   if (result.status !== 'ok') {
     await rm(join(dir, 'trace_SFT.json'), { force: true });
     await rm(join(dir, 'sft_segments'), { recursive: true, force: true });
@@ -39,6 +40,19 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     { target: 'actf', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
     { target: 'sft', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
   ];
+  const usage: SampleInfo['usage'] =
+    result.participants.length === 0
+      ? null
+      : {
+          input: sum('input'),
+          cached_input: sum('cache_read'),
+          cache_creation: sum('cache_creation'),
+          output: sum('output'),
+          reasoning: sum('reasoning'),
+          cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
+          requests: result.requests,
+          ...(partial ? { partial } : {}),
+        };
   const info: SampleInfo = {
     schema: SAMPLE_INFO_SCHEMA,
     task_id: head.task_id,
@@ -49,19 +63,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     error: result.error,
     attempts: head.attempts,
     elapsed_ms: head.elapsed_ms,
-    usage:
-      result.participants.length === 0
-        ? null
-        : {
-            input: sum('input'),
-            cached_input: sum('cache_read'),
-            cache_creation: sum('cache_creation'),
-            output: sum('output'),
-            reasoning: sum('reasoning'),
-            cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
-            requests: result.requests,
-            ...(partial ? { partial } : {}),
-          },
+    usage,
     trajectory: {
       raw_schema: existsSync(join(dir, 'trace.jsonl')) ? harnessAdapter(head.harness.name).rawSchema : null,
       raw: existsSync(join(dir, 'trace.jsonl')) ? 'trace.jsonl' : null,
@@ -94,9 +96,25 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       ...(result.harnessReported ? { harness_reported: result.harnessReported } : {}),
       ...(result.warnings?.length ? { warnings: result.warnings } : {}),
       ...(result.captureFailures?.length ? { capture_errors: result.captureFailures } : {}),
+      ...(result.userSimulator ? dialogueRuntime(result.userSimulator, usage) : {}),
     },
     provenance: head.provenance,
   };
   await createSampleInfoSink({ path: join(dir, 'info.json') }).consume(itemsOf(info), createStageContext());
   return info;
+}
+
+/**
+ * A dialogue sample's two participants (seeds/003 §2.3): `usage` stays the Task Agent's (what sft.jsonl and the
+ * run's training summary count); runtime.user_simulator indexes the simulator and total_usage adds both.
+ */
+function dialogueRuntime(sim: UserSimulatorInfo, agent: SampleInfo['usage']): Record<string, unknown> {
+  const keys = ['input', 'cached_input', 'cache_creation', 'output', 'reasoning', 'requests'] as const;
+  return {
+    user_simulator: { path: 'user_simulator/info.json', model: sim.model, status: sim.status, error: sim.error, termination: sim.termination, usage: sim.usage },
+    total_usage: {
+      ...Object.fromEntries(keys.map((k) => [k, (agent?.[k] ?? 0) + sim.usage[k]])),
+      ...(agent === null || agent.partial || sim.usage.partial ? { partial: { reason: agent === null ? 'the Task Agent has no usage' : 'a participant\'s usage is partial' } } : {}),
+    },
+  };
 }

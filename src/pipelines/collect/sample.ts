@@ -26,6 +26,10 @@ import { finishSample } from './sample-info.js';
 import { ATTEMPT_DIR_PREFIX, noteAttempt } from './run-dir.js';
 import { firstUpstreamFailure } from './preflight.js';
 import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
+import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
+import { fixedPrompts, simulatedPrompts } from './prompt-source.js';
+import { UserSimulator } from './user-simulator.js';
+import { USER_SIMULATOR_DIR, writeDialogueFiles } from './user-simulator-files.js';
 
 export interface SampleRequest {
   index: number;
@@ -50,6 +54,8 @@ export interface SampleSettings {
   captureDebug: 'on-error' | 'full' | 'off';
   /** model id -> the base URL its calls go to (the run's embedded scripted model, or the API base). */
   upstreams: ReadonlyMap<string, string>;
+  /** The user simulators' models by id (tasks' user_simulator.model), their bases in upstreams. */
+  simulators: ReadonlyMap<string, ResolvedModel>;
   /** A non-default harness profile (lock.json harness_profile): Pi's example sub-agent extension, OpenClaw's exec. */
   profile: string | null;
   /** --thinking: the reasoning level asked of the harness (null: its default). */
@@ -100,10 +106,12 @@ export interface AttemptResult {
   captureFailures: CaptureFailure[];
   /** The harness process's wall time (every prompt's process). */
   harnessMs: number;
+  /** A user-simulator task: the simulator participant (user_simulator/info.json). */
+  userSimulator?: UserSimulatorInfo;
 }
 
 
-const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'sft_segments', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'results', 'capture', 'info.json'];
+const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'sft_segments', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'results', 'capture', 'conversation.json', USER_SIMULATOR_DIR, 'info.json'];
 
 /**
  * One sample: up to 1 + retries complete attempts, each in a fresh HOME and work directory, the harness
@@ -166,7 +174,14 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     let lastStderr = logs.stderr;
     let lastPromptRan = false;
     let drained: CaptureFailure | null | undefined;
+    const timeoutS = r.task.timeout_s ?? s.timeoutS;
+    const spec = r.task.user_simulator;
+    let simulator: UserSimulator | undefined;
     try {
+      if (spec) {
+        const model = s.simulators.get(spec.model)!;
+        simulator = await UserSimulator.start(spec, model, s.upstreams.get(model.id)!, join(runtime, 'user-simulator-capture'), r.task.prompt, timeoutS * 1000);
+      }
       const launch = {
         bin: s.bin,
         version: s.harnessVersion,
@@ -184,33 +199,46 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         timeoutS: r.task.timeout_s ?? s.timeoutS,
         profile: s.profile,
       };
-      // The task's prompt, then its follow-ups in the same session (Claude Code: --resume the session the
-      // first prompt opened), each its own process; the first that fails ends the sample.
-      const prompts = [r.task.prompt, ...(r.task.followups ?? [])];
+      // The task's prompt, then its follow-ups or the user simulator's messages in the same session (Claude Code:
+      // --resume the session the first prompt opened), each its own process; the first that fails ends the sample.
+      const source = simulator ? simulatedPrompts(r.task, simulator, runner) : fixedPrompts(r.task);
+      let prompt = source.first;
       let sessionId: string | null = null;
-      for (let k = 0; k < prompts.length; k++) {
+      for (let k = 0; ; k++) {
         const suffix = k === 0 ? '' : `.${k + 1}`;
         const out = { stdout: join(runtime, `stdout${suffix}.log`), stderr: join(runtime, `stderr${suffix}.log`) };
         if (k > 0) Object.assign(logs, { [`stdout${suffix}`]: out.stdout, [`stderr${suffix}`]: out.stderr });
-        const plan = await runner.plan({ ...launch, prompt: prompts[k]!, ...(sessionId ? { continueSession: sessionId } : {}) });
+        const plan = await runner.plan({ ...launch, prompt, ...(sessionId ? { continueSession: sessionId } : {}) });
         const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: out.stdout, stderrPath: out.stderr };
         outcome = s.docker
           ? // Host networking: the container reaches this sample's proxy on the host's loopback.
             await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
           : await runProcess(plan, run);
         result.harnessMs += outcome.durationMs;
-        if (outcome.timedOut || outcome.exitCode !== 0 || k === prompts.length - 1) {
-          lastPromptRan = k === prompts.length - 1;
-          lastStderr = out.stderr;
+        lastStderr = out.stderr;
+        if (outcome.timedOut || outcome.exitCode !== 0 || source.isLast(k)) {
+          lastPromptRan = source.isLast(k);
+          break;
+        }
+        const next = await source.next(k, out.stdout);
+        if (next.kind === 'fail') fail('error', next.code, next.message);
+        if (next.kind !== 'next') {
+          lastPromptRan = next.kind === 'end';
           break;
         }
         sessionId = (await runner.sessionOfStdout?.(out.stdout)) ?? null;
         if (!sessionId) {
-          fail('error', 'ROLLER_HARNESS_FAILED', `prompt ${k + 1} of ${prompts.length}: the harness reported no session id on stdout, so the follow-ups cannot continue its session`);
+          simulator?.pending.push(next.text);
+          simulator?.end({ reason: 'task_agent_failed', after_turn: k + 1, detail: 'no session id to continue' });
+          fail('error', 'ROLLER_HARNESS_FAILED', `prompt ${k + 1}: the harness reported no session id on stdout, so the next prompt cannot continue its session`);
           break;
         }
+        simulator?.delivered(next.text, k + 2);
+        prompt = next.text;
       }
     } finally {
+      const simFailure = await simulator?.close();
+      if (simFailure) fail('error', ErrorCode.USER_SIMULATOR_FAILED, `recording the user simulator's calls failed: ${simFailure.message}`);
       if (pipeline) {
         await pipeline.proxy.close();
         await pipeline.done.catch((err: unknown) => fail('error', isRollerError(err) ? err.code : ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
@@ -229,6 +257,9 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     } else if (outcome.exitCode !== 0) {
       const tail = (await readFile(lastStderr, 'utf8').catch(() => '')).slice(-400).trim();
       fail('error', 'ROLLER_HARNESS_FAILED', `the harness exited ${outcome.exitCode ?? outcome.signal}${cause}${tail ? `: ${tail}` : ''}`);
+    }
+    if (simulator && outcome && (outcome.timedOut || outcome.exitCode !== 0)) {
+      simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });
     }
 
     // The harness's own cache trace, redacted, joins the native evidence (OpenClaw: announcement runs, stream contexts).
@@ -284,6 +315,12 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     refused.push(...legacy.refused);
     for (const m of [...missing, ...legacy.missing]) result.warnings.push(`the task declares the output directory '${m}', but the agent never made it: nothing of it is in results/`);
     if (refused.length > 0) fail('error', 'ROLLER_UNSAFE_OUTPUT', `the task output holds files roller does not copy: ${refused.join('; ')} (the safe files were copied)`);
+    if (simulator) {
+      // Both participants' files; a failed simulator (or its trajectory) makes the sample an error (seeds/003 §7.2).
+      const simError = simulator.termination?.reason === 'simulator_failed' ? { code: ErrorCode.USER_SIMULATOR_FAILED, message: simulator.termination.detail ?? 'the user simulator failed' } : null;
+      result.userSimulator = await writeDialogueFiles(dir, simulator, { keepThinking: s.keepThinking, error: simError, taskAgentModel: r.model.id });
+      if (result.userSimulator.error) fail('error', result.userSimulator.error.code, result.userSimulator.error.message);
+    }
   } catch (err) {
     fail('error', 'ROLLER_SAMPLE_FAILED', (err as Error).message);
   } finally {

@@ -43,7 +43,7 @@ export async function loadTasks(path: string): Promise<TaskBundle> {
       for (const issue of issues) problems.push(`${path}:${i + 1}: ${formatJsonPath(issue.path)}: ${issue.message}`);
       return;
     }
-    const task = value as Task;
+    const task = Task.parse(value); // checked above; parsed for its defaults (user_simulator's max_turns and stop)
     if (seen.has(task.id)) problems.push(`${path}:${i + 1}: task id '${task.id}' is already used on line ${seen.get(task.id)}`);
     seen.set(task.id, i + 1);
     tasks.push(task);

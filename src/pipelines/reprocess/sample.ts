@@ -14,6 +14,8 @@ import { readWireFrames } from '../../sources/proxy/wire-frames.js';
 import { callsJsonlBodies } from '../../sources/archive/calls-bodies.js';
 import { projectAttempt } from '../collect/project-attempt.js';
 import { finishSample } from '../collect/sample-info.js';
+import { USER_SIMULATOR_DIR } from '../collect/user-simulator-files.js';
+import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
 import { sampleSftLines, type SampleSftLines } from '../finished-sample.js';
 
 import { REPROCESS_TARGETS, type ReprocessTarget } from './targets.js';
@@ -28,7 +30,8 @@ const FAMILIES: Record<ReprocessTarget, string[]> = {
 };
 
 /** Files of a sample that no projection derives: copied as bytes (task outputs, diagnostic layers, logs). */
-const KEPT_AS_IS = ['results', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'rollout'];
+// A dialogue's files are roller's own simulator client's records, not derived from the harness's: kept as they are.
+const KEPT_AS_IS = ['results', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'rollout', 'conversation.json', USER_SIMULATOR_DIR];
 
 export interface SampleJob {
   /** The archived sample directory (never modified). */
@@ -159,6 +162,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
         ...(projection.spawnsWithoutParticipant ? { spawnsWithoutParticipant: projection.spawnsWithoutParticipant } : {}),
         harnessReported: ((info.runtime as { harness_reported?: Record<string, unknown> }).harness_reported ?? null),
         warnings: (info.runtime as { warnings?: string[] }).warnings ?? [],
+        ...(existsSync(join(job.source, USER_SIMULATOR_DIR, 'info.json')) ? { userSimulator: JSON.parse(await readFile(join(job.source, USER_SIMULATOR_DIR, 'info.json'), 'utf8')) as UserSimulatorInfo } : {}),
       },
     );
     const lines = job.sftLines ? await sampleSftLines(partial, finished) : undefined;

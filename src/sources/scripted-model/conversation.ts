@@ -13,6 +13,8 @@ export interface Conversation {
   model: string;
   /** Text that may name the working directory (system prompt and user messages). */
   haystack: string;
+  /** The system prompt alone (instructions: a user simulator's name its scenario). */
+  system: string;
 }
 
 const textOfContent = (c: unknown): string => {
@@ -38,7 +40,7 @@ function anthropic(body: Json): Conversation {
   const tools = new Map<string, { parameters: Json; custom: boolean }>();
   for (const t of (body.tools ?? []) as Json[]) if (t.name) tools.set(t.name, { parameters: t.input_schema ?? {}, custom: false });
   const system = typeof body.system === 'string' ? body.system : textOfContent(body.system);
-  return { events, tools, thinking: Boolean(body.thinking && body.thinking.type !== 'disabled'), model: body.model ?? 'scripted', haystack: system };
+  return { events, tools, thinking: Boolean(body.thinking && body.thinking.type !== 'disabled'), model: body.model ?? 'scripted', haystack: system, system };
 }
 
 function chat(body: Json): Conversation {
@@ -57,7 +59,7 @@ function chat(body: Json): Conversation {
   }
   const tools = new Map<string, { parameters: Json; custom: boolean }>();
   for (const t of (body.tools ?? []) as Json[]) if (t.function?.name) tools.set(t.function.name, { parameters: t.function.parameters ?? {}, custom: false });
-  return { events, tools, thinking: Boolean(body.reasoning_effort || body.thinking), model: body.model ?? 'scripted', haystack: system };
+  return { events, tools, thinking: Boolean(body.reasoning_effort || body.thinking), model: body.model ?? 'scripted', haystack: system, system };
 }
 
 const OUTPUT_ITEMS = new Set(['function_call', 'custom_tool_call', 'reasoning', 'local_shell_call']);
@@ -88,7 +90,7 @@ function responses(body: Json): Conversation {
     if (t.type === 'namespace') for (const s of (t.tools ?? []) as Json[]) tools.set(`${t.name}/${s.name}`, { parameters: s.parameters ?? {}, custom: s.type === 'custom' });
     else if (t.name) tools.set(t.name, { parameters: t.parameters ?? {}, custom: t.type === 'custom' });
   }
-  return { events, tools, thinking: Boolean(body.reasoning), model: body.model ?? 'scripted', haystack: system };
+  return { events, tools, thinking: Boolean(body.reasoning), model: body.model ?? 'scripted', haystack: system, system };
 }
 
 export function conversationOf(protocol: Protocol, body: Json): Conversation {

@@ -41,12 +41,13 @@ function findCwd(haystack: string): string {
  * alone (no server state), so retries, sub-agents and replayed histories all get consistent answers.
  */
 export function decide(script: Script, c: Conversation): Reply {
-  let scenario: Script['scenarios'][number] | undefined;
+  // A scenario named by the system prompt wins (a user simulator): its turns count from the conversation's start.
+  let scenario: Script['scenarios'][number] | undefined = script.scenarios.find((s) => s.match_in === 'system' && c.system.includes(s.match));
   let at = -1;
   for (let i = c.events.length - 1; i >= 0 && !scenario; i--) {
     const e = c.events[i]!;
     if (e.kind !== 'user') continue;
-    scenario = script.scenarios.find((s) => e.text.includes(s.match));
+    scenario = script.scenarios.find((s) => s.match_in !== 'system' && e.text.includes(s.match));
     if (scenario) at = i;
   }
   const lastResult = [...c.events].reverse().find((e) => e.kind === 'tool_result');

@@ -20,6 +20,10 @@ export type ScriptTurn = z.infer<typeof Turn>;
 const Scenario = z.strictObject({
   name: z.string().min(1),
   match: z.string().min(1).describe('a tag looked for in user messages; the latest user message holding any tag picks the scenario'),
+  match_in: z
+    .enum(['user', 'system'])
+    .default('user')
+    .describe("system: the tag is looked for in the system prompt, and such a scenario wins over any user message's (a user simulator: its instructions name the scenario, the dialogue it reads may quote anything); turn k answers the k-th call of the whole conversation"),
   turns: z.array(Turn).min(1).describe('turn k answers the k-th model call after that user message'),
   stall_first: z
     .number()

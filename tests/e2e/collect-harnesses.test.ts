@@ -44,6 +44,8 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
 describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => {
   it("calls join the session by responseId; roller's injected header is removed before forwarding and kept as identity", async () => {
     const run = await collectValidRun('pi', [{ id: 'hello', prompt: '[HELLO] Say hello.' }, { id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }], ['--harness', 'pi', '--capture-debug', 'full']);
+    // Pi's write tool (its `path` argument) made the file.
+    expect(readFileSync(join(run, info(run).samples[1]!.path, 'results', 'hello.txt'), 'utf8')).toBe('hi\n');
     for (const row of info(run).samples) {
       const s = sample(run, row);
       expect(s.trajectory).toMatchObject({ raw_schema: 'roller.pi-events/v1', actf: 'trace_ACTF.json', sft: 'trace_SFT.json' });

@@ -125,10 +125,10 @@ describe('roller collect with follow-up prompts in one Claude Code session (--re
   }, 5 * 60_000);
 
   it('follow-ups are refused before anything runs for a harness that cannot continue a session here', async () => {
-    const tasks = await tasksFile('followups-pi.jsonl', [{ id: 'x', prompt: '[HELLO] a', followups: ['[HELLO] b'] }]);
-    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'pi', '--output', join(tmp.path, 'nope'), '--run-name', 'x']);
+    const tasks = await tasksFile('followups-openclaw.jsonl', [{ id: 'x', prompt: '[HELLO] a', followups: ['[HELLO] b'] }]);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'openclaw', '--output', join(tmp.path, 'nope'), '--run-name', 'x']);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain("task 'x' has followups; continuing a session is implemented for claude-code (--resume) and codex (exec resume of the root thread) only");
+    expect(r.stderr).toContain("task 'x' has followups; continuing a session is implemented for claude-code (--resume), codex (exec resume of the root thread), opencode and pi (--session) only");
     expect(existsSync(join(tmp.path, 'nope', 'x'))).toBe(false);
   });
 

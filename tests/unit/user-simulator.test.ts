@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { replyOfStdout as claudeReply } from '../../src/harnesses/claude-code/reported.js';
 import { replyOfStdout as codexReply } from '../../src/harnesses/codex/reported.js';
+import * as opencode from '../../src/harnesses/opencode/reported.js';
+import * as pi from '../../src/harnesses/pi/reported.js';
 import { dialogueProblems } from '../../src/pipelines/collect/dialogue-checks.js';
 import { simulatedPrompts } from '../../src/pipelines/collect/prompt-source.js';
 import { UserSimulator } from '../../src/pipelines/collect/user-simulator.js';
@@ -45,6 +47,20 @@ describe('the reply the user saw, from each harness stdout (real runs in shared/
     writeFileSync(cut, [...lines.filter((l) => !l.includes('"type":"result"')), lines.find((l) => l.includes('"type":"result"'))!.slice(0, 60)].join('\n'));
     expect(await claudeReply(cut)).toBeNull();
     expect(await claudeReply(join(tmp.path, 'absent.jsonl'))).toBeNull();
+  });
+
+  it("OpenCode: the root session's id and its last message's text parts (a task child's session is another)", async () => {
+    const stdout = join(LAB, 'opencode', 'stdout.jsonl');
+    expect(await opencode.sessionOfStdout(stdout)).toBe('ses_dd4c103b6ffe6xZUxoqZGpPCFe');
+    const texts = readJsonl(stdout).filter((e) => e.type === 'text');
+    expect(await opencode.replyOfStdout(stdout)).toBe(texts.at(-1)!.part.text);
+    expect(await opencode.replyOfStdout(join(tmp.path, 'absent.jsonl'))).toBeNull();
+  });
+
+  it("Pi: the session header's id and the last assistant message with text (a tool-call-only message is not a reply)", async () => {
+    const stdout = join(LAB, 'pi', 'plain', 'stdout.jsonl');
+    expect(await pi.sessionOfStdout(stdout)).toBe('01a22b3f-40c5-7025-b7e5-10a76cafa07c');
+    expect(await pi.replyOfStdout(stdout)).toBe('All done. Tool result summary: first line: the quick brown fox second line: jumps over the lazy dog ');
   });
 
   it("Codex: the root thread's last agent_message (a delegation's items are not the reply)", async () => {

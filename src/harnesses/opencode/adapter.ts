@@ -1,3 +1,4 @@
+import { sessionOfStdout, replyOfStdout } from './reported.js';
 import type { HarnessAdapter, SessionConversion } from '../adapter.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { launchFields } from '../launch.js';
@@ -58,7 +59,17 @@ export const openCodeAdapter: HarnessAdapter = {
   runner: {
     pin: PINNED_HARNESSES.opencode,
     nativeRoot: (home) => home,
-    plan: (l) => opencodePlan({ ...launchFields(l), ...(l.model ? { model: l.model } : {}), ...(l.version ? { version: l.version } : {}), captureCalls: l.captureCalls === true }),
+    plan: (l) =>
+      opencodePlan({
+        ...launchFields(l),
+        ...(l.model ? { model: l.model } : {}),
+        ...(l.version ? { version: l.version } : {}),
+        captureCalls: l.captureCalls === true,
+        // A later prompt continues the root session the first run printed (never --continue: the newest may be a child's).
+        ...(l.continueSession ? { extraArgs: ['--session', l.continueSession, ...(l.extraArgs ?? [])] } : {}),
+      }),
+    sessionOfStdout,
+    replyOfStdout,
     thinkingLevels: [], // its run command takes no reasoning level here: --thinking is refused for it
     apiModels: false,
     contextSettings: false,

@@ -3,6 +3,7 @@ import { perIdNativeCapture } from '../native-capture.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { launchFields } from '../launch.js';
 import { piPlan } from './launch.js';
+import { sessionOfStdout, replyOfStdout } from './reported.js';
 import { wireUsageByResponse } from '../../transforms/capture/token-agreement.js';
 import { PI_EVENT_TYPE } from './recorder-extension.js';
 import { readPiEvents } from './events.js';
@@ -64,7 +65,16 @@ export const piAdapter: HarnessAdapter = {
   runner: {
     pin: PINNED_HARNESSES.pi,
     nativeRoot: (home) => home,
-    plan: (l) => piPlan({ ...launchFields(l), ...(l.version ? { version: l.version } : {}), subagentExtension: l.profile === PI_SUBAGENT_PROFILE }),
+    plan: (l) =>
+      piPlan({
+        ...launchFields(l),
+        ...(l.version ? { version: l.version } : {}),
+        subagentExtension: l.profile === PI_SUBAGENT_PROFILE,
+        // A later prompt continues the session the first run printed in its header.
+        ...(l.continueSession ? { extraArgs: ['--session', l.continueSession, ...(l.extraArgs ?? [])] } : {}),
+      }),
+    sessionOfStdout,
+    replyOfStdout,
     thinkingLevels: [], // roller's profile turns thinking off (compat.supportsReasoningEffort false)
     apiModels: false,
     contextSettings: false,

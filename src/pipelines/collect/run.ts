@@ -147,7 +147,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   const bundle = await loadTasks(o.tasks);
   const withFollowups = bundle.tasks.find((t) => (t.followups?.length ?? 0) > 0);
   if (withFollowups && !runner.sessionOfStdout) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.tasks}: task '${withFollowups.id}' has followups; continuing a session is implemented for claude-code (--resume) and codex (exec resume of the root thread) only in this version, not ${o.harness}`);
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.tasks}: task '${withFollowups.id}' has followups; continuing a session is implemented for claude-code (--resume), codex (exec resume of the root thread), opencode and pi (--session) only in this version, not ${o.harness}`);
   }
   const modelConfig = await loadModelConfig(o.modelConfig);
   const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));

@@ -15,7 +15,7 @@ export function resolveSimulators(tasks: readonly Task[], harness: string, runne
     if (!runner.replyOfStdout || !runner.sessionOfStdout) {
       throw new RollerError(
         ErrorCode.INVALID_OPTIONS,
-        `${tasksFile}: task '${task.id}' has a user_simulator; a simulated dialogue reads each reply from the harness's stdout and continues its session, implemented for claude-code and codex in this version, not ${harness}`,
+        `${tasksFile}: task '${task.id}' has a user_simulator; a simulated dialogue reads each reply from the harness's stdout and continues its session, implemented for claude-code, codex, opencode and pi in this version, not ${harness}`,
       );
     }
     if (simulators.has(spec.model)) continue;

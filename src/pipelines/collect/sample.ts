@@ -154,6 +154,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
   const captureWork = join(runtime, 'capture');
   const logs: Record<string, string> & { stdout: string; stderr: string } = { stdout: join(runtime, 'stdout.log'), stderr: join(runtime, 'stderr.log') };
   const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs, warnings: [], captureFailures: [], harnessMs: 0 };
+  let simulator: UserSimulator | undefined;
   const fail = (status: 'error' | 'timeout', code: string, message: string) => {
     if (result.status === 'ok') {
       result.status = status;
@@ -176,7 +177,6 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     let drained: CaptureFailure | null | undefined;
     const timeoutS = r.task.timeout_s ?? s.timeoutS;
     const spec = r.task.user_simulator;
-    let simulator: UserSimulator | undefined;
     try {
       if (spec) {
         const model = s.simulators.get(spec.model)!;
@@ -323,6 +323,11 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     }
   } catch (err) {
     fail('error', 'ROLLER_SAMPLE_FAILED', (err as Error).message);
+    // What the simulator said is kept even when the attempt broke off (a failed write of them is no new error).
+    if (simulator && !result.userSimulator) {
+      simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });
+      result.userSimulator = await writeDialogueFiles(dir, simulator, { keepThinking: s.keepThinking, error: null, taskAgentModel: r.model.id }).catch(() => undefined);
+    }
   } finally {
     if (result.status !== 'ok') {
       // Each failed attempt's process logs stay with the sample (seeds/003 §7.3).

@@ -1,4 +1,5 @@
 import { Script } from './script.js';
+import { DIALOGUE_SCENARIOS } from './dialogue-scenarios.js';
 
 /** A sub-agent delegation, as each harness's spawn tool takes it. */
 const delegate = (prompt: string, background = false, agentType = 'general-purpose') => [
@@ -29,10 +30,6 @@ const shell = (command: string, description: string) => [
   { name: 'Bash', input: { command, description } },
   { name: 'exec_command', input: { cmd: command } },
 ];
-
-/** Walks up from the tool's shell and SIGKILLs the topmost process with this HOME: the harness roller started. */
-const CRASH_HARNESS =
-  'p=$$; t=; while [ "$p" -gt 1 ]; do if tr "\\0" "\\n" < /proc/$p/environ 2>/dev/null | grep -qxF "HOME=$HOME"; then t=$p; fi; p=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f2); done; kill -9 $t';
 
 const readNotes = [
   { name: 'Read', input: { file_path: '{{cwd}}/notes.txt' } },
@@ -123,33 +120,7 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       match: 'A background task completed.',
       turns: [{ text: 'Done. Background report: {{last_user_text}}' }],
     },
-    {
-      // A user simulator (its instructions name the scenario): two more requests, then the stop marker.
-      name: 'user-simulator-three-turns',
-      match: '[SIM:three]',
-      match_in: 'system',
-      turns: [{ text: '[HELLO] Thanks. You said: {{last_user_text}} Say hello once more.' }, { text: '[WRITE] Now write hi into hello.txt, please.' }, { text: '[[DONE]]' }],
-    },
-    {
-      // A user simulator that never says it is done: the dialogue ends at the task's max_turns.
-      name: 'user-simulator-endless',
-      match: '[SIM:endless]',
-      match_in: 'system',
-      turns: [{ text: '[HELLO] Tell me more.' }],
-    },
-    {
-      // A user simulator whose second message makes the Task Agent crash (a Task Agent failure in turn 2).
-      name: 'user-simulator-crash',
-      match: '[SIM:crash]',
-      match_in: 'system',
-      turns: [{ text: '[CRASH] Please run the health check.' }, { text: '[[DONE]]' }],
-    },
-    {
-      // The harness process is SIGKILLed by its own tool: the topmost ancestor that has this HOME (roller sets it per attempt).
-      name: 'crash',
-      match: '[CRASH]',
-      turns: [{ tool_calls: [shell(CRASH_HARNESS, 'Run the health check')] }, { text: 'The health check ran.' }],
-    },
+    ...DIALOGUE_SCENARIOS,
     { name: 'hello', match: '[HELLO]', turns: [{ thinking: 'A greeting is all that is asked.', text: 'Hello from the scripted model.' }] },
     {
       name: 'write-file',

@@ -22,7 +22,7 @@ import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('user-simulator');
-const LAB = join(import.meta.dirname, '..', '..', '..', 'shared', 'lab');
+const STDOUT = join(import.meta.dirname, '..', 'fixtures', 'dialogue', 'stdout');
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'dialogue', 'claude-code-2.1.332');
 const readJsonl = (path: string): Json[] => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
 
@@ -37,9 +37,9 @@ describe('the task block', () => {
   });
 });
 
-describe('the reply the user saw, from each harness stdout (real runs in shared/lab)', () => {
+describe('the reply the user saw, from each harness stdout (real runs, tests/fixtures/dialogue/stdout)', () => {
   it('Claude Code: the last stream-json result; a cut line is no result', async () => {
-    const stream = join(LAB, 'claude-code', 'stream.jsonl');
+    const stream = join(STDOUT, 'claude-code-stream.jsonl');
     const last = readJsonl(stream).filter((e) => e.type === 'result').at(-1)!;
     expect(await claudeReply(stream)).toBe(last.result);
     const lines = readFileSync(stream, 'utf8').trimEnd().split('\n');
@@ -50,7 +50,7 @@ describe('the reply the user saw, from each harness stdout (real runs in shared/
   });
 
   it("OpenCode: the root session's id and its last message's text parts (a task child's session is another)", async () => {
-    const stdout = join(LAB, 'opencode', 'stdout.jsonl');
+    const stdout = join(STDOUT, 'opencode-stdout.jsonl');
     expect(await opencode.sessionOfStdout(stdout)).toBe('ses_dd4c103b6ffe6xZUxoqZGpPCFe');
     const texts = readJsonl(stdout).filter((e) => e.type === 'text');
     expect(await opencode.replyOfStdout(stdout)).toBe(texts.at(-1)!.part.text);
@@ -58,13 +58,13 @@ describe('the reply the user saw, from each harness stdout (real runs in shared/
   });
 
   it("Pi: the session header's id and the last assistant message with text (a tool-call-only message is not a reply)", async () => {
-    const stdout = join(LAB, 'pi', 'plain', 'stdout.jsonl');
+    const stdout = join(STDOUT, 'pi-stdout.jsonl');
     expect(await pi.sessionOfStdout(stdout)).toBe('01a22b3f-40c5-7025-b7e5-10a76cafa07c');
     expect(await pi.replyOfStdout(stdout)).toBe('All done. Tool result summary: first line: the quick brown fox second line: jumps over the lazy dog ');
   });
 
   it("Codex: the root thread's last agent_message (a delegation's items are not the reply)", async () => {
-    expect(await codexReply(join(LAB, 'codex', 'exec.jsonl'))).toBe('ROOT-DONE: the sub-agent reported the content of hello.txt.');
+    expect(await codexReply(join(STDOUT, 'codex-exec.jsonl'))).toBe('ROOT-DONE: the sub-agent reported the content of hello.txt.');
   });
 });
 

@@ -4,6 +4,7 @@ import type { Call } from '../schemas/call.js';
 import type { HeaderJoin, NativeCapture, NativeCompactions } from '../schemas/native-capture.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import type { ProcessPlan } from '../sources/process-runner.js';
+import type { CorrelationHeaders } from '../sources/proxy/headers.js';
 
 /**
  * The harness adapter contract (DESIGN.md §4): everything roller knows about one harness, behind one interface —
@@ -33,6 +34,8 @@ export interface HarnessAdapter {
   atifSubagents?(records: readonly Record<string, unknown>[], participants: readonly Pick<ParticipantUsage, 'participant' | 'native_id' | 'role'>[]): AtifSubagent[];
   /** Its calls carry no response id: they join their participant by this field of the identity headers (OpenCode: session_id). */
   readonly callSessionField?: HeaderJoin['field'];
+  /** Headers the CLI sends for the proxy's join only (seeds/000: OpenCode's x-session-id): recorded, removed before forwarding. */
+  readonly correlationHeaders?: CorrelationHeaders;
   /** A finished sample whose main ACTF holds a sub-agent's steps (written by an older roller): never reused on resume. */
   mixesSubAgentSteps?(tracePath: string, actf: Actf): Promise<boolean>;
   /** Present when roller can run the harness CLI (collect, verify). */

@@ -38,3 +38,9 @@ export function runnableHarnesses(): string[] {
 }
 
 export type { HarnessAdapter } from './adapter.js';
+
+/** The proxy options a harness's correlation headers need (none for most). */
+export function proxyCorrelation(name: string): { correlationHeaders?: NonNullable<HarnessAdapter['correlationHeaders']> } {
+  const headers = harnessAdapter(name).correlationHeaders;
+  return headers ? { correlationHeaders: headers } : {};
+}

@@ -1,8 +1,9 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../core/errors.js';
-import { harnessAdapter } from '../harnesses/index.js';
+import { harnessAdapter, proxyCorrelation } from '../harnesses/index.js';
 import { PI_SUBAGENT_PROFILE } from '../harnesses/pi/adapter.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import { installHarness } from '../harnesses/installer.js';
@@ -15,9 +16,13 @@ import { attributeCalls, deriveRelations, joinCallToSole, tokenDisagreements, va
 import { finalizeNativeCapture } from './capture/finalize.js';
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
+import { copyCacheTrace } from './collect/cache-trace.js';
+
+/** How long one scenario's CLI may run (OpenClaw waits for its sub-agents to settle). */
+const VERIFY_TIMEOUT_S = 240;
 
 /** The harnesses with acceptance scenarios (SCENARIOS). */
-export type VerifyHarness = 'claude-code' | 'codex' | 'opencode' | 'pi';
+export type VerifyHarness = 'claude-code' | 'codex' | 'opencode' | 'pi' | 'openclaw';
 export type ScenarioStatus = 'pass' | 'fail' | 'not_applicable' | 'not_run';
 
 export interface ScenarioResult {
@@ -98,23 +103,66 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
     { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
     { name: 'a tool call', prompt: '[WRITE] write hello.txt', agents: 0 },
     { name: 'a single sub-agent', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', agents: 1 },
+    { name: 'parallel sub-agents', prompt: '[MAIN:parallel] delegate two tasks', agents: 2 },
+    { name: 'two sub-agents with identical prompts', prompt: '[MAIN:identical] delegate twice', agents: 2 },
+    { name: 'a tool error inside a sub-agent', prompt: '[MAIN:tool-error] delegate a failing read', agents: 1 },
+    { name: 'a background sub-agent', skip: { status: 'not_applicable', reason: "seeds/000: the pinned OpenCode's task tool has no background parameter" } },
+    { name: 'sub-agents sharing a file', prompt: '[MAIN:shared] a writer, then a reader', agents: 2 },
+    {
+      // A project agent (opencode.json `agent`) that may not write, edit or run commands: its requests offer fewer tools.
+      name: 'sub-agents with different tool configurations',
+      prompt: '[MAIN:tools] a general and a read-only sub-agent',
+      agents: 2,
+      distinctTools: true,
+      files: { 'opencode.json': `${JSON.stringify({ agent: { reader: { mode: 'subagent', description: 'Reads files and reports their content. Read-only.', tools: { bash: false, write: false, edit: false } } } })}\n` },
+    },
+    // seeds/000: OpenCode's subagent_depth defaults to 1, so a grandchild is refused; the refusal is kept, no grandchild made up.
+    { name: 'nested sub-agents (the grandchild refused by the depth limit)', prompt: '[MAIN:beyond-depth] a sub-agent that tries to delegate again', agents: 1, depth: 1 },
+  ],
+  // OpenClaw through its Gateway (roller's default): sessions_spawn acknowledges at once and the child's completion
+  // comes back as an announcement run, so every sub-agent here is a background one.
+  openclaw: [
+    { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
+    { name: 'a tool call', prompt: '[WRITE] write hello.txt', agents: 0 },
+    { name: 'a single sub-agent', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', agents: 1, background: true },
+    { name: 'parallel sub-agents', prompt: '[MAIN:parallel] delegate two tasks', agents: 2, background: true },
+    { name: 'two sub-agents with identical prompts', prompt: '[MAIN:identical] delegate twice', agents: 2, background: true },
+    { name: 'a tool error inside a sub-agent', prompt: '[MAIN:tool-error] delegate a failing read', agents: 1, background: true },
+    { name: 'sub-agents sharing a file', prompt: '[MAIN:shared] a writer, then a reader', agents: 2, background: true },
+    { name: 'nested sub-agents (root, child, grandchild)', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', agents: 2, depth: 2, background: true },
+    {
+      name: 'sub-agents with different tool configurations',
+      skip: { status: 'not_run', reason: "roller's OpenClaw profile defines one agent; a second with its own tool policy (agents.list[].tools, spawned by agentId) is not set up yet" },
+    },
   ],
   pi: [
     { name: 'ordinary conversation', prompt: '[HELLO] say hello', agents: 0 },
     { name: 'a tool call', prompt: '[WRITE] write hello.txt', agents: 0 },
+    // seeds/000: Pi's bundled profile has no delegation tool (not_available_in_bundled_profile), so its sub-agent tests are
+    // not_applicable; roller's opt-in profile with Pi's example sub-agent extension runs those the extension can express.
     { name: 'a single sub-agent (example extension)', prompt: '[MAIN:single] Use the subagent tool to read notes.txt.', agents: 1, profile: PI_SUBAGENT_PROFILE },
+    { name: 'parallel sub-agents (example extension)', prompt: '[MAIN:parallel] delegate two tasks', agents: 2, profile: PI_SUBAGENT_PROFILE },
+    { name: 'two sub-agents with identical prompts (example extension)', prompt: '[MAIN:identical] delegate twice', agents: 2, profile: PI_SUBAGENT_PROFILE },
+    { name: 'a tool error inside a sub-agent (example extension)', prompt: '[MAIN:tool-error] delegate a failing read', agents: 1, profile: PI_SUBAGENT_PROFILE },
+    { name: 'sub-agents sharing a file (example extension)', prompt: '[MAIN:shared] a writer, then a reader', agents: 2, profile: PI_SUBAGENT_PROFILE },
+    { name: 'sub-agents with different tool configurations (example extension: scout, read-only planner)', prompt: '[MAIN:tools] a scout and a read-only planner', agents: 2, distinctTools: true, profile: PI_SUBAGENT_PROFILE },
+    ...['a background sub-agent', 'nested sub-agents'].map((name) => ({
+      name,
+      skip: { status: 'not_applicable' as const, reason: "seeds/000: Pi's bundled profile has no delegation tool (not_available_in_bundled_profile), and the example extension runs each sub-agent in the foreground with no subagent tool of its own" },
+    })),
   ],
 };
 
 type Json = Record<string, any>;
 
 /** What every runnable scenario must show (seeds/000), as a list of failures (empty: pass). */
-async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, participants: ParticipantUsage[], nativeRoot: string, version: string): Promise<string[]> {
+async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, session: { sessionId: string; participants: ParticipantUsage[] }, nativeRoot: string, version: string): Promise<string[]> {
+  const { participants } = session;
   const fails: string[] = [];
   const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
   // The capture contract the harness's adapter gives a collect sample, at the version run.
   const adapter = harnessAdapter(harness);
-  const native = await adapter.nativeCapture!({ nativeRoot, version, session: { sessionId: '', participants }, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });
+  const native = await adapter.nativeCapture!({ nativeRoot, version, session: { sessionId: session.sessionId, participants }, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });
   const joined = attributeCalls(model, participants, adapter.callSessionField);
   const sole = native.soleParticipant;
   const attributed = sole ? joined.map((c) => joinCallToSole(c, sole)) : joined;
@@ -142,7 +190,7 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   if (scenario.distinctTools) {
     // What each sub-agent was actually offered (its captured requests), never the parent's list copied over.
     const toolsOf = (p: ParticipantUsage) =>
-      JSON.stringify([...new Set(attributed.filter((c) => c.participant_id === p.participant).flatMap((c) => (((c.context as Json | null)?.tools ?? []) as Json[]).map((t) => String(t.name ?? t.type))))].sort());
+      JSON.stringify([...new Set(attributed.filter((c) => c.participant_id === p.participant).flatMap((c) => (((c.context as Json | null)?.tools ?? []) as Json[]).map((t) => String(t.name ?? t.function?.name ?? t.type))))].sort());
     const sets = new Set(children.map(toolsOf));
     if (sets.size !== children.length) fails.push(`the sub-agents were offered the same tools (${[...sets].join(' | ')})`);
   }
@@ -171,7 +219,7 @@ export interface ScenarioRun {
 
 async function runScenario(
   harness: VerifyHarness,
-  { bin, version }: { bin: string; version: string },
+  { bin, version, runtime }: { bin: string; version: string; runtime?: string },
   scenario: Scenario,
   root: string,
   modelUrl: string,
@@ -186,7 +234,7 @@ async function runScenario(
     await mkdir(join(work, rel, '..'), { recursive: true });
     await writeFile(join(work, rel), text);
   }
-  const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off' });
+  const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off', ...proxyCorrelation(harness) });
   const runner = harnessAdapter(harness).runner!;
   const plan = await runner.plan({
     bin,
@@ -200,17 +248,31 @@ async function runScenario(
     ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}),
     ...(scenario.profile ? { profile: scenario.profile } : {}),
     harnessOptions: { ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}), ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}) },
+    // OpenClaw: its Node runtime, and its cache trace (the seeds' default there: announcement runs, stream contexts).
+    ...(runtime ? { runtime } : {}),
+    ...(runner.cacheTraceFile ? { cacheTrace: true } : {}),
+    timeoutS: VERIFY_TIMEOUT_S,
   });
-  const outcome = await runProcess(plan, { timeoutMs: 240_000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
+  const outcome = await runProcess(plan, { timeoutMs: VERIFY_TIMEOUT_S * 1000, stdoutPath: join(base, 'stdout.jsonl'), stderrPath: join(base, 'stderr.txt') });
   await proxy.close();
   await done;
-  if (outcome.exitCode !== 0) return [`the CLI exited ${outcome.exitCode}${outcome.timedOut ? ' (timeout)' : ''}: ${(await readFile(join(base, 'stderr.txt'), 'utf8')).slice(-300)}`];
+  if (outcome.exitCode !== 0) {
+    const drained = outcome.timedOut ? null : await runner.captureFailure?.(home, outcome.exitCode ?? -1);
+    if (drained) return [`${drained.code}: ${drained.message}`];
+    return [`the CLI exited ${outcome.exitCode}${outcome.timedOut ? ' (timeout)' : ''}: ${(await readFile(join(base, 'stderr.txt'), 'utf8')).slice(-300)}`];
+  }
+  const cacheTrace = runner.cacheTraceFile?.(home);
+  if (cacheTrace && runner.cacheTraceInNative && existsSync(cacheTrace)) {
+    const kept = join(runner.nativeRoot(home), runner.cacheTraceInNative);
+    await mkdir(join(kept, '..'), { recursive: true });
+    await copyCacheTrace(cacheTrace, kept);
+  }
   const calls = (await readFile(join(base, 'capture', 'calls.jsonl'), 'utf8')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call);
   const judged = await (async () => {
     const out = join(base, 'converted');
     const [session] = await convertNative({ harness, native: runner.nativeRoot(home), out, keepThinking: true, wire: join(base, 'capture', 'calls.jsonl') });
     if (!session) return ['no native session was written'];
-    return check(harness, scenario, calls, out, join(base, 'capture', 'attempt-0001'), session.participants, runner.nativeRoot(home), version);
+    return check(harness, scenario, calls, out, join(base, 'capture', 'attempt-0001'), session, runner.nativeRoot(home), version);
   })().catch((err: unknown) => [`error: ${(err as Error).message}`]);
   await record?.({ harness, version, scenario: scenario.name, nativeRoot: runner.nativeRoot(home), callsPath: join(base, 'capture', 'calls.jsonl') }, judged);
   return judged;

@@ -16,6 +16,7 @@ export const MATRIX_SCENARIOS: Record<VerifyHarness, readonly string[]> = {
   codex: ['a tool call', 'a single sub-agent (multi_agent v1)', 'a single sub-agent (multi_agent v2 warm fork)', 'parallel sub-agents'],
   opencode: ['a tool call', 'a single sub-agent'],
   pi: ['a tool call', 'a single sub-agent (example extension)'],
+  openclaw: ['a tool call', 'a single sub-agent'],
 };
 
 export const FIXTURE_SCHEMA = 'roller.version-fixture/v1';

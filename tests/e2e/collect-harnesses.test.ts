@@ -35,9 +35,46 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
     expect(manifest).toMatchObject({ capture_status: 'complete', capabilities: { native_output_coverage: 'count' }, coverage: { method: 'count', status: 'verified' } });
     const relations = readJsonl(join(capture, 'relations.jsonl')).map((x) => x.type as string);
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
+    // x-session-id is the proxy's join only (seeds/000): kept as identity, removed before forwarding.
+    const sessions = new Set((delegate.runtime.participants as { native_id: string }[]).map((p) => p.native_id));
+    for (const call of readJsonl(join(capture, 'calls.jsonl'))) {
+      expect(call.dropped_request_headers).toEqual(['x-session-id']);
+      expect(sessions.has(call.native_identity.session_id), call.native_identity.session_id).toBe(true);
+    }
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
     await expectAtifExport(run);
+  }, 10 * 60_000);
+  it("a child calling `task`, which OpenCode's children are not given: refused as OpenCode's `invalid` tool, kept in the child's call and trace, no grandchild made up", async () => {
+    const run = await collectValidRun('opencode-depth', [{ id: 'beyond', prompt: '[MAIN:beyond-depth] Use a sub-agent.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }], ['--harness', 'opencode']);
+    const row = info(run).samples[0]!;
+    const participants = sample(run, row).runtime.participants as { participant: string; role: string; native_id: string; parent?: string }[];
+    expect(participants.map((p) => p.role)).toEqual(['root', 'child']);
+    const child = participants[1]!;
+    expect(child.parent).toBe(participants[0]!.participant);
+    const capture = join(run, row.path, 'capture', 'attempt-0001');
+    const childCalls = readJsonl(join(capture, 'calls.jsonl')).filter((c) => c.participant_id === child.participant);
+    const asked = childCalls.flatMap((c) => c.tool_refs as { id: string; name: string }[]).filter((t) => t.name === 'task');
+    expect(asked).toHaveLength(1);
+    const refused = readJsonl(join(run, row.path, 'trace.jsonl')).filter((r) => r.session_id === child.native_id && r.data?.type === 'tool' && r.data.tool === 'invalid');
+    expect(refused.map((r) => [r.data.callID, r.data.state.input.tool])).toEqual([[asked[0]!.id, 'task']]);
+    expect(readJsonl(join(capture, 'relations.jsonl')).filter((r) => r.type === 'spawn')).toHaveLength(1);
+  }, 10 * 60_000);
+  it('a harness that ends well but leaves no session (its store deleted by its own tool): ROLLER_NO_RAW_TRACE, the captured calls kept under rollout/', async () => {
+    const tasks = await tasksFile('lose-session.jsonl', [{ id: 'lose', prompt: '[LOSE-SESSION] Clean up.' }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'opencode', '--output', out, '--run-name', 'lose-session']);
+    expect(r.code).toBe(1);
+    const run = join(out, 'lose-session');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const row = info(run).samples[0]!;
+    expect(row.error).toMatchObject({ code: 'ROLLER_NO_RAW_TRACE', message: expect.stringMatching(/left no native session .*; \d+ captured calls have no session to be attributed to$/) });
+    const rollout = join(run, row.path, 'rollout');
+    const calls = readJsonl(join(rollout, 'capture-calls.attempt-1.jsonl'));
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.some((c) => JSON.stringify(c.output).includes('opencode.db'))).toBe(true); // the model's rm call itself
+    expect(existsSync(join(rollout, 'capture-wire.attempt-1.frames'))).toBe(true);
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
   }, 10 * 60_000);
 });
 

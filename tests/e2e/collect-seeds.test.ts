@@ -92,6 +92,22 @@ describe('roller collect --resume checks each capture before reuse (seeds/000)',
     expect(again.stderr).not.toContain('fails validation');
     expect(info(run).summary).toMatchObject({ ok: 0, skipped: 3 });
   }, 10 * 60_000);
+
+  it('--wire-trace full: a sample whose wire_trace.jsonl is gone is collected again (seeds/003 §7.4), one that has it is reused', async () => {
+    const tasks = await tasksFile('wired-tasks.jsonl', [{ id: 'a', prompt: '[HELLO] hi' }, { id: 'b', prompt: '[HELLO] hi again' }]);
+    const out = join(tmp.path, 'runs');
+    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'wired', '--wire-trace', 'full'];
+    expect((await roller(args)).code).toBe(0);
+    const run = join(out, 'wired');
+    const traceOf = (i: number) => join(run, info(run).samples[i]!.path, 'wire_trace.jsonl');
+    const { rmSync } = await import('node:fs');
+    rmSync(traceOf(0));
+    const resumed = await roller([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(info(run).summary).toMatchObject({ ok: 1, skipped: 1 });
+    expect(existsSync(traceOf(0))).toBe(true);
+    expect((await roller(['validate-run', run])).code).toBe(0);
+  }, 10 * 60_000);
 });
 
 describe('roller collect --no-keep-thinking (seeds/003: reasoning emptied in ACTF and SFT, raw untouched)', () => {

@@ -97,7 +97,7 @@ describe('roller collect through a real compaction (Claude Code, context window 
     expect(s.runtime.trajectory_conversion).toEqual(expect.arrayContaining([{ target: 'sft_segments', status: 'unavailable', reason: expect.stringContaining('--capture-calls') }]));
     expect(info(run).summary).toMatchObject({ sft_included: 0, sft_segmented: 0, sft_excluded: 1 });
     expect(existsSync(join(run, 'sft_segments.jsonl'))).toBe(false);
-  });
+  }, 5 * 60_000);
 });
 
 describe('roller collect with follow-up prompts in one Claude Code session (--resume)', () => {
@@ -187,6 +187,15 @@ describe('roller collect with a Claude Code sub-agent resumed by a new delegatio
     expect(calls.filter((c) => c.participant_id === child.participant)).toHaveLength(child.messages);
     // ToolSearch loaded SendMessage: its tool_reference result cannot be exported losslessly, so no main SFT (said so).
     expect(s.runtime.sft_eligibility).toMatchObject({ eligible: false, reason: expect.stringContaining("'tool_reference' block") });
+    // An SFT that could not be exported (seeds/003 B5.2): the sample stays ok with its raw and ACTF, out of sft.jsonl,
+    // and --resume reuses it rather than running the model again.
+    expect(row.status).toBe('ok');
+    expect(existsSync(join(run, row.path, 'trace_ACTF.json'))).toBe(true);
+    expect(existsSync(join(run, row.path, 'trace_SFT.json'))).toBe(false);
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
+    const resumed = await roller(['collect', '--capture-calls', '--tasks', join(tmp.path, 'claude-resume.jsonl'), '--output', join(tmp.path, 'runs'), '--run-name', 'claude-resume', '--harness', 'claude-code', '--capture-debug', 'full', '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(info(run).summary).toMatchObject({ ok: 0, skipped: 1 });
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
     await expectAtifExport(run);

@@ -9,8 +9,9 @@ import { SCENARIOS } from '../../src/pipelines/verify.js';
 import { rollerBin } from '../support/paths.js';
 
 describe('roller verify (real CLIs, offline)', () => {
-  it.each(['claude-code', 'codex'] as const)('%s: every applicable scenario passes', async (harness) => {
-    const { stdout, stderr } = await promisify(execFile)(rollerBin, ['verify', '--harness', harness], { timeout: 15 * 60_000 });
+  // OpenClaw runs each scenario through its Gateway and waits for its sub-agents to settle: about 80 s a scenario.
+  it.each(['claude-code', 'codex', 'opencode', 'pi', 'openclaw'] as const)('%s: every applicable scenario passes', async (harness) => {
+    const { stdout, stderr } = await promisify(execFile)(rollerBin, ['verify', '--harness', harness], { timeout: 25 * 60_000 });
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(SCENARIOS[harness].length);
     for (const s of SCENARIOS[harness]) {
@@ -21,5 +22,5 @@ describe('roller verify (real CLIs, offline)', () => {
     }
     const runnable = SCENARIOS[harness].filter((s) => !s.skip).length;
     expect(stderr).toContain(`${runnable} passed, 0 failed`);
-  }, 15 * 60_000);
+  }, 25 * 60_000);
 });

@@ -139,8 +139,10 @@ describe('recording proxy against the scripted model', () => {
 
   it('forwards everything but hop-by-hop and roller headers; records identity, never credentials', async () => {
     let upstreamHeaders: Record<string, unknown> = {};
+    let upstreamTarget = '';
     const upstream = await startUpstream((req, res) => {
       upstreamHeaders = req.headers;
+      upstreamTarget = req.url ?? '';
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_upstream_1' });
       res.end('{"type":"message","id":"msg_1","model":"m","content":[],"usage":{"input_tokens":1,"output_tokens":1}}');
     });
@@ -152,9 +154,12 @@ describe('recording proxy against the scripted model', () => {
       'x-roller-thread-id': 'thr-1',
       'x-opencode-corr': 'corr-5',
       'anthropic-version': '2023-06-01',
+      'anthropic-beta': 'context-management-2025-06-27,effort-2025-11-24',
     });
     expect(res.headers['request-id']).toBe('req_upstream_1');
-    expect(upstreamHeaders).toMatchObject({ authorization: DUMMY_KEYS[1], 'x-api-key': DUMMY_KEYS[0], 'x-claude-code-session-id': 'sess-9', 'anthropic-version': '2023-06-01' });
+    // Claude Code's betas reach the model API as sent (CONFORMANCE B13.2): its bodies use fields only they enable.
+    expect(upstreamTarget).toBe('/prefix/v1/messages?beta=true');
+    expect(upstreamHeaders).toMatchObject({ authorization: DUMMY_KEYS[1], 'x-api-key': DUMMY_KEYS[0], 'x-claude-code-session-id': 'sess-9', 'anthropic-version': '2023-06-01', 'anthropic-beta': 'context-management-2025-06-27,effort-2025-11-24' });
     expect(Object.keys(upstreamHeaders).filter((h) => h.startsWith('x-roller-') || h === 'x-opencode-corr')).toEqual([]);
     const [call] = await finish();
     expect(call!.upstream_path).toBe('/prefix/v1/messages?beta=true');

@@ -22,6 +22,8 @@ export const openCodeAdapter: HarnessAdapter = {
   sessionFiles: /(^|\/)opencode\.db(-wal|-shm)?$|(^|\/)storage\/(session|message|part)\/[^/]+\/[^/]+\.json$/,
   // OpenCode keeps no response ids: each call names its session in the x-session-id header.
   callSessionField: 'session_id',
+  // …used only in roller's proxy and removed before forwarding (seeds/000); x-session-affinity, the provider's routing hint, stays.
+  correlationHeaders: { 'x-session-id': 'session_id' },
 
   async convert(native, input) {
     const store = readOpenCodeStoreAt(native);

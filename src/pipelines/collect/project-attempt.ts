@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ErrorCode, RollerError } from '../../core/errors.js';
+import { ErrorCode, isRollerError, RollerError } from '../../core/errors.js';
 import { join } from 'node:path';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { harnessAdapter } from '../../harnesses/index.js';
@@ -86,12 +86,14 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
     sampleLayout: true,
     ...(src.callsPath && existsSync(src.callsPath) ? { wire: src.callsPath, calls } : {}),
   }).catch((err: unknown) => {
-    fail('ROLLER_CONVERSION_FAILED', `the native session could not be converted: ${(err as Error).message}`);
+    // No store at all is no raw trace (the harness wrote none, or it was removed while it ran), not a converter fault.
+    if (!isRollerError(err, ErrorCode.FILE_NOT_FOUND)) fail('ROLLER_CONVERSION_FAILED', `the native session could not be converted: ${(err as Error).message}`);
     return [];
   });
   const session = sessions[0];
   if (!session) {
-    if (out.errors.length === 0) fail('ROLLER_NO_RAW_TRACE', 'no raw session trace found: the harness wrote no native session');
+    const unattributed = calls.length > 0 ? `; ${calls.length} captured calls have no session to be attributed to` : '';
+    if (out.errors.length === 0) fail('ROLLER_NO_RAW_TRACE', `no raw session trace found: the harness left no native session (it wrote none, or it was removed while it ran)${unattributed}`);
     return out;
   }
   out.participants = session.participants;

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../../core/errors.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
-import { harnessAdapter } from '../../harnesses/index.js';
+import { harnessAdapter, proxyCorrelation } from '../../harnesses/index.js';
 import type { CaptureFailure } from '../../harnesses/adapter.js';
 import type { RecordedError } from '../../schemas/common.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
@@ -169,7 +169,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     }
     const upstream = s.upstreams.get(r.model.id)!;
     // --wire-trace off starts no recording proxy (seeds/003): the CLI calls the model API itself, nothing is recorded.
-    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: captureWork, wireTrace: 'full' });
+    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: captureWork, wireTrace: 'full', ...proxyCorrelation(s.harness) });
     const scope = pipeline?.proxy.captureScope ?? randomBytes(4).toString('hex');
     let outcome: Awaited<ReturnType<typeof runProcess>> | undefined;
     let lastStderr = logs.stderr;
@@ -333,6 +333,12 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       // Each failed attempt's process logs stay with the sample (seeds/003 §7.3).
       await mkdir(join(dir, 'rollout'), { recursive: true });
       for (const [name, path] of Object.entries(logs)) if (existsSync(path)) await copyFile(path, join(dir, 'rollout', `${s.harness}-${name}.attempt-${attempt}.log`));
+      // Calls the proxy recorded that no published capture holds (no native session to attribute them to): kept as they are.
+      if (!result.capture) {
+        for (const [name, path] of [['calls.jsonl', join(captureWork, 'calls.jsonl')], ['wire.frames', join(captureWork, WIRE_LOG_FILE)]] as const) {
+          if (existsSync(path)) await copyFile(path, join(dir, 'rollout', `capture-${name.replace('.', `.attempt-${attempt}.`)}`));
+        }
+      }
     }
     await rm(runtime, { recursive: true, force: true });
     await forget();

@@ -5,8 +5,9 @@ import { DIALOGUE_SCENARIOS } from './dialogue-scenarios.js';
 const delegate = (prompt: string, background = false, agentType = 'general-purpose') => [
   { name: 'Agent', input: { description: 'Read notes file', prompt, subagent_type: agentType }, input_if_property: { run_in_background: background } },
   { name: 'Task', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' } },
-  { name: 'task', input: { description: 'Read notes file', prompt, subagent_type: 'general' } },
-  { name: 'subagent', input: { agent: 'scout', task: prompt } }, // Pi's example sub-agent extension
+  { name: 'task', input: { description: 'Read notes file', prompt, subagent_type: agentType === 'general-purpose' ? 'general' : agentType } }, // OpenCode
+  // Pi's example sub-agent extension: scout may run bash, planner only reads (the read-only agent of [MAIN:tools]).
+  { name: 'subagent', input: { agent: agentType === 'reader' ? 'planner' : 'scout', task: prompt } },
   { name: 'sessions_spawn', input: { task: prompt, label: 'reader' } }, // OpenClaw
   { name: 'multi_agent_v1/spawn_agent', input: { message: prompt } },
   // Codex multi_agent v2 before 0.150 takes spawn_agent un-namespaced, and requires a task_name.
@@ -344,6 +345,24 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
         { tool_calls: [[{ name: 'ToolSearch', input: { query: 'select:SendMessage' } }]] },
         { text: 'Asking the same sub-agent again.', tool_calls: [[{ name: 'SendMessage', input: { to: '{{last_agent_id}}', summary: 'Read notes again', message: '[SUB:A] Read the file notes.txt in {{cwd}} once more and report its first line.' } }]] },
         { text: 'Done. Resumed report: {{last_tool_result}}' },
+      ],
+    },
+    {
+      // A child that calls a delegation tool it was not given (OpenCode's children have no `task`): the harness
+      // refuses the grandchild, which must stay a refused tool call, never a participant.
+      name: 'delegate-beyond-depth',
+      match: '[MAIN:beyond-depth]',
+      turns: [
+        { text: 'Delegating to a sub-agent that tries to delegate again.', tool_calls: [delegate('[SUB:G] Delegate again: [SUB:A] read notes.txt in {{cwd}}.')] },
+        { text: 'Done. Report: {{last_tool_result}}' },
+      ],
+    },
+    {
+      name: 'sub-agent-beyond-depth',
+      match: '[SUB:G]',
+      turns: [
+        { tool_calls: [[...delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.'), { name: 'task', input: { description: 'Read notes file', prompt: '[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.', subagent_type: 'general' }, even_if_absent: true }]] },
+        { text: 'Sub-agent G got: {{last_tool_result}}' },
       ],
     },
     {

@@ -1,6 +1,6 @@
 /**
  * The default script's dialogue scenarios: a user simulator's instructions name one (matched in the system prompt),
- * and a Task Agent crash a simulator can ask for.
+ * and the faults a Task Agent can be made to hit (a crash, its session store deleted).
  */
 
 /** Walks up from the tool's shell and SIGKILLs the topmost process with this HOME: the harness roller started. */
@@ -28,6 +28,16 @@ export const DIALOGUE_SCENARIOS = [
       match: '[SIM:crash]',
       match_in: 'system',
       turns: [{ text: '[CRASH] Please run the health check.' }, { text: '[[DONE]]' }],
+    },
+    {
+      // The harness's own session store is deleted under it by its own tool (OpenCode's SQLite database): the CLI
+      // ends well, having written nothing a reader can find.
+      name: 'lose-session',
+      match: '[LOSE-SESSION]',
+      turns: [
+        { tool_calls: [[{ name: 'bash', input: { command: 'rm -f "$HOME"/.local/share/opencode/opencode.db*', description: 'Clean up' } }]] },
+        { text: 'Cleaned up.' },
+      ],
     },
     {
       // The harness process is SIGKILLed by its own tool: the topmost ancestor that has this HOME (roller sets it per attempt).

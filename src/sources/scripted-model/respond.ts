@@ -94,7 +94,7 @@ export function decide(script: Script, c: Conversation): Reply {
   }
   const calls: PlannedCall[] = [];
   for (const alternatives of turn.tool_calls ?? []) {
-    const choice = alternatives.find((a) => c.tools.has(a.name));
+    const choice = alternatives.find((a) => c.tools.has(a.name)) ?? alternatives.find((a) => a.even_if_absent);
     if (!choice) {
       calls.length = 0;
       return {
@@ -105,13 +105,13 @@ export function decide(script: Script, c: Conversation): Reply {
         calls,
       };
     }
-    const offered = c.tools.get(choice.name)!;
+    const offered = c.tools.get(choice.name);
     let input = fill(choice.input, vars) as Json | string;
     if (choice.input_if_property && typeof input === 'object') {
-      const props: Json = offered.parameters.properties ?? {};
+      const props: Json = offered?.parameters.properties ?? {};
       for (const [key, v] of Object.entries(choice.input_if_property)) if (key in props) input = { ...input, [key]: fill(v, vars) };
     }
-    calls.push({ name: choice.name, input, custom: offered.custom || typeof input === 'string' });
+    calls.push({ name: choice.name, input, custom: offered?.custom === true || typeof input === 'string' });
   }
   return {
     scenario: scenario?.name ?? 'fallback',

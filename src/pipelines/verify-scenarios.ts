@@ -1,4 +1,5 @@
 import { PI_SUBAGENT_PROFILE } from '../harnesses/pi/adapter.js';
+import type { OpenClawAgent } from '../harnesses/openclaw/launch.js';
 
 /**
  * seeds/000's common acceptance, per harness, as `roller verify` runs it: each scenario's scripted prompt and what
@@ -33,6 +34,8 @@ export interface Scenario {
   codexRoles?: Record<string, { description: string; config: string }>;
   /** Codex `[agents] max_depth`. */
   codexMaxDepth?: number;
+  /** OpenClaw agents beside main, each with its own tool policy (see OpenClawAgent). */
+  openclawAgents?: OpenClawAgent[];
   /** A harness profile the runner applies (Pi's sub-agent example extension). */
   profile?: string;
   skip?: { status: 'not_applicable' | 'not_run'; reason: string };
@@ -115,8 +118,14 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
     { name: 'sub-agents sharing a file', prompt: '[MAIN:shared] a writer, then a reader', agents: 2, background: true },
     { name: 'nested sub-agents (root, child, grandchild)', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', agents: 2, depth: 2, background: true },
     {
+      // A second agent, "reader", that may not run commands or change files; main spawns it by agentId, and a
+      // default child of its own: the reader's requests offer fewer tools.
       name: 'sub-agents with different tool configurations',
-      skip: { status: 'not_run', reason: "roller's OpenClaw profile defines one agent; a second with its own tool policy (agents.list[].tools, spawned by agentId) is not set up yet" },
+      prompt: '[MAIN:tools] a default and a read-only sub-agent',
+      agents: 2,
+      distinctTools: true,
+      background: true,
+      openclawAgents: [{ id: 'reader', description: 'Reads files and reports their content. Read-only.', tools: { deny: ['exec', 'process', 'write', 'edit', 'apply_patch'] } }],
     },
   ],
   pi: [

@@ -117,7 +117,11 @@ async function runScenario(
     captureCalls: true, // verify records every call
     ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}),
     ...(scenario.profile ? { profile: scenario.profile } : {}),
-    harnessOptions: { ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}), ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}) },
+    harnessOptions: {
+      ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}),
+      ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}),
+      ...(scenario.openclawAgents ? { agents: scenario.openclawAgents } : {}),
+    },
     // OpenClaw: its Node runtime, and its cache trace (the seeds' default there: announcement runs, stream contexts).
     ...(runtime ? { runtime } : {}),
     ...(runner.cacheTraceFile ? { cacheTrace: true } : {}),

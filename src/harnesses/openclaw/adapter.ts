@@ -4,8 +4,8 @@ import { relativeStatusSources } from '../native-archive.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { launchFields } from '../launch.js';
 import { sessionOfRecords, piToActf } from '../pi/session.js';
-import { openClawCacheTraceFile, openClawStateDir, openclawPlan } from './launch.js';
-import { findOpenClawStore, OPENCLAW_RAW_SCHEMA, openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStore } from './store.js';
+import { openClawCacheTraceFile, openClawStateDir, openclawPlan, type OpenClawAgent } from './launch.js';
+import { findOpenClawStores, OPENCLAW_RAW_SCHEMA, openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStores } from './store.js';
 import { openClawCaptureFailure } from './drain.js';
 import { cacheTraceBeside, OPENCLAW_CACHE_TRACE_IN_STATE, readOpenClawCacheTrace } from './cache-trace.js';
 
@@ -26,8 +26,9 @@ export const openClawAdapter: HarnessAdapter = {
   sessionFiles: /(^|\/)openclaw-agent\.sqlite(-wal|-shm)?$|(^|\/)logs\/cache-trace\.jsonl$/,
 
   async convert(native, input) {
-    const db = findOpenClawStore(native);
-    const trees = openClawTrees(readOpenClawStore(db));
+    const dbs = findOpenClawStores(native);
+    const db = dbs[0]!;
+    const trees = openClawTrees(readOpenClawStores(dbs));
     const traceFile = cacheTraceBeside(db);
     const trace = traceFile ? readOpenClawCacheTrace(traceFile) : null;
     if (trees.length === 0) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${db} holds no transcript`);
@@ -55,10 +56,10 @@ export const openClawAdapter: HarnessAdapter = {
   },
 
   async nativeCapture({ nativeRoot, version, session }) {
-    const store = findOpenClawStore(nativeRoot);
-    const tree = openClawTrees(readOpenClawStore(store)).find((t) => t.root.transcript.id === session.sessionId)!;
-    const traceFile = cacheTraceBeside(store);
-    const native = openClawNativeCapture(tree, version, store, traceFile ? readOpenClawCacheTrace(traceFile) : null);
+    const stores = findOpenClawStores(nativeRoot);
+    const tree = openClawTrees(readOpenClawStores(stores)).find((t) => t.root.transcript.id === session.sessionId)!;
+    const traceFile = cacheTraceBeside(stores[0]!);
+    const native = openClawNativeCapture(tree, version, traceFile ? readOpenClawCacheTrace(traceFile) : null);
     return { ...native, participants: relativeStatusSources(native.participants, nativeRoot) };
   },
 
@@ -86,6 +87,7 @@ export const openClawAdapter: HarnessAdapter = {
         mode: l.profile === OPENCLAW_EXEC_PROFILE ? 'exec' : 'gateway',
         ...(l.timeoutS !== undefined ? { timeoutS: l.timeoutS } : {}),
         ...(l.cacheTrace ? { cacheTrace: true } : {}),
+        ...((l.harnessOptions as { agents?: OpenClawAgent[] } | undefined)?.agents ? { agents: (l.harnessOptions as { agents: OpenClawAgent[] }).agents } : {}),
       }),
     cacheTraceFile: openClawCacheTraceFile,
     cacheTraceInNative: OPENCLAW_CACHE_TRACE_IN_STATE,

@@ -34,7 +34,19 @@ export const openClawDrainReportFile = (home: string) => join(home, 'roller-drai
 /** The exit code of the Gateway launcher when sub-agents did not settle: the agent's turn itself succeeded. */
 export const OPENCLAW_DRAIN_FAILED_EXIT = 71;
 
-export async function openclawPlan(launch: HarnessLaunch & { runtime: string; model?: string; mode?: OpenClawMode; timeoutS?: number; cacheTrace?: boolean }): Promise<ProcessPlan> {
+/**
+ * An agent beside `main` with a tool policy of its own (2026.9.6: agents.entries.<id>.tools): `main` may spawn it
+ * by `sessions_spawn` agentId (its entry's subagents.allowAgents), and it keeps its own store under agents/<id>/.
+ */
+export interface OpenClawAgent {
+  id: string;
+  description?: string;
+  tools?: { allow?: string[]; deny?: string[] };
+}
+
+export async function openclawPlan(
+  launch: HarnessLaunch & { runtime: string; model?: string; mode?: OpenClawMode; timeoutS?: number; cacheTrace?: boolean; agents?: OpenClawAgent[] },
+): Promise<ProcessPlan> {
   const mode = launch.mode ?? 'gateway';
   const state = openClawStateDir(launch.home);
   await mkdir(state, { recursive: true });
@@ -59,7 +71,16 @@ export async function openclawPlan(launch: HarnessLaunch & { runtime: string; mo
           },
         },
         tools: { toolSearch: false },
-        agents: { defaults: { model: { primary: `roller/${model}` }, ...(mode === 'gateway' ? { workspace: launch.work } : {}) } },
+        agents: {
+          defaults: {
+            model: { primary: `roller/${model}` },
+            ...(mode === 'gateway' ? { workspace: launch.work } : {}),
+          },
+          // main still spawns itself when no agentId is given (OpenClaw's self-spawn rule).
+          ...(launch.agents?.length
+            ? { entries: { main: { default: true, subagents: { allowAgents: launch.agents.map((a) => a.id) } }, ...Object.fromEntries(launch.agents.map(({ id, ...entry }) => [id, entry])) } }
+            : {}),
+        },
       },
       null,
       2,

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { openReadonlySqlite } from '../../core/sqlite.js';
 import { decompress } from 'fzstd';
 import { ErrorCode, RollerError } from '../../core/errors.js';
@@ -29,6 +29,8 @@ export interface OpenClawSession {
   key: string | null;
   /** The key of the session that spawned this one (session_nodes.parent_session_key); null for a root. */
   parentKey: string | null;
+  /** The agent store it was read from (each agent keeps its own). */
+  database: string;
 }
 
 /** A root session and the sub-agent sessions under it (Gateway mode), each with its parent and depth. */
@@ -43,6 +45,27 @@ export function findOpenClawStore(native: string, agent = 'main'): string {
     if (p.endsWith('.sqlite') && existsSync(p)) return p;
   }
   throw new RollerError(ErrorCode.FILE_NOT_FOUND, `no openclaw-agent.sqlite under ${native}: pass an OpenClaw HOME, its --state-dir, or the .sqlite file`);
+}
+
+/**
+ * Every agent's store beside main's (agents/<agent>/agent/openclaw-agent.sqlite), main's first: a sub-agent spawned
+ * with another agentId keeps its transcript in that agent's store. A .sqlite passed as such is read alone.
+ */
+export function findOpenClawStores(native: string): string[] {
+  const main = findOpenClawStore(native);
+  if (main === native) return [main];
+  const agents = dirname(dirname(dirname(main)));
+  const others = readdirSync(agents, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name !== 'main')
+    .map((d) => join(agents, d.name, 'agent', 'openclaw-agent.sqlite'))
+    .filter((p) => existsSync(p))
+    .sort();
+  return [main, ...others];
+}
+
+/** The sessions of every store, in the stores' order. */
+export function readOpenClawStores(dbPaths: readonly string[]): OpenClawSession[] {
+  return dbPaths.flatMap((p) => readOpenClawStore(p));
 }
 
 /**
@@ -94,7 +117,7 @@ export function readOpenClawStore(dbPath: string): OpenClawSession[] {
           return { toolCallId: String(m.toolCallId), result, childSessionKey: typeof parsed?.childSessionKey === 'string' ? parsed.childSessionKey : null, accepted: parsed?.status === 'accepted' };
         });
       const node = nodes.get(id);
-      return { transcript, accounting, compiled: compiled.get(id) ?? null, spawns, key: node?.key ?? null, parentKey: node?.parentKey ?? null };
+      return { transcript, accounting, compiled: compiled.get(id) ?? null, spawns, key: node?.key ?? null, parentKey: node?.parentKey ?? null, database: dbPath };
     });
   } finally {
     db.close();
@@ -278,13 +301,14 @@ export function openClawAnnouncements(tree: OpenClawTree, trace: OpenClawCacheTr
  * (exec runs one participant); coverage is the count of the stream contexts the cache trace's stream wrapper
  * recorded for the root's session (seeds/000), or without a cache trace the count of its assistant messages.
  */
-export function openClawNativeCapture(tree: OpenClawTree, version: string, dbPath: string, trace: OpenClawCacheTrace | null = null): NativeCapture {
+export function openClawNativeCapture(tree: OpenClawTree, version: string, trace: OpenClawCacheTrace | null = null): NativeCapture {
   const participants = openClawParticipants(tree);
   const root = participants[0]!;
   const sessions = [tree.root, ...tree.children.map((c) => c.session)];
+  const dbPaths = [...new Set(sessions.map((s) => s.database))];
   const outputs = sessions.flatMap((s) => s.accounting.messages.filter((m) => m.counted).map((m) => m.entry.message as Json | undefined));
   const perId = outputs.length > 0 && outputs.every((m) => typeof m?.responseId === 'string');
-  const nativeFiles = trace ? [dbPath, trace.file] : [dbPath];
+  const nativeFiles = trace ? [...dbPaths, trace.file] : dbPaths;
   if (perId) {
     return {
       harness: { name: 'openclaw', version },

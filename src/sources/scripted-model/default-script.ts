@@ -8,7 +8,7 @@ const delegate = (prompt: string, background = false, agentType = 'general-purpo
   { name: 'task', input: { description: 'Read notes file', prompt, subagent_type: agentType === 'general-purpose' ? 'general' : agentType } }, // OpenCode
   // Pi's example sub-agent extension: scout may run bash, planner only reads (the read-only agent of [MAIN:tools]).
   { name: 'subagent', input: { agent: agentType === 'reader' ? 'planner' : 'scout', task: prompt } },
-  { name: 'sessions_spawn', input: { task: prompt, label: 'reader' } }, // OpenClaw
+  { name: 'sessions_spawn', input: { task: prompt, label: 'reader', ...(agentType === 'reader' ? { agentId: 'reader' } : {}) } }, // OpenClaw
   { name: 'multi_agent_v1/spawn_agent', input: { message: prompt } },
   // Codex multi_agent v2 before 0.150 takes spawn_agent un-namespaced, and requires a task_name.
   { name: 'spawn_agent', input: { message: prompt }, input_if_property: { task_name: 'read_notes' } },

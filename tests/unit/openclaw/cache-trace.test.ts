@@ -36,7 +36,7 @@ describe('OpenClaw cache trace: announcement runs bind a child’s delivery and 
   });
 
   it('the relation is established only in the announcement run’s reply, with the run as evidence', () => {
-    const native = openClawNativeCapture(tree, '2026.9.6', store, trace);
+    const native = openClawNativeCapture(tree, '2026.9.6', trace);
     expect(native.nativeFiles).toEqual([store, cacheTraceBeside(store)]);
     const attributed = attributeCalls(calls, people);
     const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: native.announcements! });
@@ -100,17 +100,17 @@ describe('OpenClaw cache trace: announcement runs bind a child’s delivery and 
     const idless = { root: bare(tree.root), children: [] };
     // The root's runs only, as an exec run's trace holds them.
     const rootOnly = { ...trace, runs: new Map([...trace.runs].filter(([, r]) => r.sessionId === tree.root.transcript.id)) };
-    const native = openClawNativeCapture(idless, '2026.9.6', store, rootOnly);
+    const native = openClawNativeCapture(idless, '2026.9.6', rootOnly);
     const rootContexts = [...trace.runs.values()].filter((r) => r.sessionId === tree.root.transcript.id).reduce((n, r) => n + r.contexts.length, 0);
     expect(rootContexts).toBe(3);
     expect(native.outputs).toEqual({ method: 'count', counts: { [people[0]!.participant]: 3 } });
     expect(native.soleParticipant?.evidence).toContain(`the cache trace's stream wrapper names only session ${tree.root.transcript.id} (3 stream contexts)`);
     // A trace whose stream wrapper also fed another session: no call is the root's by the proxy alone.
-    const shared = openClawNativeCapture(idless, '2026.9.6', store, trace);
+    const shared = openClawNativeCapture(idless, '2026.9.6', trace);
     expect(shared.soleParticipant).toBeUndefined();
     expect(shared.participants[0]!.reason).toContain(`also fed session(s) ${tree.children[0]!.session.transcript.id}`);
     // Without a trace: the transcript's assistant messages, and the dedicated proxy as the only identity evidence.
-    expect(openClawNativeCapture(idless, '2026.9.6', store, null).soleParticipant?.evidence).toContain("this run's own proxy and OpenClaw exec runs one participant");
+    expect(openClawNativeCapture(idless, '2026.9.6', null).soleParticipant?.evidence).toContain("this run's own proxy and OpenClaw exec runs one participant");
   });
 
   it('a store without its trace beside it reads as no trace', () => {
@@ -141,7 +141,7 @@ describe('OpenClaw nested announcements: a child woken after its own child settl
   });
 
   it('every delivery is established in its parent’s announcement reply, with the run as evidence', () => {
-    const native = openClawNativeCapture(tree, '2026.9.6', nestedStore, trace);
+    const native = openClawNativeCapture(tree, '2026.9.6', trace);
     const attributed = attributeCalls(nestedCalls, people);
     const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: native.announcements! });
     for (const child of people.slice(1)) {

@@ -42,7 +42,7 @@ describe('OpenClaw Gateway store: a root session and its sessions_spawn child', 
   });
 
   it('per-id coverage when every output keeps its response id', () => {
-    expect(openClawNativeCapture(trees[0]!, '2026.9.6', store)).toMatchObject({ outputs: { method: 'per_id' }, capabilities: { native_output_coverage: 'per_id', delegation: 'native' } });
+    expect(openClawNativeCapture(trees[0]!, '2026.9.6')).toMatchObject({ outputs: { method: 'per_id' }, capabilities: { native_output_coverage: 'per_id', delegation: 'native' } });
   });
 
   it('relations: the acknowledgement is no delivery; the completion event naming the child’s session key is', () => {
@@ -104,7 +104,7 @@ describe('OpenClaw exec runs without response ids: one participant, joined by it
     db.close();
     const trees = openClawTrees(readOpenClawStore(copy));
     const root = trees.find((t) => t.root.spawns.length > 0)!;
-    const native = openClawNativeCapture(root, '2026.9.6', copy);
+    const native = openClawNativeCapture(root, '2026.9.6');
     expect(native.outputs).toEqual({ method: 'count', counts: { [native.participants[0]!.participant]: 3 } });
     expect(native.soleParticipant?.participant).toBe(native.participants[0]!.participant);
   });

@@ -43,4 +43,14 @@ describe('openclaw launch plans', () => {
     expect(JSON.parse(readFileSync(join(l.home, '.openclaw', 'openclaw.json'), 'utf8')).gateway).toBeUndefined();
     expect(plan.env.OPENCLAW_GATEWAY_TOKEN).toBeUndefined();
   });
+
+  it('a second agent: its own entry with its tool policy, main allowed to spawn it; without one, no roster at all', async () => {
+    const l = launch('agents');
+    await openclawPlan({ ...l, agents: [{ id: 'reader', description: 'Reads only.', tools: { deny: ['exec', 'write'] } }] });
+    const agents = (JSON.parse(readFileSync(join(l.home, '.openclaw', 'openclaw.json'), 'utf8')) as { agents: Record<string, unknown> }).agents;
+    expect(agents.entries).toEqual({ main: { default: true, subagents: { allowAgents: ['reader'] } }, reader: { description: 'Reads only.', tools: { deny: ['exec', 'write'] } } });
+    const one = launch('one');
+    await openclawPlan(one);
+    expect((JSON.parse(readFileSync(join(one.home, '.openclaw', 'openclaw.json'), 'utf8')) as { agents: Record<string, unknown> }).agents.entries).toBeUndefined();
+  });
 });

@@ -375,6 +375,8 @@ export function buildProgram(): Command {
       if (effortUnverified > 0) process.stderr.write(`roller collect: ${effortUnverified} samples' requests did not state the reasoning effort (unverified, not excluded)\n`);
       if (incomplete > 0) process.stderr.write(`roller collect: ${incomplete} samples end incomplete (token limit or empty answer): excluded from sft.jsonl (info.json runtime.completion_audit)\n`);
       if (modelNameMismatch > 0) process.stderr.write(`roller collect: ${modelNameMismatch} samples were answered by a model of another name than requested (a warning: aliases are legitimate; runtime.model_identity_audit)\n`);
+      const g = info.summary.grades;
+      if (g) process.stderr.write(`roller collect: graded ${g.graded}: ${g.passed} passed, ${g.failed} failed${g.timeout + g.error > 0 ? `, ${g.timeout} timed out, ${g.error} could not be graded (info.json grade.reason)` : ''} (a verdict on the work; it changes no sample status and no SFT inclusion)\n`);
       if (opts.json) await printLine(JSON.stringify(info));
       else await printLine(runDir);
       process.exitCode = info.state === 'finished' && info.summary.failed === 0 ? 0 : 1;

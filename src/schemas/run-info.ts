@@ -13,6 +13,7 @@ export const RunSampleRow = z.strictObject({
   error: RecordedError.nullable(),
   path: z.string().describe('sample directory, relative to the run directory'),
   usage: UsageTotals.nullable(),
+  grade: z.enum(['passed', 'failed', 'timeout', 'error']).optional().describe("the task grader's verdict (sample info.json grade)"),
 });
 
 export const ResumeEntry = z.strictObject({
@@ -58,6 +59,10 @@ export const RunInfo = z
         })
         .optional()
         .describe('seeds/003 summary.training: processed samples (reused included) by SFT eligibility and audit finding'),
+      grades: z
+        .strictObject({ graded: NonNegativeInt, passed: NonNegativeInt, failed: NonNegativeInt, timeout: NonNegativeInt, error: NonNegativeInt })
+        .optional()
+        .describe("the task graders' verdicts over processed samples (reused included); absent when no task has a grader. Independent of sample status and SFT inclusion"),
     }),
     usage: UsageTotals,
     samples: z.array(RunSampleRow),
@@ -79,6 +84,18 @@ export const TrajectoryConversion = z.strictObject({
   status: z.enum(['ok', 'unavailable']),
   reason: z.string().nullable(),
 });
+
+/** What the task's grader said of the agent's work (bench scores): never a sample status. */
+export const Grade = z
+  .strictObject({
+    status: z.enum(['passed', 'failed', 'timeout', 'error']).describe('passed: exit 0; failed: another exit code; error: it could not run or its reward file is unreadable'),
+    exit_code: z.number().int().nullable(),
+    scores: z.record(z.string(), z.number()).describe('reward.json as written, or {reward} from reward.txt; {} when it wrote neither'),
+    elapsed_ms: NonNegativeInt,
+    reason: z.string().nullable(),
+  })
+  .describe("the task grader's verdict (tasks' grader.command, run in the work directory after the harness)");
+export type Grade = z.infer<typeof Grade>;
 
 export const SampleInfo = z
   .strictObject({
@@ -112,6 +129,7 @@ export const SampleInfo = z
     results: z.array(
       z.strictObject({ path: z.string(), size: NonNegativeInt, mime: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
     ),
+    grade: Grade.optional().describe('present when the task has a grader'),
     runtime: z
       .strictObject({
         trajectory_conversion: z.array(TrajectoryConversion),

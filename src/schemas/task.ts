@@ -27,6 +27,13 @@ export const Task = z
     files: z.record(z.string(), z.string()).optional().describe('files to create in the work directory: relative path -> content'),
     output_dirs: z.array(z.string()).optional().describe('directories (relative to the work directory) copied to results/'),
     timeout_s: z.number().positive().optional(),
+    grader: z
+      .strictObject({
+        command: z.string().min(1).describe('a shell command (sh -c), run in the work directory after the last prompt'),
+        timeout_s: z.number().positive().optional().describe("its own time limit (default: the task's)"),
+      })
+      .optional()
+      .describe('bench scores: exit 0 passes; reward.txt (a number) or reward.json (an object of numbers) in $ROLLER_GRADER_DIR are the scores'),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((task, ctx) => {

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunInfo } from '../../src/schemas/index.js';
+import type { RunInfo, SampleInfo } from '../../src/schemas/index.js';
 import { collectRuns, DUMMY_KEY, filesUnder, info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
 import { runChecks } from '../support/run-checks.js';
 import { repoRoot } from '../support/paths.js';
@@ -251,13 +251,19 @@ describe('roller collect with the docker runner (engine stand-in that runs the c
         };
       },
     };
-    const tasks = await tasksFile('docker-tasks.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.' }]);
+    const grader = { command: 'echo 1 > "$ROLLER_GRADER_DIR/reward.txt"' };
+    const tasks = await tasksFile('docker-tasks.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.', grader }]);
     const { runDir, info: result } = await collect({ tasks, harness: 'claude-code', models: ['scripted/default'], output: join(tmp.path, 'runs'), runName: 'docker', captureCalls: true, runner: 'docker', image: 'node:20-bookworm', docker: api });
-    expect(result.summary).toMatchObject({ ok: 1, failed: 0 });
-    expect(created).toHaveLength(1);
+    expect(result.summary).toMatchObject({ ok: 1, failed: 0, grades: { graded: 1, passed: 1 } });
+    expect(created).toHaveLength(2);
     expect(created[0]).toMatchObject({ Image: 'node:20-bookworm', HostConfig: { NetworkMode: 'host' } });
     expect(created[0]!.HostConfig!.Binds!.some((b) => b.endsWith(':ro') && b.includes('claude-code-2.1.332'))).toBe(true);
-    expect(removed).toEqual(['c1']);
+    // The grader runs in a container of the same image, in the work dir the harness left, without the host's network.
+    expect(created[1]).toMatchObject({ Image: 'node:20-bookworm', Cmd: ['sh', '-c', grader.command], WorkingDir: created[0]!.WorkingDir });
+    expect(created[1]!.HostConfig!.NetworkMode).not.toBe('host');
+    expect(created[1]!.HostConfig!.Binds).toEqual(created[0]!.HostConfig!.Binds!.filter((b) => !b.endsWith(':ro')));
+    expect(removed).toEqual(['c1', 'c2']);
+    expect(readJson<SampleInfo>(join(runDir, result.samples[0]!.path, 'info.json')).grade).toMatchObject({ status: 'passed', scores: { reward: 1 } });
     expect(readJson<{ image_id: string }>(join(runDir, 'lock.json')).image_id).toBe('sha256:0123456789abcdef');
     expect((await roller(['validate-run', runDir])).code).toBe(0);
   }, 5 * 60_000);

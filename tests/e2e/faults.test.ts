@@ -292,6 +292,36 @@ describe('collect: an upstream that goes away after the preflight', () => {
   }, 5 * 60_000);
 });
 
+describe('collect: a task output that does not fit (a real full disk)', () => {
+  it('B16.1: the failed copy is a sample error naming the file and why; the other files, the trace and the capture are kept', async (ctx) => {
+    if (process.getuid?.() !== 0) {
+      console.log('skipped: mounting a small tmpfs as the run output needs root');
+      ctx.skip();
+    }
+    // The run's output on a 3 MiB tmpfs; the agent's work dir is elsewhere (the system temp dir), so its 5 MiB file fits there.
+    const out = join(tmp.path, 'full-disk');
+    mkdirSync(out, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', out]);
+    mounts.push(out);
+    const tasks = tasksFile('full-disk.jsonl', [{ id: 'big', prompt: '[HELLO] hi', files: { 'out/a-big.bin': 'x'.repeat(5 << 20), 'out/small.txt': 'small' }, output_dirs: ['out'] }]);
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'full']);
+    expect(r.code, r.stderr).toBe(1);
+    noStackTrace(r);
+    const run = join(out, 'full');
+    const info = readJson<RunInfo>(join(run, 'info.json'));
+    const dir = join(run, info.samples[0]!.path);
+    const sample = readJson<SampleInfo>(join(dir, 'info.json'));
+    expect(sample.status).toBe('error');
+    expect(sample.error?.code).toBe('ROLLER_RESULTS_COPY_FAILED');
+    expect(sample.error?.message).toMatch(/copying the task output failed: out\/a-big\.bin: ENOSPC .*the other files were copied; free space/);
+    // The file that fitted is there and recorded; no partial copy of the one that did not.
+    expect(sample.results.map((f) => f.path)).toEqual(['out/small.txt']);
+    expect(readdirSync(join(dir, 'results', 'out'))).toEqual(['small.txt']);
+    for (const f of ['trace.jsonl', 'trace_ACTF.json', 'capture/attempt-0001/calls.jsonl']) expect(existsSync(join(dir, f)), f).toBe(true);
+    expect(info.samples[0]!.status).toBe('error');
+  }, 5 * 60_000);
+});
+
 describe('collect: prompts of any size reach the harness (stdin or a file, never argv)', () => {
   it('8. a 300 KB prompt runs through Claude Code; NUL bytes and odd files keys are refused when the tasks load', async () => {
     const prompt = `[HELLO] ${'context line of a long task description. '.repeat(7500)}END`;

@@ -87,6 +87,18 @@ describe('collect: results/', () => {
     ]);
     expect(r.refused.sort()).toEqual(['out/dirlink: a symbolic link', 'out/link: a symbolic link']);
   });
+
+  it('a directory declared twice or inside another declared one is copied once, not refused as a clash', async () => {
+    const work = join(tmp.path, 'overlap-work');
+    await mkdir(join(work, 'out', 'sub'), { recursive: true });
+    await writeFile(join(work, 'out', 'a.txt'), 'a');
+    await writeFile(join(work, 'out', 'sub', 'b.txt'), 'b');
+    await writeFile(join(work, 'top.txt'), 't');
+    const r = await copyResults(work, ['out', './out/', 'out/sub'], join(tmp.path, 'overlap-results'));
+    expect([r.files.map((f) => f.path), r.refused, r.failed]).toEqual([['out/a.txt', 'out/sub/b.txt'], [], []]);
+    const all = await copyResults(work, ['out/sub', '.'], join(tmp.path, 'overlap-all'));
+    expect(all.files.map((f) => f.path)).toEqual(['out/a.txt', 'out/sub/b.txt', 'top.txt']);
+  });
 });
 
 describe('Claude Code result events of consecutive prompts (seeds/004: session delta)', () => {

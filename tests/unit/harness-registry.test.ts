@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { ErrorCode, isRollerError } from '../../src/core/errors.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { harnessAdapter, harnessNames, registerHarness, runnableHarnesses } from '../../src/harnesses/index.js';
@@ -30,6 +31,23 @@ describe('harness registry', () => {
     expect(checkValue(SftRecord, JSON.parse(readFileSync(join(tmp.path, 'out', 'trace_SFT.json'), 'utf8')))).toEqual([]);
     expect(JSON.parse(readFileSync(join(tmp.path, 'out', 'usage.json'), 'utf8'))).toMatchObject({ harness: 'toy', participants: [{ participant: 'session:s1', tokens: { input: 5, output: 2 } }] });
     expect(readFileSync(join(tmp.path, 'out', 'trace.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+});
+
+describe('an adapter that produces an ACTF roller cannot validate (B16.1)', () => {
+  it('is a conversion error naming the session and each bad field; no trace_ACTF.json or SFT is written, the raw trace is kept', async () => {
+    // A user's adapter with a bug: step ids from 0.
+    registerHarness({ ...toyAdapter, name: 'toy-off-by-one', convert: async (native, input) => (await toyAdapter.convert(native, input)).map((s) => ({ ...s, actf: { ...s.actf, steps: s.actf.steps.map((st) => ({ ...st, step_id: st.step_id - 1 })) } })) });
+    const dir = join(tmp.path, 'bad');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 's2.toy.jsonl'), ['{"kind":"user","text":"hi"}', '{"kind":"assistant","id":"m1","text":"hello"}'].join('\n'));
+    const out = join(tmp.path, 'bad-out');
+    const err = await convertNative({ harness: 'toy-off-by-one', native: dir, out, keepThinking: true }).catch((e: unknown) => e);
+    expect(isRollerError(err, ErrorCode.CONVERSION_INVALID), String(err)).toBe(true);
+    expect((err as Error).message).toMatch(/s2\.toy\.jsonl.*: the ACTF produced is not valid \(\$\.steps\[0\]\.step_id: .*\); this is a roller bug, please report it with the input/);
+    expect(existsSync(join(out, 'trace_ACTF.json'))).toBe(false);
+    expect(existsSync(join(out, 'trace_SFT.json'))).toBe(false);
+    expect(readFileSync(join(out, 'trace.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
   });
 });
 

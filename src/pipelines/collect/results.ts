@@ -1,5 +1,5 @@
 import { constants, createWriteStream } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink, realpath } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, realpath, rm } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { sha256File } from '../../core/hashing.js';
@@ -17,6 +17,8 @@ export interface CopiedResults {
   refused: string[];
   /** Declared output directories the agent never made (a warning: the sample itself may be fine). */
   missing: string[];
+  /** Safe files whose copy failed (a full disk, a file-size limit, a read error), each with why: the sample is an error. */
+  failed: string[];
 }
 
 const MIME: Record<string, string> = {
@@ -33,7 +35,7 @@ const MIME: Record<string, string> = {
  * the safe files are still copied — the caller marks the sample error when `refused` is not empty.
  */
 export async function copyResults(work: string, outputDirs: readonly string[], dest: string): Promise<CopiedResults> {
-  const out: CopiedResults = { files: [], refused: [], missing: [] };
+  const out: CopiedResults = { files: [], refused: [], missing: [], failed: [] };
   const realWork = await realpath(work);
   const visit = async (rel: string): Promise<void> => {
     const st = await lstat(join(work, rel)).catch(() => undefined);
@@ -41,13 +43,17 @@ export async function copyResults(work: string, outputDirs: readonly string[], d
     if (st.isSymbolicLink()) out.refused.push(`${rel}: a symbolic link`);
     else if (st.isDirectory()) for (const e of (await readdir(join(work, rel))).sort()) await visit(join(rel, e));
     else if (st.isFile()) {
-      const copied = await copyOne(realWork, rel, dest);
+      const copied = await copyOne(realWork, rel, dest).catch((err: NodeJS.ErrnoException) => ({ failed: `${rel}: ${err.code ?? 'error'} (${err.message})` }));
       if (typeof copied === 'string') out.refused.push(`${rel}: ${copied}`);
+      else if ('failed' in copied) out.failed.push(copied.failed);
       else out.files.push(copied);
     } else out.refused.push(`${rel}: not a regular file`);
   };
-  for (const dir of outputDirs) {
-    const rel = dir.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').join(sep);
+  const declared = outputDirs.map((dir) => ({ dir, rel: dir.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').join(sep) }));
+  // A directory declared twice, or inside another declared one, is copied once (with the first or the outer one).
+  const covered = (i: number) => declared.some((d, j) => j !== i && (d.rel === declared[i]!.rel ? j < i : d.rel === '' || declared[i]!.rel.startsWith(d.rel + sep)));
+  for (const [i, { dir, rel }] of declared.entries()) {
+    if (covered(i)) continue;
     const link = await linkOnTheWay(work, rel);
     if (link) out.refused.push(`${dir}: ${link} is a symbolic link (not followed)`);
     else if (!(await lstat(join(work, rel)).catch(() => undefined))) out.missing.push(dir);
@@ -82,7 +88,13 @@ async function copyOne(realWork: string, rel: string, dest: string): Promise<Res
     const actual = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
     if (actual !== undefined && actual !== join(realWork, rel)) return `reached through a symbolic link (it is ${actual})`;
     await mkdir(join(dest, rel, '..'), { recursive: true });
-    await pipeline(handle.createReadStream({ autoClose: false }), createWriteStream(join(dest, rel), { flags: 'wx' }));
+    try {
+      await pipeline(handle.createReadStream({ autoClose: false }), createWriteStream(join(dest, rel), { flags: 'wx' }));
+    } catch (err) {
+      // No partial copy is left to pass for the file.
+      await rm(join(dest, rel), { force: true }).catch(() => undefined);
+      throw err;
+    }
   } finally {
     await handle.close();
   }

@@ -285,6 +285,13 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     resumeHistory.push({ at: new Date().toISOString(), took_over: tookOver, cleaned, changes });
   }
   const training = new TrainingTally();
+  // The graders' verdicts of the processed samples (reused included), when any task has a grader.
+  const gradeSummary = (list: RunInfo['samples']) => {
+    const graded = list.filter((r) => r.grade !== undefined);
+    if (graded.length === 0) return {};
+    const n = (g: string) => graded.filter((r) => r.grade === g).length;
+    return { grades: { graded: graded.length, passed: n('passed'), failed: n('failed'), timeout: n('timeout'), error: n('error') } };
+  };
   /** Set once the run-level SFT files are written (seeds/003 §4.4). */
   let sftCounts: { sft_included: number; sft_segmented: number; sft_excluded: number } | undefined;
   const snapshot = (): RunInfo => {
@@ -300,7 +307,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
       config,
       progress: { total: requests.length, processed: list.length, pending: requests.length - list.length },
       requests: { tasks: bundle.tasks.length, models: models.length },
-      summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout'), ...(sftCounts ?? {}), training: training.summary() },
+      summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout'), ...(sftCounts ?? {}), training: training.summary(), ...gradeSummary(list) },
       usage: runUsageTotals(list),
       samples: list,
       errors: runErrors,
@@ -345,6 +352,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     error: info.error,
     path: relative(runDir, sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } })),
     usage: info.usage,
+    ...(info.grade ? { grade: info.grade.status } : {}),
   });
   // The sample stream, in request order: the run-level SFT files and the user's sinks take each finished sample.
   const order = new InOrder<FinishedSample>(requests.length);

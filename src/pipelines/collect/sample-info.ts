@@ -25,7 +25,7 @@ export interface SampleHead {
  * The sample's last step, shared by collect and reprocess: a failed sample loses its SFT (keeping raw and
  * ACTF), an ok one its rollout logs; then info.json from the final attempt's projection.
  */
-export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported' | 'spawnsWithoutParticipant' | 'userSimulator'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures'] }): Promise<SampleInfo> {
+export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported' | 'spawnsWithoutParticipant' | 'userSimulator' | 'grade'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures'] }): Promise<SampleInfo> {
   if (result.status !== 'ok') {
     await rm(join(dir, 'trace_SFT.json'), { force: true });
     await rm(join(dir, 'sft_segments'), { recursive: true, force: true });
@@ -72,6 +72,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       ...(result.status === 'ok' && result.segments ? { sft_segments: result.segments } : {}),
     },
     results: result.results,
+    ...(result.grade ? { grade: result.grade } : {}),
     runtime: {
       trajectory_conversion: conversion,
       sft_eligibility: !sftOk

@@ -8,7 +8,7 @@ import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { harnessAdapter, proxyCorrelation } from '../../harnesses/index.js';
 import type { CaptureFailure } from '../../harnesses/adapter.js';
 import type { RecordedError } from '../../schemas/common.js';
-import type { SampleInfo } from '../../schemas/run-info.js';
+import type { Grade, SampleInfo } from '../../schemas/run-info.js';
 import type { Task } from '../../schemas/task.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { runInDocker, type DockerApi } from '../../sources/docker-runner.js';
@@ -19,6 +19,7 @@ import { startProxyPipeline } from '../proxy.js';
 import type { ResolvedModel } from './models.js';
 import { copyCacheTrace } from './cache-trace.js';
 import { copyResults } from './results.js';
+import { GRADER_DIR, runGrader } from './grader.js';
 import type { CompactionCallUsage } from './compaction-segments.js';
 import type { CompletionAudit, ModelIdentityAudit, ThinkingAudit, WireEffortAudit } from './audits.js';
 import { projectAttempt } from './project-attempt.js';
@@ -108,10 +109,12 @@ export interface AttemptResult {
   harnessMs: number;
   /** A user-simulator task: the simulator participant (user_simulator/info.json). */
   userSimulator?: UserSimulatorInfo;
+  /** The task grader's verdict (tasks' grader). */
+  grade?: Grade;
 }
 
 
-const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'sft_segments', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'results', 'capture', 'conversation.json', USER_SIMULATOR_DIR, 'info.json'];
+const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'sft_segments', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'results', 'capture', 'conversation.json', USER_SIMULATOR_DIR, GRADER_DIR, 'info.json'];
 
 /**
  * One sample: up to 1 + retries complete attempts, each in a fresh HOME and work directory, the harness
@@ -308,13 +311,27 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (runner.keepsToolsCapture && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
     if (keptCacheTrace && s.wireTrace === 'full' && existsSync(keptCacheTrace)) await copyFile(keptCacheTrace, join(dir, 'cache_trace.jsonl'));
 
-    const { files, refused, missing } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'));
+    const { files, refused, missing, failed } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'));
     // --collect-path output goes to results/legacy/ (seeds/003 §5.7), under the same safety rules.
     const legacy = await copyResults(work, s.collectPaths, join(dir, 'results', 'legacy'));
     result.results = [...files, ...legacy.files.map((f) => ({ ...f, path: `legacy/${f.path}` }))];
     refused.push(...legacy.refused);
+    failed.push(...legacy.failed);
     for (const m of [...missing, ...legacy.missing]) result.warnings.push(`the task declares the output directory '${m}', but the agent never made it: nothing of it is in results/`);
+    if (failed.length > 0) fail('error', ErrorCode.RESULTS_COPY_FAILED, `copying the task output failed: ${failed.join('; ')} (the other files were copied; free space or raise the file-size limit and run again with --resume)`);
     if (refused.length > 0) fail('error', 'ROLLER_UNSAFE_OUTPUT', `the task output holds files roller does not copy: ${refused.join('; ')} (the safe files were copied)`);
+    // Graded after results/ is copied, so results/ holds what the agent left, not what its tests added.
+    if (r.task.grader && outcome) {
+      const docker = s.docker;
+      result.grade = await runGrader(r.task.grader, {
+        work,
+        home,
+        sampleDir: dir,
+        defaultTimeoutS: timeoutS,
+        run: docker ? (plan, run) => runInDocker(plan, { ...run, image: docker.image, docker: docker.api, hostNetwork: false, mounts: [{ path: home }, { path: work }] }) : runProcess,
+      });
+      if (result.grade.status === 'error' || result.grade.status === 'timeout') result.warnings.push(`grader: ${result.grade.reason}`);
+    }
     if (simulator) {
       // Both participants' files; a failed simulator (or its trajectory) makes the sample an error (seeds/003 §7.2).
       const simError = simulator.termination?.reason === 'simulator_failed' ? { code: ErrorCode.USER_SIMULATOR_FAILED, message: simulator.termination.detail ?? 'the user simulator failed' } : null;

@@ -14,6 +14,7 @@ import { readWireFrames } from '../../sources/proxy/wire-frames.js';
 import { callsJsonlBodies } from '../../sources/archive/calls-bodies.js';
 import { projectAttempt } from '../collect/project-attempt.js';
 import { finishSample } from '../collect/sample-info.js';
+import { GRADER_DIR } from '../collect/grader.js';
 import { USER_SIMULATOR_DIR } from '../collect/user-simulator-files.js';
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
 import { sampleSftLines, type SampleSftLines } from '../finished-sample.js';
@@ -31,7 +32,7 @@ const FAMILIES: Record<ReprocessTarget, string[]> = {
 
 /** Files of a sample that no projection derives: copied as bytes (task outputs, diagnostic layers, logs). */
 // A dialogue's files are roller's own simulator client's records, not derived from the harness's: kept as they are.
-const KEPT_AS_IS = ['results', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'rollout', 'conversation.json', USER_SIMULATOR_DIR];
+const KEPT_AS_IS = ['results', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'rollout', 'conversation.json', USER_SIMULATOR_DIR, GRADER_DIR];
 
 export interface SampleJob {
   /** The archived sample directory (never modified). */
@@ -155,6 +156,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
         requests: projection.requests,
         conversion: projection.conversion,
         results: info.results,
+        ...(info.grade ? { grade: info.grade } : {}),
         capture: projection.capture,
         audits: projection.audits,
         ...(projection.segments ? { segments: projection.segments } : {}),

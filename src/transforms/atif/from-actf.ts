@@ -86,7 +86,17 @@ export function actfToAtif(actf: Actf, info: SampleInfo, sessionId: string): { t
       ...(info.usage?.cost_usd != null ? { total_cost_usd: info.usage.cost_usd } : {}),
       total_steps: steps.length,
     },
-    extra: { roller: { task_id: info.task_id, index: info.index, status: info.status, error: info.error, tools_source: actf.tools_source } },
+    extra: {
+      roller: {
+        task_id: info.task_id,
+        index: info.index,
+        status: info.status,
+        error: info.error,
+        // The task grader's verdict and scores; null when the task has no grader.
+        bench_scores: info.grade ? { status: info.grade.status, scores: info.grade.scores } : null,
+        tools_source: actf.tools_source,
+      },
+    },
   };
   return { trajectory, images: [...images.values()] };
 }

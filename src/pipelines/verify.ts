@@ -1,5 +1,4 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../core/errors.js';
@@ -15,7 +14,7 @@ import { attributeCalls, deriveRelations, joinCallToSole, tokenDisagreements, va
 import { finalizeNativeCapture } from './capture/finalize.js';
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
-import { copyCacheTrace } from './collect/cache-trace.js';
+import { keepCacheTrace } from './collect/cache-trace.js';
 import { SCENARIOS, type Scenario, type ScenarioResult, type VerifyHarness } from './verify-scenarios.js';
 
 export { SCENARIOS, type ScenarioResult, type ScenarioStatus, type VerifyHarness } from './verify-scenarios.js';
@@ -32,7 +31,7 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
   // The capture contract the harness's adapter gives a collect sample, at the version run.
   const adapter = harnessAdapter(harness);
-  const native = await adapter.nativeCapture!({ nativeRoot, version, session: { sessionId: session.sessionId, participants }, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });
+  const native = await adapter.nativeCapture!({ nativeRoot, version, session, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });
   const joined = attributeCalls(model, participants, adapter.callSessionField);
   const sole = native.soleParticipant;
   const attributed = sole ? joined.map((c) => joinCallToSole(c, sole)) : joined;
@@ -135,12 +134,7 @@ async function runScenario(
     if (drained) return [`${drained.code}: ${drained.message}`];
     return [`the CLI exited ${outcome.exitCode}${outcome.timedOut ? ' (timeout)' : ''}: ${(await readFile(join(base, 'stderr.txt'), 'utf8')).slice(-300)}`];
   }
-  const cacheTrace = runner.cacheTraceFile?.(home);
-  if (cacheTrace && runner.cacheTraceInNative && existsSync(cacheTrace)) {
-    const kept = join(runner.nativeRoot(home), runner.cacheTraceInNative);
-    await mkdir(join(kept, '..'), { recursive: true });
-    await copyCacheTrace(cacheTrace, kept);
-  }
+  await keepCacheTrace(runner, home);
   const calls = (await readFile(join(base, 'capture', 'calls.jsonl'), 'utf8')).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call);
   const judged = await (async () => {
     const out = join(base, 'converted');

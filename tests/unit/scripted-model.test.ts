@@ -78,4 +78,18 @@ describe('scripted model: replies decided from the conversation itself', () => {
     expect(r.calls).toEqual([]);
     expect(r.text).toMatch(/^SCRIPT ERROR: none of Agent, Task/);
   });
+
+  it('even_if_absent: an offered alternative still wins; with none offered, the marked one is called anyway (a model naming a tool it was not given)', () => {
+    const script = Script.parse({
+      scenarios: [{ name: 'g', match: '[G]', turns: [{ tool_calls: [[{ name: 'Agent', input: { prompt: 'p' } }, { name: 'task', input: { prompt: 'p' }, even_if_absent: true }]] }] }],
+      fallback: { text: 'x' },
+    });
+    const ask = (tools: object[]) => decide(script, conversationOf('anthropic-messages', { model: 'm', tools, messages: [{ role: 'user', content: '[G]' }] })).calls.map((c) => c.name);
+    expect(ask([agentTool])).toEqual(['Agent']);
+    expect(ask([{ name: 'task', input_schema: { type: 'object' } }])).toEqual(['task']);
+    expect(ask([{ name: 'read', input_schema: { type: 'object' } }])).toEqual(['task']);
+    // The default script's [SUB:G] (OpenCode's child past subagent_depth): task, though the child is offered no task tool.
+    const child = decide(DEFAULT_SCRIPT, conversationOf('openai-chat-completions', { model: 'm', tools: [{ type: 'function', function: { name: 'read', parameters: {} } }], messages: [{ role: 'user', content: '[SUB:G] go' }] }));
+    expect(child.calls.map((c) => c.name)).toEqual(['task']);
+  });
 });

@@ -1,5 +1,8 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { once } from 'node:events';
+import { dirname, join } from 'node:path';
+import type { HarnessRunner } from '../../harnesses/adapter.js';
 import { createInterface } from 'node:readline';
 import { redactCredentialValues } from './lock.js';
 
@@ -30,4 +33,18 @@ export async function copyCacheTrace(from: string, to: string): Promise<{ kept: 
     await once(out, 'close');
   }
   return { kept, dropped };
+}
+
+/**
+ * The harness's own cache trace, redacted, into its native root (runner.cacheTraceInNative), where its adapter reads
+ * it as native evidence. undefined: the runner keeps none; 'absent': the harness wrote none.
+ */
+export async function keepCacheTrace(runner: HarnessRunner, home: string): Promise<{ path: string; dropped: number } | 'absent' | undefined> {
+  const from = runner.cacheTraceFile?.(home);
+  if (!from || !runner.cacheTraceInNative) return undefined;
+  if (!existsSync(from)) return 'absent';
+  const path = join(runner.nativeRoot(home), runner.cacheTraceInNative);
+  await mkdir(dirname(path), { recursive: true });
+  const { dropped } = await copyCacheTrace(from, path);
+  return { path, dropped };
 }

@@ -17,7 +17,7 @@ import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
 import { startProxyPipeline } from '../proxy.js';
 import type { ResolvedModel } from './models.js';
-import { copyCacheTrace } from './cache-trace.js';
+import { keepCacheTrace } from './cache-trace.js';
 import { copyResults } from './results.js';
 import { GRADER_DIR, runGrader } from './grader.js';
 import type { CompactionCallUsage } from './compaction-segments.js';
@@ -266,16 +266,10 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     }
 
     // The harness's own cache trace, redacted, joins the native evidence (OpenClaw: announcement runs, stream contexts).
-    const cacheTraceFile = s.cacheTrace ? runner.cacheTraceFile?.(home) : undefined;
-    const keptCacheTrace = cacheTraceFile && runner.cacheTraceInNative ? join(runner.nativeRoot(home), runner.cacheTraceInNative) : undefined;
-    if (cacheTraceFile && keptCacheTrace) {
-      if (!existsSync(cacheTraceFile)) result.warnings.push('--cache-trace: the harness wrote no cache trace');
-      else {
-        await mkdir(join(keptCacheTrace, '..'), { recursive: true });
-        const { dropped } = await copyCacheTrace(cacheTraceFile, keptCacheTrace);
-        if (dropped > 0) result.warnings.push(`cache trace: ${dropped} line(s) of the harness's cache trace were not JSON (cut short) and are left out`);
-      }
-    }
+    const cacheTrace = s.cacheTrace ? await keepCacheTrace(runner, home) : undefined;
+    if (cacheTrace === 'absent') result.warnings.push('--cache-trace: the harness wrote no cache trace');
+    else if (cacheTrace && cacheTrace.dropped > 0) result.warnings.push(`cache trace: ${cacheTrace.dropped} line(s) of the harness's cache trace were not JSON (cut short) and are left out`);
+    const keptCacheTrace = typeof cacheTrace === 'object' ? cacheTrace.path : undefined;
     if (runner.reported) result.harnessReported = await runner.reported(Object.entries(logs).filter(([k]) => k.startsWith('stdout')).map(([, p]) => p));
     const projection = await projectAttempt(
       dir,

@@ -1,0 +1,17 @@
+/** Tool calls as each harness's tools take them: one alternative list per call (the first one a request offers is called). */
+
+/** A shell command, as Claude Code (Bash) and Codex (exec_command) take it: one tool-call alternative list. */
+export const shell = (command: string, description: string) => [
+  { name: 'Bash', input: { command, description } },
+  { name: 'exec_command', input: { cmd: command } },
+];
+
+export const readNotes = [
+  { name: 'Read', input: { file_path: '{{cwd}}/notes.txt' } },
+  // OpenCode's read takes filePath, OpenClaw's path: whichever the offered schema has.
+  { name: 'read', input: {}, input_if_property: { filePath: '{{cwd}}/notes.txt', path: '{{cwd}}/notes.txt' } },
+  { name: 'Bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } },
+  { name: 'bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } },
+  { name: 'exec_command', input: { cmd: 'head -n 1 notes.txt' } },
+  { name: 'shell', input: { command: ['bash', '-lc', 'head -n 1 notes.txt'] } },
+];

@@ -34,6 +34,11 @@ export interface HarnessAdapter {
   atifSubagents?(records: readonly Record<string, unknown>[], participants: readonly Pick<ParticipantUsage, 'participant' | 'native_id' | 'role'>[]): AtifSubagent[];
   /** Its calls carry no response id: they join their participant by this field of the identity headers (OpenCode: session_id). */
   readonly callSessionField?: HeaderJoin['field'];
+  /**
+   * Model calls of a participant that write no native message (OpenCode's title requests): their tokens are the
+   * participant's spend that its native records do not hold, added to the sample's usage as auxiliary calls.
+   */
+  readonly auxiliaryCall?: { rule: string; test(call: Call): boolean };
   /** Headers the CLI sends for the proxy's join only (seeds/000: OpenCode's x-session-id): recorded, removed before forwarding. */
   readonly correlationHeaders?: CorrelationHeaders;
   /** A finished sample whose main ACTF holds a sub-agent's steps (written by an older roller): never reused on resume. */

@@ -20,6 +20,8 @@ export interface UsageNode {
   note: string | null;
   /** Calls this participant made that no native message holds (compaction summaries): their wire usage. */
   compaction?: { calls: number; tokens: Tokens };
+  /** Other calls it made that no native message holds (OpenCode's title requests): their wire usage and why. */
+  auxiliary?: { calls: number; rule: string; tokens: Tokens };
   children: UsageNode[];
 }
 
@@ -80,6 +82,15 @@ export async function usageReport(runDir: string): Promise<UsageReport> {
       }
       addTokens(sampleTotals, c.tokens);
     }
+    for (const c of ((info.runtime as { auxiliary_calls?: unknown }).auxiliary_calls ?? []) as { participant: string; rule: string; tokens: Tokens }[]) {
+      const node = nodes.get(c.participant);
+      if (node) {
+        node.auxiliary ??= { calls: 0, rule: c.rule, tokens: zeroTokens() };
+        node.auxiliary.calls++;
+        addTokens(node.auxiliary.tokens, c.tokens);
+      }
+      addTokens(sampleTotals, c.tokens);
+    }
     addTokens(totals, sampleTotals);
     const c = info.usage?.cost_usd ?? null;
     if (c !== null) cost = (cost ?? 0) + c;
@@ -106,6 +117,7 @@ export function formatUsage(r: UsageReport): string[] {
     const walk = (n: UsageNode, indent: string) => {
       lines.push(`${indent}${n.role} ${n.native_id}${n.spawn_tool_call_id ? ` (spawned by ${n.spawn_tool_call_id})` : ''}: ${n.messages} messages, ${fmt(n.tokens)}, ${n.status}${n.status_source ? ` — ${n.status_source}` : ''}${n.note ? ` — ${n.note}` : ''}`);
       if (n.compaction) lines.push(`${indent}  + ${n.compaction.calls} compaction summary call(s) (wire usage; no native message): ${fmt(n.compaction.tokens)}`);
+      if (n.auxiliary) lines.push(`${indent}  + ${n.auxiliary.calls} call(s) of ${n.auxiliary.rule} (wire usage): ${fmt(n.auxiliary.tokens)}`);
       for (const c of n.children) walk(c, `${indent}  `);
     };
     for (const n of s.tree) walk(n, '  ');

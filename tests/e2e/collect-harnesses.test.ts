@@ -41,6 +41,21 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
       expect(call.dropped_request_headers).toEqual(['x-session-id']);
       expect(sessions.has(call.native_identity.session_id), call.native_identity.session_id).toBe(true);
     }
+    // Title requests (no tools) write no message: their tokens are auxiliary calls of the session, in the sample's usage.
+    for (const row of rows) {
+      const s = sample(run, row);
+      const calls = readJsonl(join(run, row.path, 'capture', 'attempt-0001', 'calls.jsonl'));
+      const titles = calls.filter((c) => !Array.isArray(c.context?.tools));
+      expect(titles.length, row.task_id).toBeGreaterThan(0);
+      const aux = s.runtime.auxiliary_calls as { call_id: string; participant: string; tokens: Record<string, number> }[];
+      expect(aux.map((a) => a.call_id)).toEqual(titles.map((c) => c.call_id));
+      expect(aux.map((a) => a.tokens.input! + a.tokens.cache_read!)).toEqual(titles.map((c) => c.usage.normalized.input + c.usage.normalized.cached_input));
+      const people = s.runtime.participants as { tokens: Record<string, number> }[];
+      const inputs = people.reduce((a, p) => a + p.tokens.input!, 0) + aux.reduce((a, c) => a + c.tokens.input!, 0);
+      expect(s.usage!.input).toBe(inputs);
+      // Every call's input is counted once: the participants' own (from native messages) and the auxiliary ones (from the wire).
+      expect(s.usage!.input + s.usage!.cached_input).toBe(calls.reduce((a, c) => a + c.usage.normalized.input + c.usage.normalized.cached_input, 0));
+    }
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
     await expectAtifExport(run);

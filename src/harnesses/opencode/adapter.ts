@@ -6,7 +6,7 @@ import { relativeStatusSources } from '../native-archive.js';
 import { openCodeToActf } from './actf.js';
 import { openCodeEvents, storeOfEvents, type OpenCodeEvent } from './events.js';
 import { openCodeDataDir, opencodePlan } from './launch.js';
-import { openCodeNativeCapture } from './native-capture.js';
+import { OPENCODE_TITLE_CALL, openCodeNativeCapture } from './native-capture.js';
 import { openCodeParticipants } from './participants.js';
 import { OPENCODE_RAW_SCHEMA, readOpenCodeStoreAt, type OpenCodeStore } from './store.js';
 
@@ -24,6 +24,7 @@ export const openCodeAdapter: HarnessAdapter = {
   callSessionField: 'session_id',
   // …used only in roller's proxy and removed before forwarding (seeds/000); x-session-affinity, the provider's routing hint, stays.
   correlationHeaders: { 'x-session-id': 'session_id' },
+  auxiliaryCall: OPENCODE_TITLE_CALL,
 
   async convert(native, input) {
     const store = readOpenCodeStoreAt(native);

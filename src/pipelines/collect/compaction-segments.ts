@@ -58,6 +58,15 @@ export async function writeCompactionSegments(dir: string, actf: Actf | null, ca
 }
 
 /** A call the native transcript does not hold as a message: a compaction summary, with its wire usage. */
+/** A call of a participant whose tokens no native message holds (OpenCode's title requests): counted in the sample's usage. */
+export interface AuxiliaryCallUsage {
+  call_id: string;
+  participant: string;
+  /** Why no native message holds it (the adapter's auxiliaryCall rule). */
+  rule: string;
+  tokens: { input: number; cache_creation: number; cache_read: number; output: number; reasoning: number };
+}
+
 export interface CompactionCallUsage {
   call_id: string;
   participant: string;
@@ -74,13 +83,11 @@ export interface CompactionCallUsage {
 export function compactionCallUsage(found: NativeCompactions, calls: readonly Call[]): CompactionCallUsage[] {
   return calls
     .filter((c) => found.summaryCalls.has(c.call_id))
-    .map((c) => {
-      const u = c.usage.normalized;
-      return {
-        call_id: c.call_id,
-        participant: found.root.participant,
-        summary_record: found.summaryCalls.get(c.call_id)!.summaryRecord,
-        tokens: { input: u?.input ?? 0, cache_creation: u?.cache_creation ?? 0, cache_read: u?.cached_input ?? 0, output: u?.output ?? 0, reasoning: u?.reasoning ?? 0 },
-      };
-    });
+    .map((c) => ({ call_id: c.call_id, participant: found.root.participant, summary_record: found.summaryCalls.get(c.call_id)!.summaryRecord, tokens: tokensOfCall(c) }));
+}
+
+/** A call's tokens by kind, as its response reported them (0 where it reported none). */
+export function tokensOfCall(c: Call): CompactionCallUsage['tokens'] {
+  const u = c.usage.normalized;
+  return { input: u?.input ?? 0, cache_creation: u?.cache_creation ?? 0, cache_read: u?.cached_input ?? 0, output: u?.output ?? 0, reasoning: u?.reasoning ?? 0 };
 }

@@ -14,7 +14,7 @@ import { convertNative } from '../convert.js';
 import { readCallsLazily } from '../../sources/archive/calls-reader.js';
 import { generatesOutput } from '../../schemas/call-context.js';
 import { completionAudit, modelIdentityAudit, thinkingAudit, wireEffortAudit, type CompletionAudit, type ModelIdentityAudit, type ThinkingAudit, type WireEffortAudit } from './audits.js';
-import { compactionCallUsage, writeCompactionSegments, type CompactionCallUsage } from './compaction-segments.js';
+import { compactionCallUsage, tokensOfCall, writeCompactionSegments, type AuxiliaryCallUsage, type CompactionCallUsage } from './compaction-segments.js';
 import type { ReadArena } from '../../core/read-arena.js';
 import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 
@@ -59,6 +59,7 @@ export interface AttemptProjection {
   audits: { completion: CompletionAudit; modelIdentity: ModelIdentityAudit; wireEffort: WireEffortAudit | null; thinking: ThinkingAudit | null } | null;
   segments?: SegmentMeta[];
   compactionCalls?: CompactionCallUsage[];
+  auxiliaryCalls?: AuxiliaryCallUsage[];
   /** Spawn calls that produced no participant (seeds/004): refused, failed, or their child not read. */
   spawnsWithoutParticipant?: SpawnWithoutParticipant[];
   /** What went wrong, as the sample's error (the first one counts). */
@@ -134,6 +135,12 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   // A harness that keeps no response ids (OpenCode): its calls join their session by a header.
   const field = adapter.callSessionField;
   const attributed = field ? joinByHeader(byId, { field, participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) }) : byId;
+  // Calls a participant made that no native message holds (title requests): real spend, in the sample's usage.
+  const auxiliary = adapter.auxiliaryCall;
+  if (auxiliary) {
+    const found = attributed.filter((c) => c.participant_id !== null && auxiliary.test(c));
+    if (found.length > 0) out.auxiliaryCalls = found.map((c) => ({ call_id: c.call_id, participant: c.participant_id!, rule: auxiliary.rule, tokens: tokensOfCall(c) }));
+  }
   const actf: Actf | null = session.actf;
   if (compacted) {
     const segments = await writeCompactionSegments(dir, actf, byId, compacted, { keepThinking: o.keepThinking, captureCalls: o.captureCalls }, out.conversion.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion']);

@@ -25,14 +25,15 @@ export interface SampleHead {
  * The sample's last step, shared by collect and reprocess: a failed sample loses its SFT (keeping raw and
  * ACTF), an ok one its rollout logs; then info.json from the final attempt's projection.
  */
-export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'harnessReported' | 'spawnsWithoutParticipant' | 'userSimulator' | 'grade'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures'] }): Promise<SampleInfo> {
+export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'auxiliaryCalls' | 'harnessReported' | 'spawnsWithoutParticipant' | 'userSimulator' | 'grade'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures'] }): Promise<SampleInfo> {
   if (result.status !== 'ok') {
     await rm(join(dir, 'trace_SFT.json'), { force: true });
     await rm(join(dir, 'sft_segments'), { recursive: true, force: true });
   } else {
     await rm(join(dir, 'rollout'), { recursive: true, force: true });
   }
-  const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + (result.compactionCalls ?? []).reduce((a, c) => a + c.tokens[k], 0);
+  const calls = [...(result.compactionCalls ?? []), ...(result.auxiliaryCalls ?? [])];
+  const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + calls.reduce((a, c) => a + c.tokens[k], 0);
   const partial = partialUsage(result.participants);
   const completion = result.audits?.completion;
   const sftOk = result.status === 'ok' && existsSync(join(dir, 'trace_SFT.json'));
@@ -93,6 +94,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source, ...(p.status_meaning ? { status_meaning: p.status_meaning } : {}), ...(p.replayed_records_skipped !== undefined ? { replayed_records_skipped: p.replayed_records_skipped } : {}), ...(p.resumed_by?.length ? { resumed_by: p.resumed_by, spawn_status: p.spawn_status } : {}), reason: p.reason })),
       capture: result.capture,
       ...(result.compactionCalls?.length ? { compaction_calls: result.compactionCalls } : {}),
+      ...(result.auxiliaryCalls?.length ? { auxiliary_calls: result.auxiliaryCalls } : {}),
       ...(result.spawnsWithoutParticipant?.length ? { spawns_without_participant: result.spawnsWithoutParticipant } : {}),
       ...(result.harnessReported ? { harness_reported: result.harnessReported } : {}),
       ...(result.warnings?.length ? { warnings: result.warnings } : {}),

@@ -20,7 +20,7 @@ import type { ResolvedModel } from './models.js';
 import { keepCacheTrace } from './cache-trace.js';
 import { copyResults } from './results.js';
 import { GRADER_DIR, runGrader } from './grader.js';
-import type { CompactionCallUsage } from './compaction-segments.js';
+import type { AuxiliaryCallUsage, CompactionCallUsage } from './compaction-segments.js';
 import type { CompletionAudit, ModelIdentityAudit, ThinkingAudit, WireEffortAudit } from './audits.js';
 import { projectAttempt } from './project-attempt.js';
 import { finishSample } from './sample-info.js';
@@ -100,6 +100,8 @@ export interface AttemptResult {
   segments?: SegmentMeta[];
   /** Compaction summary calls, whose tokens no native message holds. */
   compactionCalls?: CompactionCallUsage[];
+  /** Calls of a participant that no native message holds (title requests). */
+  auxiliaryCalls?: AuxiliaryCallUsage[];
   spawnsWithoutParticipant?: SpawnWithoutParticipant[];
   /** What the sample's user should know that is not an error (runtime.warnings). */
   warnings: string[];
@@ -300,6 +302,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (thinking?.status === 'mismatch') result.warnings.push(`thinking off was requested, yet ${thinking.steps_with_reasoning} step(s) hold visible reasoning (kept as returned): the sample's SFT is not in sft.jsonl (thinking_effort_mismatch)`);
     if (projection.segments) result.segments = projection.segments;
     if (projection.compactionCalls) result.compactionCalls = projection.compactionCalls;
+    if (projection.auxiliaryCalls) result.auxiliaryCalls = projection.auxiliaryCalls;
     if (projection.spawnsWithoutParticipant) result.spawnsWithoutParticipant = projection.spawnsWithoutParticipant;
     if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));
     if (runner.keepsToolsCapture && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));

@@ -161,6 +161,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
         audits: projection.audits,
         ...(projection.segments ? { segments: projection.segments } : {}),
         ...(projection.compactionCalls ? { compactionCalls: projection.compactionCalls } : {}),
+        ...(projection.auxiliaryCalls ? { auxiliaryCalls: projection.auxiliaryCalls } : {}),
         ...(projection.spawnsWithoutParticipant ? { spawnsWithoutParticipant: projection.spawnsWithoutParticipant } : {}),
         harnessReported: ((info.runtime as { harness_reported?: Record<string, unknown> }).harness_reported ?? null),
         warnings: (info.runtime as { warnings?: string[] }).warnings ?? [],

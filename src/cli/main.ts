@@ -293,7 +293,7 @@ export function buildProgram(): Command {
     .option('--concurrency <n>', 'samples at once', positiveInt, 1)
     .option('--retries <n>', 'extra complete attempts of a failed sample', nonNegativeInt, 0)
     .option('--resume', 'continue the run in --run-name: reuse finished samples, run the rest (the lock must match)')
-    .option('--timeout <s>', 'per-sample timeout in seconds (a task timeout_s wins)', positiveInt, 600)
+    .option('--timeout <s>', 'per-sample timeout in seconds, all its prompts together (a task timeout_s wins)', positiveInt, 600)
     .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'actf')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
     .option('--thinking <level>', 'reasoning level for the harness (claude-code --effort: low..max; codex model_reasoning_effort: minimal..xhigh), audited on the wire')

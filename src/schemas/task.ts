@@ -26,7 +26,7 @@ export const Task = z
     user_simulator: UserSimulatorSpec.optional().describe('a dynamic task: a second model plays the user after the first prompt (seeds/003 §2.3)'),
     files: z.record(z.string(), z.string()).optional().describe('files to create in the work directory: relative path -> content'),
     output_dirs: z.array(z.string()).optional().describe('directories (relative to the work directory) copied to results/'),
-    timeout_s: z.number().positive().optional(),
+    timeout_s: z.number().positive().optional().describe('the sample\'s time limit in seconds: every prompt\'s process together (default: --timeout)'),
     grader: z
       .strictObject({
         command: z.string().min(1).describe('a shell command (sh -c), run in the work directory after the last prompt'),

@@ -124,6 +124,21 @@ describe('roller collect with follow-up prompts in one Claude Code session (--re
     await expectReprocessReproduces(run);
   }, 5 * 60_000);
 
+  it("the timeout is the sample's, all its prompts together: a second prompt that would run past it is stopped, the first one's work kept", async () => {
+    // Each prompt sleeps 10 s in a tool: the first ends well inside 20 s, the second cannot (each alone would).
+    const tasks = await tasksFile('deadline.jsonl', [{ id: 'slow', prompt: '[SLEEP] first', followups: ['[SLEEP] second'], timeout_s: 20 }]);
+    const out = join(tmp.path, 'deadline-runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'deadline']);
+    expect(r.code).toBe(1);
+    const run = join(out, 'deadline');
+    const s = sample(run, info(run).samples[0]!);
+    expect(s.status).toBe('timeout');
+    expect(s.error?.message).toMatch(/^the harness ran past the sample's 20 s in prompt 2 and was stopped/);
+    // The first prompt's turn is in the trace.
+    const actf = readJson<Json>(join(run, info(run).samples[0]!.path, 'trace_ACTF.json'));
+    expect((actf.steps as Json[]).map((x) => x.user_content).filter((u) => u !== null)[0]).toBe('[SLEEP] first');
+  }, 5 * 60_000);
+
   it('follow-ups are refused before anything runs for a harness that cannot continue a session here', async () => {
     const tasks = await tasksFile('followups-openclaw.jsonl', [{ id: 'x', prompt: '[HELLO] a', followups: ['[HELLO] b'] }]);
     const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'openclaw', '--output', join(tmp.path, 'nope'), '--run-name', 'x']);

@@ -181,6 +181,9 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     let lastPromptRan = false;
     let drained: CaptureFailure | null | undefined;
     const timeoutS = r.task.timeout_s ?? s.timeoutS;
+    /** The prompt that was never started because the sample's time had run out (0: none). */
+    let outOfTime = 0;
+    let promptsRun = 0;
     const spec = r.task.user_simulator;
     try {
       if (spec) {
@@ -201,9 +204,11 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         cacheTrace: s.cacheTrace,
         ...(r.model.context ? { context: r.model.context } : {}),
         ...(s.runtime ? { runtime: s.runtime } : {}),
-        timeoutS: r.task.timeout_s ?? s.timeoutS,
+        timeoutS,
         profile: s.profile,
       };
+      // The timeout is the sample's: every prompt's process together (follow-ups and simulated turns included).
+      const deadline = Date.now() + timeoutS * 1000;
       // The task's prompt, then its follow-ups or the user simulator's messages in the same session (Claude Code:
       // --resume the session the first prompt opened), each its own process; the first that fails ends the sample.
       const source = simulator ? simulatedPrompts(r.task, simulator, runner) : fixedPrompts(r.task);
@@ -213,8 +218,15 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         const suffix = k === 0 ? '' : `.${k + 1}`;
         const out = { stdout: join(runtime, `stdout${suffix}.log`), stderr: join(runtime, `stderr${suffix}.log`) };
         if (k > 0) Object.assign(logs, { [`stdout${suffix}`]: out.stdout, [`stderr${suffix}`]: out.stderr });
-        const plan = await runner.plan({ ...launch, prompt, ...(sessionId ? { continueSession: sessionId } : {}) });
-        const run = { timeoutMs: (r.task.timeout_s ?? s.timeoutS) * 1000, stdoutPath: out.stdout, stderrPath: out.stderr };
+        const leftMs = deadline - Date.now();
+        if (leftMs < 1000) {
+          outOfTime = k + 1;
+          simulator?.end({ reason: 'task_agent_failed', after_turn: k, detail: `the sample's ${timeoutS} s ran out before prompt ${k + 1}` });
+          break;
+        }
+        const plan = await runner.plan({ ...launch, timeoutS: Math.ceil(leftMs / 1000), prompt, ...(sessionId ? { continueSession: sessionId } : {}) });
+        const run = { timeoutMs: leftMs, stdoutPath: out.stdout, stderrPath: out.stderr };
+        promptsRun = k + 1;
         outcome = s.docker
           ? // Host networking: the container reaches this sample's proxy on the host's loopback.
             await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
@@ -254,7 +266,8 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : '';
     if (!outcome) {
       // a follow-up could not start: the failure is recorded already
-    } else if (outcome.timedOut) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the harness ran past ${r.task.timeout_s ?? s.timeoutS} s and was stopped (its whole process group)${cause}`);
+    } else if (outOfTime > 0) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the sample's ${timeoutS} s ran out before prompt ${outOfTime} could start${cause}`);
+    else if (outcome.timedOut) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the harness ran past the sample's ${timeoutS} s${promptsRun > 1 ? ` in prompt ${promptsRun}` : ''} and was stopped (its whole process group)${cause}`);
     else if (outcome.exitCode !== 0 && lastPromptRan && (drained = await runner.captureFailure?.(home, outcome.exitCode ?? -1))) {
       // The harness's turn stands; what it left uncaptured is a capture error (seeds/000), said where users look.
       result.captureFailures.push(drained);

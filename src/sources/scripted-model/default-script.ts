@@ -11,6 +11,12 @@ import { shell } from './tool-alternatives.js';
 export const DEFAULT_SCRIPT: Script = Script.parse({
   max_requests: 200,
   scenarios: [
+    {
+      // A turn that takes its time in a tool (a long build): timeouts across a sample's prompts.
+      name: 'sleep',
+      match: '[SLEEP]',
+      turns: [{ text: 'Waiting.', tool_calls: [shell('sleep 10', 'Wait ten seconds')] }, { text: 'Waited.' }],
+    },
     { name: 'stall-once', match: '[STALL-ONCE]', stall_first: 1, turns: [{ text: 'This time the model answered.' }] },
     {
       name: 'symlink',

@@ -12,13 +12,17 @@ import { openClawAdapter } from './openclaw/adapter.js';
 import { openCodeAdapter } from './opencode/adapter.js';
 import { piAdapter } from './pi/adapter.js';
 
-const registry = new Map<string, HarnessAdapter>(
-  [claudeCodeAdapter, codexAdapter, openCodeAdapter, piAdapter, openClawAdapter, hermesAdapter, deepSeekAdapter].map((a) => [a.name, a]),
-);
+const shipped = [claudeCodeAdapter, codexAdapter, openCodeAdapter, piAdapter, openClawAdapter, hermesAdapter, deepSeekAdapter];
+const registry = new Map<string, HarnessAdapter>(shipped.map((a) => [a.name, a]));
 
 /** Adds (or replaces) an adapter: for a harness roller does not ship, or a test's. */
 export function registerHarness(adapter: HarnessAdapter): void {
   registry.set(adapter.name, adapter);
+}
+
+/** Whether this adapter is one roller ships (not one a script or a test registered). */
+export function isShippedAdapter(adapter: HarnessAdapter): boolean {
+  return shipped.includes(adapter);
 }
 
 export function harnessNames(): string[] {

@@ -15,7 +15,7 @@ import type { SinkFailure, UserSinks } from '../sinks/user-sink.js';
 import { withoutReasoning } from '../transforms/actf/without-reasoning.js';
 import { attributeCalls } from '../transforms/capture/attribute.js';
 import { openUserSinks, type SinkSpec } from './user-sinks.js';
-import { harnessAdapter } from '../harnesses/index.js';
+import { harnessAdapter, isShippedAdapter } from '../harnesses/index.js';
 import { partialUsage, type ParticipantUsage } from '../schemas/participant-usage.js';
 import { Actf } from '../schemas/actf.js';
 import type { Call } from '../schemas/call.js';
@@ -132,7 +132,8 @@ async function writeConverted(o: SessionConversion & { dir: string; harness: str
   if (!o.keepThinking) o = { ...o, actf: withoutReasoning(o.actf) };
   const issues = checkValue(Actf, o.actf);
   if (issues.length > 0) {
-    throw new RollerError(ErrorCode.CONVERSION_INVALID, `${o.where}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is a roller bug, please report it with the input`);
+    const whose = isShippedAdapter(harnessAdapter(o.harness)) ? 'a bug in roller, please report it with the input' : `a bug in the registered '${o.harness}' adapter: roller checks every ACTF before writing it`;
+    throw new RollerError(ErrorCode.CONVERSION_INVALID, `${o.where}: the ACTF produced is not valid (${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}); this is ${whose}`);
   }
   await createActfSink({ path: join(o.dir, 'trace_ACTF.json') }).consume(itemsOf(o.actf), ctx);
   const rejects = o.rejects ?? [];

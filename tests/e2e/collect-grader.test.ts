@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunInfo, SampleInfo } from '../../src/schemas/index.js';
 import { collectRuns, filesUnder, roller } from '../support/collect-run.js';
+import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
@@ -69,4 +70,15 @@ describe('roller collect with task graders (real Claude Code)', () => {
     expect(readJson<SampleInfo>(join(out, info.samples[1]!.path, 'info.json')).grade).toEqual(sample(1).grade);
     expect(readFileSync(join(out, info.samples[1]!.path, 'grader', 'stderr.log'), 'utf8')).toBe('no hello.txt\n');
   }, 10 * 60_000);
+
+  it("examples/tasks/graded.jsonl as the README runs it: one passed, one failed, both scores exported", async () => {
+    const out = join(tmp.path, 'example-runs');
+    const r = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/graded.jsonl'), '--harness', 'claude-code', '--model', 'scripted/default', '--output', out, '--run-name', 'graded']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'graded');
+    expect(readJson<RunInfo>(join(run, 'info.json')).summary.grades).toEqual({ graded: 2, passed: 1, failed: 1, timeout: 0, error: 0 });
+    expect((await roller(['export', run])).code).toBe(0);
+    const scores = filesUnder(join(run, 'atif')).filter((f) => f.endsWith('trajectory.json')).sort().map((f) => readJson(f).extra.roller.bench_scores);
+    expect(scores).toEqual([{ status: 'passed', scores: { reward: 1 } }, { status: 'failed', scores: { reward: 0 } }]);
+  }, 5 * 60_000);
 });

@@ -44,7 +44,7 @@ describe('an adapter that produces an ACTF roller cannot validate (B16.1)', () =
     const out = join(tmp.path, 'bad-out');
     const err = await convertNative({ harness: 'toy-off-by-one', native: dir, out, keepThinking: true }).catch((e: unknown) => e);
     expect(isRollerError(err, ErrorCode.CONVERSION_INVALID), String(err)).toBe(true);
-    expect((err as Error).message).toMatch(/s2\.toy\.jsonl.*: the ACTF produced is not valid \(\$\.steps\[0\]\.step_id: .*\); this is a roller bug, please report it with the input/);
+    expect((err as Error).message).toMatch(/s2\.toy\.jsonl.*: the ACTF produced is not valid \(\$\.steps\[0\]\.step_id: .*\); this is a bug in the registered 'toy-off-by-one' adapter: roller checks every ACTF before writing it$/);
     expect(existsSync(join(out, 'trace_ACTF.json'))).toBe(false);
     expect(existsSync(join(out, 'trace_SFT.json'))).toBe(false);
     expect(readFileSync(join(out, 'trace.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);

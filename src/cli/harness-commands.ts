@@ -90,7 +90,7 @@ export function registerHarnessCommands(program: Command): void {
 }
 
 /** The harnesses with acceptance scenarios (pipelines/verify SCENARIOS; listed here so start-up does not load it). */
-export const VERIFIABLE: readonly VerifyHarness[] = ['claude-code', 'codex', 'opencode', 'pi', 'openclaw'];
+export const VERIFIABLE: readonly VerifyHarness[] = ['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'deepseek'];
 
 function verifiableHarness(value: string): VerifyHarness {
   if (!(VERIFIABLE as readonly string[]).includes(value)) throw new InvalidArgumentError(`${VERIFIABLE.join(', ')} (the others have no acceptance scenarios yet)`);

@@ -149,6 +149,8 @@ export interface HarnessPin {
   bin: string;
   /** A Node runtime the CLI needs other than roller's own (OpenClaw: Node 24). */
   runtime?: { package: string; version: string; bin: string };
+  /** What its install needs beyond `npm install PKG@VERSION` (DeepSeek: npm flags and its peer packages). */
+  install?: { npmFlags: readonly string[]; packages: readonly string[] };
 }
 
 /** One launch of the CLI: the common part, and options only some harnesses take. */

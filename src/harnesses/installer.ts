@@ -47,12 +47,12 @@ export async function installHarness(name: string, options: { cacheDir?: string;
     // One install for the runtime and the CLI (a second --no-save install would prune the first); the
     // runtime's bin dir is first on PATH before it exists, so the CLI's install scripts run on it.
     const env = { ...process.env };
-    const packages = [`${pin.package}@${pin.version}`];
+    const packages = [`${pin.package}@${pin.version}`, ...(pin.install?.packages ?? [])];
     if (pin.runtime) {
       packages.unshift(`${pin.runtime.package}@${pin.runtime.version}`);
       env.PATH = `${dirname(join(dir, pin.runtime.bin))}:${env.PATH ?? ''}`;
     }
-    await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...packages], {
+    await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...(pin.install?.npmFlags ?? []), ...packages], {
       maxBuffer: 16 << 20,
       timeout: 15 * 60_000,
       env,

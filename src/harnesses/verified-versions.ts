@@ -60,6 +60,9 @@ export const VERIFIED_VERSIONS: Readonly<Record<string, readonly VerifiedVersion
     {"version":"0.169.1","released_at":"2026-11-17","verified_at":"2026-12-03","scenarios":{"a single sub-agent (multi_agent v1)":"pass","a single sub-agent (multi_agent v2 warm fork)":"pass","a tool call":"pass","parallel sub-agents":"pass"}},
     {"version":"0.171.0","released_at":"2026-11-20","verified_at":"2026-12-03","scenarios":{"a single sub-agent (multi_agent v1)":"pass","a single sub-agent (multi_agent v2 warm fork)":"pass","a tool call":"pass","parallel sub-agents":"pass"}},
   ],
+  "deepseek": [
+    {"version":"0.1.0-rc.8","released_at":"2026-08-24","verified_at":"2026-12-04","scenarios":{"a single sub-agent":"pass","a tool call":"pass"}},
+  ],
   "opencode": [
     {"version":"1.1.11","released_at":"2026-05-18","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},
     {"version":"1.1.27","released_at":"2026-05-14","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},

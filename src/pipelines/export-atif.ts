@@ -104,29 +104,31 @@ async function readJsonl(path: string): Promise<Json[]> {
 type Json = Record<string, any>;
 
 /**
- * Embeds each sub-agent's trajectory (ATIF v1.7 subagent_trajectories, flat under the root) and points the
- * spawning call's result at it (subagent_trajectory_ref) — in the root's steps or, for a nested sub-agent,
- * in its parent's embedded steps. The spawning call is the participant's spawn_tool_call_id (native evidence).
+ * Embeds each sub-agent's trajectory (ATIF v1.7 subagent_trajectories) in its parent's: the root's children under
+ * the root, a nested sub-agent under its parent's embedded trajectory — each embedded trajectory is valid on its own,
+ * so a ref resolves among the trajectories embedded beside it. The spawning call's result points at it
+ * (subagent_trajectory_ref); that call is the participant's spawn_tool_call_id (native evidence). A sub-agent whose
+ * parent is not among them is embedded under the root.
  */
 function embedSubagents(trajectory: Json, children: readonly AtifSubagent[], info: SampleInfo, sessionId: string) {
-  const people = ((info.runtime as { participants?: unknown }).participants ?? []) as { native_id: string; spawn_tool_call_id: string | null }[];
-  const embedded: Json[] = [];
+  const people = ((info.runtime as { participants?: unknown }).participants ?? []) as { native_id: string; parent?: string | null; spawn_tool_call_id: string | null }[];
   const images = [];
+  const byParticipant = new Map<string, Json>();
   for (const c of children) {
     const child = actfToAtif(c.actf, info, sessionId);
     images.push(...child.images);
     const { session_id: _s, extra: _e, ...rest } = child.trajectory;
-    embedded.push({ ...rest, trajectory_id: c.id, extra: { roller: { participant: c.participant } } });
+    byParticipant.set(c.participant, { ...rest, trajectory_id: c.id, extra: { roller: { participant: c.participant } } });
   }
   for (const c of children) {
-    const spawn = people.find((p) => p.native_id === c.id)?.spawn_tool_call_id;
+    const person = people.find((p) => p.native_id === c.id);
+    const container = (person?.parent ? byParticipant.get(person.parent) : undefined) ?? trajectory;
+    (container.subagent_trajectories ??= []).push(byParticipant.get(c.participant)!);
+    const spawn = person?.spawn_tool_call_id;
     if (!spawn) continue;
-    for (const t of [trajectory, ...embedded]) {
-      for (const step of t.steps as Json[]) {
-        for (const r of (step.observation?.results ?? []) as Json[]) if (r.source_call_id === spawn) r.subagent_trajectory_ref = [{ trajectory_id: c.id }];
-      }
+    for (const step of container.steps as Json[]) {
+      for (const r of (step.observation?.results ?? []) as Json[]) if (r.source_call_id === spawn) r.subagent_trajectory_ref = [{ trajectory_id: c.id }];
     }
   }
-  if (embedded.length > 0) trajectory.subagent_trajectories = embedded;
   return images;
 }

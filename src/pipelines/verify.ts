@@ -52,9 +52,13 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   for (const p of participants) if (p.role === 'child' && p.status !== 'completed') fails.push(`${p.participant} is ${p.status}`);
   const relations = deriveRelations({ calls: attributed, participants, ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}), ...(native.announcements ? { announcements: native.announcements } : {}) });
   const count = (t: string) => relations.filter((r) => r.type === t && r.status === 'established').length;
-  if (count('spawn') !== scenario.agents) fails.push(`${count('spawn')} established spawn relations, expected ${scenario.agents}`);
-  if (count('child_completed') !== scenario.agents) fails.push(`${count('child_completed')} child_completed, expected ${scenario.agents}`);
-  if (count('result_delivered') !== scenario.agents) fails.push(`${count('result_delivered')} result_delivered, expected ${scenario.agents}`);
+  const unbound = scenario.unboundSpawns ?? 0;
+  const bound = (scenario.agents ?? 0) - unbound;
+  if (count('spawn') !== bound) fails.push(`${count('spawn')} established spawn relations, expected ${bound}`);
+  if (count('child_completed') !== bound) fails.push(`${count('child_completed')} child_completed, expected ${bound}`);
+  if (count('result_delivered') !== bound) fails.push(`${count('result_delivered')} result_delivered, expected ${bound}`);
+  const unknownSpawns = relations.filter((r) => r.type === 'spawn' && r.status === 'unknown' && r.reason);
+  if (unknownSpawns.length !== unbound) fails.push(`${unknownSpawns.length} spawn relations unknown with a reason, expected ${unbound}`);
   if (scenario.background && count('launch_acknowledged') !== scenario.agents) fails.push('no launch_acknowledged for the background sub-agent');
   if (scenario.distinctTools) {
     // What each sub-agent was actually offered (its captured requests), never the parent's list copied over.
@@ -64,7 +68,9 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
     if (sets.size !== children.length) fails.push(`the sub-agents were offered the same tools (${[...sets].join(' | ')})`);
   }
   const manifest = await finalizeNativeCapture(native, { dir: attempt, calls: model, attempt: 1, scope: 'verify', debugRetention: 'on-error' });
-  if (manifest.capture_status !== 'complete') fails.push(`capture ${manifest.capture_status} (lifecycle ${manifest.lifecycle?.status}, coverage ${manifest.coverage?.status})`);
+  // Spawns the native files cannot bind leave the capture partial: that is the honest result, and what is checked.
+  if (unbound === 0 && manifest.capture_status !== 'complete') fails.push(`capture ${manifest.capture_status} (lifecycle ${manifest.lifecycle?.status}, coverage ${manifest.coverage?.status})`);
+  if (unbound > 0 && (manifest.capture_status !== 'partial' || manifest.lifecycle?.status !== 'unknown')) fails.push(`capture ${manifest.capture_status} (lifecycle ${manifest.lifecycle?.status}) although ${unbound} spawns are unknown: expected partial, unknown`);
   if (manifest.coverage?.status !== 'verified') fails.push(`coverage ${manifest.coverage?.status}: ${manifest.coverage?.detail} ${manifest.coverage?.missing.join(', ')}`);
   fails.push(...(await validateCapture(attempt)).map((p) => `validate-capture: ${p}`));
   const sft = await readFile(join(out, 'trace_SFT.json'), 'utf8').catch(() => undefined);

@@ -17,6 +17,7 @@ export const MATRIX_SCENARIOS: Record<VerifyHarness, readonly string[]> = {
   opencode: ['a tool call', 'a single sub-agent'],
   pi: ['a tool call', 'a single sub-agent (example extension)'],
   openclaw: ['a tool call', 'a single sub-agent'],
+  deepseek: ['a tool call', 'a single sub-agent'],
 };
 
 export const FIXTURE_SCHEMA = 'roller.version-fixture/v1';

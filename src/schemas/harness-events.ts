@@ -52,32 +52,27 @@ export const HermesEvent = z
   .describe('roller.hermes-events/v1: one Hermes state.db row per line');
 export type HermesEvent = z.infer<typeof HermesEvent>;
 
-/** DeepSeek, sdk-minimal profile: the runner's own event log (a root agent only; no delegation). */
+/**
+ * DeepSeek's dsh: each session's event log lines as dsh wrote them (dsh-session-persistence-jsonl), root session
+ * first, then its sub-agent sessions; a session's lines open with its header. roller checks the frame its readers
+ * rely on and keeps every other field as written (a release may add some).
+ */
 export const DEEPSEEK_EVENTS_SCHEMA = 'roller.deepseek-events/v1' as const;
-const DeepSeekUsage = z.looseObject({
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  prompt_cache_hit_tokens: z.number().int().nonnegative().optional(),
-  prompt_cache_miss_tokens: z.number().int().nonnegative().optional(),
-  completion_tokens_details: z.looseObject({ reasoning_tokens: z.number().int().nonnegative().optional() }).optional(),
-});
-const DeepSeekBase = { schema: z.literal(DEEPSEEK_EVENTS_SCHEMA), session_id: z.string().min(1), seq: z.number().int().nonnegative(), ts: z.string() };
 export const DeepSeekEvent = z
-  .discriminatedUnion('type', [
-    z.strictObject({ ...DeepSeekBase, type: z.literal('session_start'), model: z.string(), cwd: z.string(), system_prompt: z.string().nullable(), tools: z.array(z.unknown()).nullable() }),
-    z.strictObject({ ...DeepSeekBase, type: z.literal('user'), content: z.string() }),
-    z.strictObject({
-      ...DeepSeekBase,
-      type: z.literal('assistant'),
-      response_id: z.string().min(1).describe('the Chat Completions id: the per-id join to a captured call'),
-      content: z.string().nullable(),
-      reasoning_content: z.string().nullable().optional(),
-      tool_calls: z.array(ToolCall).optional(),
-      finish_reason: z.string().nullable(),
-      usage: DeepSeekUsage.nullable(),
+  .union([
+    z.looseObject({
+      type: z.literal('session'),
+      version: z.number().int().nonnegative(),
+      id: z.string().min(1),
+      createdAt: z.number(),
+      cwd: z.string(),
+      parentSession: z.string().min(1).optional(),
+      origin: z.string().optional(),
+      delegationDepth: z.number().int().nonnegative().optional(),
     }),
-    z.strictObject({ ...DeepSeekBase, type: z.literal('tool_result'), tool_call_id: z.string().min(1), content: z.string(), is_error: z.boolean() }),
-    z.strictObject({ ...DeepSeekBase, type: z.literal('session_end'), status: z.enum(['completed', 'failed', 'interrupted']), reason: z.string().nullable() }),
+    z.looseObject({ type: z.string().min(1).refine((t) => t !== 'session', { message: 'a session header needs id, version, createdAt and cwd' }), seq: z.number().int().nonnegative(), time: z.number(), data: z.record(z.string(), z.unknown()) }),
+    // Streamed chunks batched into one line (text-chunks, tool-call-chunks, …): numbered from seq0, timed from time0.
+    z.looseObject({ type: z.string().regex(/-chunks$/), seq0: z.number().int().nonnegative(), time0: z.number(), data: z.record(z.string(), z.unknown()) }),
   ])
-  .describe('roller.deepseek-events/v1: the DeepSeek runner event log, one event per line');
+  .describe('roller.deepseek-events/v1: dsh session log lines as written, one per line, each session opening with its header');
 export type DeepSeekEvent = z.infer<typeof DeepSeekEvent>;

@@ -16,7 +16,6 @@ export const RECORD_TYPE_NAMES = [
   'lock',
   'task',
   'hermes-events',
-  'deepseek-events',
   'conversation',
   'user-simulator-info',
   'user-simulator-events',

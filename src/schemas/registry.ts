@@ -8,7 +8,7 @@ import { Relation } from './relation.js';
 import { RunInfo, SampleInfo } from './run-info.js';
 import { SftRecord, SftSegment } from './sft.js';
 import { Task } from './task.js';
-import { DeepSeekEvent, HermesEvent } from './harness-events.js';
+import { HermesEvent } from './harness-events.js';
 import { Conversation, UserSimulatorEvent, UserSimulatorInfo } from './dialogue.js';
 import type { RecordTypeName } from './record-type-names.js';
 
@@ -36,7 +36,6 @@ export const recordTypes = {
   lock: { schema: Lock, files: ['lock.json'], description: 'run lock.json' },
   task: { schema: Task, files: ['tasks.jsonl'], description: 'a task line' },
   'hermes-events': { schema: HermesEvent, files: ['trace.jsonl (hermes)'], description: 'roller.hermes-events/v1' },
-  'deepseek-events': { schema: DeepSeekEvent, files: ['trace.jsonl (deepseek)'], description: 'roller.deepseek-events/v1' },
   conversation: { schema: Conversation, files: ['conversation.json'], description: 'roller.conversation/v1: the visible dialogue of a user-simulator task' },
   'user-simulator-info': { schema: UserSimulatorInfo, files: ['user_simulator/info.json'], description: 'roller.user-simulator-info/v1' },
   'user-simulator-events': { schema: UserSimulatorEvent, files: ['user_simulator/trace.jsonl'], description: 'roller.user-simulator-events/v1' },

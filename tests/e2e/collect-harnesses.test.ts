@@ -1,5 +1,5 @@
 /**
- * `roller collect` with OpenCode, Pi and OpenClaw: the real CLIs (pinned, installed by roller) on the embedded
+ * `roller collect` with OpenCode, Pi, OpenClaw and DeepSeek's dsh: the real CLIs (pinned, installed by roller) on the embedded
  * scripted model, their sub-agents joined by evidence. Each run directory must validate as a whole.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -247,6 +247,58 @@ describe('roller collect with OpenClaw (real openclaw 2026.9.6 on its Node 24 ru
     const firstCall = readJsonl(join(run, row.path, 'capture', 'attempt-0001', 'calls.jsonl'))[0]!;
     expect((actf as unknown as { system_prompt: string }).system_prompt).toBe(firstCall.context.messages[0].content);
     expect(actf.steps[0]!.assistant_content.tool_calls.map((t) => t.name)).toEqual(['sessions_spawn']);
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+    await expectReprocessReproduces(run);
+    await expectAtifExport(run);
+  }, 10 * 60_000);
+});
+
+describe("roller collect with DeepSeek's dsh (real @deepseek-ai/dsh 0.1.0-rc.8 on its Node 24 runtime, headless, offline)", () => {
+  it('root, child and grandchild from their own session logs, joined by the session header dsh sends; title requests as auxiliary calls; reprocess and ATIF', async () => {
+    const tasks = await tasksFile('deepseek-tasks.jsonl', [
+      { id: 'hello', prompt: '[HELLO] Say hello.' },
+      { id: 'nested', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
+    ]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'deepseek', '--output', out, '--run-name', 'deepseek', '--capture-debug', 'full']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'deepseek');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const rows = info(run).samples;
+    expect(rows.map((s) => s.status)).toEqual(['ok', 'ok']);
+    const nested = sample(run, rows[1]!);
+    const people = nested.runtime.participants as Json[];
+    expect(people.map((p) => [p.role, p.depth, p.status])).toEqual([['root', 0, 'completed'], ['child', 1, 'completed'], ['child', 2, 'completed']]);
+    // Each parent made one subagent call: the only candidate for its one child.
+    expect(people.slice(1).map((p) => p.parent)).toEqual([people[0]!.participant, people[1]!.participant]);
+    for (const p of people.slice(1)) expect(p.spawn_tool_call_id).toMatch(/^call_/);
+    expect(nested.trajectory).toMatchObject({ raw_schema: 'roller.deepseek-events/v1', actf: 'trace_ACTF.json', sft: 'trace_SFT.json' });
+    // trace.jsonl: each session's log as dsh wrote it, root first, each opening with its header.
+    const headers = readJsonl(join(run, rows[1]!.path, 'trace.jsonl')).filter((l) => l.type === 'session');
+    expect(headers.map((h) => h.id)).toEqual(people.map((p) => p.native_id));
+    const capture = join(run, rows[1]!.path, 'capture', 'attempt-0001');
+    const manifest = readJson<Json>(join(capture, 'manifest.json'));
+    expect(manifest).toMatchObject({ capture_status: 'complete', capabilities: { native_output_coverage: 'count', delegation: 'native' }, coverage: { method: 'count', status: 'verified' } });
+    const relations = readJsonl(join(capture, 'relations.jsonl'));
+    for (const type of ['spawn', 'child_completed', 'result_delivered']) expect(relations.filter((x) => x.type === type && x.status === 'established'), type).toHaveLength(2);
+    // x-deepseek-harness-session-id is dsh's own header to the DeepSeek API: recorded as identity and forwarded.
+    const sessions = new Set(people.map((p) => p.native_id));
+    const calls = readJsonl(join(capture, 'calls.jsonl'));
+    for (const call of calls) {
+      expect(call.dropped_request_headers).toEqual([]);
+      expect(sessions.has(call.native_identity.session_id), call.native_identity.session_id).toBe(true);
+      expect(call.identity_status).toBe('attributed');
+    }
+    // Each participant's tokens are what the server sent its calls; the title request's are an auxiliary call of the root.
+    const titles = calls.filter((c) => !Array.isArray(c.context?.tools));
+    expect(titles).toHaveLength(1);
+    expect((nested.runtime.auxiliary_calls as Json[]).map((a) => [a.call_id, a.participant])).toEqual([[titles[0]!.call_id, people[0]!.participant]]);
+    for (const p of people) {
+      const own = calls.filter((c) => c.participant_id === p.participant && Array.isArray(c.context?.tools));
+      expect(p.tokens.input, p.participant).toBe(own.reduce((a, c) => a + c.usage.normalized.input, 0));
+      expect(p.tokens.cache_read, p.participant).toBe(own.reduce((a, c) => a + c.usage.normalized.cached_input, 0));
+      expect(p.tokens.output, p.participant).toBe(own.reduce((a, c) => a + c.usage.normalized.output, 0));
+    }
     for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     await expectReprocessReproduces(run);
     await expectAtifExport(run);

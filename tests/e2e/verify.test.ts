@@ -10,7 +10,7 @@ import { rollerBin } from '../support/paths.js';
 
 describe('roller verify (real CLIs, offline)', () => {
   // OpenClaw runs each scenario through its Gateway and waits for its sub-agents to settle: about 80 s a scenario.
-  it.each(['claude-code', 'codex', 'opencode', 'pi', 'openclaw'] as const)('%s: every applicable scenario passes', async (harness) => {
+  it.each(['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'deepseek'] as const)('%s: every applicable scenario passes', async (harness) => {
     // verify exits 1 while a scenario is not run: the harness is not fully verified (its reason is printed).
     const notRun = SCENARIOS[harness].some((s) => s.skip?.status === 'not_run');
     const { stdout, stderr, code } = await promisify(execFile)(rollerBin, ['verify', '--harness', harness], { timeout: 25 * 60_000 }).then(

@@ -38,14 +38,13 @@ function nativeBytes(dir: string): string {
 
 /**
  * A model call the CLI makes for itself and never records in its session (Claude Code's command-prefix check and
- * title calls): its response id is in no native file, so no reader can count it; OpenCode's title requests likewise.
+ * title calls): its response id is in no native file, so no reader can count it; OpenCode's and dsh's title requests likewise.
  * Every other call must be counted.
  */
 function helperCall(harness: string, call: Call, native: string): boolean {
   if (harness === 'claude-code') return call.response_id != null && !native.includes(call.response_id);
-  // OpenCode's title requests (its counted-calls rule: they offer no tools) write no message.
-  if (harness === 'opencode') return !Array.isArray((call.context as { tools?: unknown } | null)?.tools);
-  return false;
+  // OpenCode's and dsh's title requests (the adapter's auxiliary-call rule: they offer no tools) write no message.
+  return harnessAdapter(harness).auxiliaryCall?.test(call) ?? false;
 }
 
 /**

@@ -200,7 +200,6 @@ export const recordExamples: Record<RecordTypeName, unknown> = {
   },
   task: { id: 'hello', prompt: 'Create hello.txt containing "hi".', output_dirs: ['out'] },
   'hermes-events': { schema: 'roller.hermes-events/v1', kind: 'session', session: { id: 'hs-1', source: 'cli', model: 'hermes-4', parent_session_id: null, started_at: 1783000000, input_tokens: 10, output_tokens: 2 } },
-  'deepseek-events': { schema: 'roller.deepseek-events/v1', session_id: 'ds-1', seq: 0, ts: '2026-11-30T00:00:00.000Z', type: 'user', content: 'hello' },
   conversation: {
     schema: 'roller.conversation/v1',
     turns: [

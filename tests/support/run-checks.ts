@@ -53,10 +53,15 @@ export function runChecks(tmp: { readonly path: string }) {
     for (const row of rows) {
       const children = ((sample(run, row).runtime.participants ?? []) as Json[]).filter((p) => p.role === 'child');
       const t = trajectories.find((x) => String(x.session_id).endsWith(row.path.split('/').slice(-2).join('/')))!;
-      const embedded = ((t.subagent_trajectories ?? []) as Json[]).map((x) => x.trajectory_id);
+      // A nested sub-agent is embedded in its parent's embedded trajectory (each one valid on its own).
+      const tree = (x: Json): Json[] => [x, ...((x.subagent_trajectories ?? []) as Json[]).flatMap(tree)];
+      const all = tree(t);
+      const embedded = all.slice(1).map((x) => x.trajectory_id);
       for (const c of children) {
         expect(embedded, `${row.path}: child ${c.native_id}`).toContain(c.native_id);
-        const refs = [t, ...((t.subagent_trajectories ?? []) as Json[])].flatMap((x) => (x.steps as Json[]).flatMap((st) => ((st.observation?.results ?? []) as Json[]).flatMap((res) => (res.subagent_trajectory_ref ?? []) as Json[])));
+        const parent = all.find((x) => x.extra?.roller?.participant === c.parent) ?? t;
+        expect(((parent.subagent_trajectories ?? []) as Json[]).map((x) => x.trajectory_id), `${row.path}: ${c.native_id} under its parent`).toContain(c.native_id);
+        const refs = all.flatMap((x) => (x.steps as Json[]).flatMap((st) => ((st.observation?.results ?? []) as Json[]).flatMap((res) => (res.subagent_trajectory_ref ?? []) as Json[])));
         if (c.spawn_tool_call_id) expect(refs.map((x) => x.trajectory_id)).toContain(c.native_id);
       }
     }

@@ -14,9 +14,9 @@ import { useTempDir } from '../support/temp-dir.js';
 const tmp = useTempDir('harness-registry');
 
 describe('harness registry', () => {
-  it('ships the seven harnesses; the five with a pinned CLI can be run', () => {
+  it('ships the seven harnesses; the six with a pinned CLI can be run', () => {
     expect(harnessNames()).toEqual(expect.arrayContaining(['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'hermes', 'deepseek']));
-    expect(runnableHarnesses().sort()).toEqual(['claude-code', 'codex', 'openclaw', 'opencode', 'pi']);
+    expect(runnableHarnesses().sort()).toEqual(['claude-code', 'codex', 'deepseek', 'openclaw', 'opencode', 'pi']);
     expect(() => harnessAdapter('nope')).toThrow(/unknown harness 'nope' \(known: claude-code, codex/);
   });
 

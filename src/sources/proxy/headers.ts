@@ -11,6 +11,8 @@ const HARNESS_IDENTITY = new Map<string, keyof NativeIdentityHeaders>([
   ['session-id', 'session_id'],
   ['thread-id', 'thread_id'],
   ['x-session-id', 'session_id'],
+  // DeepSeek's dsh: every model request of a session, its title request too, names the session.
+  ['x-deepseek-harness-session-id', 'session_id'],
   // Codex before its hyphenated headers: session_id (and from 0.50 to 0.8x conversation_id) is the thread id.
   ['session_id', 'session_id'],
   ['conversation_id', 'session_id'],

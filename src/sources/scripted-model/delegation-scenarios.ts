@@ -10,6 +10,8 @@ const delegate = (prompt: string, background = false, agentType = 'general-purpo
   { name: 'Agent', input: { description: 'Read notes file', prompt, subagent_type: agentType }, input_if_property: { run_in_background: background } },
   { name: 'Task', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' } },
   { name: 'task', input: { description: 'Read notes file', prompt, subagent_type: agentType === 'general-purpose' ? 'general' : agentType } }, // OpenCode
+  // DeepSeek's dsh: background by default; a foreground child's report is the tool result.
+  { name: 'subagent', when_property: 'prompt', input: { description: 'Read notes file', prompt, run_in_background: background } },
   // Pi's example sub-agent extension: scout may run bash, planner only reads (the read-only agent of [MAIN:tools]).
   { name: 'subagent', input: { agent: agentType === 'reader' ? 'planner' : 'scout', task: prompt } },
   { name: 'sessions_spawn', input: { task: prompt, label: 'reader', ...(agentType === 'reader' ? { agentId: 'reader' } : {}) } }, // OpenClaw
@@ -122,6 +124,7 @@ export const DELEGATION_SCENARIOS = [
           tool_calls: [
             [
               { name: 'Read', input: { file_path: '{{cwd}}/missing.txt' } },
+              { name: 'read', when_property: 'file_path', input: { file_path: '{{cwd}}/missing.txt' } }, // DeepSeek
               { name: 'read', input: { filePath: '{{cwd}}/missing.txt' } },
               { name: 'Bash', input: { command: 'cat missing.txt', description: 'Show missing.txt' } },
               { name: 'exec_command', input: { cmd: 'cat missing.txt' } },
@@ -179,6 +182,7 @@ export const DELEGATION_SCENARIOS = [
           tool_calls: [
             [
               { name: 'Write', input: { file_path: '{{cwd}}/shared.txt', content: 'HANDOFF\n' } },
+              { name: 'write', when_property: 'file_path', input: { file_path: '{{cwd}}/shared.txt', content: 'HANDOFF\n' } }, // DeepSeek
               { name: 'Bash', input: { command: "printf 'HANDOFF\\n' > shared.txt", description: 'Write shared.txt' } },
               { name: 'exec_command', input: { cmd: "printf 'HANDOFF\\n' > shared.txt" } },
             ],
@@ -195,6 +199,7 @@ export const DELEGATION_SCENARIOS = [
           tool_calls: [
             [
               { name: 'Read', input: { file_path: '{{cwd}}/shared.txt' } },
+              { name: 'read', when_property: 'file_path', input: { file_path: '{{cwd}}/shared.txt' } }, // DeepSeek
               { name: 'Bash', input: { command: 'cat shared.txt', description: 'Show shared.txt' } },
               { name: 'exec_command', input: { cmd: 'cat shared.txt' } },
             ],

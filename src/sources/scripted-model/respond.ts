@@ -94,7 +94,7 @@ export function decide(script: Script, c: Conversation): Reply {
   }
   const calls: PlannedCall[] = [];
   for (const alternatives of turn.tool_calls ?? []) {
-    const choice = alternatives.find((a) => c.tools.has(a.name)) ?? alternatives.find((a) => a.even_if_absent);
+    const choice = alternatives.find((a) => c.tools.has(a.name) && (a.when_property === undefined || a.when_property in (c.tools.get(a.name)?.parameters.properties ?? {}))) ?? alternatives.find((a) => a.even_if_absent);
     if (!choice) {
       calls.length = 0;
       return {

@@ -8,6 +8,7 @@ const ToolChoice = z.strictObject({
   name: z.string().min(1).describe('tool name as offered; "namespace/name" for a Responses namespace tool'),
   input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}}, {{last_tool_result}}, {{last_user_text}}, {{last_agent_id}} and {{agent_id_N}} (the N-th spawned agent, from 0) are filled in; "{{agent_ids}}" alone becomes the list'),
   input_if_property: z.record(z.string(), z.unknown()).optional().describe('added to input only when the tool schema has that property'),
+  when_property: z.string().min(1).optional().describe('this alternative only when the offered schema has that property (two harnesses\' tools of one name that take different arguments)'),
   even_if_absent: z.boolean().optional().describe('called when the request does not offer it either (a model naming a tool it was not given), as the last resort'),
 });
 

@@ -8,8 +8,8 @@ export const shell = (command: string, description: string) => [
 
 export const readNotes = [
   { name: 'Read', input: { file_path: '{{cwd}}/notes.txt' } },
-  // OpenCode's read takes filePath, OpenClaw's path: whichever the offered schema has.
-  { name: 'read', input: {}, input_if_property: { filePath: '{{cwd}}/notes.txt', path: '{{cwd}}/notes.txt' } },
+  // OpenCode's read takes filePath, OpenClaw's path, DeepSeek's file_path: whichever the offered schema has.
+  { name: 'read', input: {}, input_if_property: { filePath: '{{cwd}}/notes.txt', path: '{{cwd}}/notes.txt', file_path: '{{cwd}}/notes.txt' } },
   { name: 'Bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } },
   { name: 'bash', input: { command: 'head -n 1 notes.txt', description: 'Show the first line' } },
   { name: 'exec_command', input: { cmd: 'head -n 1 notes.txt' } },

@@ -303,4 +303,23 @@ describe("roller collect with DeepSeek's dsh (real @deepseek-ai/dsh 0.1.0-rc.8 o
     await expectReprocessReproduces(run);
     await expectAtifExport(run);
   }, 10 * 60_000);
+
+  it('a dsh run stopped at the timeout mid-tool: a timeout, the root recorded running from its log, what it wrote and the captured calls kept', async () => {
+    const tasks = await tasksFile('deepseek-sleep.jsonl', [{ id: 'sleepy', prompt: '[SLEEP] Wait a while.' }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'deepseek', '--output', out, '--run-name', 'deepseek-timeout', '--timeout', '6']);
+    expect(r.code, r.stderr).toBe(1);
+    const run = join(out, 'deepseek-timeout');
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    const [row] = info(run).samples;
+    expect(row!.status).toBe('timeout');
+    const s = sample(run, row!);
+    expect(s.error).toMatchObject({ code: 'ROLLER_HARNESS_TIMEOUT' });
+    const [root] = s.runtime.participants as Json[];
+    expect(root).toMatchObject({ role: 'root', status: 'running', messages: 1 });
+    expect(root!.status_source).toMatch(/has no turn\/end: the process ended while it ran/);
+    const calls = readJsonl(join(run, row!.path, 'capture', 'attempt-0001', 'calls.jsonl'));
+    expect(calls.filter((c) => Array.isArray(c.context?.tools))).toHaveLength(1);
+    expect(readJsonl(join(run, row!.path, 'trace.jsonl'))[0]).toMatchObject({ type: 'session', id: root!.native_id });
+  }, 5 * 60_000);
 });

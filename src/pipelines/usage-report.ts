@@ -73,21 +73,18 @@ export async function usageReport(runDir: string): Promise<UsageReport> {
     }
     const sampleTotals = zeroTokens();
     for (const p of people) addTokens(sampleTotals, p.tokens);
-    for (const c of ((info.runtime as { compaction_calls?: unknown }).compaction_calls ?? []) as { participant: string; tokens: Tokens }[]) {
+    // Calls no native message holds, each under its participant: compaction summaries and auxiliary calls (titles).
+    const runtime = info.runtime as { compaction_calls?: unknown; auxiliary_calls?: unknown };
+    const extraCalls = [
+      ...((runtime.compaction_calls ?? []) as { participant: string; tokens: Tokens }[]).map((c) => ({ ...c, kind: 'compaction' as const, rule: undefined })),
+      ...((runtime.auxiliary_calls ?? []) as { participant: string; rule: string; tokens: Tokens }[]).map((c) => ({ ...c, kind: 'auxiliary' as const })),
+    ];
+    for (const c of extraCalls) {
       const node = nodes.get(c.participant);
       if (node) {
-        node.compaction ??= { calls: 0, tokens: zeroTokens() };
-        node.compaction.calls++;
-        addTokens(node.compaction.tokens, c.tokens);
-      }
-      addTokens(sampleTotals, c.tokens);
-    }
-    for (const c of ((info.runtime as { auxiliary_calls?: unknown }).auxiliary_calls ?? []) as { participant: string; rule: string; tokens: Tokens }[]) {
-      const node = nodes.get(c.participant);
-      if (node) {
-        node.auxiliary ??= { calls: 0, rule: c.rule, tokens: zeroTokens() };
-        node.auxiliary.calls++;
-        addTokens(node.auxiliary.tokens, c.tokens);
+        const slot = c.kind === 'compaction' ? (node.compaction ??= { calls: 0, tokens: zeroTokens() }) : (node.auxiliary ??= { calls: 0, rule: c.rule!, tokens: zeroTokens() });
+        slot.calls++;
+        addTokens(slot.tokens, c.tokens);
       }
       addTokens(sampleTotals, c.tokens);
     }

@@ -5,6 +5,18 @@ export const RUN_INFO_SCHEMA = 'roller.run-info/v1';
 
 export const RunState = z.enum(['initializing', 'running', 'finalizing', 'finished', 'interrupted', 'finalization_error']);
 
+/** What the task's grader said of the agent's work (bench scores): never a sample status. */
+export const Grade = z
+  .strictObject({
+    status: z.enum(['passed', 'failed', 'timeout', 'error']).describe('passed: exit 0; failed: another exit code; error: it could not run or its reward file is unreadable'),
+    exit_code: z.number().int().nullable(),
+    scores: z.record(z.string(), z.number()).describe('reward.json as written, or {reward} from reward.txt; {} when it wrote neither'),
+    elapsed_ms: NonNegativeInt,
+    reason: z.string().nullable(),
+  })
+  .describe("the task grader's verdict (tasks' grader.command, run in the work directory after the harness)");
+export type Grade = z.infer<typeof Grade>;
+
 export const RunSampleRow = z.strictObject({
   index: NonNegativeInt,
   task_id: z.string().min(1),
@@ -13,7 +25,7 @@ export const RunSampleRow = z.strictObject({
   error: RecordedError.nullable(),
   path: z.string().describe('sample directory, relative to the run directory'),
   usage: UsageTotals.nullable(),
-  grade: z.enum(['passed', 'failed', 'timeout', 'error']).optional().describe("the task grader's verdict (sample info.json grade)"),
+  grade: Grade.shape.status.optional().describe("the task grader's verdict (sample info.json grade)"),
 });
 
 export const ResumeEntry = z.strictObject({
@@ -85,17 +97,6 @@ export const TrajectoryConversion = z.strictObject({
   reason: z.string().nullable(),
 });
 
-/** What the task's grader said of the agent's work (bench scores): never a sample status. */
-export const Grade = z
-  .strictObject({
-    status: z.enum(['passed', 'failed', 'timeout', 'error']).describe('passed: exit 0; failed: another exit code; error: it could not run or its reward file is unreadable'),
-    exit_code: z.number().int().nullable(),
-    scores: z.record(z.string(), z.number()).describe('reward.json as written, or {reward} from reward.txt; {} when it wrote neither'),
-    elapsed_ms: NonNegativeInt,
-    reason: z.string().nullable(),
-  })
-  .describe("the task grader's verdict (tasks' grader.command, run in the work directory after the harness)");
-export type Grade = z.infer<typeof Grade>;
 
 export const SampleInfo = z
   .strictObject({

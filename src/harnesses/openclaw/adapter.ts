@@ -80,15 +80,17 @@ export const openClawAdapter: HarnessAdapter = {
   runner: {
     pin: PINNED_HARNESSES.openclaw,
     nativeRoot: openClawStateDir,
-    plan: (l) =>
-      openclawPlan({
+    plan: (l) => {
+      const agents = (l.harnessOptions as { agents?: OpenClawAgent[] } | undefined)?.agents;
+      return openclawPlan({
         ...launchFields(l),
         runtime: l.runtime!,
         mode: l.profile === OPENCLAW_EXEC_PROFILE ? 'exec' : 'gateway',
         ...(l.timeoutS !== undefined ? { timeoutS: l.timeoutS } : {}),
         ...(l.cacheTrace ? { cacheTrace: true } : {}),
-        ...((l.harnessOptions as { agents?: OpenClawAgent[] } | undefined)?.agents ? { agents: (l.harnessOptions as { agents: OpenClawAgent[] }).agents } : {}),
-      }),
+        ...(agents ? { agents } : {}),
+      });
+    },
     cacheTraceFile: openClawCacheTraceFile,
     cacheTraceInNative: OPENCLAW_CACHE_TRACE_IN_STATE,
     captureFailure: openClawCaptureFailure,

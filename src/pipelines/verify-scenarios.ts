@@ -161,13 +161,12 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
     { name: 'a tool error inside a sub-agent', prompt: '[MAIN:tool-error] delegate a failing read', agents: 1 },
     { name: 'sub-agents sharing a file (spawns unbound: recorded unknown)', prompt: '[MAIN:shared] a writer, then a reader', agents: 2, unboundSpawns: 2 },
     { name: 'nested sub-agents (root, child, grandchild)', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', agents: 2, depth: 2 },
-    {
-      name: 'a background sub-agent',
-      skip: { status: 'not_run', reason: "dsh's headless profile exits when the root turn ends and stops background sub-agents mid-turn (roller records them running); roller has no drain for dsh yet" },
-    },
+    // run_in_background: its start names the child ("started subagent <id>"); roller's driver lets it settle and the
+    // root answer dsh's notice, whose text names the child too.
+    { name: 'a background sub-agent', prompt: '[MAIN:background] delegate in the background', agents: 1, background: true },
     {
       name: 'sub-agents with different tool configurations',
-      skip: { status: 'not_run', reason: "dsh's subagent tool gives every child the parent's tools; a second delegation tool with its own toolFilter needs a profile overlay (--patch) roller does not write yet" },
+      skip: { status: 'not_run', reason: "dsh's subagent tool gives every child the parent's tools; a second delegation tool with a toolFilter belongs in dsh's shipped `code` agent preset, which a user preset of that id cannot replace (the shipped root wins), and roller does not rewrite dsh's presets" },
     },
   ],
 };

@@ -1,5 +1,6 @@
-import { mkdir, realpath } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { ProcessPlan } from '../../sources/process-runner.js';
 import { isolatedHomeEnv, type HarnessLaunch } from '../launch.js';
@@ -10,11 +11,30 @@ export const dshSessionsDir = (home: string) => join(home, '.dsh', 'sessions');
 /** The most bytes of a task dsh's headless profile takes: it reads the task from argv, where one argument holds 128 KiB. */
 export const DSH_MAX_PROMPT_BYTES = 128 * 1024 - 1;
 
+/** roller's driver (driver.ts), as compiled. */
+const driverScript = () => fileURLToPath(new URL('./driver.js', import.meta.url));
+
+/**
+ * roller's driver beside the install's node_modules (so dsh's own packages resolve from it), written once per install
+ * (a fresh copy renamed into place: concurrent samples never see half a file).
+ */
+async function installDriver(bin: string): Promise<string> {
+  const prefix = dirname(dirname(dirname(bin))); // <prefix>/node_modules/.bin/dsh
+  const target = join(prefix, 'roller-dsh-driver.mjs');
+  const source = await readFile(driverScript(), 'utf8');
+  if ((await readFile(target, 'utf8').catch(() => null)) === source) return target;
+  const partial = `${target}.${process.pid}.${Date.now()}`;
+  await copyFile(driverScript(), partial);
+  await rename(partial, target);
+  return target;
+}
+
 /**
  * `dsh --profile headless "<task>"` offline on its Node 24 runtime (docs/harness-notes/deepseek.md): a fresh HOME
  * (its profile, sessions and anonymous id live under it), temporary files inside it, the DeepSeek provider at the
  * recording proxy (DEEPSEEK_BASE_URL is the base without /v1), and every action allowed without asking — a headless
- * run has no one to ask. It answers one task, prints the final assistant text and exits.
+ * run has no one to ask. It answers one task, prints the final assistant text and exits — through roller's driver
+ * (driver.ts), which lets background sub-agents settle and the root answer their notices first.
  */
 export async function deepSeekPlan(launch: HarnessLaunch & { runtime: string }): Promise<ProcessPlan> {
   if (Buffer.byteLength(launch.prompt) > DSH_MAX_PROMPT_BYTES) {
@@ -22,10 +42,27 @@ export async function deepSeekPlan(launch: HarnessLaunch & { runtime: string }):
   }
   const tmp = join(launch.home, 'tmp');
   await mkdir(tmp, { recursive: true });
+  const driver = await installDriver(launch.bin);
+  const patch = join(launch.home, '.roller-dsh-patch.yml');
+  await writeFile(
+    patch,
+    [
+      '# roller: its driver in place of headless-runner (src/harnesses/deepseek/driver.ts)',
+      '- id: headless-runner',
+      '  disabled: true',
+      '- insert:',
+      '    - id: roller-headless-runner',
+      `      name: ${JSON.stringify(driver)}`,
+      '      inject: [headlessStartup]',
+      '      config:',
+      '        task: !!js ctx.headlessStartup.task',
+      '',
+    ].join('\n'),
+  );
   return {
     command: launch.runtime,
     // The CLI's own script, run by the runtime (its #!/usr/bin/env node would find roller's Node 20 otherwise).
-    args: [await realpath(launch.bin), '--profile', 'headless', ...(launch.extraArgs ?? []), launch.prompt],
+    args: [await realpath(launch.bin), '--profile', 'headless', '--patch', patch, ...(launch.extraArgs ?? []), launch.prompt],
     cwd: launch.work,
     env: {
       ...isolatedHomeEnv(launch.home, dirname(launch.runtime)),

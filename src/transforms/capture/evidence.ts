@@ -114,8 +114,9 @@ export function toolResultIdsOf(protocol: Call['protocol'], body: Json): Set<str
  * a Claude Code <task-notification> holding both its task id and the spawn's tool-use id (the same text
  * without those ids is no proof), a Codex v1 wait_agent output whose status names the child's thread as
  * completed or a <subagent_notification> naming it (agent_path) as completed, or a Codex v2 FINAL_ANSWER
- * agent_message authored by the child's agent path, or an OpenClaw completion event (a user message from
- * `source: subagent` naming the child's `session_key`).
+ * agent_message authored by the child's agent path, an OpenClaw completion event (a user message from
+ * `source: subagent` naming the child's `session_key`), or dsh's settlement notice (a user message that opens with
+ * `Background subagent <child session id> `).
  */
 export function deliveredIn(protocol: Call['protocol'], body: Json, child: { native_id: string; spawn_tool_call_id: string | null }, agentPath?: string): boolean {
   const text = (c: unknown): string => (typeof c === 'string' ? c : Array.isArray(c) ? (c as Json[]).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n') : '');
@@ -149,7 +150,10 @@ export function deliveredIn(protocol: Call['protocol'], body: Json, child: { nat
   if (protocol === 'openai-chat-completions') {
     return ((body.messages ?? []) as Json[]).some((m) => {
       if (m.role !== 'user') return false;
-      const lines = text(m.content).split('\n');
+      const t = text(m.content);
+      // dsh: the settlement notice of a background sub-agent, naming its session id first.
+      if (t.startsWith(`Background subagent ${child.native_id} `)) return true;
+      const lines = t.split('\n');
       return lines.includes('source: subagent') && lines.includes(`session_key: ${child.native_id}`);
     });
   }

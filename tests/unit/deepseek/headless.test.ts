@@ -136,8 +136,35 @@ describe('dsh runs converted and captured', () => {
     expect(coverage.status).toBe('verified');
   });
 
-  it("background: the child named by its start's own result (an acknowledgement); headless exits after the root's turn, so the child is running, not completed", async () => {
-    const { participants, relations } = await captured('background');
+  it("background, through roller's driver: the child named by its start's own result (an acknowledgement), settled, its notice delivered to the root by the child's id", async () => {
+    const { participants, relations, coverage } = await captured('background');
+    const child = participants.find((p) => p.role === 'child')!;
+    expect(child).toMatchObject({ status: 'completed', spawn_result: 'acknowledgement', spawn_tool_call_id: expect.stringMatching(/^call_/), messages: 2 });
+    for (const type of ['launch_acknowledged', 'child_completed', 'result_delivered', 'result_in_context']) expect(established(relations, type), type).toHaveLength(1);
+    expect(coverage.status).toBe('verified');
+    // The notice is user input of the root's second turn, as the model was sent it.
+    const { out } = await converted('background');
+    const actf = JSON.parse(readFileSync(join(out, 'trace_ACTF.json'), 'utf8')) as Actf;
+    const notice = actf.steps.map((s) => s.user_content).filter(Boolean).at(-1) as Json[];
+    expect(notice[0]!.text).toBe(`Background subagent ${child.native_id} finished and will do no further work unless you send it more.`);
+  });
+
+  it('a notice that names another sub-agent is no delivery of this one (the text without the id is no proof)', async () => {
+    const { session } = await converted('background');
+    const child = session.participants.find((p) => p.role === 'child')!;
+    const other = '00000000-0000-4000-8000-000000000000';
+    const calls = attributeCalls(
+      callsOf('background').map((c) => JSON.parse(JSON.stringify(c).split(`Background subagent ${child.native_id} `).join(`Background subagent ${other} `)) as Call),
+      session.participants,
+      'session_id',
+    );
+    const relations = deriveRelations({ calls, participants: session.participants });
+    expect(established(relations, 'launch_acknowledged')).toHaveLength(1);
+    expect(relations.filter((r) => r.type === 'result_delivered' || r.type === 'result_in_context')).toEqual([]);
+  });
+
+  it("background under dsh's own headless runner: it exits after the root's turn, so the child is running, not completed", async () => {
+    const { participants, relations } = await captured('background-headless-exit');
     const child = participants.find((p) => p.role === 'child')!;
     const root = participants[0]!;
     expect(child).toMatchObject({ status: 'running', spawn_result: 'acknowledgement', spawn_tool_call_id: expect.stringMatching(/^call_/) });

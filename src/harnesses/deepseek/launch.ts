@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +12,11 @@ export const dshSessionsDir = (home: string) => join(home, '.dsh', 'sessions');
 /** The most bytes of a task dsh's headless profile takes: it reads the task from argv, where one argument holds 128 KiB. */
 export const DSH_MAX_PROMPT_BYTES = 128 * 1024 - 1;
 
-/** roller's driver (driver.ts), as compiled. */
-const driverScript = () => fileURLToPath(new URL('./driver.js', import.meta.url));
+/** roller's driver as compiled (driver.js); run from source, driver.ts, which Node 24 loads as .mts (erasable types only). */
+function driverScript(): { path: string; ext: 'mjs' | 'mts' } {
+  const js = fileURLToPath(new URL('./driver.js', import.meta.url));
+  return existsSync(js) ? { path: js, ext: 'mjs' } : { path: fileURLToPath(new URL('./driver.ts', import.meta.url)), ext: 'mts' };
+}
 
 /**
  * roller's driver beside the install's node_modules (so dsh's own packages resolve from it), written once per install
@@ -20,11 +24,12 @@ const driverScript = () => fileURLToPath(new URL('./driver.js', import.meta.url)
  */
 async function installDriver(bin: string): Promise<string> {
   const prefix = dirname(dirname(dirname(bin))); // <prefix>/node_modules/.bin/dsh
-  const target = join(prefix, 'roller-dsh-driver.mjs');
-  const source = await readFile(driverScript(), 'utf8');
+  const script = driverScript();
+  const target = join(prefix, `roller-dsh-driver.${script.ext}`);
+  const source = await readFile(script.path, 'utf8');
   if ((await readFile(target, 'utf8').catch(() => null)) === source) return target;
   const partial = `${target}.${process.pid}.${Date.now()}`;
-  await copyFile(driverScript(), partial);
+  await copyFile(script.path, partial);
   await rename(partial, target);
   return target;
 }
@@ -68,6 +73,9 @@ export async function deepSeekPlan(launch: HarnessLaunch & { runtime: string }):
       ...isolatedHomeEnv(launch.home, dirname(launch.runtime)),
       TMPDIR: tmp,
       DEEPSEEK_BASE_URL: launch.baseUrl.replace(/\/+$/, ''),
+      // Its web_search tool is a Messages API call of its own: through the same base, so no model call bypasses the proxy.
+      DEEPSEEK_SEARCH_BASE_URL: launch.baseUrl.replace(/\/+$/, ''),
+      DSH_TELEMETRY_DISABLED: '1',
       DEEPSEEK_API_KEY: launch.apiKey,
       DSH_PERMISSION_MODE: 'danger-full-access',
     },

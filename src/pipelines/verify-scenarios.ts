@@ -41,6 +41,8 @@ export interface Scenario {
   codexMaxDepth?: number;
   /** OpenClaw agents beside main, each with its own tool policy (see OpenClawAgent). */
   openclawAgents?: OpenClawAgent[];
+  /** dsh: roller's read-only delegation tool `subagent_reader` beside `subagent` (see deepSeekPlan). */
+  dshReaderTool?: boolean;
   /** A harness profile the runner applies (Pi's sub-agent example extension). */
   profile?: string;
   skip?: { status: 'not_applicable' | 'not_run'; reason: string };
@@ -165,8 +167,14 @@ export const SCENARIOS: Record<VerifyHarness, Scenario[]> = {
     // root answer dsh's notice, whose text names the child too.
     { name: 'a background sub-agent', prompt: '[MAIN:background] delegate in the background', agents: 1, background: true },
     {
-      name: 'sub-agents with different tool configurations',
-      skip: { status: 'not_run', reason: "dsh's subagent tool gives every child the parent's tools; a second delegation tool with a toolFilter belongs in dsh's shipped `code` agent preset, which a user preset of that id cannot replace (the shipped root wins), and roller does not rewrite dsh's presets" },
+      // dsh's subagent tool gives a child the parent's tools: a second tool row of dsh's own dsh-tool-subagent, with a
+      // toolFilter (no shell, no writes), spawns the read-only child. Both are foreground spawns of one parent: unbound.
+      name: 'sub-agents with different tool configurations (spawns unbound: recorded unknown)',
+      prompt: '[MAIN:tools] a default and a read-only sub-agent',
+      agents: 2,
+      unboundSpawns: 2,
+      distinctTools: true,
+      dshReaderTool: true,
     },
   ],
 };

@@ -126,6 +126,7 @@ async function runScenario(
       ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}),
       ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}),
       ...(scenario.openclawAgents ? { agents: scenario.openclawAgents } : {}),
+      ...(scenario.dshReaderTool ? { readerTool: true } : {}),
     },
     // OpenClaw: its Node runtime, and its cache trace (the seeds' default there: announcement runs, stream contexts).
     ...(runtime ? { runtime } : {}),

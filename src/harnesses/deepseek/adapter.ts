@@ -60,7 +60,8 @@ export const deepSeekAdapter: HarnessAdapter = {
     nativeRoot: dshSessionsDir,
     plan: (l) => {
       if (!l.runtime) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'deepseek: its Node 24 runtime is not installed (roller harness install deepseek)');
-      return deepSeekPlan({ ...launchFields(l), runtime: l.runtime });
+      const readerTool = (l.harnessOptions as { readerTool?: boolean } | undefined)?.readerTool === true;
+      return deepSeekPlan({ ...launchFields(l), runtime: l.runtime, ...(readerTool ? { readerTool } : {}) });
     },
     thinkingLevels: [], // roller sets no reasoning level for dsh: --thinking is refused for it
     apiModels: false,

@@ -41,7 +41,14 @@ async function installDriver(bin: string): Promise<string> {
  * run has no one to ask. It answers one task, prints the final assistant text and exits — through roller's driver
  * (driver.ts), which lets background sub-agents settle and the root answer their notices first.
  */
-export async function deepSeekPlan(launch: HarnessLaunch & { runtime: string }): Promise<ProcessPlan> {
+/**
+ * A second delegation tool whose children may only read (`subagent_reader`): a tool row like dsh-base's own
+ * `tool-subagent`, with a toolFilter. Only where asked (verify's different-tool-configurations scenario).
+ */
+export const DSH_READER_TOOL = 'subagent_reader';
+const READER_DENIES = ['bash', 'write', 'edit', 'str_replace_editor', 'workflow', 'job_kill', 'subagent', 'subagent_fork', DSH_READER_TOOL, 'send_message'];
+
+export async function deepSeekPlan(launch: HarnessLaunch & { runtime: string; readerTool?: boolean }): Promise<ProcessPlan> {
   if (Buffer.byteLength(launch.prompt) > DSH_MAX_PROMPT_BYTES) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `the prompt is ${Buffer.byteLength(launch.prompt)} bytes: dsh's headless profile takes the task as one argument, at most ${DSH_MAX_PROMPT_BYTES} bytes`);
   }
@@ -61,6 +68,18 @@ export async function deepSeekPlan(launch: HarnessLaunch & { runtime: string }):
       '      inject: [headlessStartup]',
       '      config:',
       '        task: !!js ctx.headlessStartup.task',
+      ...(launch.readerTool
+        ? [
+            '    - id: roller-tool-subagent-reader',
+            "      name: '@deepseek-ai/dsh-tool-subagent'",
+            '      config:',
+            '        provider: spawn',
+            `        toolName: ${DSH_READER_TOOL}`,
+            '        backgroundMode: one-shot',
+            '        enableRunInBackground: false',
+            `        toolFilter: { deny: ${JSON.stringify(READER_DENIES)} }`,
+          ]
+        : []),
       '',
     ].join('\n'),
   );

@@ -4,8 +4,12 @@ import type { DshEvent, DshSession } from './session-log.js';
 type Json = Record<string, any>;
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
 
-/** The delegation tool behind each sub-agent provider of dsh's headless profile (subagent/descriptor `provider`). */
-const TOOL_OF_PROVIDER: Record<string, string> = { spawn: 'subagent', fork: 'subagent_fork' };
+/**
+ * The delegation tools behind each sub-agent provider (subagent/descriptor `provider`): dsh's headless profile has
+ * `subagent` and `subagent_fork`; roller's verify profile adds a read-only `subagent_reader` (launch.ts).
+ */
+const TOOLS_OF_PROVIDER: Record<string, readonly string[]> = { spawn: ['subagent', 'subagent_reader'], fork: ['subagent_fork'] };
+const DELEGATION_TOOLS = new Set(Object.values(TOOLS_OF_PROVIDER).flat());
 
 /** A model reply dsh kept: one per completed model call (the title request writes none). */
 export const isAssistantMessage = (e: DshEvent) => e.type === 'assistant/message' && e.data.message?.role === 'assistant';
@@ -44,7 +48,7 @@ interface Spawn {
 function spawnsOf(s: DshSession): Spawn[] {
   const calls = new Map<string, Spawn>();
   for (const e of s.events) {
-    if (e.type === 'tool/call' && Object.values(TOOL_OF_PROVIDER).includes(String(e.data.name))) {
+    if (e.type === 'tool/call' && DELEGATION_TOOLS.has(String(e.data.name))) {
       calls.set(String(e.data.callId), { callId: String(e.data.callId), name: String(e.data.name), seq: e.seq, error: null, startedChild: null, failed: false });
     } else if (e.type === 'tool/result') {
       for (const block of (e.data.message?.content ?? []) as Json[]) {
@@ -86,8 +90,9 @@ function spawnLinks(sessions: readonly DshSession[]): Map<string, SpawnLink> {
         continue;
       }
       const provider = String(child.events.find((e) => e.type === 'subagent/descriptor')?.data.provider ?? '');
-      const tool = TOOL_OF_PROVIDER[provider];
-      const calls = spawns.filter((s) => s.name === tool && !s.startedChild && !s.failed);
+      const tools = TOOLS_OF_PROVIDER[provider];
+      const tool = tools?.join(' or ');
+      const calls = spawns.filter((s) => tools?.includes(s.name) && !s.startedChild && !s.failed);
       const siblings = children.filter((c) => !byStart.has(c.header.id) && String(c.events.find((e) => e.type === 'subagent/descriptor')?.data.provider ?? '') === provider);
       if (tool && calls.length === 1 && siblings.length === 1) links.set(child.header.id, { callId: calls[0]!.callId, result: 'result', reason: null });
       else {

@@ -10,7 +10,9 @@ const delegate = (prompt: string, background = false, agentType = 'general-purpo
   { name: 'Agent', input: { description: 'Read notes file', prompt, subagent_type: agentType }, input_if_property: { run_in_background: background } },
   { name: 'Task', input: { description: 'Read notes file', prompt, subagent_type: 'general-purpose' } },
   { name: 'task', input: { description: 'Read notes file', prompt, subagent_type: agentType === 'general-purpose' ? 'general' : agentType } }, // OpenCode
-  // DeepSeek's dsh: background by default; a foreground child's report is the tool result.
+  // DeepSeek's dsh: background by default; a foreground child's report is the tool result. Its read-only delegation
+  // tool (roller's verify profile) for the read-only agent of [MAIN:tools].
+  ...(agentType === 'reader' ? [{ name: 'subagent_reader', input: { description: 'Read notes file', prompt } }] : []),
   { name: 'subagent', when_property: 'prompt', input: { description: 'Read notes file', prompt, run_in_background: background } },
   // Pi's example sub-agent extension: scout may run bash, planner only reads (the read-only agent of [MAIN:tools]).
   { name: 'subagent', input: { agent: agentType === 'reader' ? 'planner' : 'scout', task: prompt } },

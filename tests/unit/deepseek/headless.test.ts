@@ -129,7 +129,7 @@ describe('dsh runs converted and captured', () => {
     expect(children).toHaveLength(2);
     for (const c of children) {
       expect(c).toMatchObject({ parent: participants[0]!.participant, depth: 1, status: 'completed', spawn_tool_call_id: null });
-      expect(c.reason).toMatch(/made 2 subagent calls and started 2 foreground children.*not known/);
+      expect(c.reason).toMatch(/made 2 subagent or subagent_reader calls and started 2 foreground children.*not known/);
     }
     expect(established(relations, 'spawn')).toEqual([]);
     expect(relations.filter((r) => r.type === 'spawn' && r.status === 'unknown')).toHaveLength(2);

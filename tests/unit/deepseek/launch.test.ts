@@ -47,6 +47,19 @@ describe('deepSeekPlan', () => {
     expect(overlay).not.toContain('sk-unit-0000');
   });
 
+  it("only where asked, a second delegation tool whose children may not run commands or write: a row of dsh's own dsh-tool-subagent", async () => {
+    const { bin } = install();
+    const plain = launch(bin);
+    await deepSeekPlan(plain);
+    expect(readFileSync(join(plain.home, '.roller-dsh-patch.yml'), 'utf8')).not.toContain('subagent_reader');
+    const reader = launch(bin);
+    await deepSeekPlan({ ...reader, readerTool: true });
+    const overlay = readFileSync(join(reader.home, '.roller-dsh-patch.yml'), 'utf8');
+    expect(overlay).toContain("name: '@deepseek-ai/dsh-tool-subagent'");
+    expect(overlay).toContain('toolName: subagent_reader');
+    expect(overlay).toMatch(/toolFilter: \{ deny: \[.*"bash".*"write".*"edit".*\] \}/);
+  });
+
   it('a second launch keeps the driver as it is; a stale one is replaced whole', async () => {
     const { prefix, bin } = install();
     await deepSeekPlan(launch(bin));

@@ -61,12 +61,24 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   } catch (cause) {
     throw new RollerError(
       ErrorCode.HARNESS_INSTALL_FAILED,
-      `installing ${pin.package}@${pin.version} into ${dir} failed (${(cause as Error).message.split('\n')[0]}); check that the npm registry is reachable`,
+      `installing ${pin.package}@${pin.version} into ${dir} failed (${npmSaid(cause)}); check that the npm registry is reachable and that the version exists (npm view ${pin.package} versions)`,
       { cause },
     );
   }
   await writeJsonAtomic(join(dir, MARKER), { package: pin.package, version: pin.version, installed_at: new Date().toISOString() });
   return { ...result, reused: false };
+}
+
+/** What npm itself said of a failed install (its error lines), else the first line of the failure. */
+function npmSaid(cause: unknown): string {
+  const stderr = String((cause as { stderr?: unknown }).stderr ?? '');
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^npm (error|ERR!)/.test(l) && !/complete log|A log of/i.test(l))
+    .map((l) => l.replace(/^npm (error|ERR!)\s*/, ''))
+    .filter(Boolean);
+  return lines.length > 0 ? `npm: ${lines.slice(0, 3).join('; ')}` : (cause as Error).message.split('\n')[0]!;
 }
 
 /** When each version of the harness's package was published (npm's `time`), by version; empty when npm cannot say. */

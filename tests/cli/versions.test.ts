@@ -37,6 +37,14 @@ describe('roller and harness versions (bin/roller over dist/)', () => {
     expect(bad.stderr).toContain('nothing: not a harness roller installs');
   }, 600_000);
 
+  it("a release npm cannot install: npm's own words, and how to list the versions there are", async () => {
+    // dsh's install takes only releases published before its --before date: 0.1.0-rc.6 came later.
+    const res = await roller('harness', 'install', 'deepseek@0.1.0-rc.6', '--cache-dir', join(tmp.path, 'cache'));
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toMatch(/installing @deepseek-ai\/dsh@0\.1\.0-rc\.6 into .* failed \(npm: code ETARGET; notarget No matching version found for @deepseek-ai\/dsh@0\.1\.0-rc\.6/);
+    expect(res.stderr).toContain('(npm view @deepseek-ai/dsh versions) [ROLLER_HARNESS_INSTALL_FAILED]');
+  }, 300_000);
+
   it('collect refuses an unverified --harness-version before installing anything, and says how to verify it', async () => {
     const res = await roller('collect', '--capture-calls', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'codex', '--harness-version', '0.1.0', '--output', tmp.path, '--run-name', 'x');
     expect(res.code).not.toBe(0);

@@ -2,7 +2,7 @@ import type { Call } from '../../schemas/call.js';
 import type { NativeCapture } from '../../schemas/native-capture.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { isAssistantMessage, participantOf } from './participants.js';
-import type { DshSession } from './session-log.js';
+import { descriptorOf, type DshSession } from './session-log.js';
 
 /** dsh's title requests: the session-title plugin asks with no tools and writes no assistant message. */
 export const DEEPSEEK_TITLE_CALL = {
@@ -22,7 +22,7 @@ export function deepSeekNativeCapture(sessions: readonly DshSession[], participa
   return {
     harness: { name: 'deepseek', version },
     participants,
-    capabilities: { native_output_coverage: 'count', delegation: 'native', background: sessions.some((s) => s.events.some((e) => e.type === 'subagent/descriptor' && e.data.mode === 'continuable')) },
+    capabilities: { native_output_coverage: 'count', delegation: 'native', background: sessions.some((s) => descriptorOf(s)?.mode === 'continuable') },
     outputs: { method: 'count', counts, counted: { rule: 'requests that offer tools (dsh title requests offer none and write no assistant message)', test: (c: Call) => !DEEPSEEK_TITLE_CALL.test(c) } },
     headerJoin: { field: 'session_id', participants: Object.fromEntries(participants.map((p) => [p.native_id, p.participant])) },
     nativeFiles: sessions.map((s) => s.file),

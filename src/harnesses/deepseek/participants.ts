@@ -1,5 +1,5 @@
 import type { ParticipantUsage, SpawnWithoutParticipant, TokensByKind } from '../../schemas/participant-usage.js';
-import type { DshEvent, DshSession } from './session-log.js';
+import { descriptorOf, type DshEvent, type DshSession } from './session-log.js';
 
 type Json = Record<string, any>;
 const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : 0);
@@ -10,6 +10,7 @@ const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0
  */
 const TOOLS_OF_PROVIDER: Record<string, readonly string[]> = { spawn: ['subagent', 'subagent_reader'], fork: ['subagent_fork'] };
 const DELEGATION_TOOLS = new Set(Object.values(TOOLS_OF_PROVIDER).flat());
+const providerOf = (s: DshSession) => String(descriptorOf(s)?.provider ?? '');
 
 /** A model reply dsh kept: one per completed model call (the title request writes none). */
 export const isAssistantMessage = (e: DshEvent) => e.type === 'assistant/message' && e.data.message?.role === 'assistant';
@@ -89,11 +90,11 @@ function spawnLinks(sessions: readonly DshSession[]): Map<string, SpawnLink> {
         links.set(child.header.id, { callId: started.callId, result: 'acknowledgement', reason: null });
         continue;
       }
-      const provider = String(child.events.find((e) => e.type === 'subagent/descriptor')?.data.provider ?? '');
+      const provider = providerOf(child);
       const tools = TOOLS_OF_PROVIDER[provider];
       const tool = tools?.join(' or ');
       const calls = spawns.filter((s) => tools?.includes(s.name) && !s.startedChild && !s.failed);
-      const siblings = children.filter((c) => !byStart.has(c.header.id) && String(c.events.find((e) => e.type === 'subagent/descriptor')?.data.provider ?? '') === provider);
+      const siblings = children.filter((c) => !byStart.has(c.header.id) && providerOf(c) === provider);
       if (tool && calls.length === 1 && siblings.length === 1) links.set(child.header.id, { callId: calls[0]!.callId, result: 'result', reason: null });
       else {
         links.set(child.header.id, {
@@ -159,7 +160,7 @@ export function deepSeekSpawnsWithoutParticipant(sessions: readonly DshSession[]
   const ids = new Set(sessions.map((s) => s.header.id));
   const out: SpawnWithoutParticipant[] = [];
   for (const parent of sessions) {
-    const foregroundChildren = sessions.filter((c) => c.header.parentSession === parent.header.id && c.events.find((e) => e.type === 'subagent/descriptor')?.data.mode !== 'continuable');
+    const foregroundChildren = sessions.filter((c) => c.header.parentSession === parent.header.id && descriptorOf(c)?.mode !== 'continuable');
     for (const s of spawnsOf(parent)) {
       const base = { participant: participantOf(parent.header.id), tool_call_id: s.callId, source: `${parent.file}: tool/call seq ${s.seq}` };
       if (s.failed) out.push({ ...base, target: null, status: 'failed', reason: `the ${s.name} call failed: ${s.error ?? 'no error text'}` });

@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Decompress } from 'fzstd';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { excerpt, type Rejected } from '../../core/rejected.js';
@@ -44,6 +44,12 @@ export interface DshSession {
 
 const LOG_NAMES = new Set(['session.jsonl.zstd', 'session.jsonl']);
 
+/** A `seq`-numbered event (batched chunk lines, numbered from seq0, are kept in `lines` only). */
+const isEvent = (l: Json): l is DshEvent => typeof l.type === 'string' && typeof l.seq === 'number' && typeof l.data === 'object' && l.data !== null;
+
+/** A sub-agent's `subagent/descriptor` (provider, mode, label), absent in a root's log. */
+export const descriptorOf = (s: Pick<DshSession, 'events'>): Json | undefined => s.events.find((e) => e.type === 'subagent/descriptor')?.data;
+
 /** Every dsh session log under `root` ($HOME/.dsh/sessions, or an archive's copy of it); links are not followed. */
 export function findDshLogs(root: string): string[] {
   const st = lstatSync(root, { throwIfNoEntry: false });
@@ -51,7 +57,7 @@ export function findDshLogs(root: string): string[] {
   if (st.isFile()) return [root];
   const found: string[] = [];
   for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
-    if (e.isFile() && LOG_NAMES.has(e.name) && basename(e.parentPath).length > 0) found.push(join(e.parentPath, e.name));
+    if (e.isFile() && LOG_NAMES.has(e.name)) found.push(join(e.parentPath, e.name));
   }
   // One log per session directory: the compressed one when both are there.
   const byDir = new Map<string, string>();
@@ -104,7 +110,7 @@ export function readDshSession(file: string): DshSession {
     const why = issues.map((x) => `${formatJsonPath(x.path)}: ${x.message}`).join('; ');
     throw new RollerError(ErrorCode.NATIVE_SHAPE_UNKNOWN, `${file}:1: not a dsh session log (its first line must be the {"type":"session","id":…} header${why ? `; ${why}` : ''})`, { origin: { file, line: 1 } });
   }
-  const events = lines.slice(1).filter((l): l is DshEvent => typeof l.type === 'string' && typeof l.seq === 'number' && typeof l.data === 'object' && l.data !== null);
+  const events = lines.slice(1).filter(isEvent);
   return { file, header: header as DshSessionHeader, events, lines, rejects };
 }
 
@@ -137,7 +143,7 @@ export function sessionsOfTrace(records: readonly Json[], where = 'trace.jsonl')
     else if (out.length > 0) {
       const s = out.at(-1)!;
       s.lines.push(r);
-      if (typeof r.type === 'string' && typeof r.seq === 'number' && typeof r.data === 'object' && r.data !== null) s.events.push(r as DshEvent);
+      if (isEvent(r)) s.events.push(r);
     }
   }
   return out;

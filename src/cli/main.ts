@@ -356,6 +356,7 @@ export function buildProgram(): Command {
         rollerVersion: pkg.version,
         onStart: (r) => progress.started(r, total),
         onSample: (s, p) => progress.finished(s, p),
+        onNotice: (message) => process.stderr.write(`roller collect: ${message}\n`),
         onNotReused: (dir, why) => process.stderr.write(`roller collect --resume: ${dir} is collected again, its capture fails validation: ${why}\n`),
       });
       progress.stop();

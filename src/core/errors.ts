@@ -35,6 +35,15 @@ export const ErrorCode = {
   DRAIN_INCOMPLETE: 'ROLLER_DRAIN_INCOMPLETE',
   USER_SIMULATOR_FAILED: 'ROLLER_USER_SIMULATOR_FAILED',
   RESULTS_COPY_FAILED: 'ROLLER_RESULTS_COPY_FAILED',
+  /** A request through a proxy under key custody without the attempt's stand-in credential. */
+  CREDENTIAL_REFUSED: 'ROLLER_CREDENTIAL_REFUSED',
+  DECODED_BODY_TOO_LARGE: 'ROLLER_DECODED_BODY_TOO_LARGE',
+  /** The harness called its model somewhere other than its recording proxy (or not at all). */
+  HARNESS_BYPASSED_PROXY: 'ROLLER_HARNESS_BYPASSED_PROXY',
+  /** A task's `files` would write the harness's own configuration. */
+  TASK_FILE_REFUSED: 'ROLLER_TASK_FILE_REFUSED',
+  /** A link where roller reads or writes inside an attempt (planted by the agent, or a native root that is one). */
+  LINK_REFUSED: 'ROLLER_LINK_REFUSED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

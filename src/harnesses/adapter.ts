@@ -141,6 +141,11 @@ export interface HarnessRunner {
   readonly keepsToolsCapture?: boolean;
   /** The most bytes of one prompt the CLI takes, where it says (OpenClaw: a 4 MiB message file). */
   readonly maxPromptBytes?: number;
+  /**
+   * Files (relative to the work directory) the CLI reads as its own configuration: a task may not write them, since
+   * they could move its model endpoint, its credential or its proxy away from roller's recording proxy.
+   */
+  readonly configFiles?: readonly string[];
 }
 
 export interface HarnessPin {

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileInside } from '../core/inside-root.js';
 import { join } from 'node:path';
 
 /**
@@ -53,6 +53,6 @@ export const launchFields = (l: HarnessLaunch): HarnessLaunch => ({
  */
 export async function promptFile(launch: HarnessLaunch, name = 'prompt'): Promise<string> {
   const path = join(launch.home, `.roller-${name}.txt`);
-  await writeFile(path, launch.prompt, { mode: 0o600 });
+  await writeFileInside(launch.home, path, launch.prompt, 0o600);
   return path;
 }

@@ -49,7 +49,9 @@ export async function startProxyPipeline(options: ProxyPipelineOptions): Promise
 function projectInChild(job: ProjectionJob, progress: WireFollow): Promise<RunReport> {
   return new Promise((resolve, reject) => {
     // No inherited Node options: the script is compiled JavaScript, and a parent's loader or --input-type is not its.
-    const child = fork(compiledScript(import.meta.url, 'proxy-projector.js'), [JSON.stringify(job)], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Nor roller's environment, where a model key may be: the projection needs none of it.
+    const env = Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'].flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])));
+    const child = fork(compiledScript(import.meta.url, 'proxy-projector.js'), [JSON.stringify(job)], { execArgv: [], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let outcome: FromProjector | undefined;
     child.once('message', (m: FromProjector) => (outcome = m));
     child.once('spawn', () => {

@@ -4,7 +4,7 @@ import { HarnessName, IsoTimestamp, NonNegativeInt } from './common.js';
 export const LOCK_SCHEMA = 'roller.lock/v1';
 
 /** Values under keys that look like credentials are written as this, never in clear. */
-export const REDACTED = '<redacted>';
+export { REDACTED } from '../core/redaction.js';
 
 export const Lock = z
   .strictObject({

@@ -4,6 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
+import { isolatedCommand, type Isolation } from './isolation.js';
 
 export interface ProcessPlan {
   command: string;
@@ -22,6 +23,8 @@ export interface RunProcessOptions {
   stdoutPath: string;
   stderrPath: string;
   signal?: AbortSignal;
+  /** Run it in a PID namespace of its own (sources/isolation.ts), when the machine allows. */
+  isolation?: Isolation;
 }
 
 export interface ProcessOutcome {
@@ -49,7 +52,8 @@ export async function runProcess(plan: ProcessPlan, options: RunProcessOptions):
   const input = plan.stdin === undefined ? undefined : await open(plan.stdin, 'r');
   let child: ChildProcess;
   try {
-    child = spawn(plan.command, plan.args, { cwd: plan.cwd, env: plan.env, stdio: [input?.fd ?? 'ignore', 'pipe', 'pipe'], detached: true });
+    const { command, args } = options.isolation ? isolatedCommand(options.isolation, plan.command, plan.args) : plan;
+    child = spawn(command, args, { cwd: plan.cwd, env: plan.env, stdio: [input?.fd ?? 'ignore', 'pipe', 'pipe'], detached: true });
   } finally {
     await input?.close(); // the child has its own copy of the descriptor
   }

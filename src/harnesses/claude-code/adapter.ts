@@ -112,6 +112,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
     replyOfStdout,
     reported: claudeCodeResult,
     apiModels: true,
+    configFiles: ['.claude/settings.json', '.claude/settings.local.json'],
     contextSettings: true,
   },
 };

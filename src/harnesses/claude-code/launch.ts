@@ -20,6 +20,8 @@ export interface ClaudeCodeLaunch extends HarnessLaunch {
   context?: { window?: number; autoCompactPercent?: number };
 }
 
+const CONNECTION_ENV = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY', 'HTTPS_PROXY', 'HTTP_PROXY', 'https_proxy', 'http_proxy', 'NO_PROXY', 'no_proxy'] as const;
+
 /** The native config dir of a launch: where the session files are read from afterwards. */
 export const claudeConfigDir = (home: string) => join(home, '.claude');
 
@@ -36,5 +38,9 @@ export async function claudeCodePlan(launch: ClaudeCodeLaunch): Promise<ProcessP
   // Claude Code clamps a window below 100k up to 100k; the percentage then lowers the threshold below it.
   if (launch.context?.window !== undefined) extra.CLAUDE_CODE_AUTO_COMPACT_WINDOW = String(launch.context.window);
   if (launch.context?.autoCompactPercent !== undefined) extra.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE = String(launch.context.autoCompactPercent);
-  return { command: launch.bin, args, cwd: launch.work, env: claudeCodeEnv({ home: launch.home, baseUrl: launch.baseUrl, apiKey: launch.apiKey, extra }), stdin: await promptFile(launch) };
+  const env = claudeCodeEnv({ home: launch.home, baseUrl: launch.baseUrl, apiKey: launch.apiKey, extra });
+  // The endpoint, credential and proxies again as --settings, which outranks every settings file a task or the agent
+  // could write in the work dir or HOME (only managed settings rank higher): nothing there can move the model calls.
+  args.push('--settings', JSON.stringify({ env: Object.fromEntries(CONNECTION_ENV.filter((k) => env[k] !== undefined).map((k) => [k, env[k]])) }));
+  return { command: launch.bin, args, cwd: launch.work, env, stdin: await promptFile(launch) };
 }

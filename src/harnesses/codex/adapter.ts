@@ -98,6 +98,7 @@ export const codexAdapter: HarnessAdapter = {
     thinkingLevels: ['minimal', 'low', 'medium', 'high', 'xhigh'],
     keepsToolsCapture: true,
     apiModels: false,
+    configFiles: ['.codex/config.toml'],
     contextSettings: false,
   },
 };

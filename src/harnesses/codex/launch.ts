@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdirInside, writeFileInside } from '../../core/inside-root.js';
 import { join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { ProcessPlan } from '../../sources/process-runner.js';
@@ -83,13 +83,13 @@ export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders
  * for a new task; the same one (config.toml rewritten, sessions kept) to resume.
  */
 export async function codexPlan(launch: CodexLaunch): Promise<ProcessPlan> {
-  await mkdir(launch.home, { recursive: true });
+  await mkdirInside(launch.home, launch.home);
   for (const name of Object.keys(launch.roles ?? {})) {
     // A TOML bare key and a file name both.
     if (!/^[a-z][a-z0-9_-]*$/.test(name)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `codex agent role '${name}': use lowercase letters, digits, _ and -`);
   }
-  await writeFile(join(launch.home, 'config.toml'), codexConfig(launch));
-  for (const [name, role] of Object.entries(launch.roles ?? {})) await writeFile(join(launch.home, `${name}.toml`), role.config);
+  await writeFileInside(launch.home, join(launch.home, 'config.toml'), codexConfig(launch));
+  for (const [name, role] of Object.entries(launch.roles ?? {})) await writeFileInside(launch.home, join(launch.home, `${name}.toml`), role.config);
   const nowhere = 'http://127.0.0.1:9';
   return {
     command: launch.bin,

@@ -65,6 +65,7 @@ export const deepSeekAdapter: HarnessAdapter = {
     },
     thinkingLevels: [], // roller sets no reasoning level for dsh: --thinking is refused for it
     apiModels: false,
+    configFiles: [],
     contextSettings: false,
     maxPromptBytes: DSH_MAX_PROMPT_BYTES,
   },

@@ -1,5 +1,6 @@
+import { mkdirInside, writeFileInside } from '../../core/inside-root.js';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, realpath, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, RollerError } from '../../core/errors.js';
@@ -53,11 +54,10 @@ export async function deepSeekPlan(launch: HarnessLaunch & { runtime: string; re
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `the prompt is ${Buffer.byteLength(launch.prompt)} bytes: dsh's headless profile takes the task as one argument, at most ${DSH_MAX_PROMPT_BYTES} bytes`);
   }
   const tmp = join(launch.home, 'tmp');
-  await mkdir(tmp, { recursive: true });
+  await mkdirInside(launch.home, tmp);
   const driver = await installDriver(launch.bin);
   const patch = join(launch.home, '.roller-dsh-patch.yml');
-  await writeFile(
-    patch,
+  await writeFileInside(launch.home, patch,
     [
       '# roller: its driver in place of headless-runner (src/harnesses/deepseek/driver.ts)',
       '- id: headless-runner',

@@ -96,6 +96,7 @@ export const openClawAdapter: HarnessAdapter = {
     captureFailure: openClawCaptureFailure,
     thinkingLevels: [], // exec runs with thinking off here
     apiModels: false,
+    configFiles: ['.openclaw/openclaw.json'],
     contextSettings: false,
     // `openclaw agent --message-file` reads at most 4 MiB.
     maxPromptBytes: 4 << 20,

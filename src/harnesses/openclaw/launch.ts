@@ -1,6 +1,6 @@
+import { copyFileInside, mkdirInside, writeFileInside } from '../../core/inside-root.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,12 +49,11 @@ export async function openclawPlan(
 ): Promise<ProcessPlan> {
   const mode = launch.mode ?? 'gateway';
   const state = openClawStateDir(launch.home);
-  await mkdir(state, { recursive: true });
+  await mkdirInside(launch.home, state);
   const model = launch.model ?? 'scripted-model';
   const config = join(launch.home, '.openclaw', 'openclaw.json');
   const port = mode === 'gateway' ? await freePort() : 0;
-  await writeFile(
-    config,
+  await writeFileInside(launch.home, config,
     JSON.stringify(
       {
         update: { checkOnStart: false },
@@ -108,7 +107,7 @@ export async function openclawPlan(
     // OpenClaw's own cache trace (seeds/003: on by default for OpenClaw): each model call's system prompt and context.
     ...(launch.cacheTrace ? { OPENCLAW_CACHE_TRACE: '1', OPENCLAW_CACHE_TRACE_FILE: openClawCacheTraceFile(launch.home) } : {}),
   };
-  await mkdir(env.TMPDIR, { recursive: true });
+  await mkdirInside(launch.home, env.TMPDIR);
   if (mode === 'exec') {
     return {
       command: launch.runtime,
@@ -131,12 +130,12 @@ export async function openclawPlan(
     reportPath: openClawDrainReportFile(launch.home),
   };
   const specPath = join(launch.home, 'roller-gateway-session.json');
-  await writeFile(specPath, JSON.stringify(spec, null, 2));
+  await writeFileInside(launch.home, specPath, JSON.stringify(spec, null, 2));
   // The launcher goes into the attempt's HOME beside its spec: a container (--runner docker) mounts HOME, not
   // roller's install. As .mjs/.mts: no package.json there says "module".
   const source = gatewaySessionScript();
   const script = join(launch.home, `roller-gateway-session${source.endsWith('.ts') ? '.mts' : '.mjs'}`);
-  await copyFile(source, script);
+  await copyFileInside(launch.home, source, script);
   return {
     command: launch.runtime,
     args: [script, specPath],

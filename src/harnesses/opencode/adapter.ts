@@ -75,6 +75,7 @@ export const openCodeAdapter: HarnessAdapter = {
     replyOfStdout,
     thinkingLevels: [], // its run command takes no reasoning level here: --thinking is refused for it
     apiModels: false,
+    configFiles: ['opencode.json', 'opencode.jsonc', '.opencode/opencode.json', '.opencode/opencode.jsonc'],
     contextSettings: false,
   },
 };

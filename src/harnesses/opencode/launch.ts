@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdirInside, writeFileInside } from '../../core/inside-root.js';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
 import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
@@ -22,11 +22,10 @@ export const openCodeDataDir = (home: string) => join(home, '.local', 'share', '
  */
 export async function opencodePlan(launch: HarnessLaunch & { model?: string; version?: string; captureCalls?: boolean }): Promise<ProcessPlan> {
   const config = join(launch.home, '.config', 'opencode');
-  await mkdir(config, { recursive: true });
-  for (const d of ['.local/share', '.local/state', '.cache']) await mkdir(join(launch.home, d), { recursive: true });
+  await mkdirInside(launch.home, config);
+  for (const d of ['.local/share', '.local/state', '.cache']) await mkdirInside(launch.home, join(launch.home, d));
   const model = launch.model ?? 'scripted-model';
-  await writeFile(
-    join(config, 'opencode.json'),
+  await writeFileInside(launch.home, join(config, 'opencode.json'),
     JSON.stringify(
       {
         $schema: 'https://opencode.ai/config.json',
@@ -54,7 +53,7 @@ export async function opencodePlan(launch: HarnessLaunch & { model?: string; ver
   // The prompt on stdin: argv would cap it at 128 KB, and a positional prompt is stored wrapped in quotes.
   const args = ['run', '--format', 'json', ...(launch.extraArgs ?? [])];
   const seedModels = launch.version !== undefined && releasedSince(launch.version, MODELS_FETCH_REGRESSION.from) && !releasedSince(launch.version, MODELS_FETCH_REGRESSION.until);
-  if (seedModels) await mkdir(join(launch.home, '.cache', 'opencode'), { recursive: true });
+  if (seedModels) await mkdirInside(launch.home, join(launch.home, '.cache', 'opencode'));
   return {
     ...(seedModels
       ? // (the roller provider names its models in the config: an empty list is all the CLI needs)

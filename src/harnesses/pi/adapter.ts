@@ -77,6 +77,7 @@ export const piAdapter: HarnessAdapter = {
     replyOfStdout,
     thinkingLevels: [], // roller's profile turns thinking off (compat.supportsReasoningEffort false)
     apiModels: false,
+    configFiles: ['.pi/settings.json', '.pi/models.json'],
     contextSettings: false,
   },
 };

@@ -1,7 +1,8 @@
+import { copyFileInside, mkdirInside, writeFileInside } from '../../core/inside-root.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { ErrorCode, RollerError } from '../../core/errors.js';
-import { copyFile, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { readdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProcessPlan } from '../../sources/process-runner.js';
@@ -25,15 +26,14 @@ export const piEventsFile = (home: string) => join(piAgentDir(home), 'roller-eve
  */
 export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId?: string; subagentExtension?: boolean; version?: string }): Promise<ProcessPlan> {
   const agent = piAgentDir(launch.home);
-  await mkdir(agent, { recursive: true });
+  await mkdirInside(launch.home, agent);
   const model = launch.model ?? 'scripted-model';
   if (launch.subagentExtension) await installSubagentExtension(launch.bin, agent, `roller/${model}`);
   // roller's recorder: an observing extension (contexts, provider payloads, turn boundaries); releases without
   // extensions (before 0.35) leave it unloaded and write no events.
-  await mkdir(join(agent, 'extensions'), { recursive: true });
-  await copyFile(recorderScript(), join(agent, 'extensions', 'roller-recorder.ts'));
-  await writeFile(
-    join(agent, 'models.json'),
+  await mkdirInside(launch.home, join(agent, 'extensions'));
+  await copyFileInside(launch.home, recorderScript(), join(agent, 'extensions', 'roller-recorder.ts'));
+  await writeFileInside(launch.home, join(agent, 'models.json'),
     JSON.stringify(
       {
         providers: {
@@ -52,7 +52,7 @@ export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId
       2,
     ),
   );
-  await writeFile(join(agent, 'settings.json'), JSON.stringify({ enableInstallTelemetry: false, defaultProvider: 'roller', defaultModel: model, quietStartup: true }));
+  await writeFileInside(launch.home, join(agent, 'settings.json'), JSON.stringify({ enableInstallTelemetry: false, defaultProvider: 'roller', defaultModel: model, quietStartup: true }));
   return {
     command: launch.bin,
     // -p with the prompt on stdin: argv would cap it at 128 KB.
@@ -83,12 +83,12 @@ async function installSubagentExtension(bin: string, agentDir: string, model: st
   if (!existsSync(join(example, 'index.ts'))) {
     throw new RollerError(ErrorCode.HARNESS_FEATURE_ABSENT, `${pkg}: this Pi release ships no example sub-agent extension (examples/extensions/subagent); run it without --pi-subagent-extension`);
   }
-  await mkdir(join(agentDir, 'extensions', 'subagent'), { recursive: true });
-  for (const f of ['index.ts', 'agents.ts']) await copyFile(join(example, f), join(agentDir, 'extensions', 'subagent', f));
-  await mkdir(join(agentDir, 'agents'), { recursive: true });
+  await mkdirInside(agentDir, join(agentDir, 'extensions', 'subagent'));
+  for (const f of ['index.ts', 'agents.ts']) await copyFileInside(agentDir, join(example, f), join(agentDir, 'extensions', 'subagent', f));
+  await mkdirInside(agentDir, join(agentDir, 'agents'));
   for (const f of (await readdir(join(example, 'agents'))).filter((x) => x.endsWith('.md'))) {
     const text = await readFile(join(example, 'agents', f), 'utf8');
-    await writeFile(join(agentDir, 'agents', f), text.replace(/^model: .*$/m, `model: ${model}`));
+    await writeFileInside(agentDir, join(agentDir, 'agents', f), text.replace(/^model: .*$/m, `model: ${model}`));
   }
 }
 

@@ -27,6 +27,9 @@ const MIME: Record<string, string> = {
   '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.svg': 'image/svg+xml', '.pdf': 'application/pdf',
 };
 
+/** All of one sample's results/ together (1 GiB): past it, a file is refused and named. */
+export const DEFAULT_MAX_RESULTS_BYTES = 1 << 30;
+
 /**
  * results/ (seeds/003 §5.7): every ordinary file under the task's output directories, copied with its relative path.
  * No link is followed anywhere: every segment of a declared directory is checked, every entry below it, and each file
@@ -34,8 +37,9 @@ const MIME: Record<string, string> = {
  * as (a path swapped for a link after the check is caught there). Links and special files are refused and named;
  * the safe files are still copied — the caller marks the sample error when `refused` is not empty.
  */
-export async function copyResults(work: string, outputDirs: readonly string[], dest: string): Promise<CopiedResults> {
+export async function copyResults(work: string, outputDirs: readonly string[], dest: string, maxBytes = DEFAULT_MAX_RESULTS_BYTES): Promise<CopiedResults> {
   const out: CopiedResults = { files: [], refused: [], missing: [], failed: [] };
+  const budget = { left: maxBytes, max: maxBytes };
   const realWork = await realpath(work);
   const visit = async (rel: string): Promise<void> => {
     const st = await lstat(join(work, rel)).catch(() => undefined);
@@ -43,7 +47,7 @@ export async function copyResults(work: string, outputDirs: readonly string[], d
     if (st.isSymbolicLink()) out.refused.push(`${rel}: a symbolic link`);
     else if (st.isDirectory()) for (const e of (await readdir(join(work, rel))).sort()) await visit(join(rel, e));
     else if (st.isFile()) {
-      const copied = await copyOne(realWork, rel, dest).catch((err: NodeJS.ErrnoException) => ({ failed: `${rel}: ${err.code ?? 'error'} (${err.message})` }));
+      const copied = await copyOne(realWork, rel, dest, budget).catch((err: NodeJS.ErrnoException) => ({ failed: `${rel}: ${err.code ?? 'error'} (${err.message})` }));
       if (typeof copied === 'string') out.refused.push(`${rel}: ${copied}`);
       else if ('failed' in copied) out.failed.push(copied.failed);
       else out.files.push(copied);
@@ -75,7 +79,7 @@ async function linkOnTheWay(work: string, rel: string): Promise<string | undefin
 }
 
 /** One file copied from the descriptor it was opened as (never through a link); else why it was refused. */
-async function copyOne(realWork: string, rel: string, dest: string): Promise<ResultFile | string> {
+async function copyOne(realWork: string, rel: string, dest: string, budget: { left: number; max: number }): Promise<ResultFile | string> {
   let handle;
   try {
     handle = await open(join(realWork, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -83,7 +87,14 @@ async function copyOne(realWork: string, rel: string, dest: string): Promise<Res
     return (err as NodeJS.ErrnoException).code === 'ELOOP' ? 'a symbolic link' : `cannot be read (${(err as NodeJS.ErrnoException).code})`;
   }
   try {
-    if (!(await handle.stat()).isFile()) return 'not a regular file';
+    const st = await handle.stat();
+    if (!st.isFile()) return 'not a regular file';
+    // Another name of the same file may be outside the work directory (a hard link the agent made to it).
+    if (st.nlink > 1) return `a hard link (${st.nlink} names; one may be a file outside the work directory)`;
+    // A sparse file copies at its full size: a 1 TB hole would fill the disk.
+    if (st.size > 64 << 10 && st.blocks * 512 < st.size / 2) return `a sparse file (${st.size} bytes, ${st.blocks * 512} on disk)`;
+    if (st.size > budget.left) return `over the results limit (${st.size} bytes, ${budget.left} of ${budget.max} left; raise --max-results-mb)`;
+    budget.left -= st.size;
     // Where the descriptor really is (Linux): a directory swapped for a link after the checks shows here.
     const actual = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
     if (actual !== undefined && actual !== join(realWork, rel)) return `reached through a symbolic link (it is ${actual})`;

@@ -26,6 +26,7 @@ import { runUsageTotals } from '../run-usage.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
+import { detectIsolation, isolationWarning } from '../../sources/isolation.js';
 import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
 import { InOrder } from '../../core/in-order.js';
@@ -85,6 +86,8 @@ export interface CollectOptions {
   onStart?: (request: { index: number; task_id: string; model: string }) => void;
   /** Called once the requests are known: how many samples the run has. */
   onPlan?: (total: number) => void;
+  /** Something the user should know before samples run (e.g. no process isolation on this machine). */
+  onNotice?: (message: string) => void;
   /** A resume found a finished sample it cannot reuse for a defect (its capture fails validation): it runs again. */
   onNotReused?: (sampleDir: string, why: string) => void;
   rollerVersion?: string;
@@ -343,7 +346,10 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     thinking: o.thinking ?? null,
     profile: lock.harness_profile ?? null,
     ...(docker ? { docker: { api: docker.api, image: docker.image } } : {}),
+    isolation: docker ? { pidNamespace: false, reason: 'the container is the boundary' } : detectIsolation(),
   };
+  const unisolated = docker ? undefined : isolationWarning(settings.isolation);
+  if (unisolated) o.onNotice?.(unisolated);
   const rowOf = (info: SampleInfo, status = info.status): RunInfo['samples'][number] => ({
     index: info.index,
     task_id: info.task_id,
@@ -373,6 +379,9 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     // own path to it, so a query or userinfo (which the proxy would carry) cannot be kept.
     for (const m of models) {
       if (m.kind !== 'api') continue;
+      if (m.apiKey) {
+        throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id} has a key (api_key_env), and without roller's proxy the harness would hold it — and so would every tool the agent runs. roller keeps keys in its proxy only: use --wire-trace actf (the default)`);
+      }
       const url = new URL(m.apiBase);
       if (url.search || url.username || url.password) {
         throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id}'s api_base has ${url.search ? 'a query' : 'userinfo'}, which only roller's recording proxy carries to the model API; use --wire-trace actf (the default)`);

@@ -13,6 +13,8 @@ import type { Task } from '../../schemas/task.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { runInDocker, type DockerApi } from '../../sources/docker-runner.js';
 import { runProcess } from '../../sources/process-runner.js';
+import { refuseLinksBelow } from '../../core/inside-root.js';
+import { isolationWarning, type Isolation } from '../../sources/isolation.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
 import { startProxyPipeline } from '../proxy.js';
@@ -26,6 +28,8 @@ import { projectAttempt } from './project-attempt.js';
 import { finishSample } from './sample-info.js';
 import { ATTEMPT_DIR_PREFIX, noteAttempt } from './run-dir.js';
 import { firstUpstreamFailure } from './preflight.js';
+import { bypassMessage, newStandIn, proxyAdmission } from './custody.js';
+import { refuseHarnessConfigFiles } from './tasks.js';
 import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
 import { fixedPrompts, simulatedPrompts } from './prompt-source.js';
@@ -69,6 +73,8 @@ export interface SampleSettings {
   installDir: string;
   /** The docker runner; absent: the local one. */
   docker?: { api: DockerApi; image: string };
+  /** The local runner's process isolation (a PID namespace per harness and grader, where the machine allows). */
+  isolation: Isolation;
 }
 
 /** samples/<model>/<index>_<task>, the model made one safe path segment. */
@@ -168,13 +174,18 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
   };
   try {
     await mkdir(work, { recursive: true });
+    // A task file that is the harness's own configuration could move its model calls away from the proxy: refused.
+    refuseHarnessConfigFiles([r.task], s.harness, runner.configFiles ?? []);
     for (const [rel, text] of Object.entries(r.task.files ?? {})) {
       await mkdir(join(work, rel, '..'), { recursive: true });
       await writeFile(join(work, rel), text);
     }
     const upstream = s.upstreams.get(r.model.id)!;
     // --wire-trace off starts no recording proxy (seeds/003): the CLI calls the model API itself, nothing is recorded.
-    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: captureWork, wireTrace: 'full', ...proxyCorrelation(s.harness) });
+    // Key custody: the harness gets a stand-in made for this attempt; only its proxy holds the model's key.
+    const standIn = newStandIn();
+    const credential = { standIn, key: r.model.apiKey };
+    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: captureWork, wireTrace: 'full', credential, ...proxyCorrelation(s.harness) });
     const scope = pipeline?.proxy.captureScope ?? randomBytes(4).toString('hex');
     let outcome: Awaited<ReturnType<typeof runProcess>> | undefined;
     let lastStderr = logs.stderr;
@@ -197,7 +208,8 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         work,
         baseUrl: pipeline ? pipeline.proxy.url : upstream.replace(/\/+$/, ''),
         ...(pipeline ? {} : { recorded: false }),
-        apiKey: r.model.apiKey,
+        // --wire-trace off runs no proxy; it is refused for a model with a key (collect/run.ts), so this is never one.
+        apiKey: pipeline ? standIn : r.model.apiKey,
         ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}),
         ...(s.thinking ? { thinking: s.thinking } : {}),
         captureCalls: s.captureCalls,
@@ -230,7 +242,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         outcome = s.docker
           ? // Host networking: the container reaches this sample's proxy on the host's loopback.
             await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
-          : await runProcess(plan, run);
+          : await runProcess(plan, { ...run, isolation: s.isolation });
         result.harnessMs += outcome.durationMs;
         lastStderr = out.stderr;
         if (outcome.timedOut || outcome.exitCode !== 0 || source.isLast(k)) {
@@ -261,6 +273,11 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         await pipeline.done.catch((err: unknown) => fail('error', isRollerError(err) ? err.code : ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
       }
     }
+    // A harness that called its model anywhere but through its proxy with the stand-in: the cause, said first.
+    const unisolated = s.docker ? undefined : isolationWarning(s.isolation);
+    if (unisolated) result.warnings.push(unisolated);
+    const bypassed = pipeline && outcome && !outcome.timedOut ? bypassMessage(await proxyAdmission(join(captureWork, 'calls.jsonl')), runner.configFiles ?? []) : undefined;
+    if (bypassed) fail('error', ErrorCode.HARNESS_BYPASSED_PROXY, bypassed);
     // A model API that could not be reached is what a failed harness most often means: said first, not only in calls.
     const unreachable = outcome && (outcome.timedOut || outcome.exitCode !== 0) ? await firstUpstreamFailure(join(captureWork, 'calls.jsonl')) : undefined;
     const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : '';
@@ -280,8 +297,16 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });
     }
 
+    // The native files are read only where the harness wrote them: a root replaced by a link (the agent can) is an
+    // error naming it, and nothing is read through it.
+    let nativeRoot = runner.nativeRoot(home);
+    const linked = await refuseLinksBelow(home, nativeRoot, "the harness's session directory").then(() => undefined, (err: Error) => err);
+    if (linked) {
+      fail('error', ErrorCode.LINK_REFUSED, linked.message);
+      nativeRoot = join(runtime, 'native-root-refused');
+    }
     // The harness's own cache trace, redacted, joins the native evidence (OpenClaw: announcement runs, stream contexts).
-    const cacheTrace = s.cacheTrace ? await keepCacheTrace(runner, home) : undefined;
+    const cacheTrace = s.cacheTrace && !linked ? await keepCacheTrace(runner, home) : undefined;
     if (cacheTrace === 'absent') result.warnings.push('--cache-trace: the harness wrote no cache trace');
     else if (cacheTrace && cacheTrace.dropped > 0) result.warnings.push(`cache trace: ${cacheTrace.dropped} line(s) of the harness's cache trace were not JSON (cut short) and are left out`);
     const keptCacheTrace = typeof cacheTrace === 'object' ? cacheTrace.path : undefined;
@@ -291,7 +316,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       {
         harness: s.harness,
         harnessVersion: s.harnessVersion,
-        nativeRoot: runner.nativeRoot(home),
+        nativeRoot,
         callsPath: pipeline ? join(captureWork, 'calls.jsonl') : null,
         wireLog: pipeline ? { path: join(captureWork, WIRE_LOG_FILE), published: false } : null,
         scope,
@@ -338,7 +363,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         home,
         sampleDir: dir,
         defaultTimeoutS: timeoutS,
-        run: docker ? (plan, run) => runInDocker(plan, { ...run, image: docker.image, docker: docker.api, hostNetwork: false, mounts: [{ path: home }, { path: work }] }) : runProcess,
+        run: docker ? (plan, run) => runInDocker(plan, { ...run, image: docker.image, docker: docker.api, hostNetwork: false, mounts: [{ path: home }, { path: work }] }) : (plan, run) => runProcess(plan, { ...run, isolation: s.isolation }),
       });
       if (result.grade.status === 'error' || result.grade.status === 'timeout') result.warnings.push(`grader: ${result.grade.reason}`);
     }
@@ -349,7 +374,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       if (result.userSimulator.error) fail('error', result.userSimulator.error.code, result.userSimulator.error.message);
     }
   } catch (err) {
-    fail('error', 'ROLLER_SAMPLE_FAILED', (err as Error).message);
+    fail('error', isRollerError(err) && err.code === ErrorCode.TASK_FILE_REFUSED ? err.code : 'ROLLER_SAMPLE_FAILED', (err as Error).message);
     // What the simulator said is kept even when the attempt broke off (a failed write of them is no new error).
     if (simulator && !result.userSimulator) {
       simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });

@@ -66,3 +66,22 @@ export function checkPromptSizes(harness: string, limit: number | undefined, bun
   }
   if (problems.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the tasks file has prompts ${harness} cannot take; nothing was run:\n${problems.join('\n')}`);
 }
+
+/**
+ * A task's files may not write the harness's own configuration (a planted `.claude/settings.json` can move its model
+ * endpoint or proxy away from roller's recording proxy): refused before anything runs, naming the task and the file.
+ */
+export function refuseHarnessConfigFiles(tasks: readonly Task[], harness: string, configFiles: readonly string[]): void {
+  const config = new Set(configFiles.map((f) => normalize(f)));
+  for (const t of tasks) {
+    for (const f of Object.keys(t.files ?? {})) {
+      if (!config.has(normalize(f))) continue;
+      throw new RollerError(
+        ErrorCode.TASK_FILE_REFUSED,
+        `task '${t.id}': its file '${f}' is ${harness}'s own configuration, which roller sets (model endpoint, credential, proxy); remove it from the task's files, or give what it configures as roller options`,
+      );
+    }
+  }
+}
+
+const normalize = (p: string) => p.replace(/\\/g, '/').split('/').filter((s) => s !== '' && s !== '.').join('/').toLowerCase();

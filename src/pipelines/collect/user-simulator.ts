@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { USER_SIMULATOR_EVENTS_SCHEMA, type DialogueTermination, type UserSimulatorEvent, type VisibleTurn } from '../../schemas/dialogue.js';
 import type { UserSimulatorSpec } from '../../schemas/task.js';
+import { newStandIn } from './custody.js';
 import { startProxyPipeline, type RunningProxyPipeline } from '../proxy.js';
 import type { ResolvedModel } from './models.js';
 
@@ -28,11 +29,14 @@ export class UserSimulator {
     readonly captureDir: string,
     private readonly pipeline: RunningProxyPipeline,
     private readonly timeoutMs: number,
+    private readonly standIn: string,
   ) {}
 
   static async start(spec: UserSimulatorSpec, model: ResolvedModel, upstream: string, captureDir: string, prompt: string, timeoutMs: number): Promise<UserSimulator> {
-    const pipeline = await startProxyPipeline({ upstream, outDir: captureDir, wireTrace: 'full' });
-    const sim = new UserSimulator(spec, model, captureDir, pipeline, timeoutMs);
+    // The simulator's client holds a stand-in too: the model's key stays in its proxy.
+    const standIn = newStandIn();
+    const pipeline = await startProxyPipeline({ upstream, outDir: captureDir, wireTrace: 'full', credential: { standIn, key: model.apiKey } });
+    const sim = new UserSimulator(spec, model, captureDir, pipeline, timeoutMs, standIn);
     sim.events.push({ schema: USER_SIMULATOR_EVENTS_SCHEMA, type: 'session', at: sim.startedAt, model: model.id, instructions: spec.instructions, stop: spec.stop, max_turns: spec.max_turns });
     sim.turns.push({ role: 'user', text: prompt, source: 'task', turn: 1, at: sim.startedAt });
     return sim;
@@ -73,7 +77,7 @@ export class UserSimulator {
     try {
       const res = await request(`${this.pipeline.proxy.url}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.model.apiKey ? { authorization: `Bearer ${this.model.apiKey}` } : {}) },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.standIn}` },
         body: JSON.stringify(body),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,

@@ -1,5 +1,7 @@
+import { SECRET_HEADERS } from '../../core/redaction.js';
+
 /** Credentials: forwarded, their values never written anywhere. */
-export const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'set-cookie']);
+export { SECRET_HEADERS };
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) are the proxy's own business, never forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'expect']);

@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { ErrorCode } from '../../core/errors.js';
+import type { MaskingStream, SecretMasker } from '../../core/secret-masker.js';
 import type { RecordedError } from '../../schemas/common.js';
+import { createStreamDecoder, parseContentEncoding, type StreamDecoder } from '../../transforms/protocols/decode-body.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
+import { swapCredential, swapQueryCredential, type CredentialCustody } from './credential.js';
 import { splitRequestHeaders, splitResponseHead, type CorrelationHeaders } from './headers.js';
 import type { ByteBudget } from '../../core/byte-budget.js';
 import { redactPath, requestPath, upstreamPath, type UpstreamTarget } from './request-target.js';
@@ -14,6 +17,12 @@ export interface ExchangeContext {
   readonly wire: WireLogWriter;
   readonly upstream: UpstreamTarget & { basicAuth: string | undefined };
   readonly correlation: CorrelationHeaders | undefined;
+  /** Key custody: the stand-in clients must carry and the key put in its place (absent: credentials pass as sent). */
+  readonly custody: CredentialCustody | undefined;
+  /** The secrets the proxy knows of itself; each exchange adds the credentials it forwards. */
+  readonly masker: SecretMasker;
+  /** A compressed response is decoded (to mask what it holds) up to this many bytes; past it, it is cut. */
+  readonly maxDecodedResponseBytes: number;
   readonly maxRequestBytes: number;
   /** A body longer than this is forwarded as it arrives (each chunk logged first) instead of held whole. */
   readonly streamBodiesOver: number;
@@ -75,6 +84,12 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   private streamRefusal: { status: number; type: string; message: string; error: RecordedError } | undefined;
   private firstByteAt: number | null = null;
   private finished = false;
+  /** Every credential value this exchange forwards, masked in what goes to the client and to the log. */
+  private readonly masker: SecretMasker;
+  private masking: MaskingStream | undefined;
+  /** A compressed response decoded here so its secrets can be masked (the client gets it decoded). */
+  private decoder: StreamDecoder | undefined;
+  private decoded = 0;
 
   constructor(
     private readonly ctx: ExchangeContext,
@@ -85,21 +100,35 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     this.callId = callId;
     const url = req.url ?? '/';
     const split = splitRequestHeaders(req.rawHeaders, ctx.correlation);
-    this.forwardHeaders = split.forward;
-    if (ctx.upstream.basicAuth && !split.hasAuthorization) this.forwardHeaders.push('authorization', `Basic ${ctx.upstream.basicAuth}`);
+    const swap = swapCredential(split.forward, ctx.custody);
+    this.forwardHeaders = swap.forward;
     const target = requestPath(url);
     const path = target.ok ? target.path : url;
-    const sent = upstreamPath(ctx.upstream, path);
+    const query = swapQueryCredential(upstreamPath(ctx.upstream, path), ctx.custody);
+    const sent = query.path;
+    if (ctx.upstream.basicAuth && !hasHeader(this.forwardHeaders, 'authorization')) this.forwardHeaders.push('authorization', `Basic ${ctx.upstream.basicAuth}`);
+    this.masker = swap.forwarded.length === 0 ? ctx.masker : ctx.masker.with(swap.forwarded);
+    // A compressed response cannot be searched for secrets as it passes: ask for none (one that comes anyway is decoded).
+    if (!this.masker.empty) setHeader(this.forwardHeaders, 'accept-encoding', 'identity');
     const [protocol, method] = [protocolOfPath(path.split('?')[0]!), req.method ?? 'GET'];
-    this.meta = { seq, transport: 'http', protocol, method, path: redactPath(path), upstream_path: redactPath(sent), started_at: Date.now(), identity: split.identity, dropped: split.dropped };
+    const dropped = [...new Set([...split.dropped, ...swap.removed])].sort();
+    this.meta = { seq, transport: 'http', protocol, method, path: this.masker.maskText(redactPath(path)), upstream_path: this.masker.maskText(redactPath(sent)), started_at: Date.now(), identity: split.identity, dropped };
     if (split.contentEncoding !== undefined) this.meta.content_encoding = split.contentEncoding;
     this.target = target.ok ? sent : undefined;
     this.refusal = target.ok ? undefined : target.reason;
+    this.unadmitted = !(swap.admitted || query.admitted);
   }
+
+  /** Under key custody, the request did not carry the stand-in credential. */
+  private readonly unadmitted: boolean;
 
   start(): void {
     const declared = Number(this.req.headers['content-length'] ?? 0);
     if (this.refusal !== undefined) return this.refuse(400, 'roller_bad_request_target', `${this.refusal}; only a path on the configured upstream can be requested`, 'refused: bad request target');
+    if (this.unadmitted) {
+      const message = "roller proxy: this request does not carry the stand-in credential roller gave the harness, so it is refused (something other than roller's configuration set the client's credential or endpoint)";
+      return this.refuse(401, 'roller_credential_refused', message, 'refused: no stand-in credential', {}, { code: ErrorCode.CREDENTIAL_REFUSED, message });
+    }
     if (declared > this.ctx.maxRequestBytes) return this.tooLarge();
     const budget = this.ctx.budget;
     const held = Math.min(declared, this.ctx.streamBodiesOver); // a longer body is streamed past this
@@ -252,6 +281,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     this.headersSeen = true;
     this.release(); // the upstream has the request: its bytes are garbage now
     const head = splitResponseHead((controller.rawHeaders ?? []) as Buffer[]);
+    if (!this.masker.empty) this.maskResponse(head, controller);
     this.ctx.wire.append(this.callId, 'r', { status: statusCode, headers: head.recorded });
     if (this.clientAborted) return;
     try {
@@ -263,8 +293,48 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     }
   }
 
+  /**
+   * The response as the client and the log get it once secrets are masked: header values masked, the body masked as it
+   * streams; a compressed body decoded first (and sent decoded), bounded by maxDecodedResponseBytes.
+   */
+  private maskResponse(head: { forClient: string[]; recorded: Record<string, string | string[]> }, controller: Dispatcher.DispatchController): void {
+    for (let i = 1; i < head.forClient.length; i += 2) head.forClient[i] = this.masker.maskText(head.forClient[i]!);
+    for (const [k, v] of Object.entries(head.recorded)) head.recorded[k] = Array.isArray(v) ? v.map((x) => this.masker.maskText(x)) : this.masker.maskText(v);
+    this.masking = this.masker.stream();
+    const encoding = head.recorded['content-encoding'];
+    const codings = parseContentEncoding(encoding);
+    if (codings !== undefined && codings.length === 0) return;
+    try {
+      this.decoder = createStreamDecoder(encoding, (chunk) => {
+        this.decoded += chunk.length;
+        if (this.decoded > this.ctx.maxDecodedResponseBytes) {
+          const message = `the response decoded past ${this.ctx.maxDecodedResponseBytes} bytes (content-encoding ${String(encoding)}); raise maxDecodedResponseBytes`;
+          if (!this.errors.some((e) => e.code === ErrorCode.DECODED_BODY_TOO_LARGE)) this.errors.push({ code: ErrorCode.DECODED_BODY_TOO_LARGE, message });
+          controller.abort(new Error(message));
+          return;
+        }
+        this.deliver(controller, this.masking!.push(chunk));
+      });
+    } catch (err) {
+      // A coding roller cannot decode cannot be searched: it is not relayed unsearched.
+      this.errors.push({ code: ErrorCode.BODY_DECODE_FAILED, message: (err as Error).message });
+      controller.abort(err as Error);
+      return;
+    }
+    dropHeaders(head.forClient, ['content-encoding', 'content-length']);
+    delete head.recorded['content-encoding'];
+    delete head.recorded['content-length'];
+  }
+
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.firstByteAt ??= Date.now();
+    if (this.decoder) return this.decoder.push(chunk);
+    this.deliver(controller, this.masking ? this.masking.push(chunk) : chunk);
+  }
+
+  /** Response bytes (masked) to the client, then to the log; either one backed up pauses the upstream read. */
+  private deliver(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (chunk.length === 0 || this.finished) return;
     if (!this.clientAborted && !this.res.destroyed && !this.res.write(chunk)) {
       this.waitingForClient = true;
       this.res.once('drain', () => {
@@ -283,8 +353,22 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (this.waitingForClient || this.waitingForLog) controller.pause();
   }
 
-  onResponseEnd(): void {
+  onResponseEnd(controller: Dispatcher.DispatchController): void {
     if (this.finished) return;
+    if (!this.decoder && !this.masking) return this.ended();
+    void (async () => {
+      try {
+        await this.decoder?.end();
+      } catch (err) {
+        return this.onResponseError(controller, new Error(`the response's content-encoding could not be decoded: ${(err as Error).message}`));
+      }
+      if (this.finished) return;
+      if (this.masking) this.deliver(controller, this.masking.end());
+      this.ended();
+    })();
+  }
+
+  private ended(): void {
     if (!this.clientAborted) this.res.end();
     this.finish(true, null);
   }
@@ -335,7 +419,8 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (this.finished) return;
     this.finished = true;
     this.release();
-    const end: EndMeta = { first_byte_at: this.firstByteAt, ended_at: Date.now(), upstream_ended: upstreamEnded, client_aborted: this.clientAborted, upstream_error: upstreamError, errors: this.errors };
+    const errors = this.masker.maskValue(this.errors);
+    const end: EndMeta = { first_byte_at: this.firstByteAt, ended_at: Date.now(), upstream_ended: upstreamEnded, client_aborted: this.clientAborted, upstream_error: upstreamError === null ? null : this.masker.maskText(upstreamError), errors };
     if (this.logged) this.ctx.wire.append(this.callId, 'x', end);
     this.ctx.done(this);
   }
@@ -350,4 +435,19 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (!this.logged) this.log();
     this.finish(false, message);
   }
+}
+
+function hasHeader(headers: readonly string[], name: string): boolean {
+  for (let i = 0; i < headers.length; i += 2) if (headers[i]!.toLowerCase() === name) return true;
+  return false;
+}
+
+/** Sets `name` (lower case) to one value, whatever spelling or repeats it had. */
+function setHeader(headers: string[], name: string, value: string): void {
+  dropHeaders(headers, [name]);
+  headers.push(name, value);
+}
+
+function dropHeaders(headers: string[], names: readonly string[]): void {
+  for (let i = headers.length - 2; i >= 0; i -= 2) if (names.includes(headers[i]!.toLowerCase())) headers.splice(i, 2);
 }

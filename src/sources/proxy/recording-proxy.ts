@@ -10,6 +10,7 @@ import type { Source } from '../../core/stage.js';
 import type { Call } from '../../schemas/call.js';
 import type { CorrelationHeaders } from './headers.js';
 import { ByteBudget } from '../../core/byte-budget.js';
+import { proxySecrets, type CredentialCustody } from './credential.js';
 import { captureFailed, HttpExchange, jsonError, type ExchangeContext } from './http-exchange.js';
 import { projectCalls } from './project-calls.js';
 import { parseUpstream, printableUpstream } from './request-target.js';
@@ -30,6 +31,14 @@ export interface RecordingProxyOptions {
   port?: number;
   /** Random scope embedded in call ids; one per capture attempt. */
   captureScope?: string;
+  /**
+   * Key custody: clients hold only `standIn`; every request must carry it (or is refused with a 401, recorded), and
+   * the proxy puts `key` in its place. Without it, clients' credentials are forwarded as sent. Either way every
+   * credential value forwarded is masked (same length, `REDACTED***`) in what is relayed back and in what is written.
+   */
+  credential?: CredentialCustody;
+  /** A compressed response is decoded to be masked; past this many decoded bytes (default 256 MB) it is cut. */
+  maxDecodedResponseBytes?: number;
   /** Extra correlation headers: removed before forwarding, their value kept as this identity field. */
   correlationHeaders?: CorrelationHeaders;
   /**
@@ -103,6 +112,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     ...(options.wireHighWaterBytes === undefined ? {} : { highWaterBytes: options.wireHighWaterBytes }),
     onFailure: (err) => (options.onWireFailure ? options.onWireFailure(err) : process.stderr.write(`roller proxy: ${err.message} [${err.code}]\n`)),
   });
+  const masker = proxySecrets(upstream, options.credential);
   const inFlight = new Set<object>();
   let seq = 0;
   let consumed = false;
@@ -117,6 +127,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     wire,
     upstream,
     correlation: options.correlationHeaders,
+    custody: options.credential,
+    masker,
+    maxDecodedResponseBytes: options.maxDecodedResponseBytes ?? 256 << 20,
     maxRequestBytes: options.maxRequestBytes ?? 64 << 20,
     streamBodiesOver: options.streamRequestBodiesOver ?? 4 << 20,
     budget: new ByteBudget(options.maxBufferedBytes ?? 96 << 20),
@@ -163,7 +176,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
-  const relay: RelayContext = { upstream, correlation: options.correlationHeaders, wire, nextCall, track, handshakeTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000 };
+  const relay: RelayContext = { upstream, correlation: options.correlationHeaders, custody: options.credential, masker, wire, nextCall, track, handshakeTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000 };
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => relayWebSocket(req, socket, head, relay, options.websocket !== false));
   server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   await once(server, 'listening');

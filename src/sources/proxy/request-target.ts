@@ -52,38 +52,8 @@ export function upstreamPath(up: UpstreamTarget, path: string): string {
   return `${full}${full.includes('?') ? '&' : '?'}${up.query}`;
 }
 
-/**
- * Query parameter names whose values are credentials (API keys, tokens, signatures): their values are never written.
- * Matched on the whole name or a `_`/`-`/`.` separated part of it, case-insensitively (`key`, `api_key`, `X-Amz-Signature`).
- */
-const SECRET_PARAM = /(^|[_.-])(key|apikey|token|sig|signature|secret|password|passwd|pwd|auth|authorization|credential|credentials|code|session|jwt)s?($|[_.-])/i;
-
 /** `path` with the values of credential-like query parameters replaced, for every place a path is written. */
-export function redactPath(path: string): string {
-  const q = path.indexOf('?');
-  if (q === -1) return path;
-  const params = path.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const rawName = eq === -1 ? pair : pair.slice(0, eq);
-    let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-    } catch {
-      // a malformed escape: judged by its raw spelling
-    }
-    return eq !== -1 && SECRET_PARAM.test(name) ? `${rawName}=REDACTED` : pair;
-  });
-  return `${path.slice(0, q)}?${params.join('&')}`;
-}
+export { redactPath } from '../../core/redaction.js';
 
-/** An upstream URL as it may be printed: no userinfo, credential-like query values replaced. */
-export function printableUpstream(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return redactPath(u.href);
-  } catch {
-    return '(an upstream URL that does not parse)';
-  }
-}
+/** An upstream URL as it may be printed: no userinfo or fragment, credential-like query values replaced. */
+export { redactUrl as printableUpstream } from '../../core/redaction.js';

@@ -1,9 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { ErrorCode } from '../../core/errors.js';
+import type { SecretMasker } from '../../core/secret-masker.js';
 import type { RecordedError } from '../../schemas/common.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
 import { isObject } from '../../transforms/protocols/types.js';
+import { swapCredential, swapQueryCredential, type CredentialCustody } from './credential.js';
 import { splitRequestHeaders, type CorrelationHeaders } from './headers.js';
 import { redactPath, requestPath, upstreamPath, type UpstreamTarget } from './request-target.js';
 import type { EndMeta, RequestMeta, WireLogWriter } from './wire-log.js';
@@ -12,6 +15,8 @@ import type { EndMeta, RequestMeta, WireLogWriter } from './wire-log.js';
 export interface RelayContext {
   upstream: UpstreamTarget & { basicAuth: string | undefined };
   correlation: CorrelationHeaders | undefined;
+  custody: CredentialCustody | undefined;
+  masker: SecretMasker;
   wire: WireLogWriter;
   nextCall(): { callId: string; seq: number };
   /** The proxy's count of what is in flight (close() waits for it). */
@@ -53,23 +58,35 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
     if (ctx.wire.failure) return refuse(socket, 503, 'Service Unavailable', `recording failed, so nothing is forwarded: ${ctx.wire.failure.message}`);
     const origin = new URL(ctx.upstream.origin);
     // The configured host, then a path that starts with '/': no target can move it (the fuzz tests hold this).
-    const url = new URL(`${origin.protocol === 'https:' ? 'wss:' : 'ws:'}//${origin.host}${upstreamPath(ctx.upstream, target.path)}`);
-    relay(req, socket, head, ctx, url, target.path);
+    const query = swapQueryCredential(upstreamPath(ctx.upstream, target.path), ctx.custody);
+    const url = new URL(`${origin.protocol === 'https:' ? 'wss:' : 'ws:'}//${origin.host}${query.path}`);
+    relay(req, socket, head, ctx, url, target.path, query.admitted);
   } catch (err) {
     refuse(socket, 500, 'Internal Server Error', `roller proxy internal error: ${(err as Error).message}`);
   }
 }
 
-function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayContext, url: URL, path: string): void {
+function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayContext, url: URL, path: string, admittedByQuery: boolean): void {
   const split = splitRequestHeaders(req.rawHeaders, ctx.correlation);
+  const swap = swapCredential(split.forward, ctx.custody);
+  if (!swap.admitted && !admittedByQuery) {
+    // Recorded as a refused call, as an HTTP request without the stand-in is.
+    const { callId, seq } = ctx.nextCall();
+    const message = "roller proxy: this WebSocket does not carry the stand-in credential roller gave the harness, so it is refused";
+    ctx.wire.append(callId, 'q', { seq, transport: 'websocket', protocol: 'openai-responses', method: 'GET', path: redactPath(path), upstream_path: redactPath(path), started_at: Date.now(), identity: split.identity, dropped: swap.removed, body_omitted: 'refused: no stand-in credential' });
+    ctx.wire.append(callId, 'x', { first_byte_at: null, ended_at: Date.now(), upstream_ended: false, client_aborted: false, upstream_error: `not forwarded: ${message}`, errors: [{ code: ErrorCode.CREDENTIAL_REFUSED, message }] });
+    return refuse(socket, 401, 'Unauthorized', message);
+  }
+  const masker = swap.forwarded.length === 0 ? ctx.masker : ctx.masker.with(swap.forwarded);
+  split.dropped = [...new Set([...split.dropped, ...swap.removed])].sort();
   // ws takes a header object: names in lower case, a repeated header joined as node joins it.
   const headers: Record<string, string> = {};
-  for (let i = 0; i < split.forward.length; i += 2) {
-    const name = split.forward[i]!.toLowerCase();
-    const value = split.forward[i + 1]!;
+  for (let i = 0; i < swap.forward.length; i += 2) {
+    const name = swap.forward[i]!.toLowerCase();
+    const value = swap.forward[i + 1]!;
     if (!HANDSHAKE_HEADERS.has(name)) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
-  if (ctx.upstream.basicAuth && !split.hasAuthorization) headers.authorization = `Basic ${ctx.upstream.basicAuth}`;
+  if (ctx.upstream.basicAuth && headers.authorization === undefined) headers.authorization = `Basic ${ctx.upstream.basicAuth}`;
   const session = {};
   ctx.track.add(session);
   const upstream = new WebSocket(url, { headers, perMessageDeflate: false, handshakeTimeout: ctx.handshakeTimeoutMs });
@@ -80,7 +97,7 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
   const begin = (payload: Buffer) => {
     const { callId, seq } = ctx.nextCall();
     current = { callId, firstByteAt: null, errors: [] };
-    const meta: RequestMeta = { seq, transport: 'websocket', protocol: 'openai-responses', method: 'GET', path: redactPath(path), upstream_path: redactPath(url.pathname + url.search), started_at: Date.now(), identity: split.identity, dropped: split.dropped };
+    const meta: RequestMeta = { seq, transport: 'websocket', protocol: 'openai-responses', method: 'GET', path: redactPath(path), upstream_path: masker.maskText(redactPath(url.pathname + url.search)), started_at: Date.now(), identity: split.identity, dropped: split.dropped };
     ctx.wire.append(callId, 'q', meta, payload);
     ctx.wire.append(callId, 'r', { status: 101, headers: {} });
   };
@@ -88,7 +105,8 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
     if (!current) return;
     const { callId, firstByteAt, errors } = current;
     current = undefined;
-    const meta: EndMeta = { first_byte_at: firstByteAt, ended_at: Date.now(), upstream_ended: how.upstreamEnded ?? false, client_aborted: how.clientAborted ?? false, upstream_error: how.upstreamError ?? null, errors };
+    const upstreamError = how.upstreamError === undefined ? null : masker.maskText(how.upstreamError);
+    const meta: EndMeta = { first_byte_at: firstByteAt, ended_at: Date.now(), upstream_ended: how.upstreamEnded ?? false, client_aborted: how.clientAborted ?? false, upstream_error: upstreamError, errors: masker.maskValue(errors) };
     ctx.wire.append(callId, 'x', meta);
   };
   const finish = () => {
@@ -112,13 +130,13 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
   socket.once('end', left);
   socket.once('close', left);
   upstream.once('unexpected-response', (_r, res) => {
-    refuse(socket, res.statusCode ?? 502, res.statusMessage ?? 'Upstream refused the upgrade');
+    refuse(socket, res.statusCode ?? 502, masker.maskText(res.statusMessage ?? 'Upstream refused the upgrade'));
     res.resume();
     upstream.terminate();
     finish();
   });
   upstream.once('error', (err) => {
-    if (!upgraded) refuse(socket, 502, 'Bad Gateway', `the model API at ${ctx.upstream.origin} refused or failed the WebSocket: ${err.message}`);
+    if (!upgraded) refuse(socket, 502, 'Bad Gateway', masker.maskText(`the model API at ${ctx.upstream.origin} refused or failed the WebSocket: ${err.message}`));
     end({ upstreamError: err.message });
     if (!upgraded) finish();
   });
@@ -148,9 +166,10 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
         upstream.send(data, { binary: isBinary });
       });
       upstream.on('message', (data: RawData, isBinary: boolean) => {
-        client.send(data, { binary: isBinary });
+        // A frame is masked whole (a WebSocket message is never split across two here).
+        const buf = masker.maskBytes(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer));
+        client.send(buf, { binary: isBinary });
         if (!current || isBinary) return;
-        const buf = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
         current.firstByteAt ??= Date.now();
         ctx.wire.append(current.callId, 'd', undefined, buf);
         if (TERMINAL.has(eventType(buf))) end({ upstreamEnded: true });
@@ -162,7 +181,7 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
       });
       upstream.on('close', (code, reason) => {
         end({ upstreamError: `the upstream closed the WebSocket (${code})` });
-        client.close(sendableCloseCode(code), reason);
+        client.close(sendableCloseCode(code), masker.maskBytes(reason));
       });
       client.on('error', () => upstream.terminate());
     });

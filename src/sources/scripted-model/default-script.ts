@@ -17,6 +17,12 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       match: '[SLEEP]',
       turns: [{ text: 'Waiting.', tool_calls: [shell('sleep 10', 'Wait ten seconds')] }, { text: 'Waited.' }],
     },
+    {
+      // A task's own probe.sh, run as the agent's tool: what an agent can reach (environment, /proc, config files).
+      name: 'probe',
+      match: '[PROBE]',
+      turns: [{ text: 'Running probe.sh.', tool_calls: [shell('sh probe.sh 2>&1', 'Run probe.sh')] }, { text: 'Probe done: {{last_tool_result}}' }],
+    },
     { name: 'stall-once', match: '[STALL-ONCE]', stall_first: 1, turns: [{ text: 'This time the model answered.' }] },
     {
       name: 'symlink',

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { ErrorCode } from '../../core/errors.js';
+
+/**
+ * Key custody in collect: every process roller starts gets a stand-in credential, made anew per attempt; the
+ * attempt's recording proxy alone holds the real key. A stand-in is worth nothing once its proxy closed.
+ */
+export function newStandIn(): string {
+  return `roller-stand-in-${randomBytes(24).toString('base64url')}`;
+}
+
+export interface ProxyAdmission {
+  /** Requests the proxy recorded. */
+  calls: number;
+  /** Of them, refused for not carrying the stand-in. */
+  refused: number;
+}
+
+/** How many requests reached the attempt's proxy, and how many it refused (line by line: only refused lines parsed). */
+export async function proxyAdmission(callsPath: string): Promise<ProxyAdmission> {
+  const out: ProxyAdmission = { calls: 0, refused: 0 };
+  if (!existsSync(callsPath)) return out;
+  for await (const line of createInterface({ input: createReadStream(callsPath), crlfDelay: Infinity })) {
+    if (line.trim() === '') continue;
+    out.calls++;
+    if (line.includes(ErrorCode.CREDENTIAL_REFUSED)) out.refused++;
+  }
+  return out;
+}
+
+/**
+ * A harness that called its model anywhere but through its proxy with roller's stand-in: something other than roller
+ * set its endpoint or credential (a task file, a planted config, the agent itself). Undefined when it did not.
+ */
+export function bypassMessage(admission: ProxyAdmission, configFiles: readonly string[]): string | undefined {
+  const admitted = admission.calls - admission.refused;
+  if (admission.refused === 0 && admitted > 0) return undefined;
+  const where = configFiles.length > 0 ? ` (look for ${configFiles.join(', ')})` : '';
+  const what =
+    admission.refused > 0
+      ? `${admission.refused} request(s) reached roller's proxy without the stand-in credential roller gave the harness, and were refused`
+      : "the harness made no model call through roller's recording proxy";
+  return `${what}: its model endpoint or credential was set by something other than roller — a task file, a configuration in the work directory or HOME${where}, or the agent itself. Nothing it sent elsewhere was recorded, and roller's key was never in its reach`;
+}

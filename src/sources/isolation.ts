@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+
+/**
+ * Process isolation for the local runner: each harness (and grader) runs as the init of its own PID namespace with
+ * its own /proc (util-linux `unshare`). Its tools see only their own process tree — not roller's environment or
+ * command line, not the user's other processes — and the whole tree, a `setsid` daemon included, ends when the
+ * harness does. Without privileges a user namespace maps the caller's own uid (no capability outside it).
+ */
+export interface Isolation {
+  /** The harness runs in a PID namespace of its own. */
+  pidNamespace: boolean;
+  /** Why not, when it does not (said at the start of a run and kept in each sample's warnings). */
+  reason?: string;
+  /** The command that starts a process inside one (`unshare …`), when it does. */
+  wrapper?: readonly string[];
+}
+
+let detected: Isolation | undefined;
+
+/** What this machine allows, probed once per process: a real namespace is entered and its /proc looked at. */
+export function detectIsolation(): Isolation {
+  detected ??= probe();
+  return detected;
+}
+
+function probe(): Isolation {
+  if (process.platform !== 'linux') return { pidNamespace: false, reason: `PID namespaces are Linux's; this is ${process.platform}` };
+  const asUser = process.getuid?.() !== 0;
+  const wrapper = ['unshare', ...(asUser ? ['--user', '--map-current-user'] : []), '--pid', '--fork', '--mount', '--mount-proc', '--kill-child'];
+  // Inside, the shell is PID 1 and /proc lists only its own tree.
+  const r = spawnSync(wrapper[0]!, [...wrapper.slice(1), '/bin/sh', '-c', 'echo $$; ls /proc | grep -c "^[0-9]"'], { encoding: 'utf8', timeout: 10_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  if (r.error) return { pidNamespace: false, reason: `unshare could not start (${r.error.message}); install util-linux` };
+  const [pid, count] = r.stdout.trim().split('\n');
+  if (r.status !== 0 || pid !== '1' || Number(count) > 4) {
+    const why = (r.stderr || r.stdout).trim().split('\n').pop() ?? `exit ${r.status}`;
+    return { pidNamespace: false, reason: `this machine refuses a PID namespace to ${asUser ? 'this user' : 'roller'} (${why})` };
+  }
+  return { pidNamespace: true, wrapper };
+}
+
+/**
+ * A command run inside the namespace. A shell stays PID 1 and waits for it — the kernel drops signals to a namespace's
+ * init that has no handler, so the harness itself must not be PID 1 or a SIGTERM would not reach it; the shell passes
+ * on its exit status, and its end takes every process left in the namespace with it.
+ */
+export function isolatedCommand(isolation: Isolation, command: string, args: readonly string[]): { command: string; args: string[] } {
+  if (!isolation.pidNamespace || !isolation.wrapper) return { command, args: [...args] };
+  const [head, ...rest] = isolation.wrapper;
+  return { command: head!, args: [...rest, '--', '/bin/sh', '-c', '"$@"; exit $?', 'roller-sample', command, ...args] };
+}
+
+/** The warning a run prints, and each sample keeps, when the harness is not isolated. */
+export function isolationWarning(isolation: Isolation): string | undefined {
+  if (isolation.pidNamespace) return undefined;
+  return `process isolation unavailable: ${isolation.reason}. The agent's tools can see roller's process (its environment, where a model key may be) and may outlive the sample; run untrusted tasks with --runner docker`;
+}

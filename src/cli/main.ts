@@ -80,6 +80,7 @@ export function buildProgram(): Command {
         websocket: opts.websocket,
       });
       const stop = () => void proxy.close();
+      done.catch((err: Error) => void (proxy.failure ? undefined : process.stderr.write(`roller proxy: still forwarding and recording the wire log, but ${err.message}\n`)));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       const { printableUpstream } = await import('../sources/proxy/request-target.js');
@@ -389,6 +390,8 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // Everything roller writes is its user's alone (captures hold prompts, code and tool output): 0600 files, 0700 dirs.
+  process.umask(0o077);
   try {
     await buildProgram().parseAsync(argv);
   } catch (err) {

@@ -44,6 +44,8 @@ export const ErrorCode = {
   TASK_FILE_REFUSED: 'ROLLER_TASK_FILE_REFUSED',
   /** A link where roller reads or writes inside an attempt (planted by the agent, or a native root that is one). */
   LINK_REFUSED: 'ROLLER_LINK_REFUSED',
+  /** A port roller was asked to listen on is taken, not allowed, or not an address here. */
+  PORT_UNAVAILABLE: 'ROLLER_PORT_UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

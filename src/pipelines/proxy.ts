@@ -42,7 +42,8 @@ export async function startProxyPipeline(options: ProxyPipelineOptions): Promise
     if (proxy.failure) throw proxy.failure;
     return report;
   });
-  done.catch(() => void proxy.close());
+  // A projection that stops never stops the forwarding: the wire log keeps recording, and project-wire redoes it.
+  done.catch(() => undefined); // the caller awaits it (roller proxy says it at once)
   return { proxy, done };
 }
 

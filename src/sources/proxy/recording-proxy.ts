@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -178,8 +177,22 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   });
   const relay: RelayContext = { upstream, correlation: options.correlationHeaders, custody: options.credential, masker, wire, nextCall, track, handshakeTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000 };
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => relayWebSocket(req, socket, head, relay, options.websocket !== false));
-  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  await once(server, 'listening');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await pool.close();
+    await wire.close().catch(() => undefined);
+    const e = err as NodeJS.ErrnoException;
+    const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
+    const what = e.code === 'EADDRINUSE' ? `${where} is already in use` : e.code === 'EACCES' ? `${where} may not be bound by this user` : e.code === 'EADDRNOTAVAIL' ? `${options.host} is not an address of this machine` : `${where} cannot be listened on (${e.code ?? e.message})`;
+    throw new RollerError(ErrorCode.PORT_UNAVAILABLE, `roller proxy: ${what}; choose another --port (0 picks a free one) or --host`);
+  }
   const { port, address } = server.address() as AddressInfo;
 
   let closed: Promise<void> | undefined;

@@ -42,7 +42,14 @@ export function requestPath(target: string): TargetResult {
   // Only printable ASCII (RFC 9112 request targets): node's parser lets some bytes through that a URL would change.
   if (!/^[\x21-\x7e]*$/.test(path)) return { ok: false, reason: 'the request target holds bytes outside printable ASCII' };
   if (!URL.canParse(path, 'http://h')) return { ok: false, reason: 'the request target does not parse as a URL path' };
+  // A dot segment (even percent-encoded) would climb out of the upstream's path prefix once the upstream resolves it.
+  if (path.split('?')[0]!.split('/').some(isDotSegment)) return { ok: false, reason: "the request target holds a '.' or '..' segment, which could leave the upstream's path prefix" };
   return { ok: true, path };
+}
+
+function isDotSegment(segment: string): boolean {
+  const s = segment.replace(/%2e/gi, '.');
+  return s === '.' || s === '..';
 }
 
 /** The path to send upstream: the prefix, the client's path, and the upstream's own query parameters. */

@@ -20,8 +20,11 @@ export function parseContentEncoding(header: string | string[] | undefined): Con
   return codings;
 }
 
-/** Decode a whole body (request bodies are bounded by the proxy's maxRequestBytes). */
-export function decodeBody(body: Buffer, header: string | string[] | undefined): Buffer {
+/** What a decoded body may grow to (a 4 MB gzip bomb inflates to 4 GiB): past it, a decode error that says so. */
+export const MAX_DECODED_BODY_BYTES = 256 << 20;
+
+/** Decode a whole body (request bodies are bounded by the proxy's maxRequestBytes; their decoding by maxOutputLength). */
+export function decodeBody(body: Buffer, header: string | string[] | undefined, maxOutputLength = MAX_DECODED_BODY_BYTES): Buffer {
   const codings = parseContentEncoding(header);
   if (codings === undefined) {
     throw new RollerError(ErrorCode.BODY_DECODE_FAILED, `unsupported content-encoding '${String(header)}'; the body is forwarded but not recorded as JSON`);
@@ -29,12 +32,17 @@ export function decodeBody(body: Buffer, header: string | string[] | undefined):
   let out = body;
   try {
     for (const c of [...codings].reverse()) {
-      if (c === 'gzip') out = gunzipSync(out);
-      else if (c === 'deflate') out = inflateSync(out);
-      else if (c === 'br') out = brotliDecompressSync(out);
-      else if (c === 'zstd') out = Buffer.from(zstdDecompress(out));
+      if (c === 'gzip') out = gunzipSync(out, { maxOutputLength });
+      else if (c === 'deflate') out = inflateSync(out, { maxOutputLength });
+      else if (c === 'br') out = brotliDecompressSync(out, { maxOutputLength });
+      else if (c === 'zstd') {
+        out = Buffer.from(zstdDecompress(out));
+        if (out.length > maxOutputLength) throw new RangeError(`Cannot create a Buffer larger than ${maxOutputLength} bytes`);
+      }
     }
   } catch (cause) {
+    const tooLarge = (cause as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || cause instanceof RangeError;
+    if (tooLarge) throw new RollerError(ErrorCode.DECODED_BODY_TOO_LARGE, `content-encoding '${String(header)}': the body decodes past ${maxOutputLength} bytes; it was forwarded, its decoded JSON is not recorded`, { cause });
     throw new RollerError(ErrorCode.BODY_DECODE_FAILED, `content-encoding '${String(header)}' could not be decoded (${(cause as Error).message})`, { cause });
   }
   return out;

@@ -1,0 +1,130 @@
+/**
+ * The proxy under abuse (issue 47 §6), each with real processes and sockets: a busy port is a typed error, a dot
+ * segment cannot climb out of the upstream's path prefix, a decompression bomb stops at its limit, every file written
+ * is owner-only, and a projection process killed mid-run never stops the forwarding.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeBody } from '../../src/transforms/protocols/decode-body.js';
+import { startCapture } from '../support/capture.js';
+import { startUpstream } from '../support/http.js';
+import { rollerBin } from '../support/paths.js';
+import { RawClient } from '../support/raw-http.js';
+import { roller } from '../support/roller-cli.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const tmp = useTempDir('proxy-abuse');
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function okUpstream() {
+  const seen: string[] = [];
+  const up = await startUpstream((req, res) => {
+    seen.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"id":"msg_1","type":"message","role":"assistant","content":[],"usage":{"input_tokens":1,"output_tokens":1}}');
+  });
+  cleanups.push(() => up.close());
+  return { up, seen };
+}
+
+async function startProxyCli(args: string[]) {
+  const child = spawn(rollerBin, ['proxy', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  cleanups.push(() => void child.kill('SIGKILL'));
+  const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { child, url, stderr: () => stderr };
+}
+
+describe('the proxy under abuse', () => {
+  it('a busy port is a typed error that says what to do, never a stack trace', async () => {
+    const holder = createServer();
+    holder.listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    cleanups.push(() => void holder.close());
+    const port = (holder.address() as AddressInfo).port;
+    const r = await roller('proxy', '--upstream', 'http://127.0.0.1:9', '--out', join(tmp.path, 'busy'), '--port', String(port));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('ROLLER_PORT_UNAVAILABLE');
+    expect(r.stderr).toContain(`127.0.0.1:${port} is already in use`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("a '.' or '..' segment (plain or percent-encoded) is refused: the upstream's path prefix is a boundary", async () => {
+    const { up, seen } = await okUpstream();
+    const capture = await startCapture(tmp.path, `${up.url}/tenant-a/v1`);
+    cleanups.push(() => capture.finish());
+    for (const path of ['/../../tenant-b/v1/messages', '/messages/%2e%2e/%2E%2E/admin', '/./messages']) {
+      // A raw socket: an HTTP client library would resolve the dots itself before sending.
+      const client = await RawClient.connect(capture.proxy.url);
+      client.socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}`);
+      const res = await client.response();
+      expect([path, res.status]).toEqual([path, 400]);
+      expect(res.body.toString()).toContain("'.' or '..' segment");
+    }
+    const ok = await request(`${capture.proxy.url}/messages`, { method: 'POST', body: '{}' });
+    expect(ok.statusCode).toBe(200);
+    await ok.body.text();
+    expect(seen).toEqual(['/tenant-a/v1/messages']);
+  });
+
+  it('a compressed body that decodes past its limit is a clear decode error, not all of memory', () => {
+    const bomb = gzipSync(Buffer.alloc(8 << 20));
+    expect(bomb.length).toBeLessThan(64 << 10);
+    expect(() => decodeBody(bomb, 'gzip', 1 << 20)).toThrow(/decodes past 1048576 bytes/);
+    expect(decodeBody(bomb, 'gzip').length).toBe(8 << 20);
+  });
+
+  it('every file in a pre-existing --out is owner-only (0600 files, 0700 directories)', async () => {
+    const { up } = await okUpstream();
+    const out = join(tmp.path, 'existing-out');
+    await mkdir(out, { mode: 0o755 });
+    const proxy = await startProxyCli(['--upstream', up.url, '--out', out, '--wire-trace', 'full']);
+    const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', body: '{"model":"m"}' });
+    await res.body.text();
+    proxy.child.kill('SIGTERM');
+    await once(proxy.child, 'close');
+    const entries = await readdir(out, { recursive: true, withFileTypes: true });
+    expect(entries.filter((e) => e.isFile()).length).toBeGreaterThanOrEqual(2);
+    for (const e of entries) {
+      const mode = (await stat(join(e.parentPath, e.name))).mode & 0o777;
+      expect([join(e.parentPath, e.name), mode.toString(8)]).toEqual([join(e.parentPath, e.name), e.isDirectory() ? '700' : '600']);
+    }
+  });
+
+  it('the projection process killed (kill -9) never stops the forwarding: requests are still answered and logged', async () => {
+    const { up, seen } = await okUpstream();
+    const out = join(tmp.path, 'projection-killed');
+    const proxy = await startProxyCli(['--upstream', up.url, '--out', out]);
+    const projector = execFileSync('pgrep', ['-P', String(proxy.child.pid)], { encoding: 'utf8' }).trim().split('\n')[0]!;
+    process.kill(Number(projector), 'SIGKILL');
+    await sleep(300);
+    for (let i = 0; i < 3; i++) {
+      const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', body: '{"model":"m"}' });
+      expect(res.statusCode).toBe(200);
+      await res.body.text();
+    }
+    expect(seen).toHaveLength(3);
+    expect(proxy.stderr()).toContain('still forwarding and recording');
+    proxy.child.kill('SIGTERM');
+    const [code] = (await once(proxy.child, 'close')) as [number];
+    expect(code).toBe(1);
+    // The wire log holds every call: project-wire gives calls.jsonl again.
+    const again = await roller('project-wire', out);
+    expect(again.code).toBe(0);
+    const calls = (await import('node:fs')).readFileSync(join(out, 'calls.jsonl'), 'utf8').trim().split('\n');
+    expect(calls).toHaveLength(3);
+  });
+});

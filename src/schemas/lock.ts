@@ -27,6 +27,7 @@ export const Lock = z
       cache_trace: z.boolean(),
       capture_calls: z.boolean(),
       capture_debug: z.enum(['on-error', 'full', 'off']).optional().describe('what capture/ keeps of raw/ (absent in older locks: on-error)'),
+      max_results_bytes: z.number().int().positive().optional().describe("--max-results-mb: one sample's results/ limit in bytes (absent: the default, 1 GiB)"),
     }),
   })
   .describe('run lock.json: what a resume must match before any harness starts');

@@ -49,6 +49,54 @@ async function startProxyCli(args: string[]) {
 }
 
 describe('the proxy under abuse', () => {
+  it('clients that declare large bodies and trickle them hold only what they sent: bodyless and small requests pass at once', async () => {
+    const { up, seen } = await okUpstream();
+    // Five 1 MB declarations against a 4 MB budget: reserving declared lengths would queue everything behind them.
+    const capture = await startCapture(tmp.path, up.url, { maxBufferedBytes: 4 << 20 });
+    cleanups.push(() => capture.finish());
+    const tricklers = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const c = await RawClient.connect(capture.proxy.url);
+        c.socket.write(`POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: ${1 << 20}\r\n\r\n{"a":`);
+        return c;
+      }),
+    );
+    const drip = setInterval(() => tricklers.forEach((c) => c.socket.write('1')), 50);
+    cleanups.push(() => {
+      clearInterval(drip);
+      tricklers.forEach((c) => c.socket.destroy());
+    });
+    await sleep(200);
+    for (const [method, body] of [['GET', undefined], ['POST', '{"model":"m","messages":[]}']] as const) {
+      // Before, these waited behind the declared lengths until the tricklers' request timeout (5 min).
+      const res = await request(`${capture.proxy.url}/v1/messages`, { method, ...(body ? { body } : {}), headersTimeout: 20_000 });
+      expect(res.statusCode).toBe(200);
+      await res.body.text();
+    }
+    expect(seen).toHaveLength(2);
+  });
+
+  it("a client that hangs up (FIN) while its call waits upstream aborts that call: the upstream connection is closed at once", async () => {
+    const upstreamClosed: number[] = [];
+    const up = await startUpstream((req) => {
+      req.socket.once('close', () => upstreamClosed.push(Date.now()));
+      // never answers
+    });
+    cleanups.push(() => up.close());
+    const capture = await startCapture(tmp.path, up.url, { upstreamHeadersTimeoutMs: 600_000 });
+    cleanups.push(() => capture.finish());
+    const client = await RawClient.connect(capture.proxy.url);
+    client.socket.write('POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}');
+    await sleep(200);
+    const t0 = Date.now();
+    client.socket.end();
+    while (upstreamClosed.length === 0 && Date.now() - t0 < 5000) await sleep(20);
+    expect(upstreamClosed).toHaveLength(1);
+    const calls = await capture.finish();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.execution_status).toBe('interrupted');
+  });
+
   it('a busy port is a typed error that says what to do, never a stack trace', async () => {
     const holder = createServer();
     holder.listen(0, '127.0.0.1');

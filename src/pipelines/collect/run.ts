@@ -27,6 +27,7 @@ import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from '.
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
 import { detectIsolation, isolationWarning } from '../../sources/isolation.js';
+import { DEFAULT_MAX_RESULTS_BYTES } from './results.js';
 import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
 import { InOrder } from '../../core/in-order.js';
@@ -86,6 +87,8 @@ export interface CollectOptions {
   onStart?: (request: { index: number; task_id: string; model: string }) => void;
   /** Called once the requests are known: how many samples the run has. */
   onPlan?: (total: number) => void;
+  /** One sample's results/ limit (--max-results-mb; default 1 GiB): files past it are refused and named. */
+  maxResultsBytes?: number;
   /** Something the user should know before samples run (e.g. no process isolation on this machine). */
   onNotice?: (message: string) => void;
   /** A resume found a finished sample it cannot reuse for a defect (its capture fails validation): it runs again. */
@@ -227,7 +230,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     models: Object.fromEntries([...models, ...simulators.values()].map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
     image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
-    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: o.cacheTrace ?? false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error' },
+    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: o.cacheTrace ?? false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error', ...(o.maxResultsBytes !== undefined && o.maxResultsBytes !== DEFAULT_MAX_RESULTS_BYTES ? { max_results_bytes: o.maxResultsBytes } : {}) },
     ...(o.piSubagentExtension ? { harness_profile: PI_SUBAGENT_PROFILE } : {}),
     // Embedded exec cannot run sub-agents: a different trajectory semantics from the Gateway default.
     ...(o.openclawMode === 'exec' ? { harness_profile: OPENCLAW_EXEC_PROFILE } : {}),
@@ -346,6 +349,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     thinking: o.thinking ?? null,
     profile: lock.harness_profile ?? null,
     ...(docker ? { docker: { api: docker.api, image: docker.image } } : {}),
+    maxResultsBytes: o.maxResultsBytes ?? DEFAULT_MAX_RESULTS_BYTES,
     isolation: docker ? { pidNamespace: false, reason: 'the container is the boundary' } : detectIsolation(),
   };
   const unisolated = docker ? undefined : isolationWarning(settings.isolation);

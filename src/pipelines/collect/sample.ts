@@ -75,6 +75,8 @@ export interface SampleSettings {
   docker?: { api: DockerApi; image: string };
   /** The local runner's process isolation (a PID namespace per harness and grader, where the machine allows). */
   isolation: Isolation;
+  /** All of one sample's results/ together, in bytes. */
+  maxResultsBytes: number;
 }
 
 /** samples/<model>/<index>_<task>, the model made one safe path segment. */
@@ -346,7 +348,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (runner.keepsToolsCapture && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
     if (keptCacheTrace && s.wireTrace === 'full' && existsSync(keptCacheTrace)) await copyFile(keptCacheTrace, join(dir, 'cache_trace.jsonl'));
 
-    const { files, refused, missing, failed } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'));
+    const { files, refused, missing, failed } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'), s.maxResultsBytes);
     // --collect-path output goes to results/legacy/ (seeds/003 §5.7), under the same safety rules.
     const legacy = await copyResults(work, s.collectPaths, join(dir, 'results', 'legacy'));
     result.results = [...files, ...legacy.files.map((f) => ({ ...f, path: `legacy/${f.path}` }))];

@@ -26,8 +26,10 @@ export interface ExchangeContext {
   readonly maxRequestBytes: number;
   /** A body longer than this is forwarded as it arrives (each chunk logged first) instead of held whole. */
   readonly streamBodiesOver: number;
-  /** Request bytes held in memory across all exchanges: a body is read only once it fits. */
+  /** Request bytes held in memory across all exchanges, taken as they arrive. */
   readonly budget: ByteBudget;
+  /** How long a chunk may wait for room in the budget before its request gets a 503. */
+  readonly budgetWaitMs: number;
   readonly upstreamHeadersTimeoutMs: number;
   readonly upstreamBodyTimeoutMs: number;
   nextCall(): { callId: string; seq: number };
@@ -73,6 +75,10 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   private reserved = 0;
   /** Gives up the request's place in the budget's queue (nothing once it was granted). */
   private leaveQueue: (() => void) | undefined;
+  /** Chunks that arrived while the first of them waits for room in the budget. */
+  private waiting: Buffer[] | undefined;
+  private waitTimer: NodeJS.Timeout | undefined;
+  private endedWhileWaiting = false;
   private controller: Dispatcher.DispatchController | undefined;
   private logged = false;
   private bodyDone = false;
@@ -134,34 +140,60 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     const held = Math.min(declared, this.ctx.streamBodiesOver); // a longer body is streamed past this
     if (held > budget.limit) return this.busy(`a request body of ${mb(declared)} can never fit the proxy's limit of ${mb(budget.limit)} held at once; raise maxBufferedBytes`);
     this.res.on('close', () => this.clientClosed());
-    // Read once its bytes fit the budget; until then they stay in the client's socket.
-    this.leaveQueue = budget.take(held, () => {
-      this.reserved = held;
-      this.req.on('data', (chunk: Buffer) => this.bodyChunk(chunk));
-      this.req.once('end', () => void this.bodyEnd());
-    });
+    // Bytes are budgeted as they arrive: a client that declares a large body and trickles it holds only what it sent,
+    // and a bodyless or small request never waits behind a declared length.
+    this.req.on('data', (chunk: Buffer) => this.bodyChunk(chunk));
+    this.req.once('end', () => void this.bodyEnd());
   }
 
   private release(): void {
+    clearTimeout(this.waitTimer);
     this.leaveQueue?.();
+    this.leaveQueue = undefined;
+    this.waiting = undefined;
     this.ctx.budget.give(this.reserved);
     this.reserved = 0;
   }
 
   private bodyChunk(chunk: Buffer): void {
     if (this.bodyDone || this.finished) return;
-    this.received += chunk.length;
-    if (this.received > this.ctx.maxRequestBytes) return this.tooLarge();
-    if (this.received > this.ctx.streamBodiesOver) {
+    if (this.waiting) return void this.waiting.push(chunk); // behind the chunk that waits for room
+    if (this.received + chunk.length > this.ctx.maxRequestBytes) return this.tooLarge();
+    if (this.received + chunk.length > this.ctx.streamBodiesOver) {
+      this.received += chunk.length;
       this.parts.push(chunk);
       return this.streamTheRest();
     }
-    if (this.received > this.reserved) {
-      // A body without a declared length (chunked): its bytes cannot wait unread once they are here.
-      if (!this.ctx.budget.tryTake(chunk.length)) return this.busy(`the proxy holds ${mb(this.ctx.budget.held)} of request bodies, its limit is ${mb(this.ctx.budget.limit)}; retry shortly, send a content-length, or raise maxBufferedBytes`);
-      this.reserved += chunk.length;
-    }
+    const budget = this.ctx.budget;
+    if (this.reserved + chunk.length > budget.limit) return this.busy(`a request body past ${mb(budget.limit)}, the proxy's limit of request bytes held at once, can never fit; raise maxBufferedBytes`);
+    if (!budget.tryTake(chunk.length)) return this.waitForRoom(chunk);
+    this.hold(chunk);
+  }
+
+  private hold(chunk: Buffer): void {
+    this.received += chunk.length;
+    this.reserved += chunk.length;
     this.parts.push(chunk);
+  }
+
+  /** No room in the budget for this chunk: the client's socket is paused (TCP holds it back) until there is, bounded. */
+  private waitForRoom(chunk: Buffer): void {
+    const budget = this.ctx.budget;
+    this.waiting = [chunk];
+    this.req.pause();
+    this.waitTimer = setTimeout(() => this.busy(`the proxy has held ${mb(budget.held)} of request bodies (its limit) for ${this.ctx.budgetWaitMs} ms; retry shortly, or raise maxBufferedBytes`), this.ctx.budgetWaitMs);
+    this.leaveQueue = budget.take(chunk.length, () => {
+      clearTimeout(this.waitTimer);
+      this.leaveQueue = undefined;
+      const [first, ...rest] = this.waiting ?? [];
+      this.waiting = undefined;
+      if (!first || this.finished) return void (first && budget.give(first.length));
+      this.hold(first);
+      for (const c of rest) this.bodyChunk(c);
+      if (this.waiting || this.bodyDone) return;
+      this.req.resume();
+      if (this.endedWhileWaiting) void this.bodyEnd();
+    });
   }
 
   /** The body is too large to hold whole: what came so far is logged, the rest follows chunk by chunk. */
@@ -237,6 +269,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
 
   private async bodyEnd(): Promise<void> {
     if (this.bodyDone || this.finished) return;
+    if (this.waiting) return void (this.endedWhileWaiting = true);
     this.bodyDone = true;
     // The body's chunks as they came: logged and forwarded without a copy joining them.
     const body = this.parts;

@@ -46,6 +46,8 @@ export interface RecordingProxyOptions {
    */
   maxRequestBytes?: number;
   maxBufferedBytes?: number;
+  /** How long a body's chunk may wait for room among all held bodies before its request gets a 503 (default 30 s). */
+  budgetWaitMs?: number;
   /** A body longer than this (default 4 MB) is forwarded as it arrives, each chunk logged first, instead of held whole. */
   streamRequestBodiesOver?: number;
   /** Limits of the projection of calls (`calls`), not of forwarding. */
@@ -132,6 +134,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     maxRequestBytes: options.maxRequestBytes ?? 64 << 20,
     streamBodiesOver: options.streamRequestBodiesOver ?? 4 << 20,
     budget: new ByteBudget(options.maxBufferedBytes ?? 96 << 20),
+    budgetWaitMs: options.budgetWaitMs ?? 30_000,
     upstreamHeadersTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000,
     upstreamBodyTimeoutMs: options.upstreamBodyTimeoutMs ?? 600_000,
     nextCall,
@@ -167,9 +170,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       }
     },
   );
-  // A client that half-closes after its request (netcat, `socket.end(request)`) still gets its response: node's server
-  // would take the FIN as an abort. A client that leaves is seen when a write to it fails, or its socket closes.
-  (server as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // A client's FIN ends its exchange (node's default, no half-open): a client that hung up while its call waits upstream
+  // is an abort at once — the upstream request is cancelled and its connection and descriptors freed.
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);

@@ -12,55 +12,9 @@
  *   npm run bench:proxy
  *   npm run bench:proxy -- --paced-requests 2000 --saturation-requests 6000
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { children, measured, start, type Server } from './processes.js';
 import { sessionBodies, TURNS } from './session-bodies.js';
-
-const serversScript = fileURLToPath(new URL('./servers.js', import.meta.url));
-const children: ChildProcess[] = [];
-
-interface Server {
-  name: string;
-  url: string;
-  child?: ChildProcess;
-}
-
-async function start(name: string, args: string[]): Promise<Server> {
-  const child = fork(serversScript, [name, ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  children.push(child);
-  const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  return { name, url, child };
-}
-
-async function ask<T>(child: ChildProcess, message: string): Promise<T> {
-  child.send(message);
-  return ((await once(child, 'message')) as [T])[0];
-}
-
-type Figures = { peakRssMb: number; cpuMs: number };
-type Stats = Figures & { rssMb: number; children: Figures[] };
-interface Measured<R> {
-  result: R;
-  cpuMs: number | null;
-  peakRssMb: number | null;
-  /** roller's projection process (a child of the proxy's): its CPU and peak RSS over the same work, if it has one. */
-  projection: Figures | null;
-}
-
-/** Runs `work` with the proxy's peak RSS reset before it, and reports its CPU and peak RSS over it. */
-async function measured<R>(server: Server, work: () => Promise<R>): Promise<Measured<R>> {
-  if (!server.child) return { result: await work(), cpuMs: null, peakRssMb: null, projection: null };
-  await ask(server.child, 'reset-peak');
-  const before = await ask<Stats>(server.child, 'stats');
-  const result = await work();
-  const after = await ask<Stats>(server.child, 'stats');
-  const [child0, child1] = [before.children[0], after.children[0]];
-  const projection = child0 && child1 ? { cpuMs: child1.cpuMs - child0.cpuMs, peakRssMb: child1.peakRssMb } : null;
-  return { result, cpuMs: after.cpuMs - before.cpuMs, peakRssMb: after.peakRssMb, projection };
-}
 
 const SESSIONS = Array.from({ length: 64 }, (_, s) => sessionBodies(s));
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-bench-dummy' };

@@ -305,6 +305,7 @@ export function buildProgram(): Command {
     .option('--no-cache-trace', "OpenClaw: do not ask for its cache trace")
     .option('--pi-subagent-extension', "Pi: enable the example sub-agent extension Pi ships (roller's profile has none)")
     .option('--openclaw-mode <mode>', 'OpenClaw: gateway (default; a local Gateway, sessions_spawn children run) | exec (one embedded turn, no children)', openclawModeOption)
+    .option('--key-in-harness', "with --wire-trace off (no proxy): give a model's key to the harness itself, where every tool the agent runs can read it (refused without this)")
     .option('--max-results-mb <n>', "one sample's results/ at most this many MiB in all (default 1024); a file past it is refused and named", (v: string) => {
       const n = Number(v);
       if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('a whole number of MiB above 0');
@@ -319,7 +320,7 @@ export function buildProgram(): Command {
     .option('--allow-unverified-version', 'run a --harness-version that is not in the version matrix')
     .option('--json', 'print the final run info as JSON on stdout');
   withSinkOptions(program.commands.at(-1)!)
-    .action(async (opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string; tasks: string; harness: string; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls?: boolean; claudeCaptureCalls?: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; maxResultsMb?: number; piSubagentExtension?: boolean; openclawMode?: OpenClawMode; harnessVersion?: string; allowUnverifiedVersion?: boolean }) => {
+    .action(async (opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string; tasks: string; harness: string; model?: string[]; modelConfig?: string; output: string; runName?: string; concurrency: number; retries: number; resume?: boolean; timeout: number; wireTrace: WireTraceMode; keepThinking: boolean; thinking?: string; captureCalls?: boolean; claudeCaptureCalls?: boolean; captureDebug: 'on-error' | 'full' | 'off'; runner: string; image?: string; cacheDir: string; json?: boolean; cacheTrace?: boolean; collectPath?: string[]; maxResultsMb?: number; keyInHarness?: boolean; piSubagentExtension?: boolean; openclawMode?: OpenClawMode; harnessVersion?: string; allowUnverifiedVersion?: boolean }) => {
       if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
       const controller = new AbortController();
       const onSignal = () => {
@@ -352,6 +353,7 @@ export function buildProgram(): Command {
         ...(opts.piSubagentExtension ? { piSubagentExtension: true } : {}),
         ...(opts.openclawMode ? { openclawMode: opts.openclawMode } : {}),
         ...(opts.collectPath ? { collectPaths: opts.collectPath } : {}),
+        ...(opts.keyInHarness ? { keyInHarness: true } : {}),
         ...(opts.maxResultsMb ? { maxResultsBytes: opts.maxResultsMb * (1 << 20) } : {}),
         runner: opts.runner,
         ...(opts.image ? { image: opts.image } : {}),

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { ErrorCode, RollerError } from './errors.js';
@@ -10,7 +10,7 @@ import { ErrorCode, RollerError } from './errors.js';
  */
 function componentsBelow(root: string, path: string): string[] {
   const rel = relative(root, path);
-  if (rel === '' ) return [];
+  if (rel === '') return [];
   if (rel.startsWith(`..${sep}`) || rel === '..' || isAbsolute(rel)) throw new RollerError(ErrorCode.LINK_REFUSED, `${path} is not inside ${root}`);
   return rel.split(sep);
 }
@@ -19,8 +19,8 @@ function linkRefused(path: string, what: string): RollerError {
   return new RollerError(ErrorCode.LINK_REFUSED, `${what}: ${path} is a symbolic link (made inside the attempt, perhaps by the agent); roller never follows one there`);
 }
 
-/** Throws LINK_REFUSED if the root or any existing component down to `path` is a symbolic link (absent ones are fine). */
-export async function refuseLinksBelow(root: string, path: string, what: string): Promise<void> {
+/** Each path from root down to `path` (root first) with what lstat says of it (null: absent). */
+async function* levelsBelow(root: string, path: string): AsyncGenerator<{ at: string; st: Stats | null }> {
   let at = root;
   for (const part of ['', ...componentsBelow(root, path)]) {
     at = part === '' ? at : join(at, part);
@@ -28,6 +28,13 @@ export async function refuseLinksBelow(root: string, path: string, what: string)
       if (err.code === 'ENOENT') return null;
       throw err;
     });
+    yield { at, st };
+  }
+}
+
+/** Throws LINK_REFUSED if the root or any existing component down to `path` is a symbolic link (absent ones are fine). */
+export async function refuseLinksBelow(root: string, path: string, what: string): Promise<void> {
+  for await (const { at, st } of levelsBelow(root, path)) {
     if (st === null) return;
     if (st.isSymbolicLink()) throw linkRefused(at, what);
   }
@@ -35,20 +42,10 @@ export async function refuseLinksBelow(root: string, path: string, what: string)
 
 /** mkdir -p inside root, refusing a link at any level (it would make the directories elsewhere). */
 export async function mkdirInside(root: string, dir: string, mode = 0o700): Promise<void> {
-  let at = root;
-  for (const part of ['', ...componentsBelow(root, dir)]) {
-    at = part === '' ? at : join(at, part);
-    const st = await lstat(at).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return null;
-      throw err;
-    });
+  for await (const { at, st } of levelsBelow(root, dir)) {
     if (st === null) {
       // The root is roller's own path (it may not exist yet); below it, one level at a time.
-      if (at === root) {
-        await mkdir(at, { recursive: true, mode });
-        continue;
-      }
-      await mkdir(at, { mode }).catch((err: NodeJS.ErrnoException) => {
+      await mkdir(at, at === root ? { recursive: true, mode } : { mode }).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'EEXIST') throw err;
       });
       continue;

@@ -115,19 +115,24 @@ export function isUrlLike(value: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
 }
 
+/** Strings under credential keys redacted, URLs through redactUrl, other strings that `isCredential` judges redacted. */
+function redactWith(value: unknown, key: string, isCredential: (v: string) => boolean): unknown {
+  if (typeof value === 'string') {
+    if (isSecretKey(key)) return REDACTED;
+    if (isUrlLike(value)) return redactUrl(value);
+    return isCredential(value) ? REDACTED : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => redactWith(v, key, isCredential));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactWith(v, k, isCredential)]));
+  return value;
+}
+
 /**
  * Configuration as it may be written (lock.json): values under credential keys become <redacted>, URLs go through
  * redactUrl, and any string that looks like a credential whatever its key is redacted too.
  */
 export function redactConfig(value: unknown, key = ''): unknown {
-  if (typeof value === 'string') {
-    if (isSecretKey(key)) return REDACTED;
-    if (isUrlLike(value)) return redactUrl(value);
-    return looksLikeCredential(value) ? REDACTED : value;
-  }
-  if (Array.isArray(value)) return value.map((v) => redactConfig(v, key));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactConfig(v, k)]));
-  return value;
+  return redactWith(value, key, looksLikeCredential);
 }
 
 /**
@@ -136,12 +141,5 @@ export function redactConfig(value: unknown, key = ''): unknown {
  * entropy rule here: a trace is full of hashes that are not secrets).
  */
 export function redactCredentialValues(value: unknown, key = ''): unknown {
-  if (typeof value === 'string') {
-    if (isSecretKey(key)) return REDACTED;
-    if (isUrlLike(value)) return redactUrl(value);
-    return hasTokenPrefix(value) ? REDACTED : value;
-  }
-  if (Array.isArray(value)) return value.map((v) => redactCredentialValues(v, key));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactCredentialValues(v, k)]));
-  return value;
+  return redactWith(value, key, hasTokenPrefix);
 }

@@ -39,14 +39,38 @@ function probe(): Isolation {
 }
 
 /**
- * A command run inside the namespace. A shell stays PID 1 and waits for it — the kernel drops signals to a namespace's
- * init that has no handler, so the harness itself must not be PID 1 or a SIGTERM would not reach it; the shell passes
- * on its exit status, and its end takes every process left in the namespace with it.
+ * The namespace's init: a small Node process that starts the command (stdio inherited), waits for it, and writes how it
+ * ended — `{"code":…,"signal":…}` — on descriptor 3 before it exits. The harness itself must not be PID 1: the kernel
+ * drops signals to a namespace's init that has no handler, so neither roller's SIGTERM nor its own tools' kill would
+ * reach it; and an init's exit status cannot tell a death by signal from an exit code, hence the report.
  */
+const INIT = [
+  "const { spawn } = require('node:child_process');",
+  "const { writeSync } = require('node:fs');",
+  "const [command, ...args] = process.argv.slice(1);",
+  "const child = spawn(command, args, { stdio: 'inherit' });",
+  "const report = (s) => { try { writeSync(3, JSON.stringify(s)); } catch {} };",
+  "child.on('error', (err) => { report({ code: 127, signal: null, error: err.message }); process.exit(127); });",
+  "child.on('exit', (code, signal) => { report({ code, signal }); process.exit(code ?? 128); });",
+].join(' ');
+
+/** A command run inside the namespace (see INIT); its report comes on descriptor 3 of the process started. */
 export function isolatedCommand(isolation: Isolation, command: string, args: readonly string[]): { command: string; args: string[] } {
   if (!isolation.pidNamespace || !isolation.wrapper) return { command, args: [...args] };
   const [head, ...rest] = isolation.wrapper;
-  return { command: head!, args: [...rest, '--', '/bin/sh', '-c', '"$@"; exit $?', 'roller-sample', command, ...args] };
+  return { command: head!, args: [...rest, '--', process.execPath, '-e', INIT, '--', command, ...args] };
+}
+
+/** The init's report (descriptor 3), if it wrote one: how the command itself ended. */
+export function parseInitReport(text: string): { code: number | null; signal: NodeJS.Signals | null; error?: string } | undefined {
+  try {
+    const r = JSON.parse(text) as { code?: unknown; signal?: unknown; error?: unknown };
+    const code = typeof r.code === 'number' ? r.code : null;
+    const signal = typeof r.signal === 'string' ? (r.signal as NodeJS.Signals) : null;
+    return { code, signal, ...(typeof r.error === 'string' ? { error: r.error } : {}) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The warning a run prints, and each sample keeps, when the harness is not isolated. */

@@ -4,7 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { isolatedCommand, type Isolation } from './isolation.js';
+import { isolatedCommand, parseInitReport, type Isolation } from './isolation.js';
 
 export interface ProcessPlan {
   command: string;
@@ -50,14 +50,18 @@ export async function runProcess(plan: ProcessPlan, options: RunProcessOptions):
   await Promise.all([once(stdout, 'open'), once(stderr, 'open')]);
   const started = Date.now();
   const input = plan.stdin === undefined ? undefined : await open(plan.stdin, 'r');
+  const isolated = options.isolation?.pidNamespace === true;
   let child: ChildProcess;
   try {
-    const { command, args } = options.isolation ? isolatedCommand(options.isolation, plan.command, plan.args) : plan;
-    child = spawn(command, args, { cwd: plan.cwd, env: plan.env, stdio: [input?.fd ?? 'ignore', 'pipe', 'pipe'], detached: true });
+    const { command, args } = isolated ? isolatedCommand(options.isolation!, plan.command, plan.args) : plan;
+    // Isolated, descriptor 3 carries the namespace init's report of how the command itself ended.
+    child = spawn(command, args, { cwd: plan.cwd, env: plan.env, stdio: [input?.fd ?? 'ignore', 'pipe', 'pipe', ...(isolated ? (['pipe'] as const) : [])], detached: true });
   } finally {
     await input?.close(); // the child has its own copy of the descriptor
   }
   const guard = child.pid === undefined ? undefined : startGuard(child.pid);
+  let initReport = '';
+  (child.stdio[3] as NodeJS.ReadableStream | undefined)?.on('data', (d: Buffer) => (initReport += d.toString('utf8')));
   // end: false — the files are ended below, after 'close', and only then awaited (pipe() would end them
   // first, and a wait for 'finish' after that never returns).
   child.stdout!.pipe(stdout, { end: false });
@@ -92,7 +96,7 @@ export async function runProcess(plan: ProcessPlan, options: RunProcessOptions):
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const closed = once(child, 'close');
   closed.catch(() => {});
-  const [exitCode, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  let [exitCode, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
   guard?.kill('SIGKILL'); // this process outlived the run: the guard has nothing left to do
   clearTimeout(timer);
   clearTimeout(killTimer);
@@ -111,6 +115,10 @@ export async function runProcess(plan: ProcessPlan, options: RunProcessOptions):
   child.stderr!.unpipe(stderr);
   child.stdout!.destroy();
   child.stderr!.destroy();
+  (child.stdio[3] as { destroy?: () => void } | undefined)?.destroy?.();
+  // The command's own end, as the namespace's init saw it (a death by signal included); absent if the init was killed.
+  const reported = isolated ? parseInitReport(initReport) : undefined;
+  if (reported) [exitCode, signal] = [reported.code, reported.signal];
   stdout.end();
   stderr.end();
   await Promise.all([finished(stdout), finished(stderr)]);

@@ -107,18 +107,25 @@ describe('roller proxy: its projection runs in a process of its own', () => {
     expect((await readFile(join(out, 'wire_trace.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(3);
   });
 
-  it('a projection that cannot write its files: the proxy stops, says what failed and how to project the wire log again, exit 1', async () => {
+  it('a projection that cannot write its files: the proxy goes on forwarding and recording, says what failed and how to project the wire log again, exit 1', async () => {
     const model = await startRoller('scripted-model');
     const out = join(tmp.path, 'unwritable');
     const { mkdir } = await import('node:fs/promises');
     await mkdir(join(out, 'calls.jsonl'), { recursive: true }); // a directory where the file goes
     const proxy = await startRoller('proxy', '--upstream', model.url, '--out', out);
+    while (!proxy.stderr().includes('still forwarding')) await new Promise((r) => setTimeout(r, 50));
+    // Forwarding goes on: the model still answers through it, and the wire log keeps the call.
+    const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: '[HELLO] still there?' }] }) });
+    expect(res.statusCode).toBe(200);
+    await res.body.text();
+    proxy.child.kill('SIGTERM');
     const [code] = (await once(proxy.child, 'exit')) as [number];
     model.child.kill('SIGINT');
     expect(code).toBe(1);
     expect(proxy.stderr()).toContain(join(out, 'calls.jsonl'));
     expect(proxy.stderr()).toContain(`roller project-wire ${out}`);
     expect(proxy.stderr()).not.toMatch(/\n\s+at /); // no stack trace
+    expect((await readFile(join(out, 'raw', 'wire.frames'), 'latin1'))).toContain('still there?');
   });
 
   it('roller project-wire projects a capture again from its wire log, the same calls as live', async () => {

@@ -325,7 +325,11 @@ describe('roller collect --wire-trace off starts no recording proxy (seeds/003, 
       const tasks = await tasksFile('off.jsonl', [{ id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }]);
       const out = join(tmp.path, 'runs');
       const env = { env: { ...process.env, ACME_KEY: 'k-relay-test' } };
-      const off = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'acme/relay', '--model-config', config, '--wire-trace', 'off', '--thinking', 'high', '--output', out, '--run-name', 'wire-off'], env);
+      // Without a proxy the harness would hold the key: refused unless the user says so (key custody, issue 47).
+      const custody = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'acme/relay', '--model-config', config, '--wire-trace', 'off', '--output', out, '--run-name', 'wire-off-custody'], env);
+      expect([custody.code, custody.stderr]).toEqual([2, expect.stringContaining('--key-in-harness')]);
+      expect(seen.every((c) => c.head.startsWith('HEAD '))).toBe(true); // no model call was made
+      const off = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'acme/relay', '--model-config', config, '--wire-trace', 'off', '--key-in-harness', '--thinking', 'high', '--output', out, '--run-name', 'wire-off'], env);
       expect(off.code, off.stderr).toBe(0);
       const run = join(out, 'wire-off');
       expect((await roller(['validate-run', run])).code).toBe(0);

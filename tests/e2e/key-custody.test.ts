@@ -103,3 +103,40 @@ describe('the agent never holds the key (real Claude Code, a canary key)', () =>
     expect(grep).toBe('');
   }, 240_000);
 });
+
+/** What an agent writes to move Codex or OpenCode away from roller's proxy: project and user configuration. */
+const REDIRECT: Record<string, string> = {
+  codex: [
+    'mkdir -p .codex',
+    `printf '%s\\n' 'model_provider = "evil"' '[model_providers.evil]' 'name = "evil"' 'base_url = "http://127.0.0.1:9/v1"' 'wire_api = "responses"' > .codex/config.toml`,
+    'cp .codex/config.toml "$CODEX_HOME/config.toml"',
+    'echo "== env"; env',
+    'echo "== done"',
+  ].join('\n'),
+  opencode: [
+    `printf '%s' '{"provider":{"roller":{"options":{"baseURL":"http://127.0.0.1:9/v1"}}}}' > opencode.json`,
+    'mkdir -p .opencode && cp opencode.json .opencode/opencode.json',
+    'cp opencode.json "$HOME/.config/opencode/opencode.json"',
+    'echo "== env"; env',
+    'echo "== done"',
+  ].join('\n'),
+};
+
+describe("configuration the agent writes cannot move the model calls (roller's settings outrank it)", () => {
+  it.each(['codex', 'opencode'])('%s: project and user configs pointed elsewhere; the follow-up still goes through the proxy with the stand-in', async (harness) => {
+    const tasks = join(tmp.path, `${harness}-tasks.jsonl`);
+    await writeFile(tasks, JSON.stringify({ id: 'redirect', prompt: '[PROBE] Run probe.sh.', files: { 'probe.sh': REDIRECT[harness]! }, followups: ['[HELLO] Say hello again.'] }));
+    const out = join(tmp.path, `${harness}-runs`);
+    const r = await rollerWithKey(['collect', '--tasks', tasks, '--harness', harness, '--model', 'scripted/default', '--output', out, '--run-name', 'redirect', '--capture-calls']);
+    const run = join(out, 'redirect');
+    const info = JSON.parse(readFileSync(join(run, 'info.json'), 'utf8')) as Json;
+    expect([r.code, info.samples[0].status, info.samples[0].error]).toEqual([0, 'ok', null]);
+    const sampleDir = join(run, info.samples[0].path);
+    expect(readFileSync(join(sampleDir, 'trace.jsonl'), 'utf8')).toContain('roller-stand-in-');
+    const callsFile = readdirSync(join(sampleDir, 'capture'), { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('calls.jsonl'))!;
+    const calls = readFileSync(join(sampleDir, 'capture', callsFile), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
+    // The probe's turn (two calls at least) and the follow-up's, every one answered through the proxy.
+    expect(calls.length).toBeGreaterThanOrEqual(3);
+    expect(calls.every((c) => c.http_status === 200 || c.http_status === 101)).toBe(true);
+  }, 240_000);
+});

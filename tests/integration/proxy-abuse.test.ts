@@ -5,7 +5,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
+import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../../src/sources/proxy/websocket-relay.js';
 import { decodeBody } from '../../src/transforms/protocols/decode-body.js';
 import { startCapture } from '../support/capture.js';
 import { startUpstream } from '../support/http.js';
@@ -47,6 +49,86 @@ async function startProxyCli(args: string[]) {
   const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   return { child, url, stderr: () => stderr };
 }
+
+describe('the proxy under abuse: WebSocket', () => {
+  async function wsUpstream(onConnection: (ws: WebSocket) => void) {
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(server, 'listening');
+    server.on('connection', onConnection);
+    cleanups.push(() => {
+      for (const c of server.clients) c.terminate();
+      server.close();
+    });
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  }
+
+  it('every client message is on disk before it goes upstream; one that is not a request is recorded too', async () => {
+    const heard: string[] = [];
+    const upstream = await wsUpstream((ws) => ws.on('message', (d: Buffer) => heard.push(d.toString())));
+    const capture = await startCapture(tmp.path, upstream);
+    cleanups.push(() => capture.finish());
+    const ws = new WebSocket(`${capture.proxy.url.replace('http', 'ws')}/responses`);
+    await once(ws, 'open');
+    ws.send(JSON.stringify({ type: 'response.create', model: 'm', input: [] }));
+    ws.send(JSON.stringify({ type: 'response.cancel', note: 'not a request' }));
+    while (heard.length < 2) await sleep(10);
+    const frames = (await readFile(capture.proxy.wirePath)).toString('latin1');
+    expect(frames).toContain('"k":"u"');
+    expect(frames).toContain('not a request');
+    ws.close();
+    const calls = await capture.finish();
+    expect(calls).toHaveLength(1); // the 'u' frame is evidence, not a call
+  });
+
+  it('a message past the size limit closes the connection (1009); bytes before the upgrade are bounded', async () => {
+    const upstream = await wsUpstream(() => undefined);
+    const capture = await startCapture(tmp.path, upstream);
+    cleanups.push(() => capture.finish());
+    const ws = new WebSocket(`${capture.proxy.url.replace('http', 'ws')}/responses`);
+    await once(ws, 'open');
+    ws.send(Buffer.alloc(MAX_WEBSOCKET_MESSAGE_BYTES + 1, 0x61));
+    const [code] = (await once(ws, 'close')) as [number];
+    expect(code).toBe(1009);
+
+    // A raw client that sends an upgrade and then megabytes before any answer: refused, not held.
+    const slowUpstream = createServer(() => undefined); // accepts the TCP connection, never answers the upgrade
+    slowUpstream.listen(0, '127.0.0.1');
+    await once(slowUpstream, 'listening');
+    cleanups.push(() => void slowUpstream.close());
+    const capture2 = await startCapture(tmp.path, `http://127.0.0.1:${(slowUpstream.address() as AddressInfo).port}/v1`);
+    cleanups.push(() => capture2.finish());
+    const raw = await RawClient.connect(capture2.proxy.url);
+    raw.socket.write('GET /responses HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n');
+    raw.socket.write(Buffer.alloc(2 << 20, 0x61));
+    const res = await raw.response('GET');
+    expect(res.status).toBe(400);
+    expect(res.body.toString()).toContain('before the WebSocket was accepted');
+  });
+
+  it('an upstream flooding a client that does not read is paused: the proxy does not hold the flood', async () => {
+    let sent = 0;
+    const upstream = await wsUpstream((ws) => {
+      const chunk = Buffer.alloc(1 << 20, 0x62);
+      const pump = () => {
+        while (ws.bufferedAmount < 4 << 20 && sent < 400) {
+          ws.send(chunk);
+          sent++;
+        }
+        if (sent < 400) setTimeout(pump, 5);
+      };
+      pump();
+    });
+    const capture = await startCapture(tmp.path, upstream);
+    cleanups.push(() => capture.finish());
+    const ws = new WebSocket(`${capture.proxy.url.replace('http', 'ws')}/responses`);
+    await once(ws, 'open');
+    ws.pause(); // the client reads nothing
+    await sleep(1500);
+    // 400 MB offered; paused, the upstream gets no further than the relay's window and the sockets' buffers.
+    expect(sent).toBeLessThan(100);
+    ws.terminate();
+  });
+});
 
 describe('the proxy under abuse', () => {
   it('clients that declare large bodies and trickle them hold only what they sent: bodyless and small requests pass at once', async () => {

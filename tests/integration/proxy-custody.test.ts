@@ -13,6 +13,8 @@ import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
+import { bypassMessage, proxyAdmission } from '../../src/pipelines/collect/custody.js';
+import { startProxyPipeline } from '../../src/pipelines/proxy.js';
 import { startCapture } from '../support/capture.js';
 import { startUpstream } from '../support/http.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -72,6 +74,23 @@ async function echoingUpstream() {
 }
 
 describe('key custody', () => {
+  it("a harness that called anything but its proxy with the stand-in is named from the attempt's calls.jsonl", async () => {
+    const { up } = await echoingUpstream();
+    const outDir = join(tmp.path, 'admission');
+    const { proxy, done } = await startProxyPipeline({ upstream: up.url, outDir, wireTrace: 'off', credential: { standIn: STAND_IN, key: KEY } });
+    for (const key of [STAND_IN, 'sk-ant-planted-by-a-project-setting']) {
+      const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key }, body: '{"model":"m"}' });
+      await res.body.text();
+    }
+    await proxy.close();
+    await done;
+    const admission = await proxyAdmission(join(outDir, 'calls.jsonl'));
+    expect(admission).toEqual({ calls: 2, refused: 1 });
+    expect(bypassMessage(admission, ['.claude/settings.json'])).toMatch(/^1 request\(s\) reached roller's proxy without the stand-in .*\.claude\/settings\.json/);
+    expect(bypassMessage({ calls: 3, refused: 0 }, [])).toBeUndefined();
+    expect(bypassMessage(await proxyAdmission(join(outDir, 'absent.jsonl')), [])).toMatch(/^the harness made no model call through roller's recording proxy/);
+  });
+
   it('the stand-in is swapped for the real key; a request without it is refused (401) and recorded, never forwarded', async () => {
     const { up, seen } = await echoingUpstream();
     const capture = await startCapture(tmp.path, up.url, { credential: { standIn: STAND_IN, key: KEY } });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { detectIsolation } from '../../src/sources/isolation.js';
 import { runProcess } from '../../src/sources/process-runner.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -23,6 +24,38 @@ const alive = (pid: number, started = startOf(pid)) => {
     return false;
   }
 };
+
+describe('process runner, isolated (a PID namespace of its own)', () => {
+  const isolation = detectIsolation();
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  it('this machine gives roller a PID namespace (util-linux unshare), or says why not', () => {
+    expect(isolation.pidNamespace, isolation.reason).toBe(true);
+  });
+
+  it('the command sees only its own processes, its exit code and a death by signal come back as they were, and a setsid daemon ends with it', async () => {
+    const pidFile = join(tmp.path, 'daemon.pid');
+    const run = (script: string, name: string) =>
+      runProcess({ command: 'sh', args: ['-c', script], cwd: tmp.path, env }, { timeoutMs: 20_000, stdoutPath: join(tmp.path, `${name}.out`), stderrPath: join(tmp.path, `${name}.err`), isolation });
+    const seen = await run('ls /proc | grep -c "^[0-9]"; echo parent=$PPID; exit 7', 'own');
+    expect(seen).toMatchObject({ exitCode: 7, signal: null });
+    const [count, parent] = (await readFile(join(tmp.path, 'own.out'), 'utf8')).trim().split('\n');
+    expect(Number(count)).toBeLessThanOrEqual(4); // init, sh, ls, grep
+    expect(parent).toBe('parent=1'); // roller's process is not in its world
+    const killed = await run('kill -9 $$', 'killed');
+    expect(killed).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+    await run(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 0.3; exit 0`, 'daemon');
+    // Its pid is the namespace's: find the daemon by its command line instead.
+    const { execFileSync } = await import('node:child_process');
+    const left = (() => {
+      try {
+        return execFileSync('pgrep', ['-f', 'exec sleep 300|^sleep 300$'], { encoding: 'utf8' });
+      } catch {
+        return '';
+      }
+    })();
+    expect(left).toBe('');
+  });
+});
 
 describe('process runner', () => {
   it('keeps stdout and stderr in files and records the exit status', async () => {

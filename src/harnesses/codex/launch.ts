@@ -95,6 +95,12 @@ export async function codexPlan(launch: CodexLaunch): Promise<ProcessPlan> {
     command: launch.bin,
     args: [
       'exec',
+      // The provider and its endpoint again as -c, which outranks every config file (a project's .codex/config.toml
+      // included): nothing in the work dir or HOME can move the model calls away from the proxy.
+      '-c',
+      'model_provider="roller"',
+      '-c',
+      `model_providers.roller.base_url=${toml(`${launch.baseUrl.replace(/\/+$/, '')}/v1`)}`,
       '--skip-git-repo-check',
       ...(launch.json === false ? [] : ['--json']),
       ...(launch.extraArgs ?? []),

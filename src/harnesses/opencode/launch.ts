@@ -25,25 +25,30 @@ export async function opencodePlan(launch: HarnessLaunch & { model?: string; ver
   await mkdirInside(launch.home, config);
   for (const d of ['.local/share', '.local/state', '.cache']) await mkdirInside(launch.home, join(launch.home, d));
   const model = launch.model ?? 'scripted-model';
+  // The model and its provider, also given as OPENCODE_CONFIG_CONTENT below: it outranks every config file (a
+  // project's opencode.json included), so nothing in the work dir or HOME can move the model calls.
+  const connection = {
+    model: `roller/${model}`,
+    small_model: `roller/${model}`,
+    provider: {
+      roller: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'roller',
+        options: { baseURL: `${launch.baseUrl}/v1`, apiKey: '{env:ROLLER_PROVIDER_KEY}' },
+        models: { [model]: { name: model, tool_call: true, limit: { context: 128000, output: 4096 } } },
+      },
+    },
+  };
   await writeFileInside(launch.home, join(config, 'opencode.json'),
     JSON.stringify(
       {
         $schema: 'https://opencode.ai/config.json',
         autoupdate: false,
         share: 'disabled',
-        model: `roller/${model}`,
-        small_model: `roller/${model}`,
+        ...connection,
         permission: { edit: 'allow', bash: 'allow', webfetch: 'deny', external_directory: 'allow' },
         // seeds/000: the native `task` sub-agent tool only when calls are captured (the tools switch every release reads).
         ...(launch.captureCalls ? {} : { tools: { task: false } }),
-        provider: {
-          roller: {
-            npm: '@ai-sdk/openai-compatible',
-            name: 'roller',
-            options: { baseURL: `${launch.baseUrl}/v1`, apiKey: '{env:ROLLER_PROVIDER_KEY}' },
-            models: { [model]: { name: model, tool_call: true, limit: { context: 128000, output: 4096 } } },
-          },
-        },
       },
       null,
       2,
@@ -65,6 +70,7 @@ export async function opencodePlan(launch: HarnessLaunch & { model?: string; ver
       ...isolatedHomeEnv(launch.home),
       XDG_STATE_HOME: join(launch.home, '.local', 'state'),
       ROLLER_PROVIDER_KEY: launch.apiKey,
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(connection),
       OPENCODE_DISABLE_AUTOUPDATE: '1',
       OPENCODE_DISABLE_SHARE: '1',
       OPENCODE_DISABLE_MODELS_FETCH: '1',

@@ -87,6 +87,8 @@ export interface CollectOptions {
   onStart?: (request: { index: number; task_id: string; model: string }) => void;
   /** Called once the requests are known: how many samples the run has. */
   onPlan?: (total: number) => void;
+  /** --wire-trace off with a keyed model: give the key to the harness itself (refused otherwise). */
+  keyInHarness?: boolean;
   /** One sample's results/ limit (--max-results-mb; default 1 GiB): files past it are refused and named. */
   maxResultsBytes?: number;
   /** Something the user should know before samples run (e.g. no process isolation on this machine). */
@@ -383,13 +385,14 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     // own path to it, so a query or userinfo (which the proxy would carry) cannot be kept.
     for (const m of models) {
       if (m.kind !== 'api') continue;
-      if (m.apiKey) {
-        throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id} has a key (api_key_env), and without roller's proxy the harness would hold it — and so would every tool the agent runs. roller keeps keys in its proxy only: use --wire-trace actf (the default)`);
-      }
       const url = new URL(m.apiBase);
       if (url.search || url.username || url.password) {
         throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id}'s api_base has ${url.search ? 'a query' : 'userinfo'}, which only roller's recording proxy carries to the model API; use --wire-trace actf (the default)`);
       }
+      if (m.apiKey && !o.keyInHarness) {
+        throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id} has a key (api_key_env), and without roller's proxy the harness would hold it — and so would every tool the agent runs. roller keeps keys in its proxy: use --wire-trace actf (the default), or pass --key-in-harness to accept that the agent holds the key`);
+      }
+      if (m.apiKey) o.onNotice?.(`--key-in-harness: model ${m.id}'s key is given to the harness itself (--wire-trace off runs no proxy); every tool the agent runs can read it`);
     }
   }
 

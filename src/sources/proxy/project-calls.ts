@@ -53,6 +53,8 @@ export async function* projectCalls(frames: AsyncIterable<WireFrame>, options: P
     } else if (f.k === 'd') {
       if (o.ws) websocketEvent(o, f.body);
       else o.tap?.push(f.body);
+    } else if (f.k === 'u') {
+      continue; // a client's WebSocket message that is not a request: evidence in the log, no part of the call
     } else {
       const end = f.m as EndMeta;
       o.x.firstByteAt = end.first_byte_at === null ? null : iso(end.first_byte_at);

@@ -27,7 +27,13 @@ export interface RelayContext {
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.done', 'error']);
 /** ws sets these itself on the upstream handshake; extensions are not offered so frames stay uncompressed. */
 const HANDSHAKE_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-accept']);
-const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false });
+/** One WebSocket message at most (as the HTTP side's maxRequestBytes): past it the connection is closed (1009). */
+export const MAX_WEBSOCKET_MESSAGE_BYTES = 64 << 20;
+/** What a client may send before the upstream accepted the upgrade: past it, the connection is refused. */
+const MAX_EARLY_BYTES = 1 << 20;
+/** Bytes sent one way and not yet written to the other side's socket before the sending side is paused. */
+const RELAY_HIGH_WATER_BYTES = 8 << 20;
+const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES });
 
 /** 1005 (no status) and 1006 (abnormal) describe a close but may not be sent in one (RFC 6455 §7.4.1). */
 function sendableCloseCode(code: number): number {
@@ -89,7 +95,7 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
   if (ctx.upstream.basicAuth && headers.authorization === undefined) headers.authorization = `Basic ${ctx.upstream.basicAuth}`;
   const session = {};
   ctx.track.add(session);
-  const upstream = new WebSocket(url, { headers, perMessageDeflate: false, handshakeTimeout: ctx.handshakeTimeoutMs });
+  const upstream = new WebSocket(url, { headers, perMessageDeflate: false, handshakeTimeout: ctx.handshakeTimeoutMs, maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES });
   let upgraded = false;
   let over = false;
   let current: { callId: string; firstByteAt: number | null; errors: RecordedError[] } | undefined;
@@ -125,7 +131,17 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
   // Read the socket while the upstream is being asked, or a client's leaving would never be seen (node leaves an
   // upgraded socket unread); anything it sends meanwhile is given back to the stream before the upgrade.
   const early: Buffer[] = [];
-  const hold = (chunk: Buffer) => early.push(chunk);
+  let earlyBytes = 0;
+  const hold = (chunk: Buffer) => {
+    earlyBytes += chunk.length;
+    if (earlyBytes > MAX_EARLY_BYTES) {
+      // A client may not pile bytes up here while the upstream is being asked.
+      socket.off('data', hold);
+      upstream.terminate();
+      return refuse(socket, 400, 'Bad Request', `more than ${MAX_EARLY_BYTES} bytes sent before the WebSocket was accepted`);
+    }
+    early.push(chunk);
+  };
   socket.on('data', hold);
   socket.once('end', left);
   socket.once('close', left);
@@ -152,23 +168,36 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
     clients.handleUpgrade(req, socket, head, (client) => {
       upgraded = true;
       socket.resume(); // ws reads it from here
+      // Client -> upstream in order, each message on disk before it is sent: a request (response.create) starts a call,
+      // anything else is recorded as a 'u' frame of the current (or last) call.
+      const toUpstream = paced(client, upstream);
+      let chain: Promise<void> = Promise.resolve();
+      let lastCallId: string | undefined;
       client.on('message', (data: RawData, isBinary: boolean) => {
-        if (!isBinary && ctx.wire.failure) {
-          // Fail closed: a request the log cannot hold is not forwarded.
-          client.close(1011, 'roller proxy: recording failed');
-          return;
-        }
-        const buf = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
-        if (!isBinary && eventType(buf) === 'response.create') {
-          if (current) end({ clientAborted: true }); // a new request before the last one ended
-          begin(buf);
-        }
-        upstream.send(data, { binary: isBinary });
+        const buf = rawBytes(data);
+        chain = chain.then(async () => {
+          if (ctx.wire.failure) return void client.close(1011, 'roller proxy: recording failed'); // fail closed
+          if (!isBinary && eventType(buf) === 'response.create') {
+            if (current) end({ clientAborted: true }); // a new request before the last one ended
+            begin(buf);
+            lastCallId = current!.callId;
+          } else {
+            lastCallId ??= ctx.nextCall().callId;
+            ctx.wire.append(current?.callId ?? lastCallId, 'u', { binary: isBinary, at: Date.now() }, buf);
+          }
+          try {
+            if (!ctx.wire.flushNow()) await ctx.wire.flushed();
+          } catch {
+            return void client.close(1011, 'roller proxy: recording failed');
+          }
+          toUpstream(buf, isBinary);
+        });
       });
+      const toClient = paced(upstream, client);
       upstream.on('message', (data: RawData, isBinary: boolean) => {
         // A frame is masked whole (a WebSocket message is never split across two here).
-        const buf = masker.maskBytes(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer));
-        client.send(buf, { binary: isBinary });
+        const buf = masker.maskBytes(rawBytes(data));
+        toClient(buf, isBinary);
         if (!current || isBinary) return;
         current.firstByteAt ??= Date.now();
         ctx.wire.append(current.callId, 'd', undefined, buf);
@@ -186,6 +215,27 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
       client.on('error', () => upstream.terminate());
     });
   });
+}
+
+function rawBytes(data: RawData): Buffer {
+  return Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+}
+
+/**
+ * Sends to `to` what `from` said, with backpressure: past RELAY_HIGH_WATER_BYTES not yet written to `to`'s socket,
+ * `from` is paused (its socket unread), and resumed once half of it is written.
+ */
+function paced(from: WebSocket, to: WebSocket): (data: Buffer, binary: boolean) => void {
+  let queued = 0;
+  return (data, binary) => {
+    if (to.readyState !== WebSocket.OPEN) return;
+    queued += data.length;
+    if (queued > RELAY_HIGH_WATER_BYTES && !from.isPaused) from.pause();
+    to.send(data, { binary }, () => {
+      queued -= data.length;
+      if (queued <= RELAY_HIGH_WATER_BYTES / 2 && from.isPaused) from.resume();
+    });
+  };
 }
 
 /**

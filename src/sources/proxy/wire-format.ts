@@ -22,7 +22,8 @@ import type { NativeIdentityHeaders } from './headers.js';
  */
 export const WIRE_LOG_FILE = 'raw/wire.frames';
 
-export type FrameKind = 'q' | 'b' | 'r' | 'd' | 'x';
+/** q request, b streamed body chunk, r response head, d response data, x end, u a WebSocket message from the client that is not a request. */
+export type FrameKind = 'q' | 'b' | 'r' | 'd' | 'x' | 'u';
 
 export interface RequestMeta {
   seq: number;

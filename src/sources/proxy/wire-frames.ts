@@ -179,7 +179,7 @@ function parseHeader(buf: Buffer, from: number, nl: number, path: string, offset
   } catch {
     h = undefined;
   }
-  if (!h || typeof h.c !== 'string' || typeof h.n !== 'number' || !Number.isInteger(h.n) || h.n < 0 || !['q', 'b', 'r', 'd', 'x'].includes(h.k as string)) {
+  if (!h || typeof h.c !== 'string' || typeof h.n !== 'number' || !Number.isInteger(h.n) || h.n < 0 || !['q', 'b', 'r', 'd', 'x', 'u'].includes(h.k as string)) {
     throw new RollerError(ErrorCode.WIRE_LOG_CORRUPT, `${path}: byte ${offset}: not a wire frame header; the log is corrupt from here (frames before it are intact)`, {
       origin: { file: path, offset },
     });

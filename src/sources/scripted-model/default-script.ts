@@ -21,7 +21,7 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
       // A task's own probe.sh, run as the agent's tool: what an agent can reach (environment, /proc, config files).
       name: 'probe',
       match: '[PROBE]',
-      turns: [{ text: 'Running probe.sh.', tool_calls: [shell('sh probe.sh 2>&1', 'Run probe.sh')] }, { text: 'Probe done: {{last_tool_result}}' }],
+      turns: [{ text: 'Running probe.sh.', tool_calls: [[...shell('sh probe.sh 2>&1', 'Run probe.sh'), { name: 'bash', input: { command: 'sh probe.sh 2>&1', description: 'Run probe.sh' } }]] }, { text: 'Probe done: {{last_tool_result}}' }],
     },
     { name: 'stall-once', match: '[STALL-ONCE]', stall_first: 1, turns: [{ text: 'This time the model answered.' }] },
     {

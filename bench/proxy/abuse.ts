@@ -1,0 +1,169 @@
+/**
+ * The proxy under abuse (issue 47 §6): a normal client (one agent session, 20 requests/s of streamed SSE) runs beside
+ * each abuse in turn, against roller's proxy pipeline in its own process. Prints, per abuse, the normal requests' p99
+ * time to first byte against the same load with no abuse, and the proxy's peak RSS (VmHWM, reset before each part).
+ * Targets: peak RSS <= 256 MB, normal p99 <= idle p99 + 50 ms.
+ *
+ *   npm run bench:proxy-abuse
+ *   npm run bench:proxy-abuse -- --seconds 20
+ */
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
+import { Pool } from 'undici';
+import { children, measured, start, type Server } from './processes.js';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const SECONDS = arg('--seconds', 10);
+const BODY = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'x'.repeat(20_000) }] });
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+/** The normal client: 20 requests/s for `seconds`, each TTFB in ms. */
+async function normalLoad(url: string, seconds: number): Promise<number[]> {
+  const pool = new Pool(url, { connections: 1 });
+  const ttfbs: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  while (performance.now() < end) {
+    const t0 = performance.now();
+    const res = await pool.request({ path: '/v1/messages', method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY });
+    let ttfb = -1;
+    for await (const _ of res.body) if (ttfb < 0) ttfb = performance.now() - t0;
+    ttfbs.push(ttfb);
+    const wait = 50 - (performance.now() - t0);
+    if (wait > 0) await sleep(wait);
+  }
+  await pool.close();
+  return ttfbs;
+}
+
+function raw(url: string): Promise<Socket> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(u.port), u.hostname, () => resolve(s));
+    s.on('error', reject);
+  });
+}
+
+/** Each abuse runs until `stop` resolves, and cleans up after itself. */
+type Abuse = (url: string, stop: Promise<void>) => Promise<string>;
+
+const ABUSES: Record<string, Abuse> = {
+  /** 300 connections declare 4 MB bodies and send a byte every 100 ms. */
+  async tricklers(url, stop) {
+    const sockets = await Promise.all(Array.from({ length: 300 }, () => raw(url)));
+    for (const s of sockets) {
+      s.on('error', () => {});
+      s.write(`POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: ${4 << 20}\r\n\r\n{"a":"`);
+    }
+    const drip = setInterval(() => sockets.forEach((s) => s.writable && s.write('1')), 100);
+    await stop;
+    clearInterval(drip);
+    sockets.forEach((s) => s.destroy());
+    return '300 connections';
+  },
+  /** Clients that send a whole request and hang up at once, 50 a second. */
+  async hangups(url, stop) {
+    let n = 0;
+    let over = false;
+    void stop.then(() => (over = true));
+    while (!over) {
+      const batch = await Promise.all(Array.from({ length: 10 }, () => raw(url)));
+      for (const s of batch) {
+        s.on('error', () => {});
+        s.end(`POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: ${BODY.length}\r\n\r\n${BODY}`);
+        n++;
+      }
+      await sleep(200);
+    }
+    return `${n} hang-ups`;
+  },
+  /** 300 connections send their request head one header a second. */
+  async slowHeads(url, stop) {
+    const sockets = await Promise.all(Array.from({ length: 300 }, () => raw(url)));
+    for (const s of sockets) {
+      s.on('error', () => {});
+      s.write('POST /v1/messages HTTP/1.1\r\nhost: x\r\n');
+    }
+    const drip = setInterval(() => sockets.forEach((s, i) => s.writable && s.write(`x-slow-${i}: 1\r\n`)), 1000);
+    await stop;
+    clearInterval(drip);
+    sockets.forEach((s) => s.destroy());
+    return '300 connections';
+  },
+  /** Request bodies of 1 MB gzip that inflate to 1 GiB, one every 500 ms (the projection decodes at most 256 MB). */
+  async gzipBombs(url, stop) {
+    const bomb = gzipSync(Buffer.alloc(1 << 30, 0x20), { level: 9 });
+    const pool = new Pool(url, { connections: 4 });
+    let n = 0;
+    let over = false;
+    void stop.then(() => (over = true));
+    while (!over) {
+      const res = await pool.request({ path: '/v1/messages', method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb }).catch(() => null);
+      await res?.body.text();
+      n++;
+      await sleep(500);
+    }
+    await pool.close();
+    return `${n} bombs of ${(bomb.length / 2 ** 20).toFixed(1)} MB`;
+  },
+  /** Eight 60 MB bodies at once, again and again (the flood of bench:proxy, sustained). */
+  async largeBodies(url, stop) {
+    const body = Buffer.alloc(60 << 20, 0x61);
+    let n = 0;
+    let over = false;
+    void stop.then(() => (over = true));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const pool = new Pool(url, { connections: 1 });
+        while (!over) {
+          const res = await pool.request({ path: '/v1/messages', method: 'POST', body }).catch(() => null);
+          await res?.body.text();
+          n++;
+        }
+        await pool.close();
+      }),
+    );
+    return `${n} bodies of 60 MB`;
+  },
+};
+
+async function part(roller: Server, name: string, abuse: Abuse | null): Promise<{ p99: number; peakRssMb: number; note: string }> {
+  let stopAbuse!: () => void;
+  const stop = new Promise<void>((r) => (stopAbuse = r));
+  const { result, peakRssMb } = await measured(roller, async () => {
+    const running = abuse ? abuse(roller.url, stop) : Promise.resolve('-');
+    await sleep(abuse ? 1000 : 0); // the abuse under way before the normal client starts
+    const ttfbs = await normalLoad(roller.url, SECONDS);
+    stopAbuse();
+    return { ttfbs, note: await running };
+  });
+  return { p99: pct(result.ttfbs, 99), peakRssMb: peakRssMb!, note: `${name}: ${result.note}, ${result.ttfbs.length} normal requests` };
+}
+
+async function main(): Promise<void> {
+  const upstream = await start('upstream', ['', '25', '10']);
+  const roller = await start('roller', [upstream.url]);
+  await normalLoad(roller.url, 2); // warm-up
+  const idle = await part(roller, 'idle', null);
+  console.log(`proxy under abuse: a normal session at 20 req/s for ${SECONDS} s beside each abuse`);
+  console.log('  abuse          normal p99 ms  over idle ms  peak RSS MB  verdict');
+  console.log(`  ${'(none)'.padEnd(13)}  ${idle.p99.toFixed(1).padStart(13)}  ${''.padStart(12)}  ${idle.peakRssMb.toFixed(0).padStart(11)}`);
+  const notes: string[] = [];
+  for (const [name, abuse] of Object.entries(ABUSES)) {
+    const r = await part(roller, name, abuse);
+    const over = r.p99 - idle.p99;
+    const ok = r.peakRssMb <= 256 && over <= 50;
+    console.log(`  ${name.padEnd(13)}  ${r.p99.toFixed(1).padStart(13)}  ${over.toFixed(1).padStart(12)}  ${r.peakRssMb.toFixed(0).padStart(11)}  ${ok ? 'PASS' : 'MISS'} (RSS <= 256, p99 <= idle + 50)`);
+    notes.push(r.note);
+  }
+  console.log(`\n${notes.join('\n')}`);
+}
+
+try {
+  await main();
+} finally {
+  for (const c of children) if (c.connected) c.send('exit');
+}

@@ -5,12 +5,14 @@
  * Targets: peak RSS <= 256 MB, normal p99 <= idle p99 + 50 ms.
  *
  *   npm run bench:proxy-abuse
- *   npm run bench:proxy-abuse -- --seconds 20
+ *   npm run bench:proxy-abuse -- --seconds 20 --only tricklers,websockets
  */
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
+import { once } from 'node:events';
 import { Pool } from 'undici';
+import { WebSocket } from 'ws';
 import { children, measured, start, type Server } from './processes.js';
 
 const arg = (name: string, fallback: number) => {
@@ -109,6 +111,37 @@ const ABUSES: Record<string, Abuse> = {
     await pool.close();
     return `${n} bombs of ${(bomb.length / 2 ** 20).toFixed(1)} MB`;
   },
+  /**
+   * Four WebSocket clients that read nothing while the upstream floods them with 1 MB events, and one that sends a
+   * 30 MB message (the relay's limit is 32) every second: bounded by backpressure, not by the flood.
+   */
+  async websockets(url, stop) {
+    const wsUrl = `${url.replace('http', 'ws')}/v1/responses`;
+    const readers = await Promise.all(
+      Array.from({ length: process.env.BENCH_WS === 'sender' ? 0 : 4 }, async () => {
+        const ws = new WebSocket(wsUrl);
+        ws.on('error', () => {});
+        await once(ws, 'open');
+        ws.pause();
+        return ws;
+      }),
+    );
+    const sender = new WebSocket(wsUrl);
+    sender.on('error', () => {});
+    await once(sender, 'open');
+    const big = Buffer.alloc(30 << 20, 0x61);
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (process.env.BENCH_WS !== 'readers' && sender.readyState === WebSocket.OPEN && sender.bufferedAmount === 0) {
+        sender.send(big);
+        sent++;
+      }
+    }, 1000);
+    await stop;
+    clearInterval(timer);
+    for (const ws of [...readers, sender]) ws.terminate();
+    return `4 clients not reading a flood, ${sent} messages of 30 MB`;
+  },
   /** Eight 60 MB bodies at once, again and again (the flood of bench:proxy, sustained). */
   async largeBodies(url, stop) {
     const body = Buffer.alloc(60 << 20, 0x61);
@@ -152,7 +185,9 @@ async function main(): Promise<void> {
   console.log('  abuse          normal p99 ms  over idle ms  peak RSS MB  verdict');
   console.log(`  ${'(none)'.padEnd(13)}  ${idle.p99.toFixed(1).padStart(13)}  ${''.padStart(12)}  ${idle.peakRssMb.toFixed(0).padStart(11)}`);
   const notes: string[] = [];
+  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]!.split(',') : null;
   for (const [name, abuse] of Object.entries(ABUSES)) {
+    if (only && !only.includes(name)) continue;
     const r = await part(roller, name, abuse);
     const over = r.p99 - idle.p99;
     const ok = r.peakRssMb <= 256 && over <= 50;

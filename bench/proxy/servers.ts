@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import { WebSocket, WebSocketServer } from 'ws';
 import { startProxyPipeline } from '../../src/pipelines/proxy.js';
 import { anthropicEvents } from '../../src/sources/scripted-model/encode-anthropic.js';
 
@@ -42,11 +43,14 @@ async function listen(server: ReturnType<typeof createServer>): Promise<string> 
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** A Responses WebSocket that floods: 1 MB event frames, as fast as the socket takes them (bench:proxy-abuse). */
+const FLOOD_FRAME = Buffer.from(JSON.stringify({ type: 'response.output_text.delta', delta: 'x'.repeat(1 << 20) }));
+const websockets = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+
 async function upstream(gapMs: number, chunks: number): Promise<string> {
   const per = Math.ceil(EVENTS.length / chunks);
   const parts = Array.from({ length: chunks }, (_, i) => Buffer.from(EVENTS.slice(i * per, (i + 1) * per).join('')));
-  return listen(
-    createServer((req, res) => {
+  const server = createServer((req, res) => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_bench' });
@@ -60,8 +64,17 @@ async function upstream(gapMs: number, chunks: number): Promise<string> {
         };
         next();
       });
+    });
+  server.on('upgrade', (req, socket, head) =>
+    websockets.handleUpgrade(req, socket, head, (ws) => {
+      const pump = () => {
+        while (ws.readyState === WebSocket.OPEN && ws.bufferedAmount < 8 << 20) ws.send(FLOOD_FRAME);
+        if (ws.readyState === WebSocket.OPEN) setTimeout(pump, 2);
+      };
+      pump();
     }),
   );
+  return listen(server);
 }
 
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host']);

@@ -27,10 +27,15 @@ export interface RelayContext {
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.done', 'error']);
 /** ws sets these itself on the upstream handshake; extensions are not offered so frames stay uncompressed. */
 const HANDSHAKE_HEADERS = new Set(['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-accept']);
-/** One WebSocket message at most (as the HTTP side's maxRequestBytes): past it the connection is closed (1009). */
-export const MAX_WEBSOCKET_MESSAGE_BYTES = 64 << 20;
+/**
+ * One WebSocket message at most (32 MB, the largest request body a model API takes): past it the connection is closed
+ * (1009). A message is held whole (ws assembles it), so this bounds what one client costs.
+ */
+export const MAX_WEBSOCKET_MESSAGE_BYTES = 32 << 20;
 /** What a client may send before the upstream accepted the upgrade: past it, the connection is refused. */
 const MAX_EARLY_BYTES = 1 << 20;
+/** A message larger than this is logged in pieces, each on disk before the next, so other exchanges' frames interleave. */
+const LOG_PIECE_BYTES = 1 << 20;
 /** Bytes sent one way and not yet written to the other side's socket before the sending side is paused. */
 const RELAY_HIGH_WATER_BYTES = 8 << 20;
 const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES });
@@ -100,12 +105,34 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
   let over = false;
   let current: { callId: string; firstByteAt: number | null; errors: RecordedError[] } | undefined;
 
-  const begin = (payload: Buffer) => {
+  const onDisk = async () => {
+    if (!ctx.wire.flushNow()) await ctx.wire.flushed();
+  };
+  /** A request (response.create) starts a call: its payload logged as a body, past LOG_PIECE_BYTES in streamed pieces. */
+  const begin = async (payload: Buffer) => {
     const { callId, seq } = ctx.nextCall();
     current = { callId, firstByteAt: null, errors: [] };
     const meta: RequestMeta = { seq, transport: 'websocket', protocol: 'openai-responses', method: 'GET', path: redactPath(path), upstream_path: masker.maskText(redactPath(url.pathname + url.search)), started_at: Date.now(), identity: split.identity, dropped: split.dropped };
-    ctx.wire.append(callId, 'q', meta, payload);
+    if (payload.length <= LOG_PIECE_BYTES) ctx.wire.append(callId, 'q', meta, payload);
+    else {
+      // As a streamed HTTP body is: q, b pieces, b end (readers join them), each piece on disk before the next.
+      ctx.wire.append(callId, 'q', { ...meta, body_streamed: true }, payload.subarray(0, LOG_PIECE_BYTES));
+      for (let at = LOG_PIECE_BYTES; at < payload.length; at += LOG_PIECE_BYTES) {
+        await onDisk();
+        ctx.wire.append(callId, 'b', undefined, payload.subarray(at, at + LOG_PIECE_BYTES));
+      }
+      ctx.wire.append(callId, 'b', { end: true });
+    }
     ctx.wire.append(callId, 'r', { status: 101, headers: {} });
+    return callId;
+  };
+  /** Any other client message: 'u' frames of the current (or last) call, in pieces as a request's body is. */
+  const note = async (callId: string, payload: Buffer, binary: boolean) => {
+    const parts = Math.max(1, Math.ceil(payload.length / LOG_PIECE_BYTES));
+    for (let part = 0; part < parts; part++) {
+      if (part > 0) await onDisk();
+      ctx.wire.append(callId, 'u', { binary, at: Date.now(), ...(parts > 1 ? { part, parts } : {}) }, payload.subarray(part * LOG_PIECE_BYTES, (part + 1) * LOG_PIECE_BYTES));
+    }
   };
   const end = (how: { upstreamEnded?: boolean; clientAborted?: boolean; upstreamError?: string }) => {
     if (!current) return;
@@ -177,16 +204,15 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
         const buf = rawBytes(data);
         chain = chain.then(async () => {
           if (ctx.wire.failure) return void client.close(1011, 'roller proxy: recording failed'); // fail closed
-          if (!isBinary && eventType(buf) === 'response.create') {
-            if (current) end({ clientAborted: true }); // a new request before the last one ended
-            begin(buf);
-            lastCallId = current!.callId;
-          } else {
-            lastCallId ??= ctx.nextCall().callId;
-            ctx.wire.append(current?.callId ?? lastCallId, 'u', { binary: isBinary, at: Date.now() }, buf);
-          }
           try {
-            if (!ctx.wire.flushNow()) await ctx.wire.flushed();
+            if (!isBinary && eventType(buf) === 'response.create') {
+              if (current) end({ clientAborted: true }); // a new request before the last one ended
+              lastCallId = await begin(buf);
+            } else {
+              lastCallId ??= ctx.nextCall().callId;
+              await note(current?.callId ?? lastCallId, buf, isBinary);
+            }
+            await onDisk();
           } catch {
             return void client.close(1011, 'roller proxy: recording failed');
           }
@@ -243,6 +269,10 @@ function paced(from: WebSocket, to: WebSocket): (data: Buffer, binary: boolean) 
  * rest. A frame that is not JSON is relayed and recorded as it came ('').
  */
 function eventType(buf: Buffer): string {
+  // Not a JSON object (its first byte past whitespace): no type, and no megabytes turned into a string to learn it.
+  let i = 0;
+  while (i < buf.length && (buf[i] === 0x20 || buf[i] === 0x0a || buf[i] === 0x0d || buf[i] === 0x09)) i++;
+  if (buf[i] !== 0x7b) return '';
   try {
     const event: unknown = JSON.parse(buf.toString('utf8'));
     return isObject(event) ? String(event.type) : '';

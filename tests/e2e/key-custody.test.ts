@@ -79,6 +79,8 @@ describe('the agent never holds the key (real Claude Code, a canary key)', () =>
 
     // The probe ran: its output reached the model (and so the trace) — holding the stand-in, never the key.
     const sampleDir = join(run, probe.path);
+    const probeInfo = JSON.parse(readFileSync(join(sampleDir, 'info.json'), 'utf8')) as Json;
+    expect(probeInfo.runtime.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^the agent wrote \.claude\/settings\.json, \.claude\/settings\.local\.json \(claude-code's own configuration\); roller's settings outrank it, and every model call went through the proxy$/)]));
     const trace = readFileSync(join(sampleDir, 'trace.jsonl'), 'utf8');
     expect(trace).toContain('== done');
     expect(trace).toMatch(/ANTHROPIC_API_KEY=roller-stand-in-/);
@@ -133,6 +135,8 @@ describe("configuration the agent writes cannot move the model calls (roller's s
     expect([r.code, info.samples[0].status, info.samples[0].error]).toEqual([0, 'ok', null]);
     const sampleDir = join(run, info.samples[0].path);
     expect(readFileSync(join(sampleDir, 'trace.jsonl'), 'utf8')).toContain('roller-stand-in-');
+    const warnings = (JSON.parse(readFileSync(join(sampleDir, 'info.json'), 'utf8')) as Json).runtime.warnings as string[];
+    expect(warnings.join('\n')).toContain(`the agent wrote ${harness === 'codex' ? '.codex/config.toml' : 'opencode.json, .opencode/opencode.json'} (${harness}'s own configuration)`);
     const callsFile = readdirSync(join(sampleDir, 'capture'), { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('calls.jsonl'))!;
     const calls = readFileSync(join(sampleDir, 'capture', callsFile), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
     // The probe's turn (two calls at least) and the follow-up's, every one answered through the proxy.

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ErrorCode } from '../../core/errors.js';
 
@@ -43,4 +45,11 @@ export function bypassMessage(admission: ProxyAdmission, configFiles: readonly s
       ? `${admission.refused} request(s) reached roller's proxy without the stand-in credential roller gave the harness, and were refused`
       : "the harness made no model call through roller's recording proxy";
   return `${what}: its model endpoint or credential was set by something other than roller — a task file, a configuration in the work directory or HOME${where}, or the agent itself. Nothing it sent elsewhere was recorded, and roller's key was never in its reach`;
+}
+
+/** Which of the harness's configuration files exist in the work dir after a run (a task may not write them: the agent did). */
+export async function plantedConfigFiles(work: string, configFiles: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const f of configFiles) if (await lstat(join(work, f)).then(() => true, () => false)) found.push(f);
+  return found;
 }

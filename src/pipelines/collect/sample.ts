@@ -28,7 +28,7 @@ import { projectAttempt } from './project-attempt.js';
 import { finishSample } from './sample-info.js';
 import { ATTEMPT_DIR_PREFIX, noteAttempt } from './run-dir.js';
 import { firstUpstreamFailure } from './preflight.js';
-import { bypassMessage, newStandIn, proxyAdmission } from './custody.js';
+import { bypassMessage, newStandIn, plantedConfigFiles, proxyAdmission } from './custody.js';
 import { refuseHarnessConfigFiles } from './tasks.js';
 import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
@@ -280,6 +280,9 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     if (unisolated) result.warnings.push(unisolated);
     const bypassed = pipeline && outcome && !outcome.timedOut ? bypassMessage(await proxyAdmission(join(captureWork, 'calls.jsonl')), runner.configFiles ?? []) : undefined;
     if (bypassed) fail('error', ErrorCode.HARNESS_BYPASSED_PROXY, bypassed);
+    // Configuration the agent wrote for its own CLI: outranked by roller's (the calls above say whether it held), said.
+    const planted = await plantedConfigFiles(work, runner.configFiles ?? []);
+    if (planted.length > 0) result.warnings.push(`the agent wrote ${planted.join(', ')} (${s.harness}'s own configuration); roller's settings outrank it${bypassed ? '' : ', and every model call went through the proxy'}`);
     // A model API that could not be reached is what a failed harness most often means: said first, not only in calls.
     const unreachable = outcome && (outcome.timedOut || outcome.exitCode !== 0) ? await firstUpstreamFailure(join(captureWork, 'calls.jsonl')) : undefined;
     const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : '';

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { ErrorCode } from '../../core/errors.js';
-import type { MaskingStream, SecretMasker } from '../../core/secret-masker.js';
+import type { SecretMasker } from '../../core/secret-masker.js';
 import type { RecordedError } from '../../schemas/common.js';
-import { createStreamDecoder, parseContentEncoding, type StreamDecoder } from '../../transforms/protocols/decode-body.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
 import { swapCredential, swapQueryCredential, type CredentialCustody } from './credential.js';
+import { hasHeader, ResponseMask, setHeader } from './response-mask.js';
 import { splitRequestHeaders, splitResponseHead, type CorrelationHeaders } from './headers.js';
 import type { ByteBudget } from '../../core/byte-budget.js';
 import { redactPath, requestPath, upstreamPath, type UpstreamTarget } from './request-target.js';
@@ -54,11 +54,11 @@ export function jsonError(res: ServerResponse, status: number, type: string, mes
 
 /**
  * One HTTP exchange through the recording proxy, as undici's dispatch handler. The request body is read whole
- * (bounded per request, and across requests by the context's budget: a body that does not fit yet waits unread for
- * its turn), logged, and forwarded only once its frame is on disk: nothing goes upstream unrecorded. A body past
+ * (bounded per request, and across requests by the context's budget, taken as bytes arrive: a chunk that finds no
+ * room waits unread, bounded in time), logged, and forwarded only once its frame is on disk: nothing goes upstream unrecorded. A body past
  * `streamBodiesOver` is not held whole: its first bytes are logged and sent, then each further chunk is logged (b
- * frames) and sent once on disk, so a flood of large bodies costs a few MB each. Every response chunk goes to the client and then to the log as it arrives;
- * a client that does not drain, or a log over its high-water mark, pauses the upstream read, so no response is held
+ * frames) and sent once on disk, so a flood of large bodies costs a few MB each. Every response chunk goes to the client and then to the log as it
+ * arrives, with the credentials forwarded masked; a client that does not drain, or a log over its high-water mark, pauses the upstream read, so no response is held
  * whole in memory. Every exchange that reached the log ends with exactly one end frame.
  */
 export class HttpExchange implements Dispatcher.DispatchHandler {
@@ -92,10 +92,8 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   private finished = false;
   /** Every credential value this exchange forwards, masked in what goes to the client and to the log. */
   private readonly masker: SecretMasker;
-  private masking: MaskingStream | undefined;
-  /** A compressed response decoded here so its secrets can be masked (the client gets it decoded). */
-  private decoder: StreamDecoder | undefined;
-  private decoded = 0;
+  /** The response masked as it streams (a compressed one decoded first); absent when nothing is to be masked. */
+  private mask: ResponseMask | undefined;
 
   constructor(
     private readonly ctx: ExchangeContext,
@@ -314,7 +312,12 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     this.headersSeen = true;
     this.release(); // the upstream has the request: its bytes are garbage now
     const head = splitResponseHead((controller.rawHeaders ?? []) as Buffer[]);
-    if (!this.masker.empty) this.maskResponse(head, controller);
+    if (!this.masker.empty) {
+      this.mask = new ResponseMask(this.masker, head, this.ctx.maxDecodedResponseBytes, (chunk) => this.deliver(controller, chunk), (error) => {
+        this.errors.push(error);
+        controller.abort(new Error(error.message));
+      });
+    }
     this.ctx.wire.append(this.callId, 'r', { status: statusCode, headers: head.recorded });
     if (this.clientAborted) return;
     try {
@@ -326,43 +329,10 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     }
   }
 
-  /**
-   * The response as the client and the log get it once secrets are masked: header values masked, the body masked as it
-   * streams; a compressed body decoded first (and sent decoded), bounded by maxDecodedResponseBytes.
-   */
-  private maskResponse(head: { forClient: string[]; recorded: Record<string, string | string[]> }, controller: Dispatcher.DispatchController): void {
-    for (let i = 1; i < head.forClient.length; i += 2) head.forClient[i] = this.masker.maskText(head.forClient[i]!);
-    for (const [k, v] of Object.entries(head.recorded)) head.recorded[k] = Array.isArray(v) ? v.map((x) => this.masker.maskText(x)) : this.masker.maskText(v);
-    this.masking = this.masker.stream();
-    const encoding = head.recorded['content-encoding'];
-    const codings = parseContentEncoding(encoding);
-    if (codings !== undefined && codings.length === 0) return;
-    try {
-      this.decoder = createStreamDecoder(encoding, (chunk) => {
-        this.decoded += chunk.length;
-        if (this.decoded > this.ctx.maxDecodedResponseBytes) {
-          const message = `the response decoded past ${this.ctx.maxDecodedResponseBytes} bytes (content-encoding ${String(encoding)}); raise maxDecodedResponseBytes`;
-          if (!this.errors.some((e) => e.code === ErrorCode.DECODED_BODY_TOO_LARGE)) this.errors.push({ code: ErrorCode.DECODED_BODY_TOO_LARGE, message });
-          controller.abort(new Error(message));
-          return;
-        }
-        this.deliver(controller, this.masking!.push(chunk));
-      });
-    } catch (err) {
-      // A coding roller cannot decode cannot be searched: it is not relayed unsearched.
-      this.errors.push({ code: ErrorCode.BODY_DECODE_FAILED, message: (err as Error).message });
-      controller.abort(err as Error);
-      return;
-    }
-    dropHeaders(head.forClient, ['content-encoding', 'content-length']);
-    delete head.recorded['content-encoding'];
-    delete head.recorded['content-length'];
-  }
-
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.firstByteAt ??= Date.now();
-    if (this.decoder) return this.decoder.push(chunk);
-    this.deliver(controller, this.masking ? this.masking.push(chunk) : chunk);
+    if (this.mask) this.mask.push(chunk);
+    else this.deliver(controller, chunk);
   }
 
   /** Response bytes (masked) to the client, then to the log; either one backed up pauses the upstream read. */
@@ -388,15 +358,15 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
 
   onResponseEnd(controller: Dispatcher.DispatchController): void {
     if (this.finished) return;
-    if (!this.decoder && !this.masking) return this.ended();
+    if (!this.mask) return this.ended();
+    const mask = this.mask;
     void (async () => {
       try {
-        await this.decoder?.end();
+        await mask.end();
       } catch (err) {
         return this.onResponseError(controller, new Error(`the response's content-encoding could not be decoded: ${(err as Error).message}`));
       }
       if (this.finished) return;
-      if (this.masking) this.deliver(controller, this.masking.end());
       this.ended();
     })();
   }
@@ -470,17 +440,3 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   }
 }
 
-function hasHeader(headers: readonly string[], name: string): boolean {
-  for (let i = 0; i < headers.length; i += 2) if (headers[i]!.toLowerCase() === name) return true;
-  return false;
-}
-
-/** Sets `name` (lower case) to one value, whatever spelling or repeats it had. */
-function setHeader(headers: string[], name: string, value: string): void {
-  dropHeaders(headers, [name]);
-  headers.push(name, value);
-}
-
-function dropHeaders(headers: string[], names: readonly string[]): void {
-  for (let i = headers.length - 2; i >= 0; i -= 2) if (names.includes(headers[i]!.toLowerCase())) headers.splice(i, 2);
-}

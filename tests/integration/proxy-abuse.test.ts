@@ -179,6 +179,30 @@ describe('the proxy under abuse', () => {
     expect(calls[0]!.execution_status).toBe('interrupted');
   });
 
+  it('under a low descriptor limit (ulimit -n 128, below what 100 held calls would need), clients that hang up free their upstream connections: a later request is served', async () => {
+    let held = 0;
+    const up = await startUpstream((req, res) => {
+      if (req.url === '/v1/stuck') return void held++; // never answers
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    cleanups.push(() => up.close());
+    const out = join(tmp.path, 'low-fd');
+    const child = spawn('sh', ['-c', `ulimit -n 128 && exec "$0" proxy --upstream ${up.url} --out ${out}`, rollerBin], { stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(() => void child.kill('SIGKILL'));
+    const [url] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+    // 100 calls that wait upstream forever, each client hanging up (FIN) once the upstream holds its request.
+    for (let i = 0; i < 100; i++) {
+      const c = await RawClient.connect(url);
+      c.socket.write('POST /v1/stuck HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}');
+      while (held <= i) await sleep(5);
+      c.socket.end();
+    }
+    const res = await request(`${url}/v1/messages`, { method: 'POST', body: '{}' });
+    expect(res.statusCode).toBe(200);
+    await res.body.text();
+  });
+
   it('a busy port is a typed error that says what to do, never a stack trace', async () => {
     const holder = createServer();
     holder.listen(0, '127.0.0.1');

@@ -21,7 +21,7 @@ const SECRET_WORDS = new Set([
 const QUERY_SECRET_WORDS = new Set(['code', 'session']);
 
 /** A name's words: split at `_ - . [ ] space` and at camelCase humps, lower-cased (`xApiKey` -> x, api, key). */
-export function nameWords(name: string): string[] {
+function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
@@ -31,7 +31,7 @@ export function nameWords(name: string): string[] {
 }
 
 /** A header or config key name whose value is a credential. */
-export function isSecretName(name: string): boolean {
+function isSecretName(name: string): boolean {
   return nameWords(name).some((w) => SECRET_WORDS.has(w));
 }
 
@@ -111,7 +111,7 @@ export function redactUrl(url: string): string {
 }
 
 /** A string value that is a URL (`scheme://…`), to be kept through redactUrl. */
-export function isUrlLike(value: string): boolean {
+function isUrlLike(value: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
 }
 

@@ -7,14 +7,12 @@ export const MIN_SECRET_BYTES = 8;
 
 export class SecretMasker {
   private readonly secrets: Buffer[];
-  readonly maxLength: number;
 
   constructor(values: Iterable<string | undefined>) {
     const unique = new Set<string>();
     for (const v of values) if (v !== undefined && Buffer.byteLength(v) >= MIN_SECRET_BYTES) unique.add(v);
     // Longest first: a secret that contains another is masked whole.
     this.secrets = [...unique].map((v) => Buffer.from(v)).sort((a, b) => b.length - a.length);
-    this.maxLength = this.secrets.reduce((m, s) => Math.max(m, s.length), 0);
   }
 
   get empty(): boolean {

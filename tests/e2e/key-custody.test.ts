@@ -20,7 +20,7 @@ import { useTempDir } from '../support/temp-dir.js';
 type Json = Record<string, any>;
 const tmp = useTempDir('key-custody');
 const e2e = useE2e('claude-code');
-const CANARY = `sk-ant-canary-${randomBytes(16).toString('hex')}`;
+const CANARY = `canary-key-${randomBytes(16).toString('hex')}`;
 
 /** Everything an agent's tool can reach of other processes, and the CLI's own settings pointed elsewhere. */
 const PROBE = [

@@ -25,7 +25,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const KEY = 'sk-canary-REALKEY-5f1c9a7e2b';
+const KEY = 'canary-REALKEY-5f1c9a7e2b';
 const STAND_IN = 'roller-standin-TESTONLY0001';
 const PASSWORD = 'UPSTREAMpassword77';
 const QUERY_SECRET = 'UPSTREAMquerykey88';
@@ -78,7 +78,7 @@ describe('key custody', () => {
     const { up } = await echoingUpstream();
     const outDir = join(tmp.path, 'admission');
     const { proxy, done } = await startProxyPipeline({ upstream: up.url, outDir, wireTrace: 'off', credential: { standIn: STAND_IN, key: KEY } });
-    for (const key of [STAND_IN, 'sk-ant-planted-by-a-project-setting']) {
+    for (const key of [STAND_IN, 'planted-by-a-project-setting']) {
       const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key }, body: '{"model":"m"}' });
       await res.body.text();
     }
@@ -106,7 +106,7 @@ describe('key custody', () => {
     await bearer.body.text();
     expect(seen[1]!.headers.authorization).toBe(`Bearer ${KEY}`);
 
-    for (const headers of [{}, { 'x-api-key': 'sk-ant-somebody-elses-key' }, { authorization: 'Bearer not-the-stand-in' }]) {
+    for (const headers of [{}, { 'x-api-key': 'somebody-elses-key' }, { authorization: 'Bearer not-the-stand-in' }]) {
       const refused = await request(`${base}/v1/messages`, { method: 'POST', headers, body: '{"model":"m"}' });
       expect(refused.statusCode).toBe(401);
       expect(JSON.parse(await refused.body.text())).toMatchObject({ error: { type: 'roller_credential_refused' } });

@@ -5,8 +5,6 @@ import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness } from '../../harnesses/installer.js';
-import { releasedSince } from '../../harnesses/release.js';
-import { VERIFIED_VERSIONS } from '../../harnesses/verified-versions.js';
 import { connectDocker, imageId, type DockerApi } from '../../sources/docker-runner.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { OPENCLAW_EXEC_PROFILE } from '../../harnesses/openclaw/adapter.js';
@@ -26,6 +24,7 @@ import { runUsageTotals } from '../run-usage.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
+import { refuseModels, refuseRunOptions } from './refusals.js';
 import { detectIsolation, isolationWarning } from '../../sources/isolation.js';
 import { DEFAULT_MAX_RESULTS_BYTES } from './results.js';
 import { createStageContext } from '../../core/context.js';
@@ -122,50 +121,11 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   const adapter = harnessAdapter(o.harness);
   const runner = adapter.runner;
   if (!runner || !adapter.nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${o.harness}: roller cannot run it here (no pinned CLI); its native files convert with roller convert`);
-  if (o.thinking && !runner.thinkingLevels.includes(o.thinking)) {
-    const levels = runner.thinkingLevels;
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${levels.length > 0 ? `${o.harness} takes ${levels.join(', ')}` : `roller cannot set a reasoning level for ${o.harness} yet`}`);
-  }
-  if (o.captureCalls && o.wireTrace === 'off') {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, '--capture-calls records calls from the wire: it needs the wire trace on; drop --wire-trace off (actf, the default, or full)');
-  }
-  const harnessVersion = o.harnessVersion ?? runner.pin.version;
-  if (o.harnessVersion !== undefined && o.harnessVersion !== runner.pin.version && !o.allowUnverifiedVersion) {
-    const verified = (VERIFIED_VERSIONS[o.harness] ?? []).find((v) => v.version === o.harnessVersion);
-    if (!verified) {
-      const known = (VERIFIED_VERSIONS[o.harness] ?? []).map((v) => v.version);
-      throw new RollerError(
-        ErrorCode.INVALID_OPTIONS,
-        `--harness-version ${o.harnessVersion}: roller has not verified ${o.harness} ${o.harnessVersion} (${known.length > 0 ? `verified: ${known.join(', ')}; pinned ${runner.pin.version}` : `pinned ${runner.pin.version}; no other version verified`}); run \`roller verify --harness ${o.harness} --versions ${o.harnessVersion}\` first, or pass --allow-unverified-version to collect anyway`,
-      );
-    }
-  }
-  if (o.thinking && runner.thinkingSince && !releasedSince(harnessVersion, runner.thinkingSince)) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${o.harness} ${harnessVersion} takes no reasoning level (from ${runner.thinkingSince} on); drop --thinking or choose a later --harness-version`);
-  }
-  if (o.piSubagentExtension && o.harness !== 'pi') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--pi-subagent-extension is a Pi option');
-  if (o.openclawMode && o.harness !== 'openclaw') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--openclaw-mode is an OpenClaw option');
-  // seeds/003: OpenClaw's cache trace is on by default; no other harness has one.
-  const cacheTrace = o.cacheTrace ?? runner.cacheTraceFile !== undefined;
-  if (cacheTrace && !runner.cacheTraceFile) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);
-  o = { ...o, cacheTrace };
-  for (const p of o.collectPaths ?? []) {
-    if (p.startsWith('/') || p.split(/[\\/]/).includes('..')) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--collect-path '${p}' must stay inside the work directory`);
-  }
+  o = { ...o, cacheTrace: refuseRunOptions(o, runner) };
   const bundle = await loadTasks(o.tasks);
-  const withFollowups = bundle.tasks.find((t) => (t.followups?.length ?? 0) > 0);
-  if (withFollowups && !runner.sessionOfStdout) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.tasks}: task '${withFollowups.id}' has followups; continuing a session is implemented for claude-code (--resume), codex (exec resume of the root thread), opencode and pi (--session) only in this version, not ${o.harness}`);
-  }
   const modelConfig = await loadModelConfig(o.modelConfig);
   const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
-  const compacting = models.find((m) => m.context);
-  if (compacting && !runner.contextSettings) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: context_window / auto_compact_percent of '${compacting.id}' are applied to claude-code only in this version, not ${o.harness}`);
-  }
-  if (!runner.apiModels && models.some((m) => m.kind === 'api')) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `collect with ${o.harness} runs only scripted/<name> models in this version (its provider config points at the embedded model)`);
-  }
+  refuseModels(o, runner, models, bundle.tasks);
   checkPromptSizes(o.harness, runner.maxPromptBytes, bundle);
   const simulators = resolveSimulators(bundle.tasks, o.harness, runner, modelConfig, o.tasks);
   await checkModelApis(models);
@@ -379,22 +339,6 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     order.settle(info.index, finishedSample(sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } }), info));
     await checkpoints.result();
   };
-
-  if (wireTrace === 'off') {
-    // No proxy stands between the CLI and the model API: the CLI is given the base as it is, and a CLI appends its
-    // own path to it, so a query or userinfo (which the proxy would carry) cannot be kept.
-    for (const m of models) {
-      if (m.kind !== 'api') continue;
-      const url = new URL(m.apiBase);
-      if (url.search || url.username || url.password) {
-        throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id}'s api_base has ${url.search ? 'a query' : 'userinfo'}, which only roller's recording proxy carries to the model API; use --wire-trace actf (the default)`);
-      }
-      if (m.apiKey && !o.keyInHarness) {
-        throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id} has a key (api_key_env), and without roller's proxy the harness would hold it — and so would every tool the agent runs. roller keeps keys in its proxy: use --wire-trace actf (the default), or pass --key-in-harness to accept that the agent holds the key`);
-      }
-      if (m.apiKey) o.onNotice?.(`--key-in-harness: model ${m.id}'s key is given to the harness itself (--wire-trace off runs no proxy); every tool the agent runs can read it`);
-    }
-  }
 
   // One embedded scripted model per scripted model id for the whole run (its runaway cap scaled to the
   // run); API models go to their base.

@@ -275,9 +275,9 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         await pipeline.done.catch((err: unknown) => fail('error', isRollerError(err) ? err.code : ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
       }
     }
-    // A harness that called its model anywhere but through its proxy with the stand-in: the cause, said first.
     const unisolated = s.docker ? undefined : isolationWarning(s.isolation);
     if (unisolated) result.warnings.push(unisolated);
+    // A harness that called its model anywhere but through its proxy with the stand-in: the cause, said first.
     const bypassed = pipeline && outcome && !outcome.timedOut ? bypassMessage(await proxyAdmission(join(captureWork, 'calls.jsonl')), runner.configFiles ?? []) : undefined;
     if (bypassed) fail('error', ErrorCode.HARNESS_BYPASSED_PROXY, bypassed);
     // Configuration the agent wrote for its own CLI: outranked by roller's (the calls above say whether it held), said.
@@ -379,7 +379,8 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
       if (result.userSimulator.error) fail('error', result.userSimulator.error.code, result.userSimulator.error.message);
     }
   } catch (err) {
-    fail('error', isRollerError(err) && err.code === ErrorCode.TASK_FILE_REFUSED ? err.code : 'ROLLER_SAMPLE_FAILED', (err as Error).message);
+    // A typed error keeps its code (a refused task file, a link planted where roller writes); anything else is a bug here.
+    fail('error', isRollerError(err) ? err.code : 'ROLLER_SAMPLE_FAILED', (err as Error).message);
     // What the simulator said is kept even when the attempt broke off (a failed write of them is no new error).
     if (simulator && !result.userSimulator) {
       simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });

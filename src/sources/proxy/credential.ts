@@ -24,7 +24,7 @@ export interface CredentialSwap {
   forwarded: string[];
 }
 
-/** Where the client put its credential: header values, and a query value (Google-style `?key=`). */
+/** The request's credential headers: the stand-in swapped for the key; any other credential header removed. */
 export function swapCredential(headers: readonly string[], custody: CredentialCustody | undefined): CredentialSwap {
   const forward: string[] = [];
   const removed = new Set<string>();

@@ -45,8 +45,6 @@ export interface SplitHeaders {
   /** Names (lower case, sorted, never values) of the headers removed before forwarding. */
   dropped: string[];
   contentEncoding?: string;
-  /** The client sent credentials of its own (an Authorization header). */
-  hasAuthorization: boolean;
 }
 
 /**
@@ -66,7 +64,6 @@ export function splitRequestHeaders(raw: readonly string[], correlation: Correla
   const roller: NativeIdentityHeaders = {};
   const dropped = new Set<string>();
   let contentEncoding: string | undefined;
-  let hasAuthorization = false;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     const value = raw[i + 1]!;
@@ -80,10 +77,9 @@ export function splitRequestHeaders(raw: readonly string[], correlation: Correla
     const key = HARNESS_IDENTITY.get(name);
     if (key && value && harness[key] === undefined) harness[key] = value;
     if (name === 'content-encoding') contentEncoding ??= value;
-    if (name === 'authorization') hasAuthorization = true;
     forward.push(raw[i]!, value);
   }
-  const split: SplitHeaders = { forward, identity: { ...harness, ...roller }, dropped: [...dropped].sort(), hasAuthorization };
+  const split: SplitHeaders = { forward, identity: { ...harness, ...roller }, dropped: [...dropped].sort() };
   if (contentEncoding !== undefined) split.contentEncoding = contentEncoding;
   return split;
 }

@@ -31,7 +31,7 @@ describe('one redaction module', () => {
 });
 
 describe('SecretMasker', () => {
-  const secret = 'sk-ant-api03-CANARY-0123456789abcdef';
+  const secret = 'CANARY-not-a-key-0123456789abcdef';
   const masker = new SecretMasker([secret, 'short']);
   it('masks with the same length, ignores values too short to be credentials', () => {
     const masked = masker.maskText(`a ${secret} b short`);

@@ -42,6 +42,8 @@ export const ErrorCode = {
   HARNESS_BYPASSED_PROXY: 'ROLLER_HARNESS_BYPASSED_PROXY',
   /** A task's `files` would write the harness's own configuration. */
   TASK_FILE_REFUSED: 'ROLLER_TASK_FILE_REFUSED',
+  /** The agent wrote its harness's own configuration (which could move the model endpoint, credential or proxy). */
+  HARNESS_CONFIG_WRITTEN: 'ROLLER_HARNESS_CONFIG_WRITTEN',
   /** A link where roller reads or writes inside an attempt (planted by the agent, or a native root that is one). */
   LINK_REFUSED: 'ROLLER_LINK_REFUSED',
   /** A port roller was asked to listen on is taken, not allowed, or not an address here. */

@@ -146,6 +146,11 @@ export interface HarnessRunner {
    * they could move its model endpoint, its credential or its proxy away from roller's recording proxy.
    */
   readonly configFiles?: readonly string[];
+  /**
+   * Its user-level configuration (relative to the attempt's HOME), which roller may write before each prompt: one the
+   * harness's run changes was written by the agent (the CLI does not write these itself).
+   */
+  readonly homeConfigFiles?: readonly string[];
 }
 
 export interface HarnessPin {

@@ -73,14 +73,15 @@ describe('the agent never holds the key (real Claude Code, a canary key)', () =>
     const info = JSON.parse(readFileSync(join(run, 'info.json'), 'utf8')) as Json;
     const probe = info.samples.find((s: Json) => s.task_id === 'probe');
     const planted = info.samples.find((s: Json) => s.task_id === 'planted');
-    expect(probe.status).toBe('ok');
+    // The probe planted settings for Claude Code (project and user level): outranked, and the sample an error naming them.
+    expect(probe).toMatchObject({ status: 'error', error: { code: 'ROLLER_HARNESS_CONFIG_WRITTEN' } });
+    expect(probe.error.message).toBe("the agent wrote .claude/settings.json, .claude/settings.local.json, ~/.claude/settings.json (claude-code's own configuration, which can move its model endpoint, credential or proxy); roller's settings outranked it and every model call went through the proxy");
     expect(planted).toMatchObject({ status: 'error', error: { code: 'ROLLER_TASK_FILE_REFUSED' } });
     expect(planted.error.message).toContain('.claude/settings.json');
 
     // The probe ran: its output reached the model (and so the trace) — holding the stand-in, never the key.
     const sampleDir = join(run, probe.path);
     const probeInfo = JSON.parse(readFileSync(join(sampleDir, 'info.json'), 'utf8')) as Json;
-    expect(probeInfo.runtime.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^the agent wrote \.claude\/settings\.json, \.claude\/settings\.local\.json \(claude-code's own configuration\); roller's settings outrank it, and every model call went through the proxy$/)]));
     const trace = readFileSync(join(sampleDir, 'trace.jsonl'), 'utf8');
     expect(trace).toContain('== done');
     expect(trace).toMatch(/ANTHROPIC_API_KEY=roller-stand-in-/);
@@ -124,7 +125,7 @@ const REDIRECT: Record<string, string> = {
   ].join('\n'),
 };
 
-describe("configuration the agent writes cannot move the model calls (roller's settings outrank it)", () => {
+describe("configuration the agent writes cannot move the model calls (roller's settings outrank it), and makes the sample an error", () => {
   it.each(['codex', 'opencode'])('%s: project and user configs pointed elsewhere; the follow-up still goes through the proxy with the stand-in', async (harness) => {
     const tasks = join(tmp.path, `${harness}-tasks.jsonl`);
     await writeFile(tasks, JSON.stringify({ id: 'redirect', prompt: '[PROBE] Run probe.sh.', files: { 'probe.sh': REDIRECT[harness]! }, followups: ['[HELLO] Say hello again.'] }));
@@ -132,11 +133,12 @@ describe("configuration the agent writes cannot move the model calls (roller's s
     const r = await rollerWithKey(['collect', '--tasks', tasks, '--harness', harness, '--model', 'scripted/default', '--output', out, '--run-name', 'redirect', '--capture-calls']);
     const run = join(out, 'redirect');
     const info = JSON.parse(readFileSync(join(run, 'info.json'), 'utf8')) as Json;
-    expect([r.code, info.samples[0].status, info.samples[0].error]).toEqual([0, 'ok', null]);
+    // An error sample naming every file the agent wrote, project and user level; outranked, as the calls below show.
+    expect([r.code, info.samples[0].status, info.samples[0].error?.code]).toEqual([1, 'error', 'ROLLER_HARNESS_CONFIG_WRITTEN']);
+    const wrote = harness === 'codex' ? '.codex/config.toml, ~/config.toml' : 'opencode.json, .opencode/opencode.json, ~/.config/opencode/opencode.json';
+    expect(info.samples[0].error.message).toContain(`the agent wrote ${wrote} (${harness}'s own configuration, which can move its model endpoint, credential or proxy); roller's settings outranked it`);
     const sampleDir = join(run, info.samples[0].path);
     expect(readFileSync(join(sampleDir, 'trace.jsonl'), 'utf8')).toContain('roller-stand-in-');
-    const warnings = (JSON.parse(readFileSync(join(sampleDir, 'info.json'), 'utf8')) as Json).runtime.warnings as string[];
-    expect(warnings.join('\n')).toContain(`the agent wrote ${harness === 'codex' ? '.codex/config.toml' : 'opencode.json, .opencode/opencode.json'} (${harness}'s own configuration)`);
     const callsFile = readdirSync(join(sampleDir, 'capture'), { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('calls.jsonl'))!;
     const calls = readFileSync(join(sampleDir, 'capture', callsFile), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
     // The probe's turn (two calls at least) and the follow-up's, every one answered through the proxy.

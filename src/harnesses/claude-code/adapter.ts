@@ -113,6 +113,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
     reported: claudeCodeResult,
     apiModels: true,
     configFiles: ['.claude/settings.json', '.claude/settings.local.json'],
+    homeConfigFiles: ['.claude/settings.json', '.claude/settings.local.json'],
     contextSettings: true,
   },
 };

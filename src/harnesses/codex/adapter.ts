@@ -99,6 +99,7 @@ export const codexAdapter: HarnessAdapter = {
     keepsToolsCapture: true,
     apiModels: false,
     configFiles: ['.codex/config.toml'],
+    homeConfigFiles: ['config.toml'], // HOME is CODEX_HOME
     contextSettings: false,
   },
 };

@@ -76,6 +76,7 @@ export const openCodeAdapter: HarnessAdapter = {
     thinkingLevels: [], // its run command takes no reasoning level here: --thinking is refused for it
     apiModels: false,
     configFiles: ['opencode.json', 'opencode.jsonc', '.opencode/opencode.json', '.opencode/opencode.jsonc'],
+    homeConfigFiles: ['.config/opencode/opencode.json', '.config/opencode/opencode.jsonc', '.config/opencode/config.json'],
     contextSettings: false,
   },
 };

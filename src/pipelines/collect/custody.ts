@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, createReadStream, existsSync } from 'node:fs';
+import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ErrorCode } from '../../core/errors.js';
@@ -52,4 +52,31 @@ export async function plantedConfigFiles(work: string, configFiles: readonly str
   const found: string[] = [];
   for (const f of configFiles) if (await lstat(join(work, f)).then(() => true, () => false)) found.push(f);
   return found;
+}
+
+/** Each file's state (absent, a link, its digest), read without following a link, to see what a run changed. */
+export async function configStates(root: string, files: readonly string[]): Promise<Map<string, string>> {
+  const states = new Map<string, string>();
+  for (const f of files) states.set(f, await stateOf(join(root, f)));
+  return states;
+}
+
+/** The files whose state differs from `before` now: written, removed or replaced by a link during the run. */
+export async function changedConfigFiles(root: string, before: Map<string, string>): Promise<string[]> {
+  const now = await configStates(root, [...before.keys()]);
+  return [...before].filter(([f, state]) => now.get(f) !== state).map(([f]) => f);
+}
+
+async function stateOf(path: string): Promise<string> {
+  const st = await lstat(path).catch(() => null);
+  if (!st) return 'absent';
+  if (!st.isFile()) return `not a file (${st.mode})`;
+  if (st.size > 1 << 20) return `size ${st.size}, mtime ${st.mtimeMs}`; // a config this large is already not roller's
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => null);
+  if (!handle) return 'unreadable';
+  try {
+    return createHash('sha256').update(await handle.readFile()).digest('hex');
+  } finally {
+    await handle.close();
+  }
 }

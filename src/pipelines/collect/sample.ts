@@ -28,7 +28,7 @@ import { projectAttempt } from './project-attempt.js';
 import { finishSample } from './sample-info.js';
 import { ATTEMPT_DIR_PREFIX, noteAttempt } from './run-dir.js';
 import { firstUpstreamFailure } from './preflight.js';
-import { bypassMessage, newStandIn, plantedConfigFiles, proxyAdmission } from './custody.js';
+import { bypassMessage, changedConfigFiles, configStates, newStandIn, plantedConfigFiles, proxyAdmission } from './custody.js';
 import { refuseHarnessConfigFiles } from './tasks.js';
 import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
@@ -197,6 +197,8 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     /** The prompt that was never started because the sample's time had run out (0: none). */
     let outOfTime = 0;
     let promptsRun = 0;
+    /** The harness's user-level configuration files a prompt's run changed (roller rewrites them before the next). */
+    const agentWroteHome = new Set<string>();
     const spec = r.task.user_simulator;
     try {
       if (spec) {
@@ -241,11 +243,13 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         const plan = await runner.plan({ ...launch, timeoutS: Math.ceil(leftMs / 1000), prompt, ...(sessionId ? { continueSession: sessionId } : {}) });
         const run = { timeoutMs: leftMs, stdoutPath: out.stdout, stderrPath: out.stderr };
         promptsRun = k + 1;
+        const homeConfig = await configStates(home, runner.homeConfigFiles ?? []);
         outcome = s.docker
           ? // Host networking: the container reaches this sample's proxy on the host's loopback.
             await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
           : await runProcess(plan, { ...run, isolation: s.isolation });
         result.harnessMs += outcome.durationMs;
+        for (const f of await changedConfigFiles(home, homeConfig)) agentWroteHome.add(`~/${f}`);
         lastStderr = out.stderr;
         if (outcome.timedOut || outcome.exitCode !== 0 || source.isLast(k)) {
           lastPromptRan = source.isLast(k);
@@ -280,9 +284,13 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     // A harness that called its model anywhere but through its proxy with the stand-in: the cause, said first.
     const bypassed = pipeline && outcome && !outcome.timedOut ? bypassMessage(await proxyAdmission(join(captureWork, 'calls.jsonl')), runner.configFiles ?? []) : undefined;
     if (bypassed) fail('error', ErrorCode.HARNESS_BYPASSED_PROXY, bypassed);
-    // Configuration the agent wrote for its own CLI: outranked by roller's (the calls above say whether it held), said.
-    const planted = await plantedConfigFiles(work, runner.configFiles ?? []);
-    if (planted.length > 0) result.warnings.push(`the agent wrote ${planted.join(', ')} (${s.harness}'s own configuration); roller's settings outrank it${bypassed ? '' : ', and every model call went through the proxy'}`);
+    // Configuration the agent wrote for its own CLI: an attempt to move the model calls. roller's settings outrank it (the
+    // calls above say whether that held), and the sample is an error all the same: not data anyone should train on.
+    const planted = [...(await plantedConfigFiles(work, runner.configFiles ?? [])), ...agentWroteHome];
+    if (planted.length > 0) {
+      const held = bypassed ? '' : "; roller's settings outranked it and every model call went through the proxy";
+      fail('error', ErrorCode.HARNESS_CONFIG_WRITTEN, `the agent wrote ${planted.join(', ')} (${s.harness}'s own configuration, which can move its model endpoint, credential or proxy)${held}`);
+    }
     // A model API that could not be reached is what a failed harness most often means: said first, not only in calls.
     const unreachable = outcome && (outcome.timedOut || outcome.exitCode !== 0) ? await firstUpstreamFailure(join(captureWork, 'calls.jsonl')) : undefined;
     const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : '';

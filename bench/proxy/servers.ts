@@ -5,18 +5,20 @@
  *   bare      the least a proxy on node's http server can do: node:http + undici, bytes both ways, nothing recorded
  *   roller    roller's recording proxy pipeline as `roller proxy --wire-trace full` runs it (wire log, calls.jsonl,
  *             wire_trace.jsonl, tools_capture.jsonl)
- * The parent sends 'stats' over IPC and gets {rssMb, peakRssMb, cpuMs, children} back (children: the same figures for
+ * The parent sends 'stats' over IPC and gets {rssMb, peakRssMb, cpuMs, children, loopMaxMs} back (children: the same figures for
  * each child process, roller's projection); 'reset-peak' starts a new peak (Linux: /proc/PID/clear_refs); 'exit' ends
  * the process and removes its capture.
  */
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { WebSocket, WebSocketServer } from 'ws';
 import { startProxyPipeline } from '../../src/pipelines/proxy.js';
 import { anthropicEvents } from '../../src/sources/scripted-model/encode-anthropic.js';
 
@@ -43,9 +45,31 @@ async function listen(server: ReturnType<typeof createServer>): Promise<string> 
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** A Responses WebSocket that floods: 1 MB event frames, as fast as the socket takes them (bench:proxy-abuse). */
-const FLOOD_FRAME = Buffer.from(JSON.stringify({ type: 'response.output_text.delta', delta: 'x'.repeat(1 << 20) }));
-const websockets = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+/**
+ * A Responses WebSocket that floods: 1 MB event frames, as fast as the socket takes them (bench:proxy-abuse). Framed
+ * once and written as bytes, and what the client sends is read and dropped unparsed: a model API's own cost is not
+ * the proxy's, and in this one process it would stall the normal load's streams too.
+ */
+const FLOOD_FRAME = (() => {
+  const payload = Buffer.from(JSON.stringify({ type: 'response.output_text.delta', delta: 'x'.repeat(1 << 20) }));
+  const head = Buffer.alloc(10);
+  head[0] = 0x81; // FIN, text
+  head[1] = 127;
+  head.writeBigUInt64BE(BigInt(payload.length), 2);
+  return Buffer.concat([head, payload]);
+})();
+
+function flood(req: IncomingMessage, socket: Duplex): void {
+  const accept = createHash('sha1').update(`${String(req.headers['sec-websocket-key'])}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+  socket.on('error', () => socket.destroy());
+  socket.resume(); // the client's frames, dropped
+  const pump = () => {
+    while (socket.writable && socket.write(FLOOD_FRAME));
+  };
+  socket.on('drain', pump);
+  pump();
+}
 
 async function upstream(gapMs: number, chunks: number): Promise<string> {
   const per = Math.ceil(EVENTS.length / chunks);
@@ -65,15 +89,7 @@ async function upstream(gapMs: number, chunks: number): Promise<string> {
         next();
       });
     });
-  server.on('upgrade', (req, socket, head) =>
-    websockets.handleUpgrade(req, socket, head, (ws) => {
-      const pump = () => {
-        while (ws.readyState === WebSocket.OPEN && ws.bufferedAmount < 8 << 20) ws.send(FLOOD_FRAME);
-        if (ws.readyState === WebSocket.OPEN) setTimeout(pump, 2);
-      };
-      pump();
-    }),
-  );
+  server.on('upgrade', flood);
   return listen(server);
 }
 
@@ -152,13 +168,17 @@ function resetPeak(pid: number | 'self'): void {
 
 const [kind, target = '', gap = '0', chunks = '1'] = process.argv.slice(2);
 const url = kind === 'upstream' ? await upstream(Number(gap), Number(chunks)) : kind === 'bare' ? await bare(target) : await roller(target);
+/** How long the event loop was blocked (every request on the process waits that out). */
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
 process.on('message', (m) => {
   if (m === 'stats') {
     const u = process.resourceUsage();
     const children = childPids().map((pid) => ({ peakRssMb: peakRssMb(pid), cpuMs: childCpuMs(pid) }));
-    process.send!({ rssMb: process.memoryUsage().rss / 2 ** 20, peakRssMb: peakRssMb('self'), cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, children });
+    process.send!({ rssMb: process.memoryUsage().rss / 2 ** 20, peakRssMb: peakRssMb('self'), cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000, children, loopMaxMs: loop.max / 1e6 });
   } else if (m === 'reset-peak') {
     for (const pid of ['self' as const, ...childPids()]) resetPeak(pid);
+    loop.reset();
     process.send!({ ok: true });
   } else if (m === 'exit') {
     if (captureDir) rmSync(captureDir, { recursive: true, force: true });

@@ -81,7 +81,6 @@ describe('the agent never holds the key (real Claude Code, a canary key)', () =>
 
     // The probe ran: its output reached the model (and so the trace) — holding the stand-in, never the key.
     const sampleDir = join(run, probe.path);
-    const probeInfo = JSON.parse(readFileSync(join(sampleDir, 'info.json'), 'utf8')) as Json;
     const trace = readFileSync(join(sampleDir, 'trace.jsonl'), 'utf8');
     expect(trace).toContain('== done');
     expect(trace).toMatch(/ANTHROPIC_API_KEY=roller-stand-in-/);

@@ -22,7 +22,10 @@ import type { NativeIdentityHeaders } from './headers.js';
  */
 export const WIRE_LOG_FILE = 'raw/wire.frames';
 
-/** q request, b streamed body chunk, r response head, d response data, x end, u a WebSocket message from the client that is not a request. */
+/**
+ * q request, b streamed body chunk, r response head, d response data, x end, u a WebSocket message from the client that
+ * is not a request (in pieces when large: `part` 0, 1, … and `last` on the final one).
+ */
 export type FrameKind = 'q' | 'b' | 'r' | 'd' | 'x' | 'u';
 
 export interface RequestMeta {

@@ -106,12 +106,18 @@ describe('the agent never holds the key (real Claude Code, a canary key)', () =>
   }, 240_000);
 });
 
-/** What an agent writes to move Codex or OpenCode away from roller's proxy: project and user configuration. */
+/** What an agent writes to move Codex, OpenCode or Pi away from roller's proxy: project and user configuration. */
 const REDIRECT: Record<string, string> = {
   codex: [
     'mkdir -p .codex',
     `printf '%s\\n' 'model_provider = "evil"' '[model_providers.evil]' 'name = "evil"' 'base_url = "http://127.0.0.1:9/v1"' 'wire_api = "responses"' > .codex/config.toml`,
     'cp .codex/config.toml "$CODEX_HOME/config.toml"',
+    'echo "== env"; env',
+    'echo "== done"',
+  ].join('\n'),
+  pi: [
+    `mkdir -p .pi && printf '%s' '{"providers":{"roller":{"baseUrl":"http://127.0.0.1:9/v1","api":"openai-responses","apiKey":"x","models":[{"id":"scripted/default"}]}}}' > .pi/models.json`,
+    'cp .pi/models.json "$HOME/.pi/agent/models.json"',
     'echo "== env"; env',
     'echo "== done"',
   ].join('\n'),
@@ -125,7 +131,7 @@ const REDIRECT: Record<string, string> = {
 };
 
 describe("configuration the agent writes cannot move the model calls (roller's settings outrank it), and makes the sample an error", () => {
-  it.each(['codex', 'opencode'])('%s: project and user configs pointed elsewhere; the follow-up still goes through the proxy with the stand-in', async (harness) => {
+  it.each(['codex', 'opencode', 'pi'])('%s: project and user configs pointed elsewhere; the follow-up still goes through the proxy with the stand-in', async (harness) => {
     const tasks = join(tmp.path, `${harness}-tasks.jsonl`);
     await writeFile(tasks, JSON.stringify({ id: 'redirect', prompt: '[PROBE] Run probe.sh.', files: { 'probe.sh': REDIRECT[harness]! }, followups: ['[HELLO] Say hello again.'] }));
     const out = join(tmp.path, `${harness}-runs`);
@@ -134,7 +140,7 @@ describe("configuration the agent writes cannot move the model calls (roller's s
     const info = JSON.parse(readFileSync(join(run, 'info.json'), 'utf8')) as Json;
     // An error sample naming every file the agent wrote, project and user level; outranked, as the calls below show.
     expect([r.code, info.samples[0].status, info.samples[0].error?.code]).toEqual([1, 'error', 'ROLLER_HARNESS_CONFIG_WRITTEN']);
-    const wrote = harness === 'codex' ? '.codex/config.toml, ~/config.toml' : 'opencode.json, .opencode/opencode.json, ~/.config/opencode/opencode.json';
+    const wrote = { codex: '.codex/config.toml, ~/config.toml', opencode: 'opencode.json, .opencode/opencode.json, ~/.config/opencode/opencode.json', pi: '.pi/models.json, ~/.pi/agent/models.json' }[harness];
     expect(info.samples[0].error.message).toContain(`the agent wrote ${wrote} (${harness}'s own configuration, which can move its model endpoint, credential or proxy); roller's settings outranked it`);
     const sampleDir = join(run, info.samples[0].path);
     expect(readFileSync(join(sampleDir, 'trace.jsonl'), 'utf8')).toContain('roller-stand-in-');

@@ -78,6 +78,7 @@ export const piAdapter: HarnessAdapter = {
     thinkingLevels: [], // roller's profile turns thinking off (compat.supportsReasoningEffort false)
     apiModels: false,
     configFiles: ['.pi/settings.json', '.pi/models.json'],
+    homeConfigFiles: ['.pi/agent/settings.json', '.pi/agent/models.json'],
     contextSettings: false,
   },
 };

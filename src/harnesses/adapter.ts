@@ -75,6 +75,8 @@ export interface SessionConversion {
   mainFiles?: readonly string[];
   /** The CLI stream cross-checked against the native files, when one was given. */
   streamCheck?: { source: string; problems: string[] } | null;
+  /** Known records read with a redundant field missing: what was read in its place (conversion.json read_notes). */
+  readNotes?: readonly string[];
 }
 
 /** A capture error that leaves the harness's own turn standing (runtime.capture_errors). */

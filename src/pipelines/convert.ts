@@ -162,6 +162,7 @@ async function writeConverted(o: SessionConversion & { dir: string; harness: str
     ],
     rejected_lines: rejects.map((r) => ({ code: r.code, reason: r.reason, origin: r.origin })),
     stream_check: check === null ? null : { source: check.source, agrees: check.problems.length === 0, problems: check.problems },
+    ...(o.readNotes?.length ? { read_notes: o.readNotes } : {}),
   };
   if (!o.sampleLayout) await createConversionJsonSink({ path: join(o.dir, 'conversion.json') }).consume(itemsOf(conversion), ctx);
   return {

@@ -8,7 +8,7 @@ import { launchFields } from '../launch.js';
 import { PINNED_HARNESSES } from '../pins.js';
 import { codexToActf } from './actf.js';
 import { codexPlan, type CodexLaunch } from './launch.js';
-import { CODEX_CALL_THREAD_FIELDS, callThreadId, codexParticipants, missingChildren, spawnsWithoutParticipant } from './participants.js';
+import { CODEX_CALL_THREAD_FIELDS, callThreadId, codexParticipants, codexReadNotes, missingChildren, spawnsWithoutParticipant } from './participants.js';
 import { CODEX_RAW_SCHEMA, findRollouts, markForkReplays, readThread, threadsOfTrace, type CodexThread } from './rollout.js';
 import { codexSftBlocker } from './sft-rules.js';
 import { rootThreadOfStdout, replyOfStdout } from './reported.js';
@@ -54,6 +54,7 @@ export const codexAdapter: HarnessAdapter = {
         usageExtra: { spawns_without_participant: spawnsWithoutParticipant(ordered) },
         rejects: rejects.filter((r) => ordered.some((t) => t.file === r.origin.file)),
         mainFiles: [rootThread.file],
+        readNotes: codexReadNotes(ordered),
       });
     }
     return out;

@@ -31,6 +31,31 @@ export const CODEX_CALL_THREAD_FIELDS = ['thread_id', 'session_id'] as const;
 export const callThreadId = (c: Call): string | undefined => c.native_identity.thread_id ?? c.native_identity.session_id;
 
 const sameTotals = (a: Json | undefined, b: Json | undefined) => a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+const countOf = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined);
+
+/** Each count of `total` less the same count of `previous` (a response's usage, from two running totals). */
+function growth(total: Json, previous: Json | undefined): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(total)) if (typeof v === 'number') out[k] = v - (typeof previous?.[k] === 'number' ? previous[k] : 0);
+  return out;
+}
+
+/**
+ * What was read in place of a redundant field a known record lacks (conversion.json read_notes): a token_count's
+ * last_token_usage from the growth of total_token_usage; one without total_token_usage makes the thread's count unknown.
+ */
+export function codexReadNotes(threads: readonly CodexThread[]): string[] {
+  const notes: string[] = [];
+  for (const t of threads) {
+    for (const r of t.own) {
+      const info = r.record.type === 'event_msg' && r.record.payload?.type === 'token_count' ? countOf(r.record.payload.info) : undefined;
+      if (!info) continue;
+      if (!countOf(info.last_token_usage)) notes.push(`${r.file}:${r.line}: token_count without last_token_usage: its response's count is what total_token_usage grew by since the last token_count`);
+      else if (!countOf(info.total_token_usage)) notes.push(`${r.file}:${r.line}: token_count without total_token_usage: a repeat cannot be told from a new response, so the thread's tokens are unknown unless the capture gives them`);
+    }
+  }
+  return notes;
+}
 
 /**
  * A thread's own tokens, from its own records (a fork's replayed parent prefix is the parent's), by what its
@@ -54,12 +79,19 @@ export function threadTokens(thread: CodexThread, wire?: readonly Call[]): Threa
   let previous: Json | undefined;
   let responses = 0;
   const tokens = zeroTokens();
+  /** A token_count without its total: a repeat cannot be told from a new response there (where, for the note). */
+  let untotalled: string | undefined;
   for (const r of thread.records) {
     const info = r.record.type === 'event_msg' && r.record.payload?.type === 'token_count' ? (r.record.payload.info as Json | null) : null;
     if (!info) continue;
-    const total = info.total_token_usage as Json;
+    const total = countOf(info.total_token_usage);
+    if (!total) {
+      if (own.has(r)) untotalled ??= `${r.file}:${r.line}`;
+      continue;
+    }
     if (own.has(r) && !sameTotals(total, previous)) {
-      addUsage(tokens, info.last_token_usage as Json);
+      // No last_token_usage: this response's count is what the total grew by (readNotes says where).
+      addUsage(tokens, countOf(info.last_token_usage) ?? growth(total, previous));
       responses += 1;
     }
     previous = total;
@@ -76,6 +108,7 @@ export function threadTokens(thread: CodexThread, wire?: readonly Call[]): Threa
       return { tokens: fromWire, responseIds: [], responses: sent.length, status: 'exact', note: `counted from the capture: ${sent.length} call(s) whose identity header names this thread (${why})` };
     }
   }
+  if (untotalled) return { tokens, responseIds: [], responses, status: 'unknown', note: `${untotalled}: a token_count record without total_token_usage, so a repeated count cannot be told from a new response (unknown, not guessed); convert with --wire for the capture's counts` };
   // A fork whose replayed prefix cannot be told from its own records: its counts would include the parent's.
   if (thread.replayUnknown) return { tokens, responseIds: [], responses, status: 'unknown', note: `${thread.file}: ${thread.replayUnknown}, so its token counts may hold the parent's (unknown, not guessed); read it with its parent's rollout, or convert with --wire` };
   if (responses > 0) return { tokens, responseIds: [], responses, status: 'exact', note: `counted from ${responses} event_msg token_count record(s) (Codex ${version} writes no token_usage_record): each new total_token_usage is one response, a repeated total is not` };

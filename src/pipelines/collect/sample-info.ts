@@ -98,6 +98,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       ...(result.spawnsWithoutParticipant?.length ? { spawns_without_participant: result.spawnsWithoutParticipant } : {}),
       ...(result.harnessReported ? { harness_reported: result.harnessReported } : {}),
       ...(result.warnings?.length ? { warnings: result.warnings } : {}),
+      ...(Array.isArray(result.conversion?.read_notes) ? { read_notes: result.conversion.read_notes } : {}),
       ...(result.captureFailures?.length ? { capture_errors: result.captureFailures } : {}),
       ...(result.userSimulator ? dialogueRuntime(result.userSimulator, usage) : {}),
     },

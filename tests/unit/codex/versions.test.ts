@@ -120,6 +120,38 @@ describe('Codex across releases', () => {
     expect(own.status_source).toMatch(/#task_complete$/);
   });
 
+  it('a token_count without last_token_usage is read from the growth of total_token_usage (the same counts), and said in conversion.json', async () => {
+    const native = await edited(fork, 'no-last-usage', (records) =>
+      records.map((r) => (r.type === 'event_msg' && r.payload?.type === 'token_count' && r.payload.info ? { ...r, payload: { ...r.payload, info: { ...r.payload.info, last_token_usage: undefined } } } : r)),
+    );
+    const whole = (await convertNative({ harness: 'codex', native: join(fork, 'native'), out: join(tmp.path, 'w'), keepThinking: true }))[0]!;
+    const read = (await convertNative({ harness: 'codex', native, out: join(tmp.path, 'l'), keepThinking: true }))[0]!;
+    expect(read.participants.map((p) => [p.tokens, p.tokens_status])).toEqual(whole.participants.map((p) => [p.tokens, p.tokens_status]));
+    const conversion = JSON.parse(await readFile(join(tmp.path, 'l', 'conversion.json'), 'utf8')) as Json;
+    expect(conversion.read_notes.length).toBeGreaterThan(0);
+    for (const note of conversion.read_notes) expect(note).toMatch(/^sessions\/.*rollout-.*\.jsonl:\d+: token_count without last_token_usage: its response's count is what total_token_usage grew by/);
+    // The rollouts as written need no note: conversion.json as before.
+    expect((JSON.parse(await readFile(join(tmp.path, 'w', 'conversion.json'), 'utf8')) as Json).read_notes).toBeUndefined();
+  });
+
+  it('a token_count without total_token_usage: tokens unknown (a repeat cannot be told), exact from the capture; without either count, refused', async () => {
+    const drop = (field: string) => (records: Json[]) =>
+      records.map((r) => (r.type === 'event_msg' && r.payload?.type === 'token_count' && r.payload.info ? { ...r, payload: { ...r.payload, info: { ...r.payload.info, [field]: undefined, ...(field === 'both' ? { total_token_usage: undefined, last_token_usage: undefined } : {}) } } } : r));
+    const native = await edited(fork, 'no-total-usage', drop('total_token_usage'));
+    const alone = (await convertNative({ harness: 'codex', native, out: join(tmp.path, 't1'), keepThinking: true }))[0]!;
+    for (const p of alone.participants) {
+      expect(p.tokens_status, p.participant).toBe('unknown');
+      expect(p.tokens_note).toMatch(/token_count record without total_token_usage.*unknown, not guessed/);
+    }
+    const wired = (await convertNative({ harness: 'codex', native, out: join(tmp.path, 't2'), keepThinking: true, calls: callsOf(fork) }))[0]!;
+    expect(wired.participants.map((p) => p.tokens_status)).toEqual(wired.participants.map(() => 'exact'));
+    const neither = await edited(fork, 'no-counts', drop('both'));
+    const err = await convertNative({ harness: 'codex', native: neither, out: join(tmp.path, 't3'), keepThinking: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RollerError);
+    expect((err as RollerError).code).toBe(ErrorCode.NATIVE_SHAPE_UNKNOWN);
+    expect((err as RollerError).message).toMatch(/token_count\) has neither total_token_usage nor last_token_usage/);
+  });
+
   it('a rollout whose token records are gone: tokens unknown (never zero), and exact again from the capture', async () => {
     const native = await edited(fork, 'no-token-records', (records) => records.filter((r) => !(r.type === 'event_msg' && r.payload?.type === 'token_count')));
     const alone = (await convertNative({ harness: 'codex', native, out: join(tmp.path, 'n1'), keepThinking: true }))[0]!;

@@ -48,6 +48,28 @@ export const ErrorCode = {
   LINK_REFUSED: 'ROLLER_LINK_REFUSED',
   /** A port roller was asked to listen on is taken, not allowed, or not an address here. */
   PORT_UNAVAILABLE: 'ROLLER_PORT_UNAVAILABLE',
+  /** The native session could not be converted. */
+  CONVERSION_FAILED: 'ROLLER_CONVERSION_FAILED',
+  /** The harness exited with an error, or said nothing a follow-up could continue. */
+  HARNESS_FAILED: 'ROLLER_HARNESS_FAILED',
+  /** The sample's time ran out. */
+  HARNESS_TIMEOUT: 'ROLLER_HARNESS_TIMEOUT',
+  /** The harness left no native session. */
+  NO_RAW_TRACE: 'ROLLER_NO_RAW_TRACE',
+  /** Reprocessing a sample failed. */
+  REPROCESS_FAILED: 'ROLLER_REPROCESS_FAILED',
+  /** A reprocess output is already there (never overwritten). */
+  REPROCESS_OUTPUT_EXISTS: 'ROLLER_REPROCESS_OUTPUT_EXISTS',
+  /** The worker projecting a sample died. */
+  REPROCESS_WORKER_DIED: 'ROLLER_REPROCESS_WORKER_DIED',
+  /** A sample failed in a way no other code names (a bug, reported with its message). */
+  SAMPLE_FAILED: 'ROLLER_SAMPLE_FAILED',
+  /** The harness wrote more than one root session for one task. */
+  SEVERAL_SESSIONS: 'ROLLER_SEVERAL_SESSIONS',
+  /** A response stream broke its protocol (an event out of place, a frame that is not JSON). */
+  STREAM_ANOMALY: 'ROLLER_STREAM_ANOMALY',
+  /** The task output holds files roller does not copy. */
+  UNSAFE_OUTPUT: 'ROLLER_UNSAFE_OUTPUT',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -88,13 +88,13 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
     ...(src.callsPath && existsSync(src.callsPath) ? { wire: src.callsPath, calls } : {}),
   }).catch((err: unknown) => {
     // No store at all is no raw trace (the harness wrote none, or it was removed while it ran), not a converter fault.
-    if (!isRollerError(err, ErrorCode.FILE_NOT_FOUND)) fail('ROLLER_CONVERSION_FAILED', `the native session could not be converted: ${(err as Error).message}`);
+    if (!isRollerError(err, ErrorCode.FILE_NOT_FOUND)) fail(ErrorCode.CONVERSION_FAILED, `the native session could not be converted: ${(err as Error).message}`);
     return [];
   });
   const session = sessions[0];
   if (!session) {
     const unattributed = calls.length > 0 ? `; ${calls.length} captured calls have no session to be attributed to` : '';
-    if (out.errors.length === 0) fail('ROLLER_NO_RAW_TRACE', `no raw session trace found: the harness left no native session (it wrote none, or it was removed while it ran)${unattributed}`);
+    if (out.errors.length === 0) fail(ErrorCode.NO_RAW_TRACE, `no raw session trace found: the harness left no native session (it wrote none, or it was removed while it ran)${unattributed}`);
     return out;
   }
   out.participants = session.participants;
@@ -102,7 +102,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   if (spawns && spawns.length > 0) out.spawnsWithoutParticipant = spawns;
   // conversion.json / usage.json are not written for a sample: their content lives in info.json (seeds/003 §2).
   out.conversion = session.conversion;
-  if (sessions.length > 1) fail('ROLLER_SEVERAL_SESSIONS', `the harness wrote ${sessions.length} root sessions for one task`);
+  if (sessions.length > 1) fail(ErrorCode.SEVERAL_SESSIONS, `the harness wrote ${sessions.length} root sessions for one task`);
 
   const adapter = harnessAdapter(src.harness);
   const tracePath = join(dir, 'trace.jsonl');

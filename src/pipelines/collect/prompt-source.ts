@@ -1,4 +1,4 @@
-import { isRollerError } from '../../core/errors.js';
+import { ErrorCode, isRollerError } from '../../core/errors.js';
 import type { HarnessRunner } from '../../harnesses/adapter.js';
 import type { Task } from '../../schemas/task.js';
 import type { UserSimulator } from './user-simulator.js';
@@ -39,14 +39,14 @@ export function simulatedPrompts(task: Task, sim: UserSimulator, runner: Harness
       if (reply === null) {
         const message = `turn ${turn}: the harness printed no reply on stdout, so the user simulator has nothing to answer`;
         sim.end({ reason: 'task_agent_failed', after_turn: turn, detail: message });
-        return { kind: 'fail', code: 'ROLLER_HARNESS_FAILED', message };
+        return { kind: 'fail', code: ErrorCode.HARNESS_FAILED, message };
       }
       let answer;
       try {
         answer = await sim.answer(reply, turn);
       } catch (err) {
         sim.end({ reason: 'simulator_failed', after_turn: turn, detail: (err as Error).message });
-        return { kind: 'fail', code: isRollerError(err) ? err.code : 'ROLLER_USER_SIMULATOR_FAILED', message: (err as Error).message };
+        return { kind: 'fail', code: isRollerError(err) ? err.code : ErrorCode.USER_SIMULATOR_FAILED, message: (err as Error).message };
       }
       if (answer.kind === 'stop') {
         // Words said alongside the stop reach no one: kept as undelivered.

@@ -265,7 +265,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
         if (!sessionId) {
           simulator?.pending.push(next.text);
           simulator?.end({ reason: 'task_agent_failed', after_turn: k + 1, detail: 'no session id to continue' });
-          fail('error', 'ROLLER_HARNESS_FAILED', `prompt ${k + 1}: the harness reported no session id on stdout, so the next prompt cannot continue its session`);
+          fail('error', ErrorCode.HARNESS_FAILED, `prompt ${k + 1}: the harness reported no session id on stdout, so the next prompt cannot continue its session`);
           break;
         }
         simulator?.delivered(next.text, k + 2);
@@ -296,15 +296,15 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : '';
     if (!outcome) {
       // a follow-up could not start: the failure is recorded already
-    } else if (outOfTime > 0) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the sample's ${timeoutS} s ran out before prompt ${outOfTime} could start${cause}`);
-    else if (outcome.timedOut) fail('timeout', 'ROLLER_HARNESS_TIMEOUT', `the harness ran past the sample's ${timeoutS} s${promptsRun > 1 ? ` in prompt ${promptsRun}` : ''} and was stopped (its whole process group)${cause}`);
+    } else if (outOfTime > 0) fail('timeout', ErrorCode.HARNESS_TIMEOUT, `the sample's ${timeoutS} s ran out before prompt ${outOfTime} could start${cause}`);
+    else if (outcome.timedOut) fail('timeout', ErrorCode.HARNESS_TIMEOUT, `the harness ran past the sample's ${timeoutS} s${promptsRun > 1 ? ` in prompt ${promptsRun}` : ''} and was stopped (its whole process group)${cause}`);
     else if (outcome.exitCode !== 0 && lastPromptRan && (drained = await runner.captureFailure?.(home, outcome.exitCode ?? -1))) {
       // The harness's turn stands; what it left uncaptured is a capture error (seeds/000), said where users look.
       result.captureFailures.push(drained);
       result.warnings.push(`${drained.code}: ${drained.message}`);
     } else if (outcome.exitCode !== 0) {
       const tail = (await readFile(lastStderr, 'utf8').catch(() => '')).slice(-400).trim();
-      fail('error', 'ROLLER_HARNESS_FAILED', `the harness exited ${outcome.exitCode ?? outcome.signal}${cause}${tail ? `: ${tail}` : ''}`);
+      fail('error', ErrorCode.HARNESS_FAILED, `the harness exited ${outcome.exitCode ?? outcome.signal}${cause}${tail ? `: ${tail}` : ''}`);
     }
     if (simulator && outcome && (outcome.timedOut || outcome.exitCode !== 0)) {
       simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });
@@ -367,7 +367,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     failed.push(...legacy.failed);
     for (const m of [...missing, ...legacy.missing]) result.warnings.push(`the task declares the output directory '${m}', but the agent never made it: nothing of it is in results/`);
     if (failed.length > 0) fail('error', ErrorCode.RESULTS_COPY_FAILED, `copying the task output failed: ${failed.join('; ')} (the other files were copied; free space or raise the file-size limit and run again with --resume)`);
-    if (refused.length > 0) fail('error', 'ROLLER_UNSAFE_OUTPUT', `the task output holds files roller does not copy: ${refused.join('; ')} (the safe files were copied)`);
+    if (refused.length > 0) fail('error', ErrorCode.UNSAFE_OUTPUT, `the task output holds files roller does not copy: ${refused.join('; ')} (the safe files were copied)`);
     // Graded after results/ is copied, so results/ holds what the agent left, not what its tests added.
     if (r.task.grader && outcome) {
       const docker = s.docker;
@@ -388,7 +388,7 @@ async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, atte
     }
   } catch (err) {
     // A typed error keeps its code (a refused task file, a link planted where roller writes); anything else is a bug here.
-    fail('error', isRollerError(err) ? err.code : 'ROLLER_SAMPLE_FAILED', (err as Error).message);
+    fail('error', isRollerError(err) ? err.code : ErrorCode.SAMPLE_FAILED, (err as Error).message);
     // What the simulator said is kept even when the attempt broke off (a failed write of them is no new error).
     if (simulator && !result.userSimulator) {
       simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });

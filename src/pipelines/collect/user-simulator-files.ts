@@ -16,6 +16,7 @@ import { timingOf } from '../../transforms/actf/step.js';
 import { withoutReasoning } from '../../transforms/actf/without-reasoning.js';
 import { projectSft } from '../../transforms/sft/project.js';
 import type { UserSimulator } from './user-simulator.js';
+import { ErrorCode } from '../../core/errors.js';
 
 export const USER_SIMULATOR_DIR = 'user_simulator';
 
@@ -119,7 +120,7 @@ export async function writeDialogueFiles(
   await writeJsonAtomic(join(dir, 'trace_ACTF.json'), actf);
   const sft = options.error ? null : projectSft(actf, { keepThinking: options.keepThinking });
   if (sft?.status === 'ok') await writeJsonAtomic(join(dir, 'trace_SFT.json'), sft.record);
-  const error = options.error ?? (sft && sft.status !== 'ok' ? { code: 'ROLLER_CONVERSION_INVALID', message: `the simulator's SFT: ${sft.reason}`, at: new Date().toISOString() } : null);
+  const error = options.error ?? (sft && sft.status !== 'ok' ? { code: ErrorCode.CONVERSION_INVALID, message: `the simulator's SFT: ${sft.reason}`, at: new Date().toISOString() } : null);
   const info: UserSimulatorInfo = {
     schema: USER_SIMULATOR_INFO_SCHEMA,
     status: error ? 'error' : 'ok',

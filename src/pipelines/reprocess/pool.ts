@@ -3,6 +3,7 @@ import type { SampleJob, SampleOutcome } from './sample.js';
 import type { WorkerReply, WorkerRequest } from './worker.js';
 import { startWorker } from '../../core/worker-exec-argv.js';
 import { compiledScript } from '../../core/compiled-script.js';
+import { ErrorCode } from '../../core/errors.js';
 
 /** A Buffer crosses postMessage as a plain Uint8Array: the outcome's lines as Buffers again (views, no copy). */
 function withBuffers(o: SampleOutcome): SampleOutcome {
@@ -63,7 +64,7 @@ export class SamplePool {
         cleanup();
         this.all.delete(w);
         this.release(this.spawn());
-        resolve({ status: 'error', error: { code: 'ROLLER_REPROCESS_WORKER_DIED', message: `${job.source}: the worker projecting it ${typeof err === 'number' ? `exited (code ${err})` : `failed: ${err.message}`}` } });
+        resolve({ status: 'error', error: { code: ErrorCode.REPROCESS_WORKER_DIED, message: `${job.source}: the worker projecting it ${typeof err === 'number' ? `exited (code ${err})` : `failed: ${err.message}`}` } });
       };
       const cleanup = () => {
         w.off('message', onMessage);

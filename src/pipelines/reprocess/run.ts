@@ -159,7 +159,7 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
     if (existsSync(target) || existsSync(`${target}.partial`)) {
       if (existsSync(target) && last?.state === 'finished' && last.source_key === key) return void report(i, { sample: rel, status: 'unchanged' });
       const what = existsSync(`${target}.partial`) ? `${target}.partial: an unfinished earlier output` : last?.state === 'failed' ? `${target}: an earlier failed output` : last?.state === 'started' ? `${target}: an unfinished earlier output` : `${target}: an output from another source`;
-      return void report(i, { sample: rel, status: 'error', error: { code: 'ROLLER_REPROCESS_OUTPUT_EXISTS', message: `${what} is there; it is not overwritten — remove it and run again` } });
+      return void report(i, { sample: rel, status: 'error', error: { code: ErrorCode.REPROCESS_OUTPUT_EXISTS, message: `${what} is there; it is not overwritten — remove it and run again` } });
     }
     const unverified = o.noVerify ? { verified: false } : {};
     await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version, ...unverified });
@@ -180,7 +180,7 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
         const i = next++;
         // A sample whose archive cannot even be read (info.json gone, unreadable) is an error row too.
         const lines = await one(i).catch((err: Error & { code?: string }) =>
-          void report(i, { sample: relative(runDir, samples[i]!).split(sep).join('/'), status: 'error', error: { code: typeof err.code === 'string' ? err.code : 'ROLLER_REPROCESS_FAILED', message: err.message } }),
+          void report(i, { sample: relative(runDir, samples[i]!).split(sep).join('/'), status: 'error', error: { code: typeof err.code === 'string' ? err.code : ErrorCode.REPROCESS_FAILED, message: err.message } }),
         );
         const row = rowOf.get(samples[i]!);
         if (row !== undefined) await settle(row, lines);

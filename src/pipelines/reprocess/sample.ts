@@ -177,6 +177,6 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
     await rm(partial, { recursive: true, force: true }).catch(() => undefined);
     await rm(`${partial}.wire-calls.jsonl`, { force: true }).catch(() => undefined);
     const e = err as Error & { code?: string };
-    return { status: 'error', error: { code: typeof e.code === 'string' && e.code.startsWith('ROLLER_') ? e.code : 'ROLLER_REPROCESS_FAILED', message: e.message } };
+    return { status: 'error', error: { code: typeof e.code === 'string' && e.code.startsWith('ROLLER_') ? e.code : ErrorCode.REPROCESS_FAILED, message: e.message } };
   }
 }

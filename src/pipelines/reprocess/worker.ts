@@ -7,6 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { ReadArena } from '../../core/read-arena.js';
 import { reprocessSample, type SampleJob, type SampleOutcome } from './sample.js';
+import { ErrorCode } from '../../core/errors.js';
 
 // A full GC after a sample only past GC_ABOVE_RSS: a safety net, not a routine (a lower line made every sample end in
 // one, costing more than it saved: bench/reprocess/README.md). Worker execArgv takes no V8 flags, hence the flag set
@@ -32,7 +33,7 @@ parentPort!.on('message', (m: WorkerRequest) => {
     } catch (err) {
       // reprocessSample answers its own errors; this is a bug outside it. Answer anyway, so the pool never waits
       // for a reply that will not come and the next sample still runs.
-      outcome = { status: 'error', error: { code: 'ROLLER_REPROCESS_FAILED', message: `${m.job.source}: ${(err as Error).message}` } };
+      outcome = { status: 'error', error: { code: ErrorCode.REPROCESS_FAILED, message: `${m.job.source}: ${(err as Error).message}` } };
     }
     if (process.memoryUsage.rss() > GC_ABOVE_RSS) gc();
     parentPort!.postMessage({ id: m.id, outcome } satisfies WorkerReply);

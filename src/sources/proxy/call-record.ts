@@ -3,6 +3,7 @@ import type { RecordedError } from '../../schemas/common.js';
 import type { DecodedResponse } from '../../transforms/protocols/types.js';
 import type { NativeIdentityHeaders } from './headers.js';
 import { withLazyContext } from '../../schemas/call-context.js';
+import { ErrorCode } from '../../core/errors.js';
 
 /** What the proxy knows about one exchange when it ends. */
 export interface Exchange {
@@ -125,7 +126,7 @@ export function buildCallRecord(x: Exchange): Call {
     status_reasons: reasons,
     errors: [
       ...x.errors,
-      ...(d?.anomalies ?? []).map((message) => ({ code: 'ROLLER_STREAM_ANOMALY', message })),
+      ...(d?.anomalies ?? []).map((message) => ({ code: ErrorCode.STREAM_ANOMALY, message })),
     ],
   };
   return x.contextBytes ? withLazyContext(call, x.contextBytes, `call ${x.callId}: the request body`) : call;

@@ -86,7 +86,7 @@ function websocketEvent(o: Open, body: Buffer): void {
     const event: unknown = JSON.parse(body.toString('utf8'));
     if (isObject(event)) o.ws!.frame(event);
   } catch {
-    o.x.errors.push({ code: 'ROLLER_STREAM_ANOMALY', message: 'a WebSocket text frame is not JSON' });
+    o.x.errors.push({ code: ErrorCode.STREAM_ANOMALY, message: 'a WebSocket text frame is not JSON' });
   }
 }
 

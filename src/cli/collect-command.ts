@@ -1,0 +1,169 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { defaultCacheDir, PINNED_HARNESSES } from '../harnesses/pins.js';
+import type { OpenClawMode } from '../harnesses/openclaw/launch.js';
+import type { RunInfo } from '../schemas/run-info.js';
+import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
+import { captureDebugOption, nonNegativeInt, openclawModeOption, positiveInt, sinkSpecsOf, wireTraceOption, withSinkOptions } from './options.js';
+import { printLine } from './output.js';
+import { rollerVersion } from './version.js';
+
+/** What commander hands the collect action (the options below, by their camelCase names). */
+interface CollectCliOptions {
+  tasks: string;
+  harness: string;
+  model?: string[];
+  modelConfig?: string;
+  output: string;
+  runName?: string;
+  concurrency: number;
+  retries: number;
+  resume?: boolean;
+  timeout: number;
+  wireTrace: WireTraceMode;
+  keepThinking: boolean;
+  thinking?: string;
+  captureCalls?: boolean;
+  claudeCaptureCalls?: boolean;
+  captureDebug: 'on-error' | 'full' | 'off';
+  runner: string;
+  image?: string;
+  cacheDir: string;
+  json?: boolean;
+  cacheTrace?: boolean;
+  collectPath?: string[];
+  maxResultsMb?: number;
+  keyInHarness?: boolean;
+  piSubagentExtension?: boolean;
+  openclawMode?: OpenClawMode;
+  harnessVersion?: string;
+  allowUnverifiedVersion?: boolean;
+  sink?: string[];
+  sinkOption?: string[];
+  sinkOptions?: string;
+}
+
+/** `roller collect`: tasks x models through a harness, each sample recorded. */
+export function registerCollectCommand(program: Command): void {
+  program
+    .command('collect')
+    .description('run every task x model through a harness on the embedded scripted model (or an API), recording every call; writes a run directory (seeds/003)')
+    .requiredOption('--tasks <file>', 'tasks JSONL: one {"id","prompt", "followups"?, "files"?, "output_dirs"?, "timeout_s"?} per line (followups: later prompts in the same session; claude-code)')
+    .option('--harness <name>', `${Object.keys(PINNED_HARNESSES).join(' | ')} (the harnesses roller can run)`, 'claude-code')
+    .option('--model <provider/model>', 'repeatable; scripted/<name> starts the embedded scripted model', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .option('--model-config <file>', 'JSON {"models": {"provider/model": {"api_base", "api_key_env"}}}; keys only from the environment')
+    .option('--output <dir>', 'parent directory of runs', 'runs')
+    .option('--run-name <name>', 'the run directory under --output (default: harness and time)')
+    .option('--concurrency <n>', 'samples at once', positiveInt, 1)
+    .option('--retries <n>', 'extra complete attempts of a failed sample', nonNegativeInt, 0)
+    .option('--resume', 'continue the run in --run-name: reuse finished samples, run the rest (the lock must match)')
+    .option('--timeout <s>', 'per-sample timeout in seconds, all its prompts together (a task timeout_s wins)', positiveInt, 600)
+    .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'actf')
+    .option('--no-keep-thinking', 'empty reasoning in SFT')
+    .option('--thinking <level>', 'reasoning level for the harness (claude-code --effort: low..max; codex model_reasoning_effort: minimal..xhigh), audited on the wire')
+    .option('--capture-calls', 'record every model call and publish capture/ (calls, relations, manifest) per sample; needs the wire trace (seeds/000: off by default)')
+    .option('--claude-capture-calls', 'alias of --capture-calls')
+    .option('--no-capture-calls', 'the default: no capture/ (kept for scripts that say so)')
+    .option('--cache-trace', "OpenClaw's own cache trace (on by default for OpenClaw; kept in the sample, redacted, with --wire-trace full; an error for other harnesses)")
+    .option('--no-cache-trace', "OpenClaw: do not ask for its cache trace")
+    .option('--pi-subagent-extension', "Pi: enable the example sub-agent extension Pi ships (roller's profile has none)")
+    .option('--openclaw-mode <mode>', 'OpenClaw: gateway (default; a local Gateway, sessions_spawn children run) | exec (one embedded turn, no children)', openclawModeOption)
+    .option('--key-in-harness', "with --wire-trace off (no proxy): give a model's key to the harness itself, where every tool the agent runs can read it (refused without this)")
+    .option('--max-results-mb <n>', "one sample's results/ at most this many MiB in all (default 1024); a file past it is refused and named", (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('a whole number of MiB above 0');
+      return n;
+    })
+    .option('--collect-path <path>', 'repeatable; a work-dir path also copied to results/legacy/', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .option('--capture-debug <mode>', 'on-error | full | off: when capture/ keeps raw/', captureDebugOption, 'on-error')
+    .option('--runner <kind>', 'local (default) | docker', 'local')
+    .option('--image <name>', '--runner docker: the image samples run in (host networking; the pinned CLI is mounted)')
+    .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
+    .option('--harness-version <version>', 'run this released version of the harness CLI instead of the pinned one (roller harness versions NAME lists the verified ones); the lock records it')
+    .option('--allow-unverified-version', 'run a --harness-version that is not in the version matrix')
+    .option('--json', 'print the final run info as JSON on stdout');
+  withSinkOptions(program.commands.at(-1)!)
+    .action(async (opts: CollectCliOptions) => {
+      if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
+      const controller = new AbortController();
+      const onSignal = () => {
+        if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: leave now (info.json holds the last checkpoint)
+        process.stderr.write('roller collect: interrupted; queued samples are cancelled, running ones finish (Ctrl-C again to leave at once)\n');
+        controller.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      const progress = new (await import('./collect-progress.js')).CollectProgress();
+      let total = 0;
+      const { runDir, info } = await (await import('../pipelines/collect/run.js')).collect({
+        onPlan: (n) => (total = n),
+        tasks: opts.tasks,
+        harness: opts.harness,
+        models: opts.model ?? ['scripted/default'],
+        ...(opts.modelConfig ? { modelConfig: opts.modelConfig } : {}),
+        output: opts.output,
+        ...(opts.runName ? { runName: opts.runName } : {}),
+        concurrency: opts.concurrency,
+        retries: opts.retries,
+        resume: opts.resume ?? false,
+        timeoutS: opts.timeout,
+        wireTrace: opts.wireTrace,
+        keepThinking: opts.keepThinking,
+        thinking: opts.thinking ?? null,
+        captureCalls: opts.captureCalls === true || opts.claudeCaptureCalls === true,
+        captureDebug: opts.captureDebug,
+        ...(opts.cacheTrace !== undefined ? { cacheTrace: opts.cacheTrace } : {}),
+        ...(opts.piSubagentExtension ? { piSubagentExtension: true } : {}),
+        ...(opts.openclawMode ? { openclawMode: opts.openclawMode } : {}),
+        ...(opts.collectPath ? { collectPaths: opts.collectPath } : {}),
+        ...(opts.keyInHarness ? { keyInHarness: true } : {}),
+        ...(opts.maxResultsMb ? { maxResultsBytes: opts.maxResultsMb * (1 << 20) } : {}),
+        runner: opts.runner,
+        ...(opts.image ? { image: opts.image } : {}),
+        cacheDir: opts.cacheDir,
+        ...(opts.harnessVersion ? { harnessVersion: opts.harnessVersion } : {}),
+        ...(opts.allowUnverifiedVersion ? { allowUnverifiedVersion: true } : {}),
+        sinkSpecs: await sinkSpecsOf(opts),
+        signal: controller.signal,
+        rollerVersion: rollerVersion,
+        onStart: (r) => progress.started(r, total),
+        onSample: (s, p) => progress.finished(s, p),
+        onNotice: (message) => process.stderr.write(`roller collect: ${message}\n`),
+        onNotReused: (dir, why) => process.stderr.write(`roller collect --resume: ${dir} is collected again, its capture fails validation: ${why}\n`),
+      });
+      progress.stop();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await reportRun(runDir, info);
+      if (opts.json) await printLine(JSON.stringify(info));
+      else await printLine(runDir);
+      process.exitCode = info.state === 'finished' && info.summary.failed === 0 ? 0 : 1;
+      for (const e of info.errors) process.stderr.write(`roller collect: ${e.message}\n`);
+      if (info.errors.length > 0) process.exitCode = 1;
+    });
+}
+
+/** The run's end on stderr: the tally, what was kept out of sft.jsonl and why (info.json summary.training's policy). */
+async function reportRun(runDir: string, info: RunInfo): Promise<void> {
+  const say = (line: string) => process.stderr.write(`roller collect: ${line}\n`);
+  const sft = (await readFile(join(runDir, 'sft.jsonl'), 'utf8')).split('\n').filter(Boolean).length;
+  const { ok, error, timeout, skipped } = info.summary;
+  const segmented = info.summary.sft_segmented ?? 0;
+  const excluded = info.progress.total - sft - segmented;
+  const compacted = segmented > 0 ? `; ${segmented} compacted, their segments in sft_segments.jsonl` : '';
+  say(`${info.state}: ${ok} ok, ${skipped} reused, ${error} error, ${timeout} timeout; sft.jsonl holds ${sft} of ${info.progress.total} samples (${excluded} excluded: failed, not run, or no eligible SFT${compacted})`);
+  const t = info.summary.training;
+  if (t) {
+    if (t.thinking_mismatch > 0) say(`${t.thinking_mismatch} samples hold visible reasoning though --thinking off asked for none: excluded from sft.jsonl (runtime.thinking_audit, thinking_effort_mismatch)`);
+    if (t.wire_effort_mismatch > 0) say(`${t.wire_effort_mismatch} samples sent another reasoning effort than --thinking asked: excluded from sft.jsonl (runtime.wire_effort_audit)`);
+    if (t.wire_effort_unverified > 0) say(`${t.wire_effort_unverified} samples' requests did not state the reasoning effort (unverified, not excluded)`);
+    if (t.incomplete > 0) say(`${t.incomplete} samples end incomplete (token limit or empty answer): excluded from sft.jsonl (info.json runtime.completion_audit)`);
+    if (t.model_name_mismatch > 0) say(`${t.model_name_mismatch} samples were answered by a model of another name than requested (a warning: aliases are legitimate; runtime.model_identity_audit)`);
+  }
+  const g = info.summary.grades;
+  if (g) {
+    const ungraded = g.timeout + g.error > 0 ? `, ${g.timeout} timed out, ${g.error} could not be graded (info.json grade.reason)` : '';
+    say(`graded ${g.graded}: ${g.passed} passed, ${g.failed} failed${ungraded} (a verdict on the work; it changes no sample status and no SFT inclusion)`);
+  }
+}

@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import { KNOWN_HARNESSES } from '../schemas/common.js';
+import { positiveInt, reportSinkFailures, sinkSpecsOf, withSinkOptions } from './options.js';
+import { printLine } from './output.js';
+
+/** The commands over sessions and runs already on disk: `convert` (a native session), `export` (ATIF), `usage`. */
+export function registerConvertCommands(program: Command): void {
+  program
+    .command('convert')
+    .description('convert an existing native session into trace.jsonl, trace_ACTF.json, trace_SFT.json, usage.json')
+    .requiredOption('--harness <name>', `${KNOWN_HARNESSES.join(' | ')} (or a registered adapter)`)
+    .requiredOption('--native <path>', 'claude-code: a CLAUDE_CONFIG_DIR, a projects/<cwd> dir or a session file; codex: a CODEX_HOME or a rollout file')
+    .requiredOption('--out <dir>', 'output directory (one subdirectory per session when there are several)')
+    .option('--wire <file>', "calls.jsonl from roller's proxy: system prompt and tools from the captured requests")
+    .option('--stream <file>', 'the CLI stream-json stdout: cross-checked against the native files (conversion.json)')
+    .option('--no-keep-thinking', 'empty reasoning in SFT')
+    .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file, or a participant has records but no token count (listed as missing / tokens unknown either way)');
+  withSinkOptions(program.commands.at(-1)!)
+    .action(async (opts: { harness: string; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean; allowPartial?: boolean; sink?: string[]; sinkOption?: string[]; sinkOptions?: string }) => {
+      const sessions = await (await import('../pipelines/convert.js')).convertNative({
+        sinkSpecs: await sinkSpecsOf(opts),
+        harness: opts.harness,
+        native: opts.native,
+        out: opts.out,
+        keepThinking: opts.keepThinking,
+        ...(opts.wire ? { wire: opts.wire } : {}),
+        ...(opts.stream ? { stream: opts.stream } : {}),
+      });
+      for (const s of sessions) {
+        const people = s.participants.map((p) => `${p.role}:${p.native_id} ${p.tokens.input}/${p.tokens.cache_creation}/${p.tokens.cache_read}/${p.tokens.output}`).join(', ');
+        const check = s.streamCheck === null ? '' : s.streamCheck.length === 0 ? '; stream agrees' : `; stream disagrees: ${s.streamCheck.join('; ')}`;
+        await printLine(`${s.dir}: ${s.steps} steps, SFT ${s.sft.status}${s.sft.reason ? ` (${s.sft.reason})` : ''}; tokens in/cache-write/cache-read/out: ${people}${check}`);
+        for (const r of s.rejects) process.stderr.write(`roller convert: ${r.origin.file}:${r.origin.line}: line not read (${r.reason}) [${r.code}]\n`);
+      }
+      const missing = sessions.flatMap((s) => s.participants.filter((p) => p.status === 'missing'));
+      for (const p of missing) process.stderr.write(`roller convert: warning: ${p.participant} is missing: ${p.reason}\n`);
+      if (missing.length > 0 && !opts.allowPartial) {
+        process.stderr.write(`roller convert: ${missing.length} participant(s) missing: the usage totals are partial; pass --allow-partial to accept that (exit 0)\n`);
+        process.exitCode = 1;
+      }
+      const unknown = sessions.flatMap((s) => s.participants.filter((p) => p.status !== 'missing' && p.tokens_status === 'unknown'));
+      for (const p of unknown) process.stderr.write(`roller convert: ${opts.allowPartial ? 'warning' : 'error'}: ${p.participant}: tokens unknown: ${p.tokens_note}\n`);
+      if (unknown.length > 0 && !opts.allowPartial) {
+        process.stderr.write(`roller convert: ${unknown.length} participant(s) with records but no token count [${ErrorCode.TOKENS_UNKNOWN}]: usage.json marks them tokens_status unknown; pass --allow-partial to accept that (exit 0)\n`);
+        process.exitCode = 1;
+      }
+      reportSinkFailures('convert', sessions[0]?.sinkFailures);
+    });
+
+  program
+    .command('export')
+    .description('export every sample with an ACTF as an ATIF-v1.7 trajectory.json (Harbor) under <run>/atif or --output; the run is not modified')
+    .argument('<dir>', 'a run directory (<output>/<run-name>)')
+    .option('--output <dir>', 'where the trajectories go (default: <run>/atif)')
+    .action(async (dir: string, opts: { output?: string }) => {
+      const r = await (await import('../pipelines/export-atif.js')).exportAtif(dir, opts.output ?? join(dir, 'atif'));
+      for (const e of r.exported) await printLine(`exported ${e.path} (${e.status})`);
+      for (const s of r.skipped) await printLine(`skipped ${s.path}: ${s.reason}`);
+      for (const f of r.failed) process.stderr.write(`roller export: ${f.path}: not exported: ${f.error}\n`);
+      process.stderr.write(`${r.exported.length} trajectories, ${r.skipped.length} skipped, ${r.failed.length} failed\n`);
+      process.exitCode = r.failed.length > 0 ? 1 : 0;
+    });
+
+  program
+    .command('usage')
+    .description(
+      "the agent tree of every sample of a run: each participant's own tokens, depth, spawning tool call, status and where it was read; totals without double counting. " +
+        'With --harness claude-code: every participant (session or sub-agent file) of a CLAUDE_CONFIG_DIR, e.g. ~/.claude',
+    )
+    .argument('<dir>', 'a run directory (<output>/<run-name>); with --harness claude-code a CLAUDE_CONFIG_DIR or a directory below it')
+    .option('--harness <name>', "claude-code: scan that harness's own session files under <dir> instead of a run")
+    .option('--workers <n>', 'threads of the native scan (default: 2 where there are 2 cores)', positiveInt)
+    .option('--json', 'the report as JSON')
+    .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file (it is listed as missing either way)')
+    .action(async (dir: string, opts: { harness?: string; workers?: number; json?: boolean; allowPartial?: boolean }) => {
+      if (opts.harness !== undefined) {
+        if (opts.harness !== 'claude-code') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${opts.harness}: only claude-code has a native usage scan (for the others: roller convert, then roller usage on its output)`);
+        const { nativeUsage, formatNativeUsage } = await import('../pipelines/native-usage.js');
+        const report = await nativeUsage(dir, opts.workers === undefined ? {} : { workers: opts.workers });
+        if (opts.json) await printLine(JSON.stringify(report));
+        else for (const chunk of formatNativeUsage(report)) await printLine(chunk);
+        // A file that went away while listing (a live config dir) is routine; one that could not be read is not.
+        const failed = report.unreadable.filter((u) => u.code !== 'ENOENT');
+        if (failed.length > 0) {
+          process.stderr.write(`roller usage: ${failed.length} path(s) could not be read and are not in the totals, e.g. ${failed[0]!.path} (${failed[0]!.code})\n`);
+          process.exitCode = 1;
+        }
+        for (const p of report.participants.filter((x) => x.missing)) process.stderr.write(`roller usage: warning: ${p.participant} is named by ${p.missing!.referenced_by}, but ${p.file} is not there: its tokens are unknown\n`);
+        if (report.partial && !opts.allowPartial) {
+          process.stderr.write(`roller usage: the totals are partial (${report.partial.reason}); pass --allow-partial to accept that (exit 0)\n`);
+          process.exitCode = 1;
+        }
+        return;
+      }
+      const report = await (await import('../pipelines/usage-report.js')).usageReport(dir);
+      if (opts.json) await printLine(JSON.stringify(report));
+      else for (const line of (await import('../pipelines/usage-report.js')).formatUsage(report)) await printLine(line);
+    });
+}

@@ -1,0 +1,74 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { isRecordTypeName, RECORD_TYPE_NAMES, type RecordTypeName } from '../schemas/record-type-names.js';
+import { printLine } from './output.js';
+
+function recordTypeOption(value: string): RecordTypeName {
+  if (!isRecordTypeName(value)) throw new InvalidArgumentError(`unknown record type; one of: ${RECORD_TYPE_NAMES.join(', ')}`);
+  return value;
+}
+
+/** The commands that check and show what roller wrote: `schema`, `validate`, `validate-capture`, `view-capture`, `validate-run`. */
+export function registerRecordCommands(program: Command): void {
+  program
+    .command('schema')
+    .description('write one JSON Schema file per record type roller writes')
+    .requiredOption('--out <dir>', 'directory for the <type>.schema.json files')
+    .action(async (opts: { out: string }) => {
+      const written = await (await import('../pipelines/write-schemas.js')).writeJsonSchemas(opts.out);
+      for (const file of written) await printLine(file.path);
+    });
+
+  program
+    .command('validate')
+    .description('validate JSON or JSONL files against a record type; prints every error as file:line: $.path: message')
+    .requiredOption('--schema <name>', `record type: ${RECORD_TYPE_NAMES.join(', ')}`, recordTypeOption)
+    .argument('<files...>', '.jsonl files are checked line by line, others as one JSON document')
+    .action(async (files: string[], opts: { schema: RecordTypeName }) => {
+      let issues = 0;
+      let records = 0;
+      const pending: string[] = [];
+      for (const file of files) {
+        const result = await (await import('../pipelines/validate-files.js')).validateFile(opts.schema, file, {
+          onIssue: (i) => {
+            pending.push(`${i.file}${i.line === null ? '' : `:${i.line}`}: ${i.path ?? ''}${i.path ? ': ' : ''}${i.message}`);
+          },
+        });
+        issues += result.issues;
+        records += result.records;
+        for (const line of pending.splice(0)) await printLine(line);
+        await printLine(result.issues === 0 ? `ok ${file} (${result.records} ${result.records === 1 ? 'record' : 'records'})` : `FAIL ${file} (${result.issues} ${result.issues === 1 ? 'error' : 'errors'})`);
+        process.exitCode = issues > 0 ? 1 : 0;
+      }
+      process.stderr.write(`${files.length} files, ${records} records, ${issues} errors\n`);
+    });
+
+  program
+    .command('validate-capture')
+    .description('check a capture attempt: published hashes, schemas, attribution and every relation reference')
+    .argument('<dir>', 'a capture/attempt-NNNN directory (with manifest.json)')
+    .action(async (dir: string) => {
+      const problems = await (await import('../transforms/capture/validate.js')).validateCapture(dir);
+      for (const p of problems) await printLine(`${dir}/${p}`);
+      if (problems.length === 0) await printLine(`ok ${dir}`);
+      process.exitCode = problems.length === 0 ? 0 : 1;
+    });
+
+  program
+    .command('view-capture')
+    .description('the call tree of a capture attempt, expanded by agent, read from its files (nothing is written)')
+    .argument('<dir>', 'a capture/attempt-NNNN directory')
+    .action(async (dir: string) => {
+      for (const line of await (await import('../transforms/capture/view.js')).viewCapture(dir)) await printLine(line);
+    });
+
+  program
+    .command('validate-run')
+    .description('check a collect run: info.json, lock.json, sft.jsonl, every sample (info, ACTF, SFT) and every published capture')
+    .argument('<dir>', 'a run directory (<output>/<run-name>)')
+    .action(async (dir: string) => {
+      const problems = await (await import('../pipelines/validate-run.js')).validateRun(dir);
+      for (const p of problems) await printLine(p);
+      process.stderr.write(problems.length === 0 ? `ok ${dir}\n` : `${problems.length} problems in ${dir}\n`);
+      process.exitCode = problems.length === 0 ? 0 : 1;
+    });
+}

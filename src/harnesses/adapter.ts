@@ -1,7 +1,7 @@
 import type { Rejected } from '../core/rejected.js';
 import type { Actf } from '../schemas/actf.js';
 import type { Call } from '../schemas/call.js';
-import type { HeaderJoin, NativeCapture, NativeCompactions } from '../schemas/native-capture.js';
+import type { NativeCapture, NativeCompactions } from '../schemas/native-capture.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import type { ProcessPlan } from '../sources/process-runner.js';
 import type { CorrelationHeaders } from '../sources/proxy/headers.js';
@@ -32,8 +32,6 @@ export interface HarnessAdapter {
   requestSnapshots?(tracePath: string): Promise<Record<string, any>[]>;
   /** Sub-agents as ATIF embedded trajectories, from a sample's trace.jsonl records. */
   atifSubagents?(records: readonly Record<string, unknown>[], participants: readonly Pick<ParticipantUsage, 'participant' | 'native_id' | 'role'>[]): AtifSubagent[];
-  /** Its calls carry no response id: they join their participant by this field of the identity headers (OpenCode: session_id). */
-  readonly callSessionField?: HeaderJoin['field'];
   /**
    * Model calls of a participant that write no native message (OpenCode's title requests): their tokens are the
    * participant's spend that its native records do not hold, added to the sample's usage as auxiliary calls.

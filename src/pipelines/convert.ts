@@ -13,7 +13,7 @@ import { relativeStatusSources } from '../harnesses/native-archive.js';
 import type { HarnessAdapter, SessionConversion } from '../harnesses/adapter.js';
 import type { SinkFailure, UserSinks } from '../sinks/user-sink.js';
 import { withoutReasoning } from '../transforms/actf/without-reasoning.js';
-import { attributeCalls } from '../transforms/capture/attribute.js';
+import { attributionOf } from './attribution.js';
 import { openUserSinks, type SinkSpec } from './user-sinks.js';
 import { harnessAdapter, isShippedAdapter } from '../harnesses/index.js';
 import { partialUsage, type ParticipantUsage } from '../schemas/participant-usage.js';
@@ -86,9 +86,13 @@ async function convertSessions(options: ConvertOptions): Promise<ConvertedSessio
   }
   try {
     const sessions = await convertWith(adapter, options);
-    // A calls sink gets the --wire calls, attributed (by response id) to the sessions they belong to.
+    // A calls sink gets the --wire calls, attributed as collect attributes them, each to the session it belongs to.
     const calls = user.names.length > 0 ? await wireCalls(options) : undefined;
-    if (calls) for (const s of sessions) await user.addCalls(attributeCalls(calls, s.participants, adapter.callSessionField).filter((c) => c.participant_id !== null), s.dir);
+    for (const s of calls ? sessions : []) {
+      const input = { nativeRoot: options.native, version: 'unknown', session: s, tracePath: join(s.dir, 'trace.jsonl'), profile: null };
+      const { attribute } = await attributionOf(adapter, input);
+      await user.addCalls(calls!.map(attribute).filter((c) => c.participant_id !== null), s.dir);
+    }
     const failures = await user.end();
     return sessions.map((s) => ({ ...s, sinkFailures: failures }));
   } catch (err) {

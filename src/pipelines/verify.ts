@@ -10,7 +10,8 @@ import { SftRecord } from '../schemas/sft.js';
 import { checkValue } from '../schemas/validate.js';
 import { runProcess } from '../sources/process-runner.js';
 import { startScriptedModel } from '../sources/scripted-model/server.js';
-import { attributeCalls, deriveRelations, joinCallToSole, tokenDisagreements, validateCapture } from '../transforms/capture/index.js';
+import { deriveRelations, tokenDisagreements, validateCapture } from '../transforms/capture/index.js';
+import { attributionOf } from './attribution.js';
 import { finalizeNativeCapture } from './capture/finalize.js';
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
@@ -31,10 +32,8 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
   const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
   // The capture contract the harness's adapter gives a collect sample, at the version run.
   const adapter = harnessAdapter(harness);
-  const native = await adapter.nativeCapture!({ nativeRoot, version, session, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });
-  const joined = attributeCalls(model, participants, adapter.callSessionField);
-  const sole = native.soleParticipant;
-  const attributed = sole ? joined.map((c) => joinCallToSole(c, sole)) : joined;
+  const { native, attribute } = await attributionOf(adapter, { nativeRoot, version, session, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });
+  const attributed = model.map(attribute);
   const bad = attributed.filter((c) => c.identity_status !== 'attributed');
   if (bad.length > 0) fails.push(`${bad.length} calls not attributed (${bad.map((c) => c.status_reasons.identity_status).join('; ')})`);
   const children = participants.filter((p) => p.role === 'child');
@@ -67,7 +66,7 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
     const sets = new Set(children.map(toolsOf));
     if (sets.size !== children.length) fails.push(`the sub-agents were offered the same tools (${[...sets].join(' | ')})`);
   }
-  const manifest = await finalizeNativeCapture(native, { dir: attempt, calls: model, attempt: 1, scope: 'verify', debugRetention: 'on-error' });
+  const manifest = await finalizeNativeCapture(native, { dir: attempt, calls: attributed, attempt: 1, scope: 'verify', debugRetention: 'on-error' });
   // Spawns the native files cannot bind leave the capture partial: that is the honest result, and what is checked.
   if (unbound === 0 && manifest.capture_status !== 'complete') fails.push(`capture ${manifest.capture_status} (lifecycle ${manifest.lifecycle?.status}, coverage ${manifest.coverage?.status})`);
   if (unbound > 0 && (manifest.capture_status !== 'partial' || manifest.lifecycle?.status !== 'unknown')) fails.push(`capture ${manifest.capture_status} (lifecycle ${manifest.lifecycle?.status}) although ${unbound} spawns are unknown: expected partial, unknown`);

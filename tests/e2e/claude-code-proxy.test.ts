@@ -145,7 +145,7 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
     const attempt = join(base, 'capture', 'attempt-0001');
     const manifest = await finalizeCapture({
       dir: attempt,
-      calls: modelCalls,
+      calls: attributed,
       participants: participants as ParticipantUsage[],
       harness: { name: 'claude-code', version: '2.1.332' },
       capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: true },

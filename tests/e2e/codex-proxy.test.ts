@@ -160,7 +160,7 @@ describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
     const attempt = join(base, 'capture', 'attempt-0001');
     const manifest = await finalizeCapture({
       dir: attempt,
-      calls,
+      calls: attributed,
       participants: participants as ParticipantUsage[],
       harness: { name: 'codex', version: '0.171.0' },
       capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: false },

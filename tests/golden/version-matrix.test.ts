@@ -11,6 +11,7 @@ import type { Call } from '../../src/schemas/call.js';
 import type { ParticipantUsage } from '../../src/schemas/participant-usage.js';
 import { attributeCalls, joinCallToSole, tokenDisagreements } from '../../src/transforms/capture/index.js';
 import type { HeaderJoin } from '../../src/schemas/native-capture.js';
+import { CODEX_CALL_THREAD_FIELDS } from '../../src/harnesses/codex/participants.js';
 
 /**
  * Every fixture of the version matrix (tests/fixtures/versions/<harness>/<version>/<scenario>/: the native files
@@ -77,6 +78,9 @@ async function converted(f: { harness: string; dir: string }, calls: Call[] | un
   }
 }
 
+/** The identity header each harness's capture contract joins its calls by, where its records name no response id. */
+const HEADER_FIELD: Record<string, HeaderJoin['field'] | undefined> = { codex: CODEX_CALL_THREAD_FIELDS, opencode: 'session_id', deepseek: 'session_id' };
+
 describe('version matrix fixtures', () => {
   it('the matrix holds at least 20 Claude Code and 20 Codex versions', () => {
     const versions = (h: string) => new Set(fixtures.filter((f) => f.harness === h).map((f) => f.version)).size;
@@ -96,7 +100,7 @@ describe('version matrix fixtures', () => {
       const fixture = JSON.parse(readFileSync(join(f.dir, 'fixture.json'), 'utf8')) as VersionFixture;
       const all = readFileSync(join(f.dir, 'calls.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Call);
       const calls = all.filter((c) => !helperCall(f.harness, c, nativeBytes(join(f.dir, 'native'))));
-      const field = harnessAdapter(f.harness).callSessionField;
+      const field = HEADER_FIELD[f.harness];
       // From the native files alone: every participant exact, or marked unknown with why (never a silent zero).
       const alone = await converted(f, undefined);
       const known = alone.filter((p) => p.tokens_status !== 'unknown');

@@ -9,7 +9,7 @@ import { callsJsonlBodies } from '../../src/sources/archive/calls-bodies.js';
 import { projectCalls, readRawResponse, readWireFrames, WIRE_LOG_FILE } from '../../src/sources/proxy/index.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../src/sources/scripted-model/index.js';
 import { validateCapture } from '../../src/transforms/capture/index.js';
-import { finalizeCapture } from '../../src/pipelines/capture/index.js';
+import { finalizeAttributed } from '../support/finalize.js';
 import { collect } from '../support/http.js';
 import { startCapture } from '../support/capture.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -42,7 +42,7 @@ describe('the wire log in a published capture', () => {
     const calls = await capture.finish();
     expect(calls).toHaveLength(3);
     const dir = join(tmp.path, 'attempt-0001');
-    const manifest = await finalizeCapture({
+    const manifest = await finalizeAttributed({
       dir, calls, participants: [root(calls.map((c) => c.response_id!))], harness: { name: 'claude-code', version: 'test' },
       capabilities: { native_output_coverage: 'per_id', delegation: 'not_available_in_bundled_profile', background: false }, attempt: 1, scope: 's',
       debugRetention: 'full', wireLog: join(capture.outDir, WIRE_LOG_FILE),

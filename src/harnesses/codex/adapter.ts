@@ -19,7 +19,6 @@ export const codexAdapter: HarnessAdapter = {
   rawSchema: CODEX_RAW_SCHEMA,
   sessionFiles: /(^|\/)rollout-[^/]*\.jsonl$/,
   // Releases whose rollouts name no response id (before token_usage_record) join calls by the thread's header.
-  callSessionField: CODEX_CALL_THREAD_FIELDS,
 
   async convert(native, input) {
     const files = findRollouts(native);

@@ -19,7 +19,6 @@ export const deepSeekAdapter: HarnessAdapter = {
   name: 'deepseek',
   rawSchema: DEEPSEEK_EVENTS_SCHEMA,
   sessionFiles: /(^|\/)session\.jsonl(\.zstd)?$/,
-  callSessionField: 'session_id',
   auxiliaryCall: DEEPSEEK_TITLE_CALL,
 
   async convert(native, input) {

@@ -21,7 +21,6 @@ export const openCodeAdapter: HarnessAdapter = {
   // SQLite in WAL mode: the database with its journal files, as the CLI left them; before 1.2, the JSON storage objects
   sessionFiles: /(^|\/)opencode\.db(-wal|-shm)?$|(^|\/)storage\/(session|message|part)\/[^/]+\/[^/]+\.json$/,
   // OpenCode keeps no response ids: each call names its session in the x-session-id header.
-  callSessionField: 'session_id',
   // …used only in roller's proxy and removed before forwarding (seeds/000); x-session-affinity, the provider's routing hint, stays.
   correlationHeaders: { 'x-session-id': 'session_id' },
   auxiliaryCall: OPENCODE_TITLE_CALL,

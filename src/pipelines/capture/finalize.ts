@@ -5,14 +5,13 @@ import { runPipeline } from '../../core/run-pipeline.js';
 import type { Call } from '../../schemas/call.js';
 import { hasContext, withCallFields } from '../../schemas/call-context.js';
 import { CAPTURE_SCHEMA, type Manifest } from '../../schemas/manifest.js';
-import type { Announcements, HeaderJoin, NativeCapture, NativeOutputs } from '../../schemas/native-capture.js';
+import type { Announcements, NativeCapture, NativeOutputs } from '../../schemas/native-capture.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import type { Relation } from '../../schemas/relation.js';
 import { createCallsJsonlSink } from '../../sinks/calls-jsonl/sink.js';
 import { createCaptureManifestSink } from '../../sinks/capture-manifest/sink.js';
 import { createRelationsSink } from '../../sinks/relations/sink.js';
 import { publishWireLog } from '../../sources/proxy/wire-publish.js';
-import { callCorrelator } from '../../transforms/capture/correlate.js';
 import { CoverageCheck } from '../../transforms/capture/coverage.js';
 import { callEvidence, evidenceWatch, type CallEvidence } from '../../transforms/capture/evidence.js';
 import { relationsFromEvidence } from '../../transforms/capture/relations.js';
@@ -24,6 +23,7 @@ export type CallSource = readonly Call[] | (() => AsyncIterable<Call>);
 export interface FinalizeCaptureOptions {
   /** capture/attempt-NNNN: created; its formal files are written here. */
   dir: string;
+  /** The attempt's calls, attributed (pipelines/attribution.ts: the one place calls are attributed). */
   calls: CallSource;
   participants: readonly ParticipantUsage[];
   harness: Manifest['harness'];
@@ -49,12 +49,6 @@ export interface FinalizeCaptureOptions {
   announcements?: Announcements;
   /** What the native files say was output (default: per_id when capabilities say so, else none). */
   outputs?: NativeOutputs;
-  /** Attribution by header value where response ids join nothing (count-coverage harnesses). */
-  headerJoin?: HeaderJoin;
-  /** Every call still unattributed belongs to this participant (see NativeCapture.soleParticipant). */
-  soleParticipant?: { participant: string; evidence: string };
-  /** Calls a native record holds the output of (see NativeCapture.recordedOutputs). */
-  recordedOutputs?: Readonly<Record<string, { participant: string; evidence: string }>>;
 }
 
 /** finalizeCapture from an adapter's NativeCapture. */
@@ -69,9 +63,6 @@ export function finalizeNativeCapture(
     capabilities: native.capabilities,
     outputs: native.outputs,
     nativeFiles: native.nativeFiles,
-    ...(native.headerJoin ? { headerJoin: native.headerJoin } : {}),
-    ...(native.soleParticipant ? { soleParticipant: native.soleParticipant } : {}),
-    ...(native.recordedOutputs ? { recordedOutputs: native.recordedOutputs } : {}),
     ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}),
     ...(native.announcements ? { announcements: native.announcements } : {}),
   });
@@ -83,14 +74,13 @@ async function* each(source: CallSource): AsyncIterable<Call> {
 }
 
 /**
- * finalize_capture (seeds/000), as stages: each call is attributed by the correlators and its evidence taken
- * (relations, coverage, statuses hold ids, never the calls); then relations, lifecycle, capture status and
- * retention are decided; then the calls go through the correlators again into calls.jsonl (and any call sinks),
- * relations.jsonl and raw/ are written, and the manifest is published last with the sha256 of every formal file.
+ * finalize_capture (seeds/000), as stages, over calls already attributed: each call's evidence is taken (relations,
+ * coverage, statuses hold ids, never the calls); then relations, lifecycle, capture status and retention are decided;
+ * then the calls are written to calls.jsonl, relations.jsonl and raw/, and the manifest is published last with the
+ * sha256 of every formal file.
  */
 export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manifest> {
   await mkdir(o.dir, { recursive: true, mode: 0o700 });
-  const correlate = callCorrelator(o);
   const watch = evidenceWatch(o.participants, o.agentPaths);
   const outputs: NativeOutputs =
     o.outputs ?? (o.capabilities.native_output_coverage === 'per_id' ? { method: 'per_id' } : { method: 'none', reason: 'the adapter gave no native outputs to check against' });
@@ -102,8 +92,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
   const totals = { input: 0, cached_input: 0, cache_creation: 0, output: 0, reasoning: 0, calls: 0, unattributed: 0 };
   const callIdsOf = new Map<string, string[]>();
   const modelOf = new Map<string, string | null>();
-  for await (const raw of each(o.calls)) {
-    const c = correlate(raw);
+  for await (const c of each(o.calls)) {
     evidence.push(callEvidence(c, watch));
     coverageCheck.observe(c);
     tally.observe(c);
@@ -143,8 +132,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     name: 'capture-calls',
     source: () =>
       (async function* () {
-        for await (const raw of each(o.calls)) {
-          const c = correlate(raw);
+        for await (const c of each(o.calls)) {
           yield keepRaw ? c : withCallFields(c, { response_path: null });
         }
       })(),

@@ -6,8 +6,7 @@ import { harnessAdapter } from '../../harnesses/index.js';
 import { nativeArchive } from '../../harnesses/native-archive.js';
 import type { Actf } from '../../schemas/actf.js';
 import type { SampleInfo } from '../../schemas/run-info.js';
-import { attributeCalls } from '../../transforms/capture/attribute.js';
-import { joinByHeader } from '../../transforms/capture/coverage.js';
+import { attributionOf } from '../attribution.js';
 import { finalizeNativeCapture } from '../capture/finalize.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
 import { convertNative } from '../convert.js';
@@ -107,14 +106,15 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   const adapter = harnessAdapter(src.harness);
   const tracePath = join(dir, 'trace.jsonl');
   const compacted = (await adapter.mainCompactions?.({ tracePath, calls, participants: session.participants })) ?? null;
+  // Attributed once: the capture, the audits, the usage of auxiliary and compaction calls all read these.
+  const { native, attribute } = await attributionOf(adapter, { nativeRoot: src.nativeRoot, version: src.harnessVersion, session, tracePath, profile: o.profile }, compacted?.recordedOutputs);
+  const attributed = calls.map(attribute);
   // Once: for a lazy context it is a scan of the request's bytes (all of a sample's calls.jsonl).
-  const generating = o.captureCalls || o.thinking ? calls.filter(generatesOutput) : [];
+  const generating = o.captureCalls || o.thinking ? attributed.filter(generatesOutput) : [];
   if (o.captureCalls) {
     const capPath = `capture/attempt-${String(src.attempt).padStart(4, '0')}`;
     const archive = nativeArchive(adapter.sessionFiles, src.nativeRoot);
     if (!adapter.nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${src.harness}: its adapter has no capture contract (NativeCapture), so its calls cannot be captured`);
-    const native = await adapter.nativeCapture({ nativeRoot: src.nativeRoot, version: src.harnessVersion, session, tracePath, profile: o.profile });
-    if (compacted) native.recordedOutputs = compacted.recordedOutputs;
     const manifest = await finalizeNativeCapture(
       { ...native, nativeFiles: archive.files },
       {
@@ -131,10 +131,6 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
     out.capture = { status: manifest.capture_status, path: capPath, coverage: manifest.coverage?.status ?? null };
   }
   const root = session.participants.find((p) => p.role === 'root');
-  const byId = attributeCalls(calls, session.participants);
-  // A harness that keeps no response ids (OpenCode): its calls join their session by a header.
-  const field = adapter.callSessionField;
-  const attributed = field ? joinByHeader(byId, { field, participants: Object.fromEntries(session.participants.map((p) => [p.native_id, p.participant])) }) : byId;
   // Calls a participant made that no native message holds (title requests): real spend, in the sample's usage.
   const auxiliary = adapter.auxiliaryCall;
   if (auxiliary) {
@@ -143,7 +139,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   }
   const actf: Actf | null = session.actf;
   if (compacted) {
-    const segments = await writeCompactionSegments(dir, actf, byId, compacted, { keepThinking: o.keepThinking, captureCalls: o.captureCalls }, out.conversion.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion']);
+    const segments = await writeCompactionSegments(dir, actf, attributed, compacted, { keepThinking: o.keepThinking, captureCalls: o.captureCalls }, out.conversion.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion']);
     if (segments) out.segments = segments;
     out.compactionCalls = compactionCallUsage(compacted, calls);
   }

@@ -1,8 +1,6 @@
 import type { Call } from '../../schemas/call.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { withCallFields } from '../../schemas/call-context.js';
-import type { HeaderJoin } from '../../schemas/native-capture.js';
-import { joinCallByHeader } from './coverage.js';
 
 /** Each native output id (response / message id) with the participants that claim it. */
 export type OutputOwners = ReadonlyMap<string, readonly string[]>;
@@ -36,20 +34,6 @@ export function attributeByResponseId(call: Call, owners: OutputOwners): Call {
     reasons.identity_status = call.response_id ? `response ${call.response_id} is no participant's native output` : 'the call has no response id to join on';
   }
   return withCallFields(call, { participant_id, identity_status, status_reasons: reasons });
-}
-
-/**
- * attributeByResponseId and the export status, over an array of calls (scripts and tests holding them). With
- * `headerField` (a harness whose records name no response id: OpenCode, older Codex), a call the id join left
- * unattributed joins the participant whose native id its identity header carries.
- */
-export function attributeCalls(calls: readonly Call[], participants: readonly ParticipantUsage[], headerField?: HeaderJoin['field']): Call[] {
-  const owners = outputOwners(participants);
-  const join: HeaderJoin | undefined = headerField ? { field: headerField, participants: Object.fromEntries(participants.map((p) => [p.native_id, p.participant])) } : undefined;
-  return calls.map((call) => {
-    const byId = attributeByResponseId(call, owners);
-    return withExportStatus(join ? joinCallByHeader(byId, join) : byId);
-  });
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Call } from '../../schemas/call.js';
-import type { NativeCapture } from '../../schemas/native-capture.js';
+import type { HeaderJoin, NativeCapture } from '../../schemas/native-capture.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
-import type { Transform } from '../../core/stage.js';
 import { attributeByResponseId, outputOwners, withExportStatus } from './attribute.js';
 import { joinCallByHeader, joinCallToRecordedOutput, joinCallToSole } from './coverage.js';
 
@@ -25,10 +24,11 @@ export function callCorrelator(o: CorrelationEvidence): (call: Call) => Call {
   };
 }
 
-/** callCorrelator as a stage. */
-export function correlateCalls(o: CorrelationEvidence): Transform<Call, Call> {
-  const correlate = callCorrelator(o);
-  return async function* (input) {
-    for await (const call of input) yield correlate(call);
-  };
+/**
+ * callCorrelator over an array of calls (scripts and tests holding them): the response-id join, and with `headerField`
+ * (a harness whose records name no response id: OpenCode, older Codex) the join by that identity header field.
+ */
+export function attributeCalls(calls: readonly Call[], participants: readonly ParticipantUsage[], headerField?: HeaderJoin['field']): Call[] {
+  const headerJoin = headerField ? { field: headerField, participants: Object.fromEntries(participants.map((p) => [p.native_id, p.participant])) } : undefined;
+  return calls.map(callCorrelator({ participants, ...(headerJoin ? { headerJoin } : {}) }));
 }

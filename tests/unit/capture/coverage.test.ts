@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ParticipantUsage } from '../../../src/harnesses/claude-code/participants.js';
 import { Manifest, checkValue, type Call } from '../../../src/schemas/index.js';
 import { attributeCalls } from '../../../src/transforms/capture/index.js';
-import { finalizeCapture } from '../../../src/pipelines/capture/index.js';
+import { finalizeAttributed } from '../../support/finalize.js';
 import { checkCoverage, joinByHeader } from '../../../src/transforms/capture/coverage.js';
 import { withLazyContext } from '../../../src/schemas/call-context.js';
 import { recordExamples } from '../../support/record-examples.js';
@@ -60,7 +60,7 @@ describe('coverage of native outputs (seeds/000)', () => {
   });
 
   it('a mismatch keeps the published capture partial, and the manifest says why', async () => {
-    const m = await finalizeCapture({
+    const m = await finalizeAttributed({
       dir: join(tmp.path, 'mismatch'), calls: [call(0, 'm1')], participants: [person('root', ['m1', 'm2'])],
       harness: { name: 'claude-code', version: 't' }, capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: false },
       attempt: 1, scope: 's', debugRetention: 'off',
@@ -74,7 +74,7 @@ describe('coverage of native outputs (seeds/000)', () => {
   it('attribution keeps the request body exactly as sent (no re-serialization on the way to calls.jsonl)', async () => {
     const text = '{"model":"m","messages":[{"role":"user","content":"1.0 and \\u00e9"}]}';
     const c = withLazyContext(call(0, 'm1'), Buffer.from(text), 'test');
-    await finalizeCapture({
+    await finalizeAttributed({
       dir: join(tmp.path, 'verbatim'), calls: [c], participants: [person('root', ['m1'])],
       harness: { name: 'claude-code', version: 't' }, capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: false },
       attempt: 1, scope: 's', debugRetention: 'off',

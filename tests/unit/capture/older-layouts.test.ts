@@ -5,7 +5,7 @@ import { sha256File } from '../../../src/core/hashing.js';
 import type { ParticipantUsage } from '../../../src/harnesses/claude-code/participants.js';
 import type { Call } from '../../../src/schemas/index.js';
 import { validateCapture } from '../../../src/transforms/capture/index.js';
-import { finalizeCapture } from '../../../src/pipelines/capture/index.js';
+import { finalizeAttributed } from '../../support/finalize.js';
 import { recordExamples } from '../../support/record-examples.js';
 import { useTempDir } from '../../support/temp-dir.js';
 
@@ -22,7 +22,7 @@ const person = (participant: string, ids: string[], extra: Partial<ParticipantUs
 /** A compact/v2 capture, rewritten into an older layout the way those writers laid it out. */
 async function older(name: string, layout: 'compact/v1' | 'legacy', options: { copies?: boolean; dropCalls?: boolean; dropRelations?: boolean } = {}): Promise<string> {
   const dir = join(tmp.path, name);
-  await finalizeCapture({
+  await finalizeAttributed({
     dir, calls: [call(0, 'm1'), call(1, 'm2'), call(2, 'k1')],
     participants: [person('root', ['m1', 'm2']), person('kid', ['k1'], { role: 'child', parent: 'root', depth: 1, spawn_tool_call_id: 'toolu_1' })],
     harness: { name: 'claude-code', version: 't' }, capabilities: { native_output_coverage: 'per_id', delegation: 'native', background: false },

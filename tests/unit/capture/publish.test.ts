@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ParticipantUsage } from '../../../src/harnesses/claude-code/participants.js';
 import { Manifest, checkValue, type Call } from '../../../src/schemas/index.js';
 import { validateCapture } from '../../../src/transforms/capture/index.js';
-import { finalizeCapture } from '../../../src/pipelines/capture/index.js';
+import { finalizeAttributed } from '../../support/finalize.js';
 import { recordExamples } from '../../support/record-examples.js';
 import { useTempDir } from '../../support/temp-dir.js';
 
@@ -23,24 +23,24 @@ describe('publishing a capture', () => {
   it('on-error keeps raw/ only when something went wrong; after cleanup nothing points at removed files', async () => {
     const frames = join(tmp.path, 'frames');
     await writeFile(frames, 'x');
-    const ok = await finalizeCapture({ ...common, dir: join(tmp.path, 'ok'), calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'on-error', wireLog: frames });
+    const ok = await finalizeAttributed({ ...common, dir: join(tmp.path, 'ok'), calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'on-error', wireLog: frames });
     expect(ok).toMatchObject({ capture_status: 'complete', raw_retained: false });
     const written = JSON.parse((await readFile(join(tmp.path, 'ok', 'calls.jsonl'), 'utf8')).trim()) as Json;
     expect(written.response_path).toBeNull();
     expect(Object.keys(ok.files).sort()).toEqual(['calls.jsonl', 'relations.jsonl']);
 
-    const bad = await finalizeCapture({ ...common, dir: join(tmp.path, 'bad'), calls: [call(0, 'm1', { execution_status: 'failed' })], participants: [person('root', ['m1'])], debugRetention: 'on-error', wireLog: frames });
+    const bad = await finalizeAttributed({ ...common, dir: join(tmp.path, 'bad'), calls: [call(0, 'm1', { execution_status: 'failed' })], participants: [person('root', ['m1'])], debugRetention: 'on-error', wireLog: frames });
     expect(bad.raw_retained).toBe(true);
     expect(Object.keys(bad.files)).toContain('raw/wire.frames');
-    const full = await finalizeCapture({ ...common, dir: join(tmp.path, 'full'), calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'full', wireLog: frames });
+    const full = await finalizeAttributed({ ...common, dir: join(tmp.path, 'full'), calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'full', wireLog: frames });
     expect(full.raw_retained).toBe(true);
-    const off = await finalizeCapture({ ...common, dir: join(tmp.path, 'off'), calls: [call(0, 'm1', { execution_status: 'failed' })], participants: [person('root', ['m1'])], debugRetention: 'off', wireLog: frames });
+    const off = await finalizeAttributed({ ...common, dir: join(tmp.path, 'off'), calls: [call(0, 'm1', { execution_status: 'failed' })], participants: [person('root', ['m1'])], debugRetention: 'off', wireLog: frames });
     expect(off.raw_retained).toBe(false);
     for (const m of [ok, bad, full, off]) expect(checkValue(Manifest, m)).toEqual([]);
   });
 
   it('an unattributed call keeps the capture partial, while attributed calls stay exportable', async () => {
-    const m = await finalizeCapture({ ...common, dir: join(tmp.path, 'partial'), calls: [call(0, 'm1'), call(1, 'm_unknown')], participants: [person('root', ['m1'])], debugRetention: 'off' });
+    const m = await finalizeAttributed({ ...common, dir: join(tmp.path, 'partial'), calls: [call(0, 'm1'), call(1, 'm_unknown')], participants: [person('root', ['m1'])], debugRetention: 'off' });
     expect(m).toMatchObject({ capture_status: 'partial', totals: { unattributed_calls: 1 } });
     const lines = (await readFile(join(tmp.path, 'partial', 'calls.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Json);
     expect(lines.map((c) => c.export_status)).toEqual(['exportable', 'not_exportable']);
@@ -48,14 +48,14 @@ describe('publishing a capture', () => {
 
   it('a child still running keeps the lifecycle pending and the capture partial: nothing unknown is complete', async () => {
     const kid = person('kid', [], { role: 'child', parent: 'root', depth: 1, spawn_tool_call_id: 't1', status: 'running', spawn_result: 'acknowledgement' });
-    const m = await finalizeCapture({ ...common, dir: join(tmp.path, 'pending'), calls: [call(0, 'm1', { tool_refs: [{ id: 't1', name: 'Agent' }] })], participants: [person('root', ['m1']), kid], debugRetention: 'off' });
+    const m = await finalizeAttributed({ ...common, dir: join(tmp.path, 'pending'), calls: [call(0, 'm1', { tool_refs: [{ id: 't1', name: 'Agent' }] })], participants: [person('root', ['m1']), kid], debugRetention: 'off' });
     expect(m.lifecycle).toEqual({ status: 'pending', pending_participant_ids: ['kid'] });
     expect(m.capture_status).toBe('partial');
   });
 
   it('validate-capture reports a reference that points nowhere, with file and line', async () => {
     const dir = join(tmp.path, 'refs');
-    await finalizeCapture({ ...common, dir, calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'off' });
+    await finalizeAttributed({ ...common, dir, calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'off' });
     expect(await validateCapture(dir)).toEqual([]);
     const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as Json;
     manifest.participants[0].call_ids.push('c-missing');

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { convertNative } from '../../../src/pipelines/convert.js';
 import { Participant } from '../../../src/schemas/manifest.js';
 import { checkValue, type Call } from '../../../src/schemas/index.js';
-import { attributeCalls } from '../../../src/transforms/capture/attribute.js';
+import { attributeCalls } from '../../../src/transforms/capture/correlate.js';
 import { deriveRelations } from '../../../src/transforms/capture/relations.js';
 import { repoRoot } from '../../support/paths.js';
 import { useTempDir } from '../../support/temp-dir.js';

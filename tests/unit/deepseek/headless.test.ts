@@ -13,7 +13,7 @@ import { convertNative } from '../../../src/pipelines/convert.js';
 import { Actf, checkValue, DeepSeekEvent } from '../../../src/schemas/index.js';
 import type { Call } from '../../../src/schemas/call.js';
 import type { ParticipantUsage } from '../../../src/schemas/participant-usage.js';
-import { attributeCalls } from '../../../src/transforms/capture/attribute.js';
+import { attributeCalls } from '../../../src/transforms/capture/correlate.js';
 import { CoverageCheck } from '../../../src/transforms/capture/coverage.js';
 import { deriveRelations, tokenDisagreements } from '../../../src/transforms/capture/index.js';
 import { repoRoot } from '../../support/paths.js';

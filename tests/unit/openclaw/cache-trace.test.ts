@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { announcedRunOf, cacheTraceBeside, isAnnouncementRun, readOpenClawCacheTrace } from '../../../src/harnesses/openclaw/cache-trace.js';
 import { openClawAnnouncements, openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStore } from '../../../src/harnesses/openclaw/store.js';
-import { attributeCalls } from '../../../src/transforms/capture/attribute.js';
+import { attributeCalls } from '../../../src/transforms/capture/correlate.js';
 import { deriveRelations } from '../../../src/transforms/capture/relations.js';
 import type { Call } from '../../../src/schemas/call.js';
 import { repoRoot } from '../../support/paths.js';

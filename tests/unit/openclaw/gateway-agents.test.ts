@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findOpenClawStores, openClawNativeCapture, openClawParticipants, openClawTrees, readOpenClawStores } from '../../../src/harnesses/openclaw/store.js';
-import { attributeCalls } from '../../../src/transforms/capture/attribute.js';
+import { attributeCalls } from '../../../src/transforms/capture/correlate.js';
 import type { Call } from '../../../src/schemas/call.js';
 import { repoRoot } from '../../support/paths.js';
 import { useTempDir } from '../../support/temp-dir.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openClawNativeCapture, openClawParticipants, openClawTrees, readOpenClawStore } from '../../../src/harnesses/openclaw/store.js';
-import { attributeCalls } from '../../../src/transforms/capture/attribute.js';
+import { attributeCalls } from '../../../src/transforms/capture/correlate.js';
 import { deliveryIn, deriveRelations } from '../../../src/transforms/capture/relations.js';
 import type { Call } from '../../../src/schemas/call.js';
 import { repoRoot } from '../../support/paths.js';

@@ -34,7 +34,7 @@ export class CollectProgress {
     if (s.status === 'error' || s.status === 'timeout') this.failed++;
     const u = s.usage;
     if (u) this.tokens += u.input + u.cached_input + u.cache_creation + u.output;
-    const warnings = ((s.runtime as { warnings?: string[] }).warnings ?? []).map((w) => `\n  warning: ${w}`).join('');
+    const warnings = (s.runtime.warnings ?? []).map((w) => `\n  warning: ${w}`).join('');
     const line = `[${p.done}/${p.total}] ${s.status.padEnd(7)} ${s.index}_${s.task_id} (${s.model})${u ? ` ${u.requests} requests, ${u.input + u.cached_input + u.cache_creation} in / ${u.output} out tokens` : ''}${s.error ? `: ${s.error.message}` : ''}${warnings}`;
     if (this.multi) {
       this.bar ??= this.multi.create(p.total, 0, this.payload());

@@ -57,4 +57,4 @@ export async function sampleSftLines(dir: string, info: SampleInfo): Promise<Sam
   return { linear: await line(info.trajectory.sft), segments: null };
 }
 
-const capturePath = (info: SampleInfo): string | undefined => (info.runtime.capture as { path?: string } | null | undefined)?.path;
+const capturePath = (info: SampleInfo): string | undefined => info.runtime.capture?.path;

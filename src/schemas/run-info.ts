@@ -98,6 +98,32 @@ export const TrajectoryConversion = z.strictObject({
 });
 
 
+/** Where a sample's published capture is, and how it ended (manifest.json says the rest). */
+export const SampleCaptureRef = z.strictObject({
+  status: z.enum(['complete', 'partial', 'error']),
+  path: z.string().min(1).describe('capture/attempt-NNNN, relative to the sample'),
+  coverage: z.string().nullable().describe("manifest coverage.status (null: the manifest has none)"),
+});
+export type SampleCaptureRef = z.infer<typeof SampleCaptureRef>;
+
+/** A participant as info.json's runtime lists it (usage.json's record, less what the capture holds). */
+export const RuntimeParticipant = z
+  .object({
+    participant: z.string(),
+    role: z.enum(['root', 'child']),
+    native_id: z.string(),
+    parent: z.string().nullable(),
+    depth: z.number().int(),
+    spawn_tool_call_id: z.string().nullable(),
+    messages: NonNegativeInt,
+    tokens: z.record(z.string(), z.number()),
+    status: z.string(),
+    status_source: z.string().nullable(),
+    reason: z.string().nullable().optional(),
+  })
+  .catchall(z.unknown());
+export type RuntimeParticipant = z.infer<typeof RuntimeParticipant>;
+
 export const SampleInfo = z
   .strictObject({
     schema: z.literal(SAMPLE_INFO_SCHEMA),
@@ -135,6 +161,10 @@ export const SampleInfo = z
       .strictObject({
         trajectory_conversion: z.array(TrajectoryConversion),
         sft_eligibility: z.strictObject({ eligible: z.boolean(), reason: z.string().nullable() }).optional(),
+        capture: SampleCaptureRef.nullable().optional().describe('the published capture (with --capture-calls), null without one'),
+        participants: z.array(RuntimeParticipant).optional().describe("the agent tree: each participant's own tokens, status and where it was read"),
+        warnings: z.array(z.string()).optional().describe('what the sample\'s user should know that is not an error'),
+        read_notes: z.array(z.string()).optional().describe('known native records read with a redundant field missing: what was read in its place'),
       })
       .catchall(z.unknown())
       .describe('audits (thinking, wire effort, completion, model identity) are added by later stages'),

@@ -7,7 +7,9 @@ import type { Grade } from '../../schemas/run-info.js';
 import type { Task } from '../../schemas/task.js';
 
 /** Where a sample keeps its grader's output: stdout.log and stderr.log (its scores go into info.json). */
-export const GRADER_DIR = 'grader';
+import { GRADER_DIR } from '../sample-layout.js';
+
+export { GRADER_DIR };
 
 /** How a process is run where the harness ran (locally, or in its container). */
 export type RunIn = (plan: ProcessPlan, options: RunProcessOptions) => Promise<ProcessOutcome>;

@@ -5,7 +5,7 @@ import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { nativeArchive } from '../../harnesses/native-archive.js';
 import type { Actf } from '../../schemas/actf.js';
-import type { SampleInfo } from '../../schemas/run-info.js';
+import type { SampleCaptureRef, SampleInfo } from '../../schemas/run-info.js';
 import { attributionOf } from '../attribution.js';
 import { finalizeNativeCapture } from '../capture/finalize.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
@@ -54,7 +54,7 @@ export interface AttemptProjection {
   participants: ParticipantUsage[];
   requests: number;
   conversion: Record<string, unknown> | null;
-  capture: { status: string; path: string; coverage: string | null } | null;
+  capture: SampleCaptureRef | null;
   audits: { completion: CompletionAudit; modelIdentity: ModelIdentityAudit; wireEffort: WireEffortAudit | null; thinking: ThinkingAudit | null } | null;
   segments?: SegmentMeta[];
   compactionCalls?: CompactionCallUsage[];

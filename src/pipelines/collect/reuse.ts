@@ -46,7 +46,7 @@ export async function reusableSample(dir: string, r: { index: number; task: { id
       const st = await lstat(join(dir, 'results', f.path)).catch(() => undefined);
       if (!st?.isFile() || st.size !== f.size) return undefined;
     }
-    const capture = (info.runtime.capture as { path?: string } | null | undefined)?.path;
+    const capture = info.runtime.capture?.path;
     if (capture) {
       const problems = await validateCapture(join(dir, capture));
       if (problems.length > 0) return { defect: `${join(dir, capture)}: ${problems.length} problem(s), first: ${problems[0]}` };

@@ -20,6 +20,7 @@ import { resolveSimulators } from './simulator-models.js';
 import { reusableSample } from './reuse.js';
 import { TrainingTally } from './training-summary.js';
 import { RunInfoCheckpoints } from './checkpoints.js';
+import { runSummary, type RunSftCounts } from '../run-summary.js';
 import { runUsageTotals } from '../run-usage.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
@@ -253,18 +254,10 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     resumeHistory.push({ at: new Date().toISOString(), took_over: tookOver, cleaned, changes });
   }
   const training = new TrainingTally();
-  // The graders' verdicts of the processed samples (reused included), when any task has a grader.
-  const gradeSummary = (list: RunInfo['samples']) => {
-    const graded = list.filter((r) => r.grade !== undefined);
-    if (graded.length === 0) return {};
-    const n = (g: string) => graded.filter((r) => r.grade === g).length;
-    return { grades: { graded: graded.length, passed: n('passed'), failed: n('failed'), timeout: n('timeout'), error: n('error') } };
-  };
   /** Set once the run-level SFT files are written (seeds/003 §4.4). */
-  let sftCounts: { sft_included: number; sft_segmented: number; sft_excluded: number } | undefined;
+  let sftCounts: RunSftCounts | undefined;
   const snapshot = (): RunInfo => {
     const list = [...rows.values()].sort((a, b) => a.index - b.index);
-    const count = (s: string) => list.filter((r) => r.status === s).length;
     return {
       schema: RUN_INFO_SCHEMA,
       roller_version: lock.roller_version,
@@ -275,7 +268,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
       config,
       progress: { total: requests.length, processed: list.length, pending: requests.length - list.length },
       requests: { tasks: bundle.tasks.length, models: models.length },
-      summary: { ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout'), ...(sftCounts ?? {}), training: training.summary(), ...gradeSummary(list) },
+      summary: runSummary(list, { sft: sftCounts, training: training.summary() }),
       usage: runUsageTotals(list),
       samples: list,
       errors: runErrors,
@@ -379,7 +372,7 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
   try {
     order.settleRest(); // samples never run (Ctrl-C) contribute nothing
     const written = await samples;
-    sftCounts = { sft_included: written.included, sft_segmented: written.segmented, sft_excluded: requests.length - written.included - written.segmented };
+    sftCounts = { included: written.included, segmented: written.segmented, total: requests.length };
     for (const f of written.sinkFailures) runErrors.push({ code: ErrorCode.SINK_WRITE_FAILED, message: `sink ${f.sink} failed${f.at ? ` at ${f.at}` : ''}: ${f.message}; the run's own files are complete`, at: new Date().toISOString() });
     state = o.signal?.aborted ? 'interrupted' : 'finished';
     if (state === 'finished') await rm(marker, { force: true });

@@ -9,6 +9,7 @@ import { harnessAdapter } from '../../harnesses/index.js';
 import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
 import type { AttemptResult } from './sample.js';
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
+import { SAMPLE_FILE } from '../sample-layout.js';
 
 /** What a sample's info.json says that its evidence does not derive: who it is and how its attempts went. */
 export interface SampleHead {
@@ -27,16 +28,16 @@ export interface SampleHead {
  */
 export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'auxiliaryCalls' | 'harnessReported' | 'spawnsWithoutParticipant' | 'userSimulator' | 'grade'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures'] }): Promise<SampleInfo> {
   if (result.status !== 'ok') {
-    await rm(join(dir, 'trace_SFT.json'), { force: true });
-    await rm(join(dir, 'sft_segments'), { recursive: true, force: true });
+    await rm(join(dir, SAMPLE_FILE.sft), { force: true });
+    await rm(join(dir, SAMPLE_FILE.segments), { recursive: true, force: true });
   } else {
-    await rm(join(dir, 'rollout'), { recursive: true, force: true });
+    await rm(join(dir, SAMPLE_FILE.rollout), { recursive: true, force: true });
   }
   const calls = [...(result.compactionCalls ?? []), ...(result.auxiliaryCalls ?? [])];
   const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + calls.reduce((a, c) => a + c.tokens[k], 0);
   const partial = partialUsage(result.participants);
   const completion = result.audits?.completion;
-  const sftOk = result.status === 'ok' && existsSync(join(dir, 'trace_SFT.json'));
+  const sftOk = result.status === 'ok' && existsSync(join(dir, SAMPLE_FILE.sft));
   const conversion = (result.conversion?.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion'] | undefined) ?? [
     { target: 'actf', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
     { target: 'sft', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
@@ -66,10 +67,10 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     elapsed_ms: head.elapsed_ms,
     usage,
     trajectory: {
-      raw_schema: existsSync(join(dir, 'trace.jsonl')) ? harnessAdapter(head.harness.name).rawSchema : null,
-      raw: existsSync(join(dir, 'trace.jsonl')) ? 'trace.jsonl' : null,
-      actf: existsSync(join(dir, 'trace_ACTF.json')) ? 'trace_ACTF.json' : null,
-      sft: sftOk ? 'trace_SFT.json' : null,
+      raw_schema: existsSync(join(dir, SAMPLE_FILE.raw)) ? harnessAdapter(head.harness.name).rawSchema : null,
+      raw: existsSync(join(dir, SAMPLE_FILE.raw)) ? SAMPLE_FILE.raw : null,
+      actf: existsSync(join(dir, SAMPLE_FILE.actf)) ? SAMPLE_FILE.actf : null,
+      sft: sftOk ? SAMPLE_FILE.sft : null,
       ...(result.status === 'ok' && result.segments ? { sft_segments: result.segments } : {}),
     },
     results: result.results,
@@ -104,7 +105,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     },
     provenance: head.provenance,
   };
-  await createSampleInfoSink({ path: join(dir, 'info.json') }).consume(itemsOf(info), createStageContext());
+  await createSampleInfoSink({ path: join(dir, SAMPLE_FILE.info) }).consume(itemsOf(info), createStageContext());
   return info;
 }
 

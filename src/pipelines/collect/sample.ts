@@ -8,7 +8,7 @@ import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { harnessAdapter, proxyCorrelation } from '../../harnesses/index.js';
 import type { CaptureFailure } from '../../harnesses/adapter.js';
 import type { RecordedError } from '../../schemas/common.js';
-import type { Grade, SampleInfo } from '../../schemas/run-info.js';
+import type { Grade, SampleCaptureRef, SampleInfo } from '../../schemas/run-info.js';
 import type { Task } from '../../schemas/task.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { runInDocker, type DockerApi } from '../../sources/docker-runner.js';
@@ -21,7 +21,8 @@ import { startProxyPipeline } from '../proxy.js';
 import type { ResolvedModel } from './models.js';
 import { keepCacheTrace } from './cache-trace.js';
 import { copyResults } from './results.js';
-import { GRADER_DIR, runGrader } from './grader.js';
+import { runGrader } from './grader.js';
+import { PER_ATTEMPT_FILES } from '../sample-layout.js';
 import type { AuxiliaryCallUsage, CompactionCallUsage } from './compaction-segments.js';
 import type { CompletionAudit, ModelIdentityAudit, ThinkingAudit, WireEffortAudit } from './audits.js';
 import { projectAttempt } from './project-attempt.js';
@@ -34,7 +35,7 @@ import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
 import { fixedPrompts, simulatedPrompts } from './prompt-source.js';
 import { UserSimulator } from './user-simulator.js';
-import { USER_SIMULATOR_DIR, writeDialogueFiles } from './user-simulator-files.js';
+import { writeDialogueFiles } from './user-simulator-files.js';
 
 export interface SampleRequest {
   index: number;
@@ -101,7 +102,7 @@ export interface AttemptResult {
   requests: number;
   conversion: Record<string, unknown> | null;
   results: SampleInfo['results'];
-  capture: { status: string; path: string; coverage: string | null } | null;
+  capture: SampleCaptureRef | null;
   /** Process logs by name: stdout, stderr, and stdout.2, stderr.2, … for follow-up prompts. */
   logs: Record<string, string>;
   /** Compaction segments written (a compacted main context), else undefined. */
@@ -124,8 +125,6 @@ export interface AttemptResult {
 }
 
 
-const CANONICAL = ['trace.jsonl', 'trace_ACTF.json', 'trace_SFT.json', 'sft_segments', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'results', 'capture', 'conversation.json', USER_SIMULATOR_DIR, GRADER_DIR, 'info.json'];
-
 /**
  * One sample: up to 1 + retries complete attempts, each in a fresh HOME and work directory, the harness
  * talking to the model through its own recording proxy; then the native session converted (trace.jsonl,
@@ -140,7 +139,7 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
   let last: AttemptResult | undefined;
   for (let attempt = 1; attempt <= 1 + s.retries; attempt++) {
     // Nothing of an earlier attempt may mix into this one (seeds/003 §7.3).
-    for (const f of CANONICAL) await rm(join(dir, f), { recursive: true, force: true });
+    for (const f of PER_ATTEMPT_FILES) await rm(join(dir, f), { recursive: true, force: true });
     last = await runAttempt(r, s, dir, attempt);
     attempts.push({ attempt, status: last.status, elapsed_ms: last.elapsedMs, harness_ms: last.harnessMs, error: last.error });
     if (last.status === 'ok') break;

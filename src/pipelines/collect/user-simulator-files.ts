@@ -18,7 +18,9 @@ import { projectSft } from '../../transforms/sft/project.js';
 import type { UserSimulator } from './user-simulator.js';
 import { ErrorCode } from '../../core/errors.js';
 
-export const USER_SIMULATOR_DIR = 'user_simulator';
+import { USER_SIMULATOR_DIR } from '../sample-layout.js';
+
+export { USER_SIMULATOR_DIR };
 
 interface CallUsage {
   response_id: string | null;

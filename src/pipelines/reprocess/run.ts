@@ -9,6 +9,7 @@ import { InOrder } from '../../core/in-order.js';
 import { ensurePrivateDir } from '../../core/private-dir.js';
 import { acquireLock, describeHolder, inspectLock } from '../../core/process-lock.js';
 import type { Lock } from '../../schemas/lock.js';
+import { runSummary } from '../run-summary.js';
 import { runUsageTotals } from '../run-usage.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 import { createRunInfoSink } from '../../sinks/run-info/sink.js';
@@ -237,7 +238,7 @@ async function sourceKey(sample: string, version: string): Promise<string> {
   const h = createHash('sha256').update(version).update('\0');
   const infoBytes = await readFile(join(sample, 'info.json'));
   h.update(infoBytes);
-  const capture = (JSON.parse(infoBytes.toString('utf8')) as SampleInfo).runtime.capture as { path?: string } | null | undefined;
+  const capture = (JSON.parse(infoBytes.toString('utf8')) as SampleInfo).runtime.capture;
   if (capture?.path && existsSync(join(sample, capture.path, 'manifest.json'))) h.update(await readFile(join(sample, capture.path, 'manifest.json')));
   return h.digest('hex');
 }
@@ -273,14 +274,10 @@ async function writeRunFiles(runDir: string, output: string, run: RunInfo, count
     row.usage = s.usage;
     present.push(row);
   }
-  if (run.summary.sft_included !== undefined || counts.segmented > 0) {
-    run.summary.sft_included = counts.included;
-    run.summary.sft_segmented = counts.segmented;
-    run.summary.sft_excluded = run.samples.length - counts.included - counts.segmented;
-  }
+  const sft = run.summary.sft_included !== undefined || counts.segmented > 0 ? { included: counts.included, segmented: counts.segmented, total: run.samples.length } : undefined;
   run.samples = run.samples.filter((r) => present.includes(r));
-  const count = (st: string) => run.samples.filter((r) => r.status === st).length;
-  run.summary = { ...run.summary, ok: count('ok'), error: count('error'), timeout: count('timeout'), skipped: count('skipped'), failed: count('error') + count('timeout') };
+  // The training tally is the archive's (the audits it counts are re-derived the same way per sample).
+  run.summary = runSummary(run.samples, { sft, training: run.summary.training });
   run.usage = runUsageTotals(run.samples);
   if (run.samples.length !== run.progress.total) {
     // A partial reprocess (a sample directory, or samples that failed): the tree says what it holds.

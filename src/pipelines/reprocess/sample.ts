@@ -14,8 +14,7 @@ import { readWireFrames } from '../../sources/proxy/wire-frames.js';
 import { callsJsonlBodies } from '../../sources/archive/calls-bodies.js';
 import { projectAttempt } from '../collect/project-attempt.js';
 import { finishSample } from '../collect/sample-info.js';
-import { GRADER_DIR } from '../collect/grader.js';
-import { USER_SIMULATOR_DIR } from '../collect/user-simulator-files.js';
+import { sampleFilesOf, USER_SIMULATOR_DIR } from '../sample-layout.js';
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
 import { sampleSftLines, type SampleSftLines } from '../finished-sample.js';
 
@@ -24,15 +23,6 @@ import { validateCapture } from '../../transforms/capture/validate.js';
 import type { ReadArena } from '../../core/read-arena.js';
 
 
-const FAMILIES: Record<ReprocessTarget, string[]> = {
-  actf: ['trace.jsonl', 'trace_ACTF.json'],
-  sft: ['trace_SFT.json', 'sft_segments'],
-  capture: ['capture'],
-};
-
-/** Files of a sample that no projection derives: copied as bytes (task outputs, diagnostic layers, logs). */
-// A dialogue's files are roller's own simulator client's records, not derived from the harness's: kept as they are.
-const KEPT_AS_IS = ['results', 'wire_trace.jsonl', 'tools_capture.jsonl', 'cache_trace.jsonl', 'rollout', 'conversation.json', USER_SIMULATOR_DIR, GRADER_DIR];
 
 export interface SampleJob {
   /** The archived sample directory (never modified). */
@@ -75,7 +65,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
     const info = JSON.parse(await readFile(join(job.source, 'info.json'), 'utf8')) as SampleInfo;
     const harness = info.harness.name;
     if (!harnessAdapter(harness).nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${job.source}: ${harness} has no capture contract, so its archive cannot be projected again`);
-    const capturePath = info.runtime.capture && typeof info.runtime.capture === 'object' ? (info.runtime.capture as { path?: string }).path : undefined;
+    const capturePath = info.runtime.capture?.path;
     if (!capturePath) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${job.source}: no capture: the sample was collected with --no-capture-calls, so there is no archive to project again`);
     const capture = join(job.source, capturePath);
     const nativeRoot = join(capture, 'raw', 'native');
@@ -135,12 +125,12 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
     for (const name of await readdir(join(job.source, 'capture'))) {
       if (name !== capturePath.split('/').pop()) await cp(join(job.source, 'capture', name), join(partial, 'capture', name), { recursive: true });
     }
-    for (const name of KEPT_AS_IS) if (existsSync(join(job.source, name))) await cp(join(job.source, name), join(partial, name), { recursive: true });
+    for (const name of sampleFilesOf('kept')) if (existsSync(join(job.source, name))) await cp(join(job.source, name), join(partial, name), { recursive: true });
     // --only: the families not selected stay as the archive has them.
     if (job.only) {
       for (const t of REPROCESS_TARGETS) {
         if (job.only.includes(t)) continue;
-        for (const f of FAMILIES[t]) {
+        for (const f of sampleFilesOf(t)) {
           await rm(join(partial, f), { recursive: true, force: true });
           if (existsSync(join(job.source, f))) await cp(join(job.source, f), join(partial, f), { recursive: true });
         }
@@ -164,7 +154,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
         ...(projection.auxiliaryCalls ? { auxiliaryCalls: projection.auxiliaryCalls } : {}),
         ...(projection.spawnsWithoutParticipant ? { spawnsWithoutParticipant: projection.spawnsWithoutParticipant } : {}),
         harnessReported: ((info.runtime as { harness_reported?: Record<string, unknown> }).harness_reported ?? null),
-        warnings: (info.runtime as { warnings?: string[] }).warnings ?? [],
+        warnings: info.runtime.warnings ?? [],
         ...(existsSync(join(job.source, USER_SIMULATOR_DIR, 'info.json')) ? { userSimulator: JSON.parse(await readFile(join(job.source, USER_SIMULATOR_DIR, 'info.json'), 'utf8')) as UserSimulatorInfo } : {}),
       },
     );

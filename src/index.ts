@@ -56,5 +56,6 @@ export { finalizeCapture, finalizeNativeCapture, type CallSource, type FinalizeC
 export { startProxyPipeline, projectWireLog } from './pipelines/proxy.js';
 export { openUserSinks, sinkSpecs, type SinkSpec, type UserSinkSet } from './pipelines/user-sinks.js';
 export { finishedSample } from './pipelines/finished-sample.js';
+export { openRun, type OpenedRun, type RunSample } from './pipelines/run-reader.js';
 export { nativeUsage, formatNativeUsage, type NativeUsageReport } from './pipelines/native-usage.js';
 export { scanUsage, type ScannedParticipant, type UsageScan } from './harnesses/claude-code/usage-scan.js';

@@ -10,11 +10,11 @@ import type { AtifSubagent } from '../harnesses/adapter.js';
 import { harnessAdapter } from '../harnesses/index.js';
 import type { Actf } from '../schemas/actf.js';
 import { AtifTrajectory } from '../schemas/atif.js';
-import type { ParticipantUsage } from '../schemas/participant-usage.js';
-import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
+import type { SampleInfo } from '../schemas/run-info.js';
 import { checkValue } from '../schemas/validate.js';
 import { withoutReasoning } from '../transforms/actf/without-reasoning.js';
 import { actfToAtif } from '../transforms/atif/from-actf.js';
+import { openRun, type RunSample } from './run-reader.js';
 
 export interface ExportResult {
   exported: { path: string; status: string }[];
@@ -32,14 +32,14 @@ export interface ExportResult {
  * the run itself is never modified.
  */
 export async function exportAtif(runDir: string, output = join(runDir, 'atif')): Promise<ExportResult> {
-  if (!existsSync(join(runDir, 'info.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${runDir}: no info.json; pass a run directory written by roller collect`);
-  const run = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
+  const opened = await openRun(runDir);
+  const run = opened.info;
   const result: ExportResult = { exported: [], skipped: [], failed: [] };
   // A run collected with --no-keep-thinking: sub-agents re-read from trace.jsonl lose their reasoning as the main ACTF did.
   const keepThinking = (run.config as { keep_thinking?: unknown } | undefined)?.keep_thinking !== false;
   for (const row of run.samples) {
     try {
-      const done = await exportSample(runDir, row, output, keepThinking);
+      const done = await exportSample(runDir, await opened.sample(row), output, keepThinking);
       if (typeof done === 'string') result.skipped.push({ path: row.path, reason: done });
       else result.exported.push(done);
     } catch (err) {
@@ -50,11 +50,8 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
 }
 
 /** One sample exported (its row), or why it is skipped; throws what makes it fail. */
-async function exportSample(runDir: string, row: RunInfo['samples'][number], output: string, keepThinking: boolean): Promise<{ path: string; status: string } | string> {
-  const dir = join(runDir, row.path);
-  const infoPath = join(dir, 'info.json');
-  if (!existsSync(infoPath)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${infoPath} is missing, though the run's info.json lists the sample`);
-  const info = await readJson<SampleInfo>(infoPath);
+async function exportSample(runDir: string, sample: RunSample, output: string, keepThinking: boolean): Promise<{ path: string; status: string } | string> {
+  const { dir, info, row } = sample;
   if (!info.trajectory.actf) return 'its conversion produced no ACTF (runtime.trajectory_conversion says why)';
   const actfPath = join(dir, info.trajectory.actf);
   if (!existsSync(actfPath)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${actfPath} is missing, though the sample's info.json names it`);
@@ -67,8 +64,7 @@ async function exportSample(runDir: string, row: RunInfo['samples'][number], out
   const raw = info.trajectory.raw ? join(dir, info.trajectory.raw) : undefined;
   const adapter = harnessAdapter(info.harness.name);
   if (raw && adapter.atifSubagents) {
-    const people = ((info.runtime as { participants?: unknown }).participants ?? []) as ParticipantUsage[];
-    const children = adapter.atifSubagents(await readJsonl(raw), people).map((c) => (keepThinking ? c : { ...c, actf: withoutReasoning(c.actf) }));
+    const children = adapter.atifSubagents(await readJsonl(raw), sample.participants).map((c) => (keepThinking ? c : { ...c, actf: withoutReasoning(c.actf) }));
     images.push(...embedSubagents(trajectory, children, info, sessionId));
   }
   const issues = checkValue(AtifTrajectory, trajectory);

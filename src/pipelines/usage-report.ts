@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCode, RollerError } from '../core/errors.js';
-import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
+import type { SampleInfo } from '../schemas/run-info.js';
+import { openRun } from './run-reader.js';
 import { addTokens, zeroTokens, type TokensByKind } from '../schemas/participant-usage.js';
 
 type Tokens = TokensByKind;
@@ -53,16 +52,16 @@ export interface UsageReport {
  * no native message holds, are shown beside their participant and counted in the totals once.
  */
 export async function usageReport(runDir: string): Promise<UsageReport> {
-  if (!existsSync(join(runDir, 'info.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${runDir}: no info.json; pass a run directory written by roller collect`);
-  const run = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
+  const opened = await openRun(runDir);
+  const run = opened.info;
   const samples: SampleUsage[] = [];
   const totals = zeroTokens();
   let cost: number | null = null;
   for (const row of run.samples) {
-    const file = join(runDir, row.path, 'info.json');
-    if (!existsSync(file)) continue;
-    const info = JSON.parse(await readFile(file, 'utf8')) as SampleInfo;
-    const people = ((info.runtime as { participants?: unknown }).participants ?? []) as (Omit<UsageNode, 'children' | 'note'> & { parent: string | null; reason?: string | null })[];
+    if (!existsSync(join(runDir, row.path, 'info.json'))) continue; // a sample not written yet (a run under way)
+    const sample = await opened.sample(row);
+    const info = sample.info;
+    const people = sample.participants as unknown as (Omit<UsageNode, 'children' | 'note'> & { parent: string | null; reason?: string | null })[];
     const nodes = new Map(people.map((p) => [p.participant, { ...p, note: p.reason ?? null, children: [] as UsageNode[] }]));
     const tree: UsageNode[] = [];
     for (const p of people) {

@@ -10,6 +10,7 @@ import { collectRuns, DUMMY_KEY, filesUnder, info, readJson, readJsonl, roller, 
 import { runChecks } from '../support/run-checks.js';
 import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { openRun } from '../../src/pipelines/run-reader.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('collect');
@@ -80,6 +81,23 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(delegated.subagent_trajectories).toHaveLength(1);
     const refs = (delegated.steps as Json[]).flatMap((st) => ((st.observation?.results ?? []) as Json[]).flatMap((r) => r.subagent_trajectory_ref ?? []));
     expect(refs).toEqual([{ trajectory_id: delegated.subagent_trajectories[0].trajectory_id }]);
+
+    // The library's run reader: every sample in order, its info.json checked, its files on demand.
+    const opened = await openRun(run);
+    const read: { participants: number; calls: number; relations: number; actf: boolean; sft: boolean }[] = [];
+    for await (const s of opened.samples()) {
+      let calls = 0;
+      for await (const _ of s.calls()) calls++;
+      read.push({ participants: s.participants.length, calls, relations: (await s.relations()).length, actf: (await s.actf()) !== null, sft: (await s.sft()) !== null });
+    }
+    expect(read.map((r) => r.participants)).toEqual([1, 1, 2]);
+    expect(read.every((r) => r.calls > 0 && r.actf && r.sft)).toBe(true);
+    expect(read[2]!.relations).toBe(relationRecords.length);
+    expect(opened.lock?.harness).toBeDefined();
+    // A sample directory where a run is expected: said, with the run directory to pass instead (no stack trace).
+    await expect(openRun(join(run, rows[0]!.path))).rejects.toMatchObject({ code: 'ROLLER_INVALID_OPTIONS', message: expect.stringContaining('is a sample directory') });
+    const wrongDir = await roller(['usage', join(run, rows[0]!.path)]);
+    expect([wrongDir.code, wrongDir.stderr]).toEqual([2, expect.stringMatching(/^roller: .* is a sample directory .*pass the run directory it is in/)]);
 
     const sftBefore = readFileSync(join(run, 'sft.jsonl'));
     // A sample written before an audit existed (its model_identity_audit taken out): a resume reuses it as it is.

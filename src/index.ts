@@ -41,6 +41,8 @@ export * from './transforms/capture/index.js';
 
 // Sinks: the registry, every output family's sink, and what a user's sink module exports.
 export * from './sinks/index.js';
+// The zod a sink module's options schema should be made with (the same instance roller checks them with).
+export { z } from 'zod';
 
 // Harnesses: the adapter contract and the registry.
 export type { AtifSubagent, CaptureInput, ConvertInput, HarnessAdapter, HarnessRunner, RunLaunch, SessionConversion } from './harnesses/adapter.js';

@@ -10,8 +10,7 @@
  * at once (reprocess runs samples on several threads; any sink must allow it): WAL and a busy timeout do that.
  */
 import Database from 'better-sqlite3';
-import { z } from 'zod';
-import { defineSink, type Call, type FinishedSample, type Sink, type SinkReport } from '../../src/index.js';
+import { defineSink, sinkFrom, z, type Call, type FinishedSample } from '../../src/index.js';
 
 const Options = z.strictObject({ path: z.string().min(1).describe('the SQLite database file (created if absent)') });
 
@@ -30,44 +29,38 @@ export default defineSink({
         sample TEXT, participant TEXT, role TEXT, parent TEXT, depth INTEGER, spawn_tool_call_id TEXT,
         input INTEGER, cache_read INTEGER, output INTEGER, status TEXT, PRIMARY KEY (sample, participant));
       CREATE TABLE IF NOT EXISTS samples (sample TEXT PRIMARY KEY, task_id TEXT, model TEXT, status TEXT, steps INTEGER);`);
-    // The database closes when both streams have ended.
+    // The database closes when both streams have ended (however they end: sinkFrom runs close either way).
     let open = 2;
-    const done = (name: string, n: number): SinkReport => {
-      if (--open === 0) db.close();
-      return { name, received: n, written: n };
-    };
+    const close = () => void (--open === 0 && db.close());
     const callRow = db.prepare(
       `INSERT OR REPLACE INTO calls VALUES (@call_id, @participant_id, @protocol, @request_model, @response_model, @http_status, @execution_status, @export_status, @input, @output)`,
     );
-    const calls: Sink<Call> = {
-      name: 'sqlite-sink:calls',
-      async consume(input) {
-        let n = 0;
+    const calls = sinkFrom<Call>(
+      'sqlite-sink:calls',
+      async (input) => {
         for await (const c of input) {
           const u = c.usage.normalized;
           callRow.run({ call_id: c.call_id, participant_id: c.participant_id, protocol: c.protocol, request_model: c.request_model, response_model: c.response_model, http_status: c.http_status, execution_status: c.execution_status, export_status: c.export_status, input: u?.input ?? null, output: u?.output ?? null });
-          n++;
         }
-        return done('sqlite-sink:calls', n);
       },
-    };
+      { close },
+    );
     const participantRow = db.prepare(`INSERT OR REPLACE INTO participants VALUES (@sample, @participant, @role, @parent, @depth, @spawn, @input, @cache_read, @output, @status)`);
     const sampleRow = db.prepare(`INSERT OR REPLACE INTO samples VALUES (@sample, @task_id, @model, @status, @steps)`);
-    const samples: Sink<FinishedSample> = {
-      name: 'sqlite-sink:samples',
-      async consume(input) {
-        let n = 0;
+    const samples = sinkFrom<FinishedSample>(
+      'sqlite-sink:samples',
+      async (input) => {
         for await (const s of input) {
           const sample = `${s.info.index}_${s.info.task_id} (${s.info.model})`;
           const actf = await s.actf();
           sampleRow.run({ sample, task_id: s.info.task_id, model: s.info.model, status: s.info.status, steps: actf?.steps.length ?? null });
-          const people = ((s.info.runtime as { participants?: unknown }).participants ?? []) as { participant: string; role: string; parent: string | null; depth: number; spawn_tool_call_id: string | null; tokens: { input: number; cache_read: number; output: number }; status: string }[];
-          for (const p of people) participantRow.run({ sample, participant: p.participant, role: p.role, parent: p.parent, depth: p.depth, spawn: p.spawn_tool_call_id, input: p.tokens.input, cache_read: p.tokens.cache_read, output: p.tokens.output, status: p.status });
-          n++;
+          for (const p of s.info.runtime.participants ?? []) {
+            participantRow.run({ sample, participant: p.participant, role: p.role, parent: p.parent, depth: p.depth, spawn: p.spawn_tool_call_id, input: p.tokens.input ?? 0, cache_read: p.tokens.cache_read ?? 0, output: p.tokens.output ?? 0, status: p.status });
+          }
         }
-        return done('sqlite-sink:samples', n);
       },
-    };
+      { close },
+    );
     return { calls, samples };
   },
 });

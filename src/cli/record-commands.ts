@@ -7,8 +7,21 @@ function recordTypeOption(value: string): RecordTypeName {
   return value;
 }
 
-/** The commands that check and show what roller wrote: `schema`, `validate`, `validate-capture`, `view-capture`, `validate-run`. */
+/** The commands that check and show what roller wrote: `schema`, `validate`, `validate-capture`, `view-capture`, `validate-run`, `sinks`. */
 export function registerRecordCommands(program: Command): void {
+  program
+    .command('sinks')
+    .description('list the registered sinks: what each consumes, whether --sink takes it in a run, and its options (--sink-option NAME.key=value)')
+    .option('--json', 'the list as JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const listed = (await import('../pipelines/list-sinks.js')).listSinks();
+      if (opts.json) return void (await printLine(JSON.stringify(listed)));
+      for (const s of listed) {
+        await printLine(`${s.name}  (${s.input}${s.runSink ? '; --sink takes it' : '; one file family of a sample'})${s.description ? `: ${s.description}` : ''}`);
+        for (const o of s.options) await printLine(`    ${s.name}.${o.name}  ${o.type}${o.required ? ', required' : ''}${o.description ? `  ${o.description}` : ''}`);
+      }
+    });
+
   program
     .command('schema')
     .description('write one JSON Schema file per record type roller writes')

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { basename, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorCode, RollerError } from '../core/errors.js';
+import { createStageContext } from '../core/context.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import type { Sink } from '../core/stage.js';
 import type { Call } from '../schemas/call.js';
@@ -14,12 +15,18 @@ import { SinkFeed, type SinkFailure, type SinkModule, type UserSinks } from '../
 export interface SinkSpec {
   spec: string;
   options?: Record<string, unknown>;
+  /**
+   * Options by sink name (`--sink-option name.key=value`, an options file): a module's are found by the name it
+   * declares once it is loaded (its file name too); a name no sink answers to is an error before anything runs.
+   */
+  named?: Readonly<Record<string, Record<string, unknown>>>;
 }
 
 /**
  * `--sink SPEC` (repeatable) with `--sink-option name.key=value` and an options file `{"name": {...}}`: each sink's
- * options, by the name it is known by (a registered name, the module's `name`, or its file name without extension).
- * A value that parses as JSON is taken as JSON (numbers, booleans, objects), anything else as a string.
+ * options, by the name it is known by (a registered name, the name its module declares, or its file name without
+ * extension; matched when the sinks are opened). A value that parses as JSON is taken as JSON (numbers, booleans,
+ * objects), anything else as a string.
  */
 export function sinkSpecs(specs: readonly string[], options: readonly string[] = [], file: Record<string, Record<string, unknown>> = {}): SinkSpec[] {
   const given = new Map<string, Record<string, unknown>>(Object.entries(file).map(([k, v]) => [k, { ...v }]));
@@ -35,13 +42,10 @@ export function sinkSpecs(specs: readonly string[], options: readonly string[] =
     }
     given.set(name, { ...(given.get(name) ?? {}), [key]: value });
   }
-  const out = specs.map((spec) => ({ spec, options: given.get(nameOfSpec(spec)) ?? {} }));
-  const unused = [...given.keys()].filter((n) => !specs.some((s) => nameOfSpec(s) === n));
-  if (unused.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `options for ${unused.map((u) => `'${u}'`).join(', ')}, but no --sink of that name (sinks: ${specs.map(nameOfSpec).join(', ') || 'none'})`);
-  return out;
+  const named = Object.fromEntries(given);
+  if (specs.length === 0 && given.size > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `options for ${[...given.keys()].map((u) => `'${u}'`).join(', ')}, but no --sink`);
+  return specs.map((spec) => ({ spec, named }));
 }
-
-const nameOfSpec = (spec: string) => (spec in registry ? spec : basename(spec, extname(spec)));
 
 /** A user's sinks for one run, each fed through its own SinkFeed. */
 export interface UserSinkSet {
@@ -63,7 +67,17 @@ export interface UserSinkSet {
  */
 export async function openUserSinks(specs: readonly SinkSpec[], objects: readonly UserSinks[] = [], cwd = process.cwd()): Promise<UserSinkSet> {
   const opened: { name: string; sinks: UserSinks }[] = objects.map((s, i) => ({ name: s.calls?.name ?? s.samples?.name ?? `sink-${i + 1}`, sinks: s }));
-  for (const s of specs) opened.push({ name: nameOfSpec(s.spec), sinks: await openSpec(s, cwd) });
+  const answered = new Set<string>();
+  for (const s of specs) {
+    const { name, sinks } = await openSpec(s, cwd, answered);
+    opened.push({ name, sinks });
+  }
+  const named = new Set(specs.flatMap((s) => Object.keys(s.named ?? {})));
+  const unused = [...named].filter((n) => !answered.has(n));
+  if (unused.length > 0) {
+    await Promise.all(opened.flatMap((o) => [o.sinks.calls, o.sinks.samples]).filter((x) => x !== undefined).map((sink) => sink.consume(empty(), createStageContext()).catch(() => {})));
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `options for ${unused.map((u) => `'${u}'`).join(', ')}, but no --sink of that name (sinks: ${opened.map((o) => o.name).join(', ') || 'none'})`);
+  }
   const calls = opened.filter((o) => o.sinks.calls).map((o) => new SinkFeed<Call>(o.sinks.calls!));
   const samples = opened.filter((o) => o.sinks.samples).map((o) => new SinkFeed<FinishedSample>(o.sinks.samples!));
   const unread: SinkFailure[] = [];
@@ -90,25 +104,34 @@ export async function openUserSinks(specs: readonly SinkSpec[], objects: readonl
   };
 }
 
-async function openSpec(s: SinkSpec, cwd: string): Promise<UserSinks> {
-  const options = s.options ?? {};
+/** A spec's sinks, and the name it answers to (its options are found by it; `answered` collects the names used). */
+async function openSpec(s: SinkSpec, cwd: string, answered: Set<string>): Promise<{ name: string; sinks: UserSinks }> {
+  const optionsBy = (...names: string[]) => {
+    for (const n of names) answered.add(n);
+    return s.options ?? names.map((n) => s.named?.[n]).find((o) => o !== undefined) ?? {};
+  };
   if (s.spec in registry) {
     const def = registry[s.spec as SinkName];
     if (def.input !== 'calls' && def.input !== 'samples') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${s.spec}: it writes one file family of a sample (${def.input}); a run's sink takes calls or samples`);
-    const parsed = checkedOptions(s.spec, def.options, options);
+    const parsed = checkedOptions(s.spec, s.spec, def.options, optionsBy(s.spec));
     const sink = (def.create as (o: unknown) => Sink<never>)(parsed);
-    return def.input === 'calls' ? { calls: sink as Sink<Call> } : { samples: sink as Sink<FinishedSample> };
+    return { name: s.spec, sinks: def.input === 'calls' ? { calls: sink as Sink<Call> } : { samples: sink as Sink<FinishedSample> } };
   }
   const mod = await importSink(s.spec, cwd);
-  const parsed = mod.options ? checkedOptions(s.spec, mod.options, options) : options;
+  const fileName = basename(s.spec, extname(s.spec));
+  const name = mod.name ?? fileName;
+  const options = optionsBy(...new Set([name, fileName]));
+  const parsed = mod.options ? checkedOptions(s.spec, name, mod.options, options) : options;
   const made = await mod.create(parsed);
   if (!made || (!made.calls && !made.samples)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${s.spec}: its create() gave neither a calls nor a samples sink`);
-  return made;
+  return { name, sinks: made };
 }
 
-function checkedOptions(spec: string, schema: Parameters<typeof checkValue>[0], options: Record<string, unknown>): unknown {
+async function* empty(): AsyncGenerator<never> {}
+
+function checkedOptions(spec: string, name: string, schema: Parameters<typeof checkValue>[0], options: Record<string, unknown>): unknown {
   const issues = checkValue(schema, options);
-  if (issues.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: its options are not valid: ${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')} (give them with --sink-option ${nameOfSpec(spec)}.key=value)`);
+  if (issues.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: its options are not valid: ${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')} (give them with --sink-option ${name}.key=value)`);
   return (schema as { parse(v: unknown): unknown }).parse(options);
 }
 

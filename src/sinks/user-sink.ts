@@ -28,6 +28,72 @@ export function defineSink<O>(definition: SinkModule<O>): SinkModule<O> {
   return definition;
 }
 
+/** What a sink's loop is given besides its items. */
+export interface SinkLoopContext {
+  /** Aborted when the run stops (Ctrl-C, a fatal error): the items end with its reason, and so should any wait. */
+  signal: AbortSignal;
+}
+
+/**
+ * A sink from a loop, as pino-abstract-transport makes a transport: the author writes
+ * `for await (const item of items) { ... }` and the helper owns the rest. Items are pulled one at a time as the loop
+ * asks (a slow loop holds the run back, nothing is read ahead); an abort ends the items with its reason; an error of
+ * the input reaches the loop as a throw; `close` runs once however the loop ends (after it, with the error if any);
+ * the report counts what the loop took.
+ */
+export function sinkFrom<T>(name: string, loop: (items: AsyncIterable<T>, ctx: SinkLoopContext) => Promise<void>, hooks: { close?(error?: unknown): void | Promise<void> } = {}): Sink<T> {
+  return {
+    name,
+    async consume(input, ctx) {
+      let received = 0;
+      const signal = ctx.signal;
+      async function* items(): AsyncGenerator<T> {
+        const it = input[Symbol.asyncIterator]();
+        try {
+          for (;;) {
+            signal.throwIfAborted();
+            const next = await untilAborted(it.next(), signal);
+            if (next.done) return;
+            received++;
+            yield next.value;
+          }
+        } finally {
+          // The source is let go (an early break, an abort) without waiting on it: a stalled one would never answer.
+          void Promise.resolve(it.return?.()).catch(() => {});
+        }
+      }
+      let failure: unknown;
+      try {
+        await loop(items(), { signal });
+        signal.throwIfAborted();
+      } catch (err) {
+        failure = err;
+      }
+      await hooks.close?.(failure);
+      if (failure !== undefined) throw failure;
+      return { name, received, written: received };
+    },
+  };
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
+function untilAborted<V>(promise: Promise<V>, signal: AbortSignal): Promise<V> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
 /** A user sink's failure: which sink, at which item (the sample it was given last), and why. */
 export interface SinkFailure {
   sink: string;

@@ -1,8 +1,10 @@
 /**
- * roller's public API: what a user's script needs — the stage contract and engine, the record schemas and types, the
- * sources (the recording proxy, the archive calls reader), the correlators, the sinks, the harness registry and the
- * pipelines (collect, reprocess, convert, export) with their `sinks` option. Internals (queue plumbing, abort
- * helpers, the wire log's writer) are not exported; `roller/testing` has the sink conformance suite.
+ * roller's public API, an explicit list (no `export *`): what a user's script needs — the stage contract and engine,
+ * the record schemas it validates with, the sources (the recording proxy, the archive calls reader), the correlators,
+ * the sink helpers, the harness registry and the pipelines (collect, reprocess, convert, export, the run reader). The
+ * rest is under subpaths: `roller/schemas` (every record type), `roller/capture` (every correlator and check),
+ * `roller/protocols` (the decoders), `roller/sinks` (every output family's sink), `roller/testing` (the sink
+ * conformance suite). Internals (queue plumbing, abort helpers, the wire log's writer) are not exported.
  */
 
 // The stage contract and the engine.
@@ -21,8 +23,14 @@ export { openFileOutput, type OpenOutput } from './core/output.js';
 export { ErrorCode, isRollerError, RollerError, type Origin } from './core/errors.js';
 export type { Rejected } from './core/rejected.js';
 
-// Records: zod schemas, their types, and validation.
-export * from './schemas/index.js';
+// Records: the schemas scripts validate against, with their types (every record type: `roller/schemas`).
+export {
+  Actf, AtifTrajectory, Call, Conversation, Lock, Manifest, Relation, RunInfo, SampleInfo, SftRecord, SftSegment, Task,
+  type RuntimeParticipant, type SampleCaptureRef,
+} from './schemas/index.js';
+export { checkValue, type SchemaIssue } from './schemas/validate.js';
+export { recordTypes } from './schemas/registry.js';
+export { isRecordTypeName, RECORD_TYPE_NAMES, type RecordTypeName } from './schemas/record-type-names.js';
 export type { FinishedSample, SampleSftLines } from './schemas/finished-sample.js';
 export type { HeaderJoin, NativeCapture, NativeCompactions, NativeOutputs } from './schemas/native-capture.js';
 export { addTokens, ParticipantUsage, TokensByKind, zeroTokens } from './schemas/participant-usage.js';
@@ -35,12 +43,20 @@ export { startScriptedModel, type ScriptedModelServer } from './sources/scripted
 export { readCallsLazily } from './sources/archive/calls-reader.js';
 export { callsJsonlBodies } from './sources/archive/calls-bodies.js';
 
-// Transforms: protocol decoders and the capture correlators.
-export * from './transforms/protocols/index.js';
-export * from './transforms/capture/index.js';
+// Transforms: the capture correlators a script re-derives with (all of them: `roller/capture`; the protocol decoders:
+// `roller/protocols`).
+export { attributeCalls, callCorrelator, type CorrelationEvidence } from './transforms/capture/correlate.js';
+export { deriveRelations } from './transforms/capture/relations.js';
+export { validateCapture } from './transforms/capture/validate.js';
+export { viewCapture } from './transforms/capture/view.js';
+export { createDecoder, protocolOfPath } from './transforms/protocols/index.js';
 
-// Sinks: the registry, every output family's sink, and what a user's sink module exports.
-export * from './sinks/index.js';
+// Sinks: the registry, what a user's sink module exports, and the sinks a run takes (every sink: `roller/sinks`).
+export { sinks, type SinkDefinition, type SinkInput, type SinkName } from './sinks/index.js';
+export { defineSink, sinkFrom, SinkFeed, type SinkFailure, type SinkLoopContext, type SinkModule, type UserSinks } from './sinks/user-sink.js';
+export { createCallsJsonlSink, CallsJsonlOptions } from './sinks/calls-jsonl/sink.js';
+export { createRunSftSink, createRunSftSegmentsSink } from './sinks/run-sft/sink.js';
+export { createWireTraceSink, type WireTraceMode } from './sinks/wire-trace/sink.js';
 // The zod a sink module's options schema should be made with (the same instance roller checks them with).
 export { z } from 'zod';
 

@@ -1,3 +1,4 @@
+/// <reference types="highland" preserve="true" />
 /**
  * The highland composition surface for scripts (DESIGN.md §3): every stage can be used as
  *   _(source).through(through(transform)).through(through(sink))

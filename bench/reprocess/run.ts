@@ -55,7 +55,7 @@ async function baseArchive(): Promise<string> {
   const tasks = join(base, 'tasks.jsonl');
   writeFileSync(tasks, `${JSON.stringify({ id: 'long', prompt: '[LONG] Read big.txt many times.', files: { 'big.txt': big } })}\n`);
   process.stdout.write('collecting the base archive (real Claude Code, 41 calls)... ');
-  await run(roller, ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', base, '--run-name', 'long', '--capture-debug', 'full'], { maxBuffer: 64 << 20 });
+  await run(roller, ['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', base, '--run-name', 'long', '--capture-calls', '--capture-debug', 'full'], { maxBuffer: 64 << 20 });
   process.stdout.write('done\n');
   return runDir;
 }

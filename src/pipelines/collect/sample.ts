@@ -1,41 +1,23 @@
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ErrorCode, isRollerError } from '../../core/errors.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
-import { harnessAdapter, proxyCorrelation } from '../../harnesses/index.js';
 import type { CaptureFailure } from '../../harnesses/adapter.js';
 import type { RecordedError } from '../../schemas/common.js';
 import type { Grade, SampleCaptureRef, SampleInfo } from '../../schemas/run-info.js';
 import type { Task } from '../../schemas/task.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
-import { runInDocker, type DockerApi } from '../../sources/docker-runner.js';
-import { runProcess } from '../../sources/process-runner.js';
-import { refuseLinksBelow } from '../../core/inside-root.js';
-import { isolationWarning, type Isolation } from '../../sources/isolation.js';
-import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
+import type { DockerApi } from '../../sources/docker-runner.js';
+import type { Isolation } from '../../sources/isolation.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
-import { startProxyPipeline } from '../proxy.js';
 import type { ResolvedModel } from './models.js';
-import { keepCacheTrace } from './cache-trace.js';
-import { copyResults } from './results.js';
-import { runGrader } from './grader.js';
 import { PER_ATTEMPT_FILES } from '../sample-layout.js';
 import type { AuxiliaryCallUsage, CompactionCallUsage } from './compaction-segments.js';
 import type { CompletionAudit, ModelIdentityAudit, ThinkingAudit, WireEffortAudit } from './audits.js';
-import { projectAttempt } from './project-attempt.js';
 import { finishSample } from './sample-info.js';
-import { ATTEMPT_DIR_PREFIX, noteAttempt } from './run-dir.js';
-import { firstUpstreamFailure } from './preflight.js';
-import { bypassMessage, changedConfigFiles, configStates, newStandIn, plantedConfigFiles, proxyAdmission } from './custody.js';
-import { refuseHarnessConfigFiles } from './tasks.js';
+import { runAttempt } from './attempt.js';
 import type { SpawnWithoutParticipant } from '../../schemas/participant-usage.js';
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
-import { fixedPrompts, simulatedPrompts } from './prompt-source.js';
-import { UserSimulator } from './user-simulator.js';
-import { writeDialogueFiles } from './user-simulator-files.js';
 
 export interface SampleRequest {
   index: number;
@@ -153,263 +135,6 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
     elapsed_ms: Date.now() - started,
     provenance: { task_bundle_digest: s.taskDigest, task_id: r.task.id, metadata: r.task.metadata ?? null },
   }, last!);
-}
-
-async function runAttempt(r: SampleRequest, s: SampleSettings, dir: string, attempt: number): Promise<AttemptResult> {
-  const started = Date.now();
-  const runner = harnessAdapter(s.harness).runner!;
-  const runtime = await mkdtemp(join(tmpdir(), `${ATTEMPT_DIR_PREFIX}${r.index}-`));
-  // Noted in the run until it is removed: a run killed meanwhile leaves it for --resume to clean.
-  const forget = await noteAttempt(s.runDir, { index: r.index, attempt, runtime });
-  const home = join(runtime, 'home');
-  const work = join(runtime, 'work');
-  const captureWork = join(runtime, 'capture');
-  const logs: Record<string, string> & { stdout: string; stderr: string } = { stdout: join(runtime, 'stdout.log'), stderr: join(runtime, 'stderr.log') };
-  const result: AttemptResult = { harnessReported: null, audits: null, status: 'ok', error: null, elapsedMs: 0, participants: [], requests: 0, conversion: null, results: [], capture: null, logs, warnings: [], captureFailures: [], harnessMs: 0 };
-  let simulator: UserSimulator | undefined;
-  const fail = (status: 'error' | 'timeout', code: string, message: string) => {
-    if (result.status === 'ok') {
-      result.status = status;
-      result.error = { code, message, at: new Date().toISOString() };
-    }
-  };
-  try {
-    await mkdir(work, { recursive: true });
-    // A task file that is the harness's own configuration could move its model calls away from the proxy: refused.
-    refuseHarnessConfigFiles([r.task], s.harness, runner.configFiles ?? []);
-    for (const [rel, text] of Object.entries(r.task.files ?? {})) {
-      await mkdir(join(work, rel, '..'), { recursive: true });
-      await writeFile(join(work, rel), text);
-    }
-    const upstream = s.upstreams.get(r.model.id)!;
-    // --wire-trace off starts no recording proxy (seeds/003): the CLI calls the model API itself, nothing is recorded.
-    // Key custody: the harness gets a stand-in made for this attempt; only its proxy holds the model's key.
-    const standIn = newStandIn();
-    const credential = { standIn, key: r.model.apiKey };
-    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: captureWork, wireTrace: 'full', credential, ...proxyCorrelation(s.harness) });
-    const scope = pipeline?.proxy.captureScope ?? randomBytes(4).toString('hex');
-    let outcome: Awaited<ReturnType<typeof runProcess>> | undefined;
-    let lastStderr = logs.stderr;
-    let lastPromptRan = false;
-    let drained: CaptureFailure | null | undefined;
-    const timeoutS = r.task.timeout_s ?? s.timeoutS;
-    /** The prompt that was never started because the sample's time had run out (0: none). */
-    let outOfTime = 0;
-    let promptsRun = 0;
-    /** The harness's user-level configuration files a prompt's run changed (roller rewrites them before the next). */
-    const agentWroteHome = new Set<string>();
-    const spec = r.task.user_simulator;
-    try {
-      if (spec) {
-        const model = s.simulators.get(spec.model)!;
-        simulator = await UserSimulator.start(spec, model, s.upstreams.get(model.id)!, join(runtime, 'user-simulator-capture'), r.task.prompt, timeoutS * 1000);
-      }
-      const launch = {
-        bin: s.bin,
-        version: s.harnessVersion,
-        home,
-        work,
-        baseUrl: pipeline ? pipeline.proxy.url : upstream.replace(/\/+$/, ''),
-        ...(pipeline ? {} : { recorded: false }),
-        // --wire-trace off runs no proxy; it is refused for a model with a key (collect/run.ts), so this is never one.
-        apiKey: pipeline ? standIn : r.model.apiKey,
-        ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}),
-        ...(s.thinking ? { thinking: s.thinking } : {}),
-        captureCalls: s.captureCalls,
-        cacheTrace: s.cacheTrace,
-        ...(r.model.context ? { context: r.model.context } : {}),
-        ...(s.runtime ? { runtime: s.runtime } : {}),
-        timeoutS,
-        profile: s.profile,
-      };
-      // The timeout is the sample's: every prompt's process together (follow-ups and simulated turns included).
-      const deadline = Date.now() + timeoutS * 1000;
-      // The task's prompt, then its follow-ups or the user simulator's messages in the same session (Claude Code:
-      // --resume the session the first prompt opened), each its own process; the first that fails ends the sample.
-      const source = simulator ? simulatedPrompts(r.task, simulator, runner) : fixedPrompts(r.task);
-      let prompt = source.first;
-      let sessionId: string | null = null;
-      for (let k = 0; ; k++) {
-        const suffix = k === 0 ? '' : `.${k + 1}`;
-        const out = { stdout: join(runtime, `stdout${suffix}.log`), stderr: join(runtime, `stderr${suffix}.log`) };
-        if (k > 0) Object.assign(logs, { [`stdout${suffix}`]: out.stdout, [`stderr${suffix}`]: out.stderr });
-        const leftMs = deadline - Date.now();
-        if (leftMs < 1000) {
-          outOfTime = k + 1;
-          simulator?.end({ reason: 'task_agent_failed', after_turn: k, detail: `the sample's ${timeoutS} s ran out before prompt ${k + 1}` });
-          break;
-        }
-        const plan = await runner.plan({ ...launch, timeoutS: Math.ceil(leftMs / 1000), prompt, ...(sessionId ? { continueSession: sessionId } : {}) });
-        const run = { timeoutMs: leftMs, stdoutPath: out.stdout, stderrPath: out.stderr };
-        promptsRun = k + 1;
-        const homeConfig = await configStates(home, runner.homeConfigFiles ?? []);
-        outcome = s.docker
-          ? // Host networking: the container reaches this sample's proxy on the host's loopback.
-            await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
-          : await runProcess(plan, { ...run, isolation: s.isolation });
-        result.harnessMs += outcome.durationMs;
-        for (const f of await changedConfigFiles(home, homeConfig)) agentWroteHome.add(`~/${f}`);
-        lastStderr = out.stderr;
-        if (outcome.timedOut || outcome.exitCode !== 0 || source.isLast(k)) {
-          lastPromptRan = source.isLast(k);
-          break;
-        }
-        const next = await source.next(k, out.stdout);
-        if (next.kind === 'fail') fail('error', next.code, next.message);
-        if (next.kind !== 'next') {
-          lastPromptRan = next.kind === 'end';
-          break;
-        }
-        sessionId = (await runner.sessionOfStdout?.(out.stdout)) ?? null;
-        if (!sessionId) {
-          simulator?.pending.push(next.text);
-          simulator?.end({ reason: 'task_agent_failed', after_turn: k + 1, detail: 'no session id to continue' });
-          fail('error', ErrorCode.HARNESS_FAILED, `prompt ${k + 1}: the harness reported no session id on stdout, so the next prompt cannot continue its session`);
-          break;
-        }
-        simulator?.delivered(next.text, k + 2);
-        prompt = next.text;
-      }
-    } finally {
-      const simFailure = await simulator?.close();
-      if (simFailure) fail('error', ErrorCode.USER_SIMULATOR_FAILED, `recording the user simulator's calls failed: ${simFailure.message}`);
-      if (pipeline) {
-        await pipeline.proxy.close();
-        await pipeline.done.catch((err: unknown) => fail('error', isRollerError(err) ? err.code : ErrorCode.SINK_WRITE_FAILED, `projecting the captured calls failed: ${(err as Error).message}`));
-      }
-    }
-    const unisolated = s.docker ? undefined : isolationWarning(s.isolation);
-    if (unisolated) result.warnings.push(unisolated);
-    // A harness that called its model anywhere but through its proxy with the stand-in: the cause, said first.
-    const bypassed = pipeline && outcome && !outcome.timedOut ? bypassMessage(await proxyAdmission(join(captureWork, 'calls.jsonl')), runner.configFiles ?? []) : undefined;
-    if (bypassed) fail('error', ErrorCode.HARNESS_BYPASSED_PROXY, bypassed);
-    // Configuration the agent wrote for its own CLI: an attempt to move the model calls. roller's settings outrank it (the
-    // calls above say whether that held), and the sample is an error all the same: not data anyone should train on.
-    const planted = [...(await plantedConfigFiles(work, runner.configFiles ?? [])), ...agentWroteHome];
-    if (planted.length > 0) {
-      const held = bypassed ? '' : "; roller's settings outranked it and every model call went through the proxy";
-      fail('error', ErrorCode.HARNESS_CONFIG_WRITTEN, `the agent wrote ${planted.join(', ')} (${s.harness}'s own configuration, which can move its model endpoint, credential or proxy)${held}`);
-    }
-    // A model API that could not be reached is what a failed harness most often means: said first, not only in calls.
-    const unreachable = outcome && (outcome.timedOut || outcome.exitCode !== 0) ? await firstUpstreamFailure(join(captureWork, 'calls.jsonl')) : undefined;
-    const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : '';
-    if (!outcome) {
-      // a follow-up could not start: the failure is recorded already
-    } else if (outOfTime > 0) fail('timeout', ErrorCode.HARNESS_TIMEOUT, `the sample's ${timeoutS} s ran out before prompt ${outOfTime} could start${cause}`);
-    else if (outcome.timedOut) fail('timeout', ErrorCode.HARNESS_TIMEOUT, `the harness ran past the sample's ${timeoutS} s${promptsRun > 1 ? ` in prompt ${promptsRun}` : ''} and was stopped (its whole process group)${cause}`);
-    else if (outcome.exitCode !== 0 && lastPromptRan && (drained = await runner.captureFailure?.(home, outcome.exitCode ?? -1))) {
-      // The harness's turn stands; what it left uncaptured is a capture error (seeds/000), said where users look.
-      result.captureFailures.push(drained);
-      result.warnings.push(`${drained.code}: ${drained.message}`);
-    } else if (outcome.exitCode !== 0) {
-      const tail = (await readFile(lastStderr, 'utf8').catch(() => '')).slice(-400).trim();
-      fail('error', ErrorCode.HARNESS_FAILED, `the harness exited ${outcome.exitCode ?? outcome.signal}${cause}${tail ? `: ${tail}` : ''}`);
-    }
-    if (simulator && outcome && (outcome.timedOut || outcome.exitCode !== 0)) {
-      simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });
-    }
-
-    // The native files are read only where the harness wrote them: a root replaced by a link (the agent can) is an
-    // error naming it, and nothing is read through it.
-    let nativeRoot = runner.nativeRoot(home);
-    const linked = await refuseLinksBelow(home, nativeRoot, "the harness's session directory").then(() => undefined, (err: Error) => err);
-    if (linked) {
-      fail('error', ErrorCode.LINK_REFUSED, linked.message);
-      nativeRoot = join(runtime, 'native-root-refused');
-    }
-    // The harness's own cache trace, redacted, joins the native evidence (OpenClaw: announcement runs, stream contexts).
-    const cacheTrace = s.cacheTrace && !linked ? await keepCacheTrace(runner, home) : undefined;
-    if (cacheTrace === 'absent') result.warnings.push('--cache-trace: the harness wrote no cache trace');
-    else if (cacheTrace && cacheTrace.dropped > 0) result.warnings.push(`cache trace: ${cacheTrace.dropped} line(s) of the harness's cache trace were not JSON (cut short) and are left out`);
-    const keptCacheTrace = typeof cacheTrace === 'object' ? cacheTrace.path : undefined;
-    if (runner.reported) result.harnessReported = await runner.reported(Object.entries(logs).filter(([k]) => k.startsWith('stdout')).map(([, p]) => p));
-    const projection = await projectAttempt(
-      dir,
-      {
-        harness: s.harness,
-        harnessVersion: s.harnessVersion,
-        nativeRoot,
-        callsPath: pipeline ? join(captureWork, 'calls.jsonl') : null,
-        wireLog: pipeline ? { path: join(captureWork, WIRE_LOG_FILE), published: false } : null,
-        scope,
-        attempt,
-      },
-      {
-        keepThinking: s.keepThinking,
-        captureCalls: s.captureCalls,
-        debugRetention: result.status === 'ok' ? s.captureDebug : s.captureDebug === 'off' ? 'off' : 'full',
-        thinking: s.thinking,
-        profile: s.profile,
-      },
-    );
-    for (const e of projection.errors) fail('error', e.code, e.message);
-    result.participants = projection.participants;
-    result.requests = projection.requests;
-    result.conversion = projection.conversion;
-    result.capture = projection.capture;
-    result.audits = projection.audits;
-    const thinking = projection.audits?.thinking;
-    if (thinking?.status === 'mismatch') result.warnings.push(`thinking off was requested, yet ${thinking.steps_with_reasoning} step(s) hold visible reasoning (kept as returned): the sample's SFT is not in sft.jsonl (thinking_effort_mismatch)`);
-    if (projection.segments) result.segments = projection.segments;
-    if (projection.compactionCalls) result.compactionCalls = projection.compactionCalls;
-    if (projection.auxiliaryCalls) result.auxiliaryCalls = projection.auxiliaryCalls;
-    if (projection.spawnsWithoutParticipant) result.spawnsWithoutParticipant = projection.spawnsWithoutParticipant;
-    if (s.wireTrace === 'full' && existsSync(join(captureWork, 'wire_trace.jsonl'))) await copyFile(join(captureWork, 'wire_trace.jsonl'), join(dir, 'wire_trace.jsonl'));
-    if (runner.keepsToolsCapture && s.wireTrace !== 'off' && existsSync(join(captureWork, 'tools_capture.jsonl'))) await copyFile(join(captureWork, 'tools_capture.jsonl'), join(dir, 'tools_capture.jsonl'));
-    if (keptCacheTrace && s.wireTrace === 'full' && existsSync(keptCacheTrace)) await copyFile(keptCacheTrace, join(dir, 'cache_trace.jsonl'));
-
-    const { files, refused, missing, failed } = await copyResults(work, r.task.output_dirs ?? [], join(dir, 'results'), s.maxResultsBytes);
-    // --collect-path output goes to results/legacy/ (seeds/003 §5.7), under the same safety rules.
-    const legacy = await copyResults(work, s.collectPaths, join(dir, 'results', 'legacy'));
-    result.results = [...files, ...legacy.files.map((f) => ({ ...f, path: `legacy/${f.path}` }))];
-    refused.push(...legacy.refused);
-    failed.push(...legacy.failed);
-    for (const m of [...missing, ...legacy.missing]) result.warnings.push(`the task declares the output directory '${m}', but the agent never made it: nothing of it is in results/`);
-    if (failed.length > 0) fail('error', ErrorCode.RESULTS_COPY_FAILED, `copying the task output failed: ${failed.join('; ')} (the other files were copied; free space or raise the file-size limit and run again with --resume)`);
-    if (refused.length > 0) fail('error', ErrorCode.UNSAFE_OUTPUT, `the task output holds files roller does not copy: ${refused.join('; ')} (the safe files were copied)`);
-    // Graded after results/ is copied, so results/ holds what the agent left, not what its tests added.
-    if (r.task.grader && outcome) {
-      const docker = s.docker;
-      result.grade = await runGrader(r.task.grader, {
-        work,
-        home,
-        sampleDir: dir,
-        defaultTimeoutS: timeoutS,
-        run: docker ? (plan, run) => runInDocker(plan, { ...run, image: docker.image, docker: docker.api, hostNetwork: false, mounts: [{ path: home }, { path: work }] }) : (plan, run) => runProcess(plan, { ...run, isolation: s.isolation }),
-      });
-      if (result.grade.status === 'error' || result.grade.status === 'timeout') result.warnings.push(`grader: ${result.grade.reason}`);
-    }
-    if (simulator) {
-      // Both participants' files; a failed simulator (or its trajectory) makes the sample an error (seeds/003 §7.2).
-      const simError = simulator.termination?.reason === 'simulator_failed' ? { code: ErrorCode.USER_SIMULATOR_FAILED, message: simulator.termination.detail ?? 'the user simulator failed' } : null;
-      result.userSimulator = await writeDialogueFiles(dir, simulator, { keepThinking: s.keepThinking, error: simError, taskAgentModel: r.model.id });
-      if (result.userSimulator.error) fail('error', result.userSimulator.error.code, result.userSimulator.error.message);
-    }
-  } catch (err) {
-    // A typed error keeps its code (a refused task file, a link planted where roller writes); anything else is a bug here.
-    fail('error', isRollerError(err) ? err.code : ErrorCode.SAMPLE_FAILED, (err as Error).message);
-    // What the simulator said is kept even when the attempt broke off (a failed write of them is no new error).
-    if (simulator && !result.userSimulator) {
-      simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });
-      result.userSimulator = await writeDialogueFiles(dir, simulator, { keepThinking: s.keepThinking, error: null, taskAgentModel: r.model.id }).catch(() => undefined);
-    }
-  } finally {
-    if (result.status !== 'ok') {
-      // Each failed attempt's process logs stay with the sample (seeds/003 §7.3).
-      await mkdir(join(dir, 'rollout'), { recursive: true });
-      for (const [name, path] of Object.entries(logs)) if (existsSync(path)) await copyFile(path, join(dir, 'rollout', `${s.harness}-${name}.attempt-${attempt}.log`));
-      // Calls the proxy recorded that no published capture holds (no native session to attribute them to): kept as they are.
-      if (!result.capture) {
-        for (const [name, path] of [['calls.jsonl', join(captureWork, 'calls.jsonl')], ['wire.frames', join(captureWork, WIRE_LOG_FILE)]] as const) {
-          if (existsSync(path)) await copyFile(path, join(dir, 'rollout', `capture-${name.replace('.', `.attempt-${attempt}.`)}`));
-        }
-      }
-    }
-    await rm(runtime, { recursive: true, force: true });
-    await forget();
-  }
-  result.elapsedMs = Date.now() - started;
-  return result;
 }
 
 

@@ -47,7 +47,7 @@ export { callsJsonlBodies } from './sources/archive/calls-bodies.js';
 // `roller/protocols`).
 export { attributeCalls, callCorrelator, type CorrelationEvidence } from './transforms/capture/correlate.js';
 export { deriveRelations } from './transforms/capture/relations.js';
-export { validateCapture } from './transforms/capture/validate.js';
+export { validateCapture } from './pipelines/capture/validate.js';
 export { viewCapture } from './transforms/capture/view.js';
 export { createDecoder, protocolOfPath } from './transforms/protocols/index.js';
 

@@ -60,7 +60,7 @@ export function registerRecordCommands(program: Command): void {
     .description('check a capture attempt: published hashes, schemas, attribution and every relation reference')
     .argument('<dir>', 'a capture/attempt-NNNN directory (with manifest.json)')
     .action(async (dir: string) => {
-      const problems = await (await import('../transforms/capture/validate.js')).validateCapture(dir);
+      const problems = await (await import('../pipelines/capture/validate.js')).validateCapture(dir);
       for (const p of problems) await printLine(`${dir}/${p}`);
       if (problems.length === 0) await printLine(`ok ${dir}`);
       process.exitCode = problems.length === 0 ? 0 : 1;

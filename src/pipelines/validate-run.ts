@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { RecordTypeName } from '../schemas/registry.js';
 import type { RunInfo, SampleInfo } from '../schemas/run-info.js';
-import { validateCapture } from '../transforms/capture/validate.js';
+import { validateCapture } from './capture/validate.js';
 import { validateFile } from './validate-files.js';
 import { runStateProblems } from './run-state.js';
 import { dialogueProblems, holdsDialogue } from './collect/dialogue-checks.js';

@@ -14,9 +14,9 @@ afterAll(async () => {
 
 /** What a user's script writes: the root API and each subpath, typed as the packed .d.ts files say. */
 const CONSUMER = `
-import { collect, convert, defineSink, openRun, sinkFrom, z, type Call, type FinishedSample, type Sink } from 'roller';
+import { collect, convert, defineSink, openRun, sinkFrom, validateCapture, z, type Call, type FinishedSample, type Sink } from 'roller';
 import { Call as CallSchema, Relation } from 'roller/schemas';
-import { deriveRelations, validateCapture } from 'roller/capture';
+import { deriveRelations } from 'roller/capture';
 import { createDecoder } from 'roller/protocols';
 import { createCallsJsonlSink, sinks } from 'roller/sinks';
 

@@ -8,7 +8,7 @@ import type { Call } from '../../src/schemas/index.js';
 import { callsJsonlBodies } from '../../src/sources/archive/calls-bodies.js';
 import { projectCalls, readRawResponse, readWireFrames, WIRE_LOG_FILE } from '../../src/sources/proxy/index.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../src/sources/scripted-model/index.js';
-import { validateCapture } from '../../src/transforms/capture/index.js';
+import { validateCapture } from '../../src/pipelines/capture/validate.js';
 import { finalizeAttributed } from '../support/finalize.js';
 import { collect } from '../support/http.js';
 import { startCapture } from '../support/capture.js';

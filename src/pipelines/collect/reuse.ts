@@ -8,7 +8,7 @@ import type { SampleInfo } from '../../schemas/run-info.js';
 import { SftSegment } from '../../schemas/sft.js';
 import { checkValue } from '../../schemas/validate.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
-import { validateCapture } from '../../transforms/capture/validate.js';
+import { validateCapture } from '../capture/validate.js';
 import { projectSft } from '../../transforms/sft/project.js';
 import { dialogueProblems } from './dialogue-checks.js';
 

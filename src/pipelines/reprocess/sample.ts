@@ -19,7 +19,7 @@ import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
 import { sampleSftLines, type SampleSftLines } from '../finished-sample.js';
 
 import { REPROCESS_TARGETS, type ReprocessTarget } from './targets.js';
-import { validateCapture } from '../../transforms/capture/validate.js';
+import { validateCapture } from '../capture/validate.js';
 import type { ReadArena } from '../../core/read-arena.js';
 
 

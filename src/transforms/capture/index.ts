@@ -4,6 +4,5 @@ export * from './coverage.js';
 export * from './evidence.js';
 export * from './relations.js';
 export * from './statuses.js';
-export * from './validate.js';
 export * from './view.js';
 export * from './token-agreement.js';

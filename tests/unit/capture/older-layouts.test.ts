@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256File } from '../../../src/core/hashing.js';
 import type { ParticipantUsage } from '../../../src/harnesses/claude-code/participants.js';
 import type { Call } from '../../../src/schemas/index.js';
-import { validateCapture } from '../../../src/transforms/capture/index.js';
+import { validateCapture } from '../../../src/pipelines/capture/validate.js';
 import { finalizeAttributed } from '../../support/finalize.js';
 import { recordExamples } from '../../support/record-examples.js';
 import { useTempDir } from '../../support/temp-dir.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ParticipantUsage } from '../../../src/harnesses/claude-code/participants.js';
 import { Manifest, checkValue, type Call } from '../../../src/schemas/index.js';
-import { validateCapture } from '../../../src/transforms/capture/index.js';
+import { validateCapture } from '../../../src/pipelines/capture/validate.js';
 import { finalizeAttributed } from '../../support/finalize.js';
 import { recordExamples } from '../../support/record-examples.js';
 import { useTempDir } from '../../support/temp-dir.js';

@@ -7,6 +7,8 @@ import { sha256File } from '../../core/hashing.js';
 import { formatJsonPath } from '../../core/json-locate.js';
 import { jsonlFileSource } from '../../core/jsonl-source.js';
 import { Call } from '../../schemas/call.js';
+import { fieldsOf } from '../../schemas/call-context.js';
+import { readCallsLazily } from '../../sources/archive/calls-reader.js';
 import { Manifest, OlderManifest } from '../../schemas/manifest.js';
 import { Relation } from '../../schemas/relation.js';
 import { checkValue } from '../../schemas/validate.js';
@@ -42,14 +44,7 @@ export async function validateCapture(dir: string): Promise<string[]> {
   const copies = layout === 'legacy' ? await participantCopies(dir) : [];
   // A legacy capture may hold only the per-participant copies; their union is then its calls.
   const callFiles = layout === 'legacy' && !existsSync(join(dir, 'calls.jsonl')) ? copies : ['calls.jsonl'];
-  for (const file of callFiles) {
-    const ctx = createStageContext();
-    for await (const env of jsonlFileSource(join(dir, file), { onBadLine: 'reject' })(ctx)) {
-      for (const i of checkValue(Call, env.data)) problems.push(`${file}:${env.origin.line}: ${formatJsonPath(i.path)}: ${i.message}`);
-      calls.set((env.data as Json).call_id, env.data as Json);
-    }
-    for (const r of ctx.rejects) problems.push(`${file}:${r.origin.line}: ${r.reason}`);
-  }
+  for (const file of callFiles) problems.push(...(await readCallFile(join(dir, file), file, calls, copies.length > 0)));
   if (callFiles.length === 1 && copies.length > 0) problems.push(...(await checkCopies(dir, copies, calls)));
   const participants = new Map<string, Json>(((manifest.participants ?? []) as Json[]).map((p) => [p.participant_id, p]));
   for (const [id, c] of calls) {
@@ -74,6 +69,32 @@ export async function validateCapture(dir: string): Promise<string[]> {
     }
   }
   for (const r of rctx.rejects) problems.push(`relations.jsonl:${r.origin.line}: ${r.reason}`);
+  return problems;
+}
+
+/**
+ * The calls of one calls.jsonl into `calls`, each checked against its schema. Read as the archive reader reads them,
+ * each request body left as bytes (it is most of the file, and the manifest's sha256 already holds it to what was
+ * published); only a file that does not read that way is read again line by line, to name every damaged line.
+ * `whole`: keep each call whole (the legacy copies are compared with it), else its fields without the body.
+ */
+async function readCallFile(path: string, file: string, calls: Map<string, Json>, whole: boolean): Promise<string[]> {
+  const problems: string[] = [];
+  const lazy = whole ? undefined : await readCallsLazily(path).catch(() => undefined);
+  if (lazy) {
+    lazy.forEach((c, i) => {
+      const fields = { ...fieldsOf(c), context: null };
+      for (const issue of checkValue(Call, fields)) problems.push(`${file}:${i + 1}: ${formatJsonPath(issue.path)}: ${issue.message}`);
+      calls.set(c.call_id, fields);
+    });
+    return problems;
+  }
+  const ctx = createStageContext();
+  for await (const env of jsonlFileSource(path, { onBadLine: 'reject' })(ctx)) {
+    for (const i of checkValue(Call, env.data)) problems.push(`${file}:${env.origin.line}: ${formatJsonPath(i.path)}: ${i.message}`);
+    calls.set((env.data as Json).call_id, env.data as Json);
+  }
+  for (const r of ctx.rejects) problems.push(`${file}:${r.origin.line}: ${r.reason}`);
   return problems;
 }
 

@@ -23,7 +23,7 @@ import { RunInfoCheckpoints } from './checkpoints.js';
 import { runSummary, type RunSftCounts } from '../run-summary.js';
 import { runUsageTotals } from '../run-usage.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
-import { runSample, sampleDirOf, type SampleSettings } from './sample.js';
+import { runSample, sampleDirOf, type SampleRequest, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
 import { refuseModels, refuseRunOptions } from './refusals.js';
 import { detectIsolation, isolationWarning } from '../../sources/isolation.js';
@@ -182,61 +182,11 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
   const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
   const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}) });
   const wireTrace = o.wireTrace ?? 'actf';
-  const lock: Lock = {
-    schema: LOCK_SCHEMA,
-    roller_version: o.rollerVersion ?? '0.1.0',
-    created_at: new Date().toISOString(),
-    requests: requests.map((r) => ({ index: r.index, task_id: r.task.id, model: r.model.id })),
-    task_bundle_digest: bundle.digest,
-    harness: { name: o.harness, version: installed.version },
-    // The simulators' models too: a resume under another simulator model configuration is refused.
-    models: Object.fromEntries([...models, ...simulators.values()].map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
-    image_id: docker?.id ?? null,
-    timeout_s: o.timeoutS ?? 600,
-    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: o.cacheTrace ?? false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error', ...(o.maxResultsBytes !== undefined && o.maxResultsBytes !== DEFAULT_MAX_RESULTS_BYTES ? { max_results_bytes: o.maxResultsBytes } : {}) },
-    ...(o.piSubagentExtension ? { harness_profile: PI_SUBAGENT_PROFILE } : {}),
-    // Embedded exec cannot run sub-agents: a different trajectory semantics from the Gateway default.
-    ...(o.openclawMode === 'exec' ? { harness_profile: OPENCLAW_EXEC_PROFILE } : {}),
-  };
+  const lock = runLock(o, requests, bundle.digest, installed.version, models, simulators, docker, wireTrace);
 
-  const reusable = new Map<number, SampleInfo>();
   const marker = join(runDir, MIGRATION_MARKER);
   const previous = o.resume ? await previousInfo(runDir) : undefined;
-  let lockToWrite: Lock | undefined = lock;
-  if (existsSync(join(runDir, 'lock.json'))) {
-    if (!o.resume) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} already holds a run: pass --resume to continue it, or choose another --run-name`);
-    const old = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
-    // An older lock has no capture_debug: its samples were kept as info.json's config says (on-error before that).
-    old.options.capture_debug ??= (previous?.config.capture_debug as Lock['options']['capture_debug']) ?? 'on-error';
-    const diff = lockDifferences(old, lock);
-    if (diff.length > 0) {
-      throw new RollerError(ErrorCode.INVALID_OPTIONS, `--resume: this run was collected under other conditions; nothing was started. Differences (old -> now):\n  ${diff.join('\n  ')}\nStart a new run (another --run-name) to collect under the new ones.`);
-    }
-    const mixed: string[] = [];
-    // A run being migrated reuses nothing until one full recapture has finished (the marker says so).
-    if (!existsSync(marker)) {
-      for (const r of requests) {
-        const dir = sampleDirOf(runDir, r);
-        const found = await reusableSample(dir, r, bundle.digest, o.keepThinking ?? true, wireTrace);
-        if (found === 'mixed') mixed.push(dir);
-        else if (found && 'defect' in found) o.onNotReused?.(dir, found.defect);
-        else if (found) reusable.set(r.index, found);
-      }
-    }
-    if (mixed.length > 0) {
-      throw new RollerError(
-        ErrorCode.INVALID_OPTIONS,
-        `--resume: these samples' main ACTF/SFT holds sub-agent steps (an older roller mixed them in); they are not reused and nothing was started:\n  ${mixed.join('\n  ')}\nCollect again into a new --run-name; to keep their results, re-project a copy of their trace.jsonl offline (roller convert) and validate it first.`,
-      );
-    }
-    lockToWrite = undefined; // it matched: written once, when the run began, and never again
-  } else if (!o.resume && existsSync(join(runDir, 'info.json'))) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} holds a run without lock.json (an older roller): pass --resume to recapture it in place, or choose another --run-name`);
-  } else if (o.resume && existsSync(join(runDir, 'info.json'))) {
-    // An older run without a lock: lock it now and rerun every sample once; the marker keeps reuse off
-    // until that recapture and the run-level SFT have succeeded, even across a crash.
-    await writeJsonAtomic(marker, { reason: 'run collected without lock.json: every sample is recaptured once before any is reused', since: new Date().toISOString() });
-  }
+  const { reusable, lockToWrite } = await resumeCheck(o, runDir, lock, requests, bundle.digest, wireTrace, previous);
   if (lockToWrite) await createRunLockSink({ path: join(runDir, 'lock.json') }).consume(itemsOf(lockToWrite), createStageContext());
   // What a killed run left (its samples' temporary directories) goes once this resume is known to continue it.
   const cleaned = o.resume ? await cleanLeftovers(runDir) : [];
@@ -333,18 +283,9 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     await checkpoints.result();
   };
 
-  // One embedded scripted model per scripted model id for the whole run (its runaway cap scaled to the
-  // run); API models go to their base.
-  const servers: ScriptedModelServer[] = [];
-  const upstreams = new Map<string, string>();
-  for (const m of [...models, ...simulators.values()]) {
-    if (m.kind === 'api') upstreams.set(m.id, m.apiBase);
-    else if (!upstreams.has(m.id)) {
-      const server = await startScriptedModel({ script: { ...m.script, max_requests: m.script.max_requests * Math.max(1, requests.length) } });
-      servers.push(server);
-      upstreams.set(m.id, server.url);
-    }
-  }
+  // One embedded scripted model per scripted model id for the whole run (its runaway cap scaled to the run); API
+  // models go to their base.
+  const { servers, upstreams } = await startUpstreams([...models, ...simulators.values()], requests.length);
   settings.upstreams = upstreams;
 
   o.onPlan?.(requests.length);
@@ -385,6 +326,86 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
   return { runDir, info: snapshot() };
 }
 
+
+/** The run's lock.json: what a resume must match before any harness starts. */
+function runLock(o: CollectOptions, requests: readonly { index: number; task: { id: string }; model: { id: string } }[], bundleDigest: string, harnessVersion: string, models: readonly ResolvedModel[], simulators: ReadonlyMap<string, ResolvedModel>, docker: RunPlan['docker'], wireTrace: WireTraceMode): Lock {
+  return {
+    schema: LOCK_SCHEMA,
+    roller_version: o.rollerVersion ?? '0.1.0',
+    created_at: new Date().toISOString(),
+    requests: requests.map((r) => ({ index: r.index, task_id: r.task.id, model: r.model.id })),
+    task_bundle_digest: bundleDigest,
+    harness: { name: o.harness, version: harnessVersion },
+    // The simulators' models too: a resume under another simulator model configuration is refused.
+    models: Object.fromEntries([...models, ...simulators.values()].map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
+    image_id: docker?.id ?? null,
+    timeout_s: o.timeoutS ?? 600,
+    options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: o.cacheTrace ?? false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error', ...(o.maxResultsBytes !== undefined && o.maxResultsBytes !== DEFAULT_MAX_RESULTS_BYTES ? { max_results_bytes: o.maxResultsBytes } : {}) },
+    ...(o.piSubagentExtension ? { harness_profile: PI_SUBAGENT_PROFILE } : {}),
+    // Embedded exec cannot run sub-agents: a different trajectory semantics from the Gateway default.
+    ...(o.openclawMode === 'exec' ? { harness_profile: OPENCLAW_EXEC_PROFILE } : {}),
+  }
+}
+
+/**
+ * A run directory already there: a resume only under the same lock (the differences named), and the samples it may
+ * reuse; a run without a lock (an older roller) is locked and recaptured once, its marker keeping reuse off till then.
+ */
+async function resumeCheck(o: CollectOptions, runDir: string, lock: Lock, requests: readonly SampleRequest[], bundleDigest: string, wireTrace: WireTraceMode, previous: RunInfo | undefined): Promise<{ reusable: Map<number, SampleInfo>; lockToWrite: Lock | undefined }> {
+  const marker = join(runDir, MIGRATION_MARKER);
+  const reusable = new Map<number, SampleInfo>();
+  let lockToWrite: Lock | undefined = lock;
+  if (existsSync(join(runDir, 'lock.json'))) {
+    if (!o.resume) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} already holds a run: pass --resume to continue it, or choose another --run-name`);
+    const old = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
+    // An older lock has no capture_debug: its samples were kept as info.json's config says (on-error before that).
+    old.options.capture_debug ??= (previous?.config.capture_debug as Lock['options']['capture_debug']) ?? 'on-error';
+    const diff = lockDifferences(old, lock);
+    if (diff.length > 0) {
+      throw new RollerError(ErrorCode.INVALID_OPTIONS, `--resume: this run was collected under other conditions; nothing was started. Differences (old -> now):\n  ${diff.join('\n  ')}\nStart a new run (another --run-name) to collect under the new ones.`);
+    }
+    const mixed: string[] = [];
+    // A run being migrated reuses nothing until one full recapture has finished (the marker says so).
+    if (!existsSync(marker)) {
+      for (const r of requests) {
+        const dir = sampleDirOf(runDir, r);
+        const found = await reusableSample(dir, r, bundleDigest, o.keepThinking ?? true, wireTrace);
+        if (found === 'mixed') mixed.push(dir);
+        else if (found && 'defect' in found) o.onNotReused?.(dir, found.defect);
+        else if (found) reusable.set(r.index, found);
+      }
+    }
+    if (mixed.length > 0) {
+      throw new RollerError(
+        ErrorCode.INVALID_OPTIONS,
+        `--resume: these samples' main ACTF/SFT holds sub-agent steps (an older roller mixed them in); they are not reused and nothing was started:\n  ${mixed.join('\n  ')}\nCollect again into a new --run-name; to keep their results, re-project a copy of their trace.jsonl offline (roller convert) and validate it first.`,
+      );
+    }
+    lockToWrite = undefined; // it matched: written once, when the run began, and never again
+  } else if (!o.resume && existsSync(join(runDir, 'info.json'))) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} holds a run without lock.json (an older roller): pass --resume to recapture it in place, or choose another --run-name`);
+  } else if (o.resume && existsSync(join(runDir, 'info.json'))) {
+    // An older run without a lock: lock it now and rerun every sample once; the marker keeps reuse off
+    // until that recapture and the run-level SFT have succeeded, even across a crash.
+    await writeJsonAtomic(marker, { reason: 'run collected without lock.json: every sample is recaptured once before any is reused', since: new Date().toISOString() });
+  }
+  return { reusable, lockToWrite };
+}
+
+/** One embedded scripted model server per scripted model id (its runaway cap scaled to the run); an API model's base. */
+async function startUpstreams(all: readonly ResolvedModel[], requests: number): Promise<{ servers: ScriptedModelServer[]; upstreams: Map<string, string> }> {
+  const servers: ScriptedModelServer[] = [];
+  const upstreams = new Map<string, string>();
+  for (const m of all) {
+    if (m.kind === 'api') upstreams.set(m.id, m.apiBase);
+    else if (!upstreams.has(m.id)) {
+      const server = await startScriptedModel({ script: { ...m.script, max_requests: m.script.max_requests * Math.max(1, requests) } });
+      servers.push(server);
+      upstreams.set(m.id, server.url);
+    }
+  }
+  return { servers, upstreams };
+}
 
 /** The run's info.json as the last collect left it (a resume carries its creation time and history on). */
 async function previousInfo(runDir: string): Promise<RunInfo | undefined> {

@@ -81,33 +81,9 @@ async function* each(source: CallSource): AsyncIterable<Call> {
  */
 export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manifest> {
   await mkdir(o.dir, { recursive: true, mode: 0o700 });
-  const watch = evidenceWatch(o.participants, o.agentPaths);
-  const outputs: NativeOutputs =
-    o.outputs ?? (o.capabilities.native_output_coverage === 'per_id' ? { method: 'per_id' } : { method: 'none', reason: 'the adapter gave no native outputs to check against' });
-  const coverageCheck = new CoverageCheck(outputs);
-  const tally = new CallTally();
-  const evidence: CallEvidence[] = [];
-  /** Calls whose request body the published wire log refers to in calls.jsonl. */
-  const withContext = new Set<string>();
-  const totals = { input: 0, cached_input: 0, cache_creation: 0, output: 0, reasoning: 0, calls: 0, unattributed: 0 };
-  const callIdsOf = new Map<string, string[]>();
-  const modelOf = new Map<string, string | null>();
-  for await (const c of each(o.calls)) {
-    evidence.push(callEvidence(c, watch));
-    coverageCheck.observe(c);
-    tally.observe(c);
-    if (hasContext(c)) withContext.add(c.call_id);
-    totals.calls++;
-    for (const k of ['input', 'cached_input', 'cache_creation', 'output', 'reasoning'] as const) totals[k] += c.usage.normalized?.[k] ?? 0;
-    if (c.identity_status !== 'attributed') totals.unattributed++;
-    if (c.participant_id !== null) {
-      callIdsOf.set(c.participant_id, [...(callIdsOf.get(c.participant_id) ?? []), c.call_id]);
-      if (!modelOf.has(c.participant_id)) modelOf.set(c.participant_id, c.response_model);
-    }
-  }
-  const coverage = coverageCheck.result(o.participants);
-  let relations = relationsFromEvidence(evidence, o.participants, o.scope, o.announcements);
-  const { lifecycle, captureStatus, keepRaw } = captureOutcome({ participants: o.participants, relations, tally, coverage, retention: o.debugRetention });
+  const seen = await observeCalls(o);
+  let relations = relationsFromEvidence(seen.evidence, o.participants, o.scope, o.announcements);
+  const { lifecycle, captureStatus, keepRaw } = captureOutcome({ participants: o.participants, relations, tally: seen.tally, coverage: seen.coverage, retention: o.debugRetention });
 
   // Integrity was decided above (attribution, references); now retention: what is not kept is not referenced.
   if (!keepRaw) {
@@ -121,7 +97,72 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
       await copyFile(f, to);
     }
   }
+  const digests = await writeFormalFiles(o, relations, keepRaw, seen.withContext);
+  const wire = keepRaw && (o.wireLog !== undefined || o.publishedWireLog !== undefined);
+  const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? [...(wire ? ['raw/wire.frames'] : []), ...(o.nativeFiles ?? []).map((f) => nativeName(f, o.nativeRoot))] : [])];
+  const manifest: Manifest = {
+    schema: CAPTURE_SCHEMA,
+    storage_layout: 'compact/v2',
+    harness: o.harness,
+    capture_scope: o.scope,
+    attempt: o.attempt,
+    created_at: o.createdAt ?? new Date().toISOString(),
+    participants: manifestParticipants(o, seen),
+    capabilities: o.capabilities,
+    lifecycle,
+    coverage: seen.coverage,
+    capture_status: captureStatus,
+    debug_retention: o.debugRetention,
+    raw_retained: keepRaw,
+    totals: {
+      ...seen.totals,
+      cost_usd: o.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
+      requests: seen.calls,
+      calls: seen.calls,
+      relations: relations.length,
+      unattributed_calls: seen.unattributed,
+    },
+    files: {},
+    errors: [],
+  };
+  const files = formal.map((path) => ({ path, ...(digests.has(path) ? { digest: digests.get(path)! } : {}) }));
+  await createCaptureManifestSink({ dir: o.dir }).consume(fromArray([{ manifest, files }]), createStageContext());
+  return manifest;
+}
 
+/** What one pass over the attributed calls finds: their evidence (ids, never the calls), coverage, tally and totals. */
+async function observeCalls(o: FinalizeCaptureOptions) {
+  const watch = evidenceWatch(o.participants, o.agentPaths);
+  const outputs: NativeOutputs =
+    o.outputs ?? (o.capabilities.native_output_coverage === 'per_id' ? { method: 'per_id' } : { method: 'none', reason: 'the adapter gave no native outputs to check against' });
+  const coverageCheck = new CoverageCheck(outputs);
+  const tally = new CallTally();
+  const evidence: CallEvidence[] = [];
+  /** Calls whose request body the published wire log refers to in calls.jsonl. */
+  const withContext = new Set<string>();
+  const totals = { input: 0, cached_input: 0, cache_creation: 0, output: 0, reasoning: 0 };
+  let calls = 0;
+  let unattributed = 0;
+  const callIdsOf = new Map<string, string[]>();
+  const modelOf = new Map<string, string | null>();
+  for await (const c of each(o.calls)) {
+    evidence.push(callEvidence(c, watch));
+    coverageCheck.observe(c);
+    tally.observe(c);
+    if (hasContext(c)) withContext.add(c.call_id);
+    calls++;
+    for (const k of ['input', 'cached_input', 'cache_creation', 'output', 'reasoning'] as const) totals[k] += c.usage.normalized?.[k] ?? 0;
+    if (c.identity_status !== 'attributed') unattributed++;
+    if (c.participant_id !== null) {
+      callIdsOf.set(c.participant_id, [...(callIdsOf.get(c.participant_id) ?? []), c.call_id]);
+      if (!modelOf.has(c.participant_id)) modelOf.set(c.participant_id, c.response_model);
+    }
+  }
+  return { evidence, coverage: coverageCheck.result(o.participants), tally, withContext, totals, calls, unattributed, callIdsOf, modelOf };
+}
+
+/** calls.jsonl, relations.jsonl and the wire log under raw/; the digests the sinks took as they wrote (for the manifest). */
+async function writeFormalFiles(o: FinalizeCaptureOptions, relations: Relation[], keepRaw: boolean, withContext: ReadonlySet<string>): Promise<Map<string, { sha256: string; bytes: number }>> {
   const digests = new Map<string, { sha256: string; bytes: number }>();
   const keep = (report: { files?: Readonly<Record<string, { sha256?: string; bytes: number }>> }, name: string) => {
     const f = report.files?.[join(o.dir, name)];
@@ -132,66 +173,35 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
     name: 'capture-calls',
     source: () =>
       (async function* () {
-        for await (const c of each(o.calls)) {
-          yield keepRaw ? c : withCallFields(c, { response_path: null });
-        }
+        for await (const c of each(o.calls)) yield keepRaw ? c : withCallFields(c, { response_path: null });
       })(),
     sinks: [createCallsJsonlSink({ path: join(o.dir, 'calls.jsonl') })],
   });
   keep(written.sinks[0]!, 'calls.jsonl');
-  const ctx = createStageContext();
-  keep(await createRelationsSink({ path: join(o.dir, 'relations.jsonl') }).consume(fromArray(relations), ctx), 'relations.jsonl');
-  const wire = keepRaw && (o.wireLog !== undefined || o.publishedWireLog !== undefined);
+  keep(await createRelationsSink({ path: join(o.dir, 'relations.jsonl') }).consume(fromArray(relations), createStageContext()), 'relations.jsonl');
   // After calls.jsonl: the published wire log refers to it for every request body it holds.
   if (keepRaw && o.wireLog) await publishWireLog(o.wireLog, join(o.dir, 'raw', 'wire.frames'), withContext);
   else if (keepRaw && o.publishedWireLog) await copyFile(o.publishedWireLog, join(o.dir, 'raw', 'wire.frames'));
+  return digests;
+}
 
-  const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? [...(wire ? ['raw/wire.frames'] : []), ...(o.nativeFiles ?? []).map((f) => nativeName(f, o.nativeRoot))] : [])];
-  const manifest: Manifest = {
-    schema: CAPTURE_SCHEMA,
-    storage_layout: 'compact/v2',
-    harness: o.harness,
-    capture_scope: o.scope,
-    attempt: o.attempt,
-    created_at: o.createdAt ?? new Date().toISOString(),
-    participants: o.participants.map((p) => ({
-      participant_id: p.participant,
-      role: p.role,
-      native_ids: { native_id: p.native_id, ...(o.agentPaths?.[p.native_id] ? { agent_path: o.agentPaths[p.native_id]! } : {}) },
-      parent_participant_id: p.parent,
-      spawn_tool_call_id: p.spawn_tool_call_id,
-      depth: p.depth,
-      model: modelOf.get(p.participant) ?? null,
-      call_ids: callIdsOf.get(p.participant) ?? [],
-      status: p.status,
-      status_source: p.status_source,
-      reason: p.reason,
-      spawn_result: p.spawn_result ?? null,
-      ...(p.resumed_by?.length ? { resumed_by: p.resumed_by, ...(p.spawn_status ? { spawn_status: p.spawn_status } : {}) } : {}),
-    })),
-    capabilities: o.capabilities,
-    lifecycle,
-    coverage,
-    capture_status: captureStatus,
-    debug_retention: o.debugRetention,
-    raw_retained: keepRaw,
-    totals: {
-      input: totals.input,
-      cached_input: totals.cached_input,
-      cache_creation: totals.cache_creation,
-      output: totals.output,
-      reasoning: totals.reasoning,
-      cost_usd: o.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
-      requests: totals.calls,
-      calls: totals.calls,
-      relations: relations.length,
-      unattributed_calls: totals.unattributed,
-    },
-    files: {},
-    errors: [],
-  };
-  await createCaptureManifestSink({ dir: o.dir }).consume(fromArray([{ manifest, files: formal.map((path) => ({ path, ...(digests.has(path) ? { digest: digests.get(path)! } : {}) })) }]), ctx);
-  return manifest;
+/** The manifest's participants: each with its calls and the model that answered its first one. */
+function manifestParticipants(o: FinalizeCaptureOptions, seen: { callIdsOf: Map<string, string[]>; modelOf: Map<string, string | null> }): Manifest['participants'] {
+  return o.participants.map((p) => ({
+    participant_id: p.participant,
+    role: p.role,
+    native_ids: { native_id: p.native_id, ...(o.agentPaths?.[p.native_id] ? { agent_path: o.agentPaths[p.native_id]! } : {}) },
+    parent_participant_id: p.parent,
+    spawn_tool_call_id: p.spawn_tool_call_id,
+    depth: p.depth,
+    model: seen.modelOf.get(p.participant) ?? null,
+    call_ids: seen.callIdsOf.get(p.participant) ?? [],
+    status: p.status,
+    status_source: p.status_source,
+    reason: p.reason,
+    spawn_result: p.spawn_result ?? null,
+    ...(p.resumed_by?.length ? { resumed_by: p.resumed_by, ...(p.spawn_status ? { spawn_status: p.spawn_status } : {}) } : {}),
+  }));
 }
 
 async function* fromArray<T>(items: readonly T[]): AsyncIterable<T> {

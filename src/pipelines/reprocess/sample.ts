@@ -64,37 +64,13 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
   try {
     const info = JSON.parse(await readFile(join(job.source, 'info.json'), 'utf8')) as SampleInfo;
     const harness = info.harness.name;
-    if (!harnessAdapter(harness).nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${job.source}: ${harness} has no capture contract, so its archive cannot be projected again`);
-    const capturePath = info.runtime.capture?.path;
-    if (!capturePath) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${job.source}: no capture: the sample was collected with --no-capture-calls, so there is no archive to project again`);
-    const capture = join(job.source, capturePath);
-    const nativeRoot = join(capture, 'raw', 'native');
-    if (!existsSync(nativeRoot)) {
-      throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${capture}: no raw/native/ archive (collect keeps raw/ for every sample with --capture-debug full, and for failed ones by default); this sample cannot be projected again`);
-    }
-    // The archive is what was published: hashes, attribution and references checked before anything is derived from it.
-    const problems = job.noVerify ? [] : await validateCapture(capture);
-    if (problems.length > 0) {
-      const shown = problems.slice(0, 3).map((p) => `${capture}/${p}`).join('; ');
-      throw new RollerError(ErrorCode.HASH_MISMATCH, `the archived capture does not match what was published: ${shown}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}; restore it from a copy, or pass --no-verify to use it as it is`);
-    }
+    const { capture, capturePath, nativeRoot } = await checkedArchive(job, info);
     const manifest = JSON.parse(await readFile(join(capture, 'manifest.json'), 'utf8')) as Manifest;
     const wireLog = join(capture, WIRE_LOG_FILE);
 
     await rm(partial, { recursive: true, force: true });
     await mkdir(partial, { recursive: true });
-    let callsPath = join(capture, 'calls.jsonl');
-    if (job.fromWire) {
-      if (!existsSync(wireLog)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${capture}: no ${WIRE_LOG_FILE} to decode the calls from (--from-wire); collect keeps it with --capture-debug full`);
-      // Beside the sample, never inside it: the output tree holds only what collect would write.
-      callsPath = `${partial}.wire-calls.jsonl`;
-      const bodies = callsJsonlBodies(join(capture, 'calls.jsonl'));
-      await runPipeline({
-        name: 'reprocess-wire',
-        source: (ctx) => projectCalls(readWireFrames(wireLog, { bodies, signal: ctx.signal }), { responsePath: WIRE_LOG_FILE }),
-        sinks: [createCallsJsonlSink({ path: callsPath, sha256: false })],
-      });
-    }
+    const callsPath = job.fromWire ? await callsFromWire(capture, partial) : join(capture, 'calls.jsonl');
     const projection = await projectAttempt(
       partial,
       {
@@ -121,21 +97,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
       const e = projection.errors[0]!;
       throw new RollerError(e.code as ErrorCode, `${job.source}: ${e.message}`);
     }
-    // Earlier attempts' captures and the files no stage derives: as they are.
-    for (const name of await readdir(join(job.source, 'capture'))) {
-      if (name !== capturePath.split('/').pop()) await cp(join(job.source, 'capture', name), join(partial, 'capture', name), { recursive: true });
-    }
-    for (const name of sampleFilesOf('kept')) if (existsSync(join(job.source, name))) await cp(join(job.source, name), join(partial, name), { recursive: true });
-    // --only: the families not selected stay as the archive has them.
-    if (job.only) {
-      for (const t of REPROCESS_TARGETS) {
-        if (job.only.includes(t)) continue;
-        for (const f of sampleFilesOf(t)) {
-          await rm(join(partial, f), { recursive: true, force: true });
-          if (existsSync(join(job.source, f))) await cp(join(job.source, f), join(partial, f), { recursive: true });
-        }
-      }
-    }
+    await keepUnderived(job, partial, capturePath);
     const finished = await finishSample(
       partial,
       { task_id: info.task_id, index: info.index, model: info.model, harness: { name: harness, version: info.harness.version }, attempts: info.attempts, elapsed_ms: info.elapsed_ms, provenance: info.provenance },
@@ -168,5 +130,58 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
     await rm(`${partial}.wire-calls.jsonl`, { force: true }).catch(() => undefined);
     const e = err as Error & { code?: string };
     return { status: 'error', error: { code: typeof e.code === 'string' && e.code.startsWith('ROLLER_') ? e.code : ErrorCode.REPROCESS_FAILED, message: e.message } };
+  }
+}
+
+/** The archive a sample is projected again from: its final capture, with raw/native/, checked against what was published. */
+async function checkedArchive(job: SampleJob, info: SampleInfo): Promise<{ capture: string; capturePath: string; nativeRoot: string }> {
+  const harness = info.harness.name;
+  if (!harnessAdapter(harness).nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${job.source}: ${harness} has no capture contract, so its archive cannot be projected again`);
+  const capturePath = info.runtime.capture?.path;
+  if (!capturePath) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${job.source}: no capture: the sample was collected with --no-capture-calls, so there is no archive to project again`);
+  const capture = join(job.source, capturePath);
+  const nativeRoot = join(capture, 'raw', 'native');
+  if (!existsSync(nativeRoot)) {
+    throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${capture}: no raw/native/ archive (collect keeps raw/ for every sample with --capture-debug full, and for failed ones by default); this sample cannot be projected again`);
+  }
+  // The archive is what was published: hashes, attribution and references checked before anything is derived from it.
+  const problems = job.noVerify ? [] : await validateCapture(capture);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 3).map((p) => `${capture}/${p}`).join('; ');
+    throw new RollerError(ErrorCode.HASH_MISMATCH, `the archived capture does not match what was published: ${shown}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}; restore it from a copy, or pass --no-verify to use it as it is`);
+  }
+  return { capture, capturePath, nativeRoot };
+}
+
+/** --from-wire: the calls decoded again from the archived wire log, into a file beside the sample (never inside it). */
+async function callsFromWire(capture: string, partial: string): Promise<string> {
+  const wireLog = join(capture, WIRE_LOG_FILE);
+  if (!existsSync(wireLog)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${capture}: no ${WIRE_LOG_FILE} to decode the calls from (--from-wire); collect keeps it with --capture-debug full`);
+  const callsPath = `${partial}.wire-calls.jsonl`;
+  const bodies = callsJsonlBodies(join(capture, 'calls.jsonl'));
+  await runPipeline({
+    name: 'reprocess-wire',
+    source: (ctx) => projectCalls(readWireFrames(wireLog, { bodies, signal: ctx.signal }), { responsePath: WIRE_LOG_FILE }),
+    sinks: [createCallsJsonlSink({ path: callsPath, sha256: false })],
+  });
+  return callsPath;
+}
+
+/** Earlier attempts' captures and the files no stage derives, as the archive has them; with --only, the families not selected too. */
+async function keepUnderived(job: SampleJob, partial: string, capturePath: string): Promise<void> {
+  // Earlier attempts' captures and the files no stage derives: as they are.
+  for (const name of await readdir(join(job.source, 'capture'))) {
+    if (name !== capturePath.split('/').pop()) await cp(join(job.source, 'capture', name), join(partial, 'capture', name), { recursive: true });
+  }
+  for (const name of sampleFilesOf('kept')) if (existsSync(join(job.source, name))) await cp(join(job.source, name), join(partial, name), { recursive: true });
+  // --only: the families not selected stay as the archive has them.
+  if (job.only) {
+    for (const t of REPROCESS_TARGETS) {
+      if (job.only.includes(t)) continue;
+      for (const f of sampleFilesOf(t)) {
+        await rm(join(partial, f), { recursive: true, force: true });
+        if (existsSync(join(job.source, f))) await cp(join(job.source, f), join(partial, f), { recursive: true });
+      }
+    }
   }
 }

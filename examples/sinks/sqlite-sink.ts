@@ -6,8 +6,8 @@
  *     --sink-option sqlite-sink.path=runs.db
  *
  * It exports a SinkModule (roller loads it by path, checks its options with its zod schema, and feeds it the run's
- * two streams: attributed calls, and finished samples in request order). Several instances may write one database
- * at once (reprocess runs samples on several threads; any sink must allow it): WAL and a busy timeout do that.
+ * two streams: attributed calls, and finished samples in request order), each built with sinkFrom. Two runs may write
+ * one database at once (a collect and a reprocess): WAL and a busy timeout allow that.
  */
 import Database from 'better-sqlite3';
 import { defineSink, sinkFrom, z, type Call, type FinishedSample } from '../../src/index.js';

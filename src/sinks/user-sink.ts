@@ -12,10 +12,11 @@ export interface UserSinks {
 }
 
 /**
- * What a sink module exports (as `default` or `sink`), as pino transports are: loaded by its specifier inside the
- * thread that runs the stages (a reprocess worker loads its own), so no function crosses a thread. `options` (zod)
- * checks what `--sink-option name.key=value` or an options file gives before anything runs. Several instances may
- * run at once (one per reprocess worker): a sink writing one store must allow that (SQLite: WAL and a busy timeout).
+ * What a sink module exports (as `default` or `sink`), as pino transports are: loaded by its specifier in the
+ * pipeline's main thread, which feeds it what the samples published (reprocess too: its workers only project), so no
+ * function crosses a thread and one instance sees the whole run in order. `options` (zod) checks what
+ * `--sink-option name.key=value` or an options file gives before anything runs. Another run may write the same store
+ * at the same time: a sink writing one must allow that (SQLite: WAL and a busy timeout).
  */
 export interface SinkModule<O = unknown> {
   name?: string;

@@ -2,7 +2,6 @@ import { createRequire } from 'node:module';
 import { basename, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorCode, RollerError } from '../core/errors.js';
-import { createStageContext } from '../core/context.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import type { Sink } from '../core/stage.js';
 import type { Call } from '../schemas/call.js';
@@ -67,17 +66,16 @@ export interface UserSinkSet {
  */
 export async function openUserSinks(specs: readonly SinkSpec[], objects: readonly UserSinks[] = [], cwd = process.cwd()): Promise<UserSinkSet> {
   const opened: { name: string; sinks: UserSinks }[] = objects.map((s, i) => ({ name: s.calls?.name ?? s.samples?.name ?? `sink-${i + 1}`, sinks: s }));
-  const answered = new Set<string>();
-  for (const s of specs) {
-    const { name, sinks } = await openSpec(s, cwd, answered);
-    opened.push({ name, sinks });
-  }
-  const named = new Set(specs.flatMap((s) => Object.keys(s.named ?? {})));
-  const unused = [...named].filter((n) => !answered.has(n));
+  // Every module loaded and named first: options for a name no sink answers to are refused before any sink is made.
+  const resolved: ResolvedSpec[] = [];
+  for (const s of specs) resolved.push(await resolveSpec(s, cwd));
+  const answered = new Set(resolved.flatMap((r) => r.answersTo));
+  const unused = [...new Set(specs.flatMap((s) => Object.keys(s.named ?? {})))].filter((n) => !answered.has(n));
   if (unused.length > 0) {
-    await Promise.all(opened.flatMap((o) => [o.sinks.calls, o.sinks.samples]).filter((x) => x !== undefined).map((sink) => sink.consume(empty(), createStageContext()).catch(() => {})));
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `options for ${unused.map((u) => `'${u}'`).join(', ')}, but no --sink of that name (sinks: ${opened.map((o) => o.name).join(', ') || 'none'})`);
+    const names = [...opened.map((o) => o.name), ...resolved.map((r) => r.name)];
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `options for ${unused.map((u) => `'${u}'`).join(', ')}, but no --sink of that name (sinks: ${names.join(', ') || 'none'})`);
   }
+  for (const r of resolved) opened.push({ name: r.name, sinks: await r.create() });
   const calls = opened.filter((o) => o.sinks.calls).map((o) => new SinkFeed<Call>(o.sinks.calls!));
   const samples = opened.filter((o) => o.sinks.samples).map((o) => new SinkFeed<FinishedSample>(o.sinks.samples!));
   const unread: SinkFailure[] = [];
@@ -104,30 +102,42 @@ export async function openUserSinks(specs: readonly SinkSpec[], objects: readonl
   };
 }
 
-/** A spec's sinks, and the name it answers to (its options are found by it; `answered` collects the names used). */
-async function openSpec(s: SinkSpec, cwd: string, answered: Set<string>): Promise<{ name: string; sinks: UserSinks }> {
-  const optionsBy = (...names: string[]) => {
-    for (const n of names) answered.add(n);
-    return s.options ?? names.map((n) => s.named?.[n]).find((o) => o !== undefined) ?? {};
-  };
+/** A spec loaded: the name it goes by, the names its options may be given under, and how to make its sinks. */
+interface ResolvedSpec {
+  name: string;
+  answersTo: string[];
+  create(): Promise<UserSinks>;
+}
+
+async function resolveSpec(s: SinkSpec, cwd: string): Promise<ResolvedSpec> {
+  const optionsFor = (names: readonly string[]) => s.options ?? names.map((n) => s.named?.[n]).find((o) => o !== undefined) ?? {};
   if (s.spec in registry) {
     const def = registry[s.spec as SinkName];
     if (def.input !== 'calls' && def.input !== 'samples') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${s.spec}: it writes one file family of a sample (${def.input}); a run's sink takes calls or samples`);
-    const parsed = checkedOptions(s.spec, s.spec, def.options, optionsBy(s.spec));
-    const sink = (def.create as (o: unknown) => Sink<never>)(parsed);
-    return { name: s.spec, sinks: def.input === 'calls' ? { calls: sink as Sink<Call> } : { samples: sink as Sink<FinishedSample> } };
+    return {
+      name: s.spec,
+      answersTo: [s.spec],
+      async create() {
+        const sink = (def.create as (o: unknown) => Sink<never>)(checkedOptions(s.spec, s.spec, def.options, optionsFor([s.spec])));
+        return def.input === 'calls' ? { calls: sink as Sink<Call> } : { samples: sink as Sink<FinishedSample> };
+      },
+    };
   }
   const mod = await importSink(s.spec, cwd);
   const fileName = basename(s.spec, extname(s.spec));
   const name = mod.name ?? fileName;
-  const options = optionsBy(...new Set([name, fileName]));
-  const parsed = mod.options ? checkedOptions(s.spec, name, mod.options, options) : options;
-  const made = await mod.create(parsed);
-  if (!made || (!made.calls && !made.samples)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${s.spec}: its create() gave neither a calls nor a samples sink`);
-  return { name, sinks: made };
+  const answersTo = [...new Set([name, fileName])];
+  return {
+    name,
+    answersTo,
+    async create() {
+      const options = optionsFor(answersTo);
+      const made = await mod.create(mod.options ? checkedOptions(s.spec, name, mod.options, options) : options);
+      if (!made || (!made.calls && !made.samples)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${s.spec}: its create() gave neither a calls nor a samples sink`);
+      return made;
+    },
+  };
 }
-
-async function* empty(): AsyncGenerator<never> {}
 
 function checkedOptions(spec: string, name: string, schema: Parameters<typeof checkValue>[0], options: Record<string, unknown>): unknown {
   const issues = checkValue(schema, options);

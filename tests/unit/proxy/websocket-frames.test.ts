@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FrameError, FrameReader, OPCODE, encodeFrame } from '../../../src/sources/proxy/websocket-frames.js';
+import { seededRandom as rng } from '../../support/seeded-random.js';
 
 // ws's own parser and encoder, the reference the frame reader is held to.
 const require = createRequire(import.meta.url);
@@ -9,18 +10,6 @@ const { Receiver, Sender } = require('ws') as { Receiver: new (o: object) => WsR
 interface WsReceiver {
   write(chunk: Buffer): boolean;
   on(event: string, fn: (...args: never[]) => void): void;
-}
-
-/** A seeded generator, so a failing case can be run again. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Seen = string[];

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventType, leadingType } from '../../../src/sources/proxy/websocket-message-type.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '../../support/seeded-random.js';
 
 /** Strings that try the scanner: quotes, backslashes, braces, brackets, commas, colons, non-ASCII. */
 const TRICKY = ['type', 'response.create', 'a"b', 'a\\', '\\"', '{', '}', '[', ']', ',', ':', '"type":"x"', 'é', '😀', ' ', ''];

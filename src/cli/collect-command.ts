@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
-import { defaultCacheDir, PINNED_HARNESSES } from '../harnesses/pins.js';
-import type { OpenClawMode } from '../harnesses/openclaw/launch.js';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import { defaultCacheDir } from '../harnesses/cache-dir.js';
+import type { ProfileOption } from '../harnesses/profiles.js';
 import type { RunInfo } from '../schemas/run-info.js';
 import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
-import { captureDebugOption, nonNegativeInt, openclawModeOption, positiveInt, sinkSpecsOf, wireTraceOption, withSinkOptions } from './options.js';
+import { captureDebugOption, nonNegativeInt, positiveInt, sinkSpecsOf, wireTraceOption, withSinkOptions } from './options.js';
 import { printLine } from './output.js';
 import { rollerVersion } from './version.js';
 
@@ -35,8 +36,8 @@ interface CollectCliOptions {
   collectPath?: string[];
   maxResultsMb?: number;
   keyInHarness?: boolean;
-  piSubagentExtension?: boolean;
-  openclawMode?: OpenClawMode;
+  /** The harnesses' profile options (declared by their adapters), by attribute name. */
+  [profileOption: string]: unknown;
   harnessVersion?: string;
   allowUnverifiedVersion?: boolean;
   sink?: string[];
@@ -46,11 +47,12 @@ interface CollectCliOptions {
 
 /** `roller collect`: tasks x models through a harness, each sample recorded. */
 export function registerCollectCommand(program: Command): void {
-  program
+  let profileOpts: ProfileOption[] = [];
+  const command = program
     .command('collect')
     .description('run every task x model through a harness on the embedded scripted model (or an API), recording every call; writes a run directory (seeds/003)')
     .requiredOption('--tasks <file>', 'tasks JSONL: one {"id","prompt", "followups"?, "files"?, "output_dirs"?, "timeout_s"?} per line (followups: later prompts in the same session; claude-code)')
-    .option('--harness <name>', `${Object.keys(PINNED_HARNESSES).join(' | ')} (the harnesses roller can run)`, 'claude-code')
+    .option('--harness <name>', 'the harness CLI to run (roller harness list names those roller can run)', 'claude-code')
     .option('--model <provider/model>', 'repeatable; scripted/<name> starts the embedded scripted model', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--model-config <file>', 'JSON {"models": {"provider/model": {"api_base", "api_key_env"}}}; keys only from the environment')
     .option('--output <dir>', 'parent directory of runs', 'runs')
@@ -67,8 +69,6 @@ export function registerCollectCommand(program: Command): void {
     .option('--no-capture-calls', 'the default: no capture/ (kept for scripts that say so)')
     .option('--cache-trace', "OpenClaw's own cache trace (on by default for OpenClaw; kept in the sample, redacted, with --wire-trace full; an error for other harnesses)")
     .option('--no-cache-trace', "OpenClaw: do not ask for its cache trace")
-    .option('--pi-subagent-extension', "Pi: enable the example sub-agent extension Pi ships (roller's profile has none)")
-    .option('--openclaw-mode <mode>', 'OpenClaw: gateway (default; a local Gateway, sessions_spawn children run) | exec (one embedded turn, no children)', openclawModeOption)
     .option('--key-in-harness', "with --wire-trace off (no proxy): give a model's key to the harness itself, where every tool the agent runs can read it (refused without this)")
     .option('--max-results-mb <n>', "one sample's results/ at most this many MiB in all (default 1024); a file past it is refused and named", (v: string) => {
       const n = Number(v);
@@ -83,9 +83,14 @@ export function registerCollectCommand(program: Command): void {
     .option('--harness-version <version>', 'run this released version of the harness CLI instead of the pinned one (roller harness versions NAME lists the verified ones); the lock records it')
     .option('--allow-unverified-version', 'run a --harness-version that is not in the version matrix')
     .option('--json', 'print the final run info as JSON on stdout');
-  withSinkOptions(program.commands.at(-1)!)
+  // The harnesses' own options (their profiles) come from the registry, loaded only when collect runs.
+  program.hook('preSubcommand', async (_program, sub) => {
+    if (sub === command) profileOpts = await addProfileOptions(command);
+  });
+  withSinkOptions(command)
     .action(async (opts: CollectCliOptions) => {
-      if (opts.runner !== 'local' && opts.runner !== 'docker') throw new InvalidArgumentError('--runner: local or docker');
+      if (opts.runner !== 'local' && opts.runner !== 'docker') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--runner ${opts.runner}: local or docker`);
+      const harnessProfile = await profileOfOptions(profileOpts, opts);
       const controller = new AbortController();
       const onSignal = () => {
         if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: leave now (info.json holds the last checkpoint)
@@ -114,8 +119,7 @@ export function registerCollectCommand(program: Command): void {
         captureCalls: opts.captureCalls === true || opts.claudeCaptureCalls === true,
         captureDebug: opts.captureDebug,
         ...(opts.cacheTrace !== undefined ? { cacheTrace: opts.cacheTrace } : {}),
-        ...(opts.piSubagentExtension ? { piSubagentExtension: true } : {}),
-        ...(opts.openclawMode ? { openclawMode: opts.openclawMode } : {}),
+        ...(harnessProfile ? { harnessProfile } : {}),
         ...(opts.collectPath ? { collectPaths: opts.collectPath } : {}),
         ...(opts.keyInHarness ? { keyInHarness: true } : {}),
         ...(opts.maxResultsMb ? { maxResultsBytes: opts.maxResultsMb * (1 << 20) } : {}),
@@ -166,4 +170,28 @@ async function reportRun(runDir: string, info: RunInfo): Promise<void> {
     const ungraded = g.timeout + g.error > 0 ? `, ${g.timeout} timed out, ${g.error} could not be graded (info.json grade.reason)` : '';
     say(`graded ${g.graded}: ${g.passed} passed, ${g.failed} failed${ungraded} (a verdict on the work; it changes no sample status and no SFT inclusion)`);
   }
+}
+
+/** Adds each profile option the registered harnesses declare (`--pi-subagent-extension`, `--openclaw-mode <mode>`). */
+async function addProfileOptions(command: Command): Promise<ProfileOption[]> {
+  const [{ profileOptions, takesValue }, { findHarness, runnableHarnesses }] = await Promise.all([import('../harnesses/profiles.js'), import('../harnesses/index.js')]);
+  const options = profileOptions(runnableHarnesses().map((name) => findHarness(name)!));
+  for (const o of options) {
+    const help = takesValue(o) ? o.profiles.map((p) => `${p.value} (${p.description})`).join(' | ') : o.profiles[0]!.description;
+    command.addOption(new Option(takesValue(o) ? `${o.option} <value>` : o.option, `${o.harness}: ${help}`));
+  }
+  return options;
+}
+
+/** The profile the given profile options select, refusing one of another harness than --harness. */
+async function profileOfOptions(options: readonly ProfileOption[], opts: CollectCliOptions): Promise<string | null> {
+  const { profileOfValue } = await import('../harnesses/profiles.js');
+  let selected: string | null = null;
+  for (const o of options) {
+    const value = opts[new Option(o.option).attributeName()] as string | true | undefined;
+    if (value === undefined) continue;
+    if (o.harness !== opts.harness) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.option} is an option of ${o.harness} (this run's harness is ${opts.harness})`);
+    selected = profileOfValue(o, value).name ?? selected;
+  }
+  return selected;
 }

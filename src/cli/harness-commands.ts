@@ -1,10 +1,9 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { ErrorCode, RollerError } from '../core/errors.js';
-import { defaultCacheDir, PINNED_HARNESSES, type InstallableHarness } from '../harnesses/pins.js';
+import { defaultCacheDir } from '../harnesses/cache-dir.js';
 import { VERIFIED_VERSIONS } from '../harnesses/verified-versions.js';
-import type { VerifyHarness } from '../pipelines/verify.js';
 import { printLine } from './output.js';
 
 /**
@@ -15,14 +14,15 @@ export function registerHarnessCommands(program: Command): void {
   program
     .command('verify')
     .description("run seeds/000's common acceptance scenarios on the real harness CLI, offline (scripted model, recording proxy), and judge each from the files")
-    .requiredOption('--harness <name>', VERIFIABLE.join(' | '), verifiableHarness)
+    .requiredOption('--harness <name>', 'a harness with acceptance scenarios (roller harness list marks them)')
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .option('--versions <list>', "released versions to run instead of the pinned one (comma-separated), or 'all': every version of the matrix (docs/VERSIONS.md); runs the matrix scenarios")
     .option('--record <dir>', 'with --versions: keep each scenario as a fixture under DIR/<harness>/<version>/ (tests/fixtures/versions)')
     .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
-    .action(async (opts: { harness: VerifyHarness; cacheDir: string; versions?: string; record?: string; keep?: boolean }) => {
+    .action(async (opts: { harness: string; cacheDir: string; versions?: string; record?: string; keep?: boolean }) => {
       const line = (r: { status: string; scenario: string; reason: string; seconds: number }, prefix = '') =>
         void printLine(`${prefix}${r.status.padEnd(14)} ${r.scenario}${r.reason ? ` — ${r.reason}` : ''}${r.seconds ? ` (${r.seconds.toFixed(1)} s)` : ''}`);
+      (await import('../harnesses/index.js')).verifyOf(opts.harness); // refused here, before anything is installed
       let results: { status: string }[];
       if (opts.versions) {
         const matrix = await import('../pipelines/version-matrix.js');
@@ -45,15 +45,16 @@ export function registerHarnessCommands(program: Command): void {
   harness
     .command('install')
     .description('install a harness CLI from npm into the cache (reused when present): NAME for the pinned version, NAME@VERSION for another released one; prints its path')
-    .argument('<name[@version]>', `one of: ${Object.keys(PINNED_HARNESSES).join(', ')}, optionally @<exact version>`)
+    .argument('<name[@version]>', 'a harness roller runs (roller harness list), optionally @<exact version>')
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .action(async (spec: string, opts: { cacheDir: string }) => {
       const at = spec.lastIndexOf('@');
       const given = at > 0 ? spec.slice(0, at) : spec;
-      if (!Object.hasOwn(PINNED_HARNESSES, given)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${given}: not a harness roller installs (one of: ${Object.keys(PINNED_HARNESSES).join(', ')})`);
-      const name = given as InstallableHarness;
+      const { runnableHarnesses, harnessAdapter } = await import('../harnesses/index.js');
+      if (!runnableHarnesses().includes(given)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${given}: not a harness roller installs (one of: ${runnableHarnesses().join(', ')})`);
+      const name = given;
       const version = at > 0 ? spec.slice(at + 1) : undefined;
-      const verified = version === undefined || version === PINNED_HARNESSES[name].version || (VERIFIED_VERSIONS[name] ?? []).some((v) => v.version === version);
+      const verified = version === undefined || version === harnessAdapter(name).runner!.pin.version || (VERIFIED_VERSIONS[name] ?? []).some((v) => v.version === version);
       if (!verified) process.stderr.write(`roller harness install: warning: ${name} ${version} is not in roller's version matrix (roller harness versions ${name}); collect refuses it without --allow-unverified-version\n`);
       const installed = await (await import('../harnesses/installer.js')).installHarness(name, { cacheDir: opts.cacheDir, ...(version ? { version } : {}) });
       process.stderr.write(`${installed.reused ? 'already installed' : 'installed'}: ${installed.package}@${installed.version}\n`);
@@ -68,31 +69,24 @@ export function registerHarnessCommands(program: Command): void {
       const rows = VERIFIED_VERSIONS[name];
       if (!rows) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: no version matrix (harnesses with one: ${Object.keys(VERIFIED_VERSIONS).join(', ')})`);
       if (opts.json) return printLine(JSON.stringify(rows));
-      const pinned = (PINNED_HARNESSES as Record<string, { version: string }>)[name]?.version;
-      const { MATRIX_SCENARIOS } = await import('../pipelines/version-matrix.js');
+      const pinned = (await import('../harnesses/index.js')).findHarness(name)?.runner?.pin.version;
       const seen = new Set(rows.flatMap((r) => Object.keys(r.scenarios)));
-      const order = (MATRIX_SCENARIOS as Record<string, readonly string[]>)[name] ?? [];
+      const order = (await import('../pipelines/version-matrix.js')).matrixScenarios(name);
       const scenarios = [...order.filter((sc) => seen.has(sc)), ...[...seen].filter((sc) => !order.includes(sc))];
       await printLine(`${'version'.padEnd(10)} ${'released'.padEnd(10)} ${'verified'.padEnd(10)} ${scenarios.join(' | ')}`);
       for (const r of rows) await printLine(`${r.version.padEnd(10)} ${(r.released_at ?? '-').padEnd(10)} ${r.verified_at.padEnd(10)} ${scenarios.map((sc) => r.scenarios[sc] ?? '-').join(' | ')}${r.version === pinned ? '  (pinned)' : ''}`);
     });
   harness
     .command('list')
-    .description('the harnesses roller pins, and whether each is installed')
+    .description('the harnesses roller runs: the pinned CLI of each, whether `roller verify` has scenarios for it, and whether it is installed')
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .action(async (opts: { cacheDir: string }) => {
-      for (const [name, pin] of Object.entries(PINNED_HARNESSES)) {
-        const bin = join(opts.cacheDir, `${name}-${pin.version}`, 'node_modules', '.bin', pin.bin);
+      const { findHarness, runnableHarnesses } = await import('../harnesses/index.js');
+      for (const name of runnableHarnesses()) {
+        const runner = findHarness(name)!.runner!;
+        const bin = join(opts.cacheDir, `${name}-${runner.pin.version}`, 'node_modules', '.bin', runner.pin.bin);
         const present = await access(bin).then(() => true, () => false);
-        await printLine(`${name.padEnd(12)} ${`${pin.package}@${pin.version}`.padEnd(42)} ${present ? bin : 'not installed'}`);
+        await printLine(`${name.padEnd(12)} ${`${runner.pin.package}@${runner.pin.version}`.padEnd(42)} ${(runner.verify ? 'verify' : '-').padEnd(7)} ${present ? bin : 'not installed'}`);
       }
     });
-}
-
-/** The harnesses with acceptance scenarios (pipelines/verify SCENARIOS; listed here so start-up does not load it). */
-export const VERIFIABLE: readonly VerifyHarness[] = ['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'deepseek'];
-
-function verifiableHarness(value: string): VerifyHarness {
-  if (!(VERIFIABLE as readonly string[]).includes(value)) throw new InvalidArgumentError(`${VERIFIABLE.join(', ')} (the others have no acceptance scenarios yet)`);
-  return value as VerifyHarness;
 }

@@ -5,6 +5,7 @@ import type { NativeCapture, NativeCompactions } from '../schemas/native-capture
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import type { ProcessPlan } from '../sources/process-runner.js';
 import type { CorrelationHeaders } from '../sources/proxy/headers.js';
+import type { HarnessVerify } from './verify-scenario.js';
 
 /**
  * The harness adapter contract (DESIGN.md §4): everything roller knows about one harness, behind one interface —
@@ -110,7 +111,12 @@ export interface AtifSubagent {
 
 /** Running the pinned CLI headless, offline, against roller's proxy (collect, verify). */
 export interface HarnessRunner {
+  /** The CLI roller installs, by exact version (installer.ts). */
   readonly pin: HarnessPin;
+  /** `roller verify`'s scenarios for it and the version matrix's (absent: verify refuses the harness). */
+  readonly verify?: HarnessVerify;
+  /** Non-default profiles collect can run it with, each selected by a collect option of its own (lock.json harness_profile). */
+  readonly profiles?: readonly HarnessProfile[];
   /** The converter root of a run, under its fresh HOME. */
   nativeRoot(home: string): string;
   plan(launch: RunLaunch): Promise<ProcessPlan>;
@@ -153,10 +159,27 @@ export interface HarnessRunner {
   readonly homeConfigFiles?: readonly string[];
 }
 
+/**
+ * A way of running the harness other than roller's default: `name` is recorded in lock.json (null: the default,
+ * named explicitly). The collect option `option` selects it: a flag alone, or `option value` where a value is given.
+ */
+export interface HarnessProfile {
+  name: string | null;
+  option: string;
+  value?: string;
+  description: string;
+}
+
 export interface HarnessPin {
   package: string;
   version: string;
+  /** Its command under node_modules/.bin. */
   bin: string;
+  /**
+   * What npm installs in place of `package@version`: a local directory or tarball (a harness of one's own, the tests'
+   * toy harness). Its package.json must carry `version`.
+   */
+  source?: string;
   /** A Node runtime the CLI needs other than roller's own (OpenClaw: Node 24). */
   runtime?: { package: string; version: string; bin: string };
   /** What its install needs beyond `npm install PKG@VERSION` (DeepSeek: npm flags and its peer packages). */

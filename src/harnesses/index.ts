@@ -3,7 +3,7 @@
  * or a test can register one of its own with registerHarness (explicitly: nothing registers itself on import).
  */
 import { ErrorCode, RollerError } from '../core/errors.js';
-import type { HarnessAdapter } from './adapter.js';
+import type { HarnessAdapter, HarnessRunner } from './adapter.js';
 import { claudeCodeAdapter } from './claude-code/adapter.js';
 import { codexAdapter } from './codex/adapter.js';
 import { deepSeekAdapter } from './deepseek/adapter.js';
@@ -29,6 +29,11 @@ export function harnessNames(): string[] {
   return [...registry.keys()];
 }
 
+/** The adapter registered under a name, if any. */
+export function findHarness(name: string): HarnessAdapter | undefined {
+  return registry.get(name);
+}
+
 /** The adapter of a harness, or a typed error listing the known ones. */
 export function harnessAdapter(name: string): HarnessAdapter {
   const adapter = registry.get(name);
@@ -39,6 +44,18 @@ export function harnessAdapter(name: string): HarnessAdapter {
 /** The adapters roller can run (collect): those with a runner and a capture contract. */
 export function runnableHarnesses(): string[] {
   return [...registry.values()].filter((a) => a.runner && a.nativeCapture).map((a) => a.name);
+}
+
+/** The harnesses `roller verify` can run: those whose runner lists acceptance scenarios. */
+export function verifiableHarnesses(): string[] {
+  return [...registry.values()].filter((a) => a.runner?.verify).map((a) => a.name);
+}
+
+/** A harness's verify scenarios and version-matrix names, or a typed error naming those that have them. */
+export function verifyOf(name: string): NonNullable<HarnessRunner['verify']> {
+  const verify = harnessAdapter(name).runner?.verify;
+  if (!verify) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: roller has no acceptance scenarios for it (roller verify runs: ${verifiableHarnesses().join(', ')})`);
+  return verify;
 }
 
 export type { HarnessAdapter } from './adapter.js';

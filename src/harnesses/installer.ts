@@ -7,10 +7,10 @@ import { ErrorCode, RollerError } from '../core/errors.js';
 
 const run = promisify(execFile);
 
-import { defaultCacheDir, PINNED_HARNESSES, type InstallableHarness } from './pins.js';
+import { defaultCacheDir } from './cache-dir.js';
 import { harnessAdapter } from './index.js';
 
-export { defaultCacheDir, PINNED_HARNESSES, type InstallableHarness };
+export { defaultCacheDir };
 
 export interface InstalledHarness {
   name: string;
@@ -35,6 +35,9 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   if (options.version !== undefined && !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(options.version)) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}@${options.version}: give an exact released version (npm view ${pinned.package} versions lists them)`);
   }
+  if (pinned.source && options.version !== undefined && options.version !== pinned.version) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}@${options.version}: this harness installs from ${pinned.source}, which holds version ${pinned.version} only`);
+  }
   const pin = { ...pinned, version: options.version ?? pinned.version };
   const dir = join(options.cacheDir ?? defaultCacheDir(), `${name}-${pin.version}`);
   const bin = join(dir, 'node_modules', '.bin', pin.bin);
@@ -47,7 +50,7 @@ export async function installHarness(name: string, options: { cacheDir?: string;
     // One install for the runtime and the CLI (a second --no-save install would prune the first); the
     // runtime's bin dir is first on PATH before it exists, so the CLI's install scripts run on it.
     const env = { ...process.env };
-    const packages = [`${pin.package}@${pin.version}`, ...(pin.install?.packages ?? [])];
+    const packages = [pin.source ?? `${pin.package}@${pin.version}`, ...(pin.install?.packages ?? [])];
     if (pin.runtime) {
       packages.unshift(`${pin.runtime.package}@${pin.runtime.version}`);
       env.PATH = `${dirname(join(dir, pin.runtime.bin))}:${env.PATH ?? ''}`;

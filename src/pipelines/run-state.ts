@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { describeHolder, inspectLock } from '../core/process-lock.js';
+import { findHarness } from '../harnesses/index.js';
+import { profileArgs } from '../harnesses/profiles.js';
 import type { Lock } from '../schemas/lock.js';
 import type { RunInfo } from '../schemas/run-info.js';
 import { leftoverAttempts, RUN_LOCK_FILE } from './collect/run-dir.js';
@@ -44,8 +46,8 @@ export function resumeCommand(runDir: string, info: RunInfo, lock: Lock | undefi
   const args = ['roller collect', '--tasks', String(c.tasks), '--harness', String(c.harness)];
   for (const m of (c.models as string[] | undefined) ?? []) args.push('--model', m);
   if (typeof c.model_config === 'string') args.push('--model-config', c.model_config);
-  if (lock?.harness_profile === 'pi-example-subagent-extension') args.push('--pi-subagent-extension');
-  if (lock?.harness_profile === 'openclaw-embedded-exec') args.push('--openclaw-mode', 'exec');
+  const adapter = findHarness(String(c.harness));
+  if (adapter) args.push(...profileArgs(adapter, lock?.harness_profile));
   args.push('--output', dirname(runDir), '--run-name', basename(runDir));
   const o = lock?.options;
   if (o) {
@@ -53,7 +55,7 @@ export function resumeCommand(runDir: string, info: RunInfo, lock: Lock | undefi
     if (!o.keep_thinking) args.push('--no-keep-thinking');
     if (o.thinking) args.push('--thinking', o.thinking);
     if (o.capture_calls) args.push('--capture-calls');
-    if (c.harness === 'openclaw' && o.cache_trace === false) args.push('--no-cache-trace'); // on by default for OpenClaw
+    if (adapter?.runner?.cacheTraceFile && o.cache_trace === false) args.push('--no-cache-trace'); // on by default where the harness has one
     if (o.capture_debug && o.capture_debug !== 'on-error') args.push('--capture-debug', o.capture_debug);
   }
   if (lock && lock.timeout_s !== 600) args.push('--timeout', String(lock.timeout_s));

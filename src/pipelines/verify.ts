@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../core/errors.js';
-import { harnessAdapter, proxyCorrelation } from '../harnesses/index.js';
+import { harnessAdapter, proxyCorrelation, verifyOf } from '../harnesses/index.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import { installHarness } from '../harnesses/installer.js';
 import type { Call } from '../schemas/call.js';
@@ -17,9 +17,9 @@ import { finalizeNativeCapture } from './capture/finalize.js';
 import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
 import { keepCacheTrace } from './collect/cache-trace.js';
-import { SCENARIOS, type Scenario, type ScenarioResult, type VerifyHarness } from './verify-scenarios.js';
+import type { Scenario, ScenarioResult } from '../harnesses/verify-scenario.js';
 
-export { SCENARIOS, type ScenarioResult, type ScenarioStatus, type VerifyHarness } from './verify-scenarios.js';
+export type { Scenario, ScenarioResult, ScenarioStatus } from '../harnesses/verify-scenario.js';
 
 /** How long one scenario's CLI may run (OpenClaw waits for its sub-agents to settle). */
 const VERIFY_TIMEOUT_S = 240;
@@ -27,7 +27,7 @@ const VERIFY_TIMEOUT_S = 240;
 type Json = Record<string, any>;
 
 /** What every runnable scenario must show (seeds/000), as a list of failures (empty: pass). */
-async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], out: string, attempt: string, session: { sessionId: string; participants: ParticipantUsage[] }, nativeRoot: string, version: string): Promise<string[]> {
+async function check(harness: string, scenario: Scenario, calls: Call[], out: string, attempt: string, session: { sessionId: string; participants: ParticipantUsage[] }, nativeRoot: string, version: string): Promise<string[]> {
   const { participants } = session;
   const fails: string[] = [];
   const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
@@ -83,7 +83,7 @@ async function check(harness: VerifyHarness, scenario: Scenario, calls: Call[], 
 
 /** What one scenario's run left, for a recorder (the version matrix's fixtures): kept before anything is judged. */
 export interface ScenarioRun {
-  harness: VerifyHarness;
+  harness: string;
   version: string;
   scenario: string;
   /** The converter root under the run's HOME. */
@@ -93,7 +93,7 @@ export interface ScenarioRun {
 }
 
 async function runScenario(
-  harness: VerifyHarness,
+  harness: string,
   { bin, version, runtime }: { bin: string; version: string; runtime?: string },
   scenario: Scenario,
   root: string,
@@ -122,12 +122,7 @@ async function runScenario(
     captureCalls: true, // verify records every call
     ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}),
     ...(scenario.profile ? { profile: scenario.profile } : {}),
-    harnessOptions: {
-      ...(scenario.codexRoles ? { roles: scenario.codexRoles } : {}),
-      ...(scenario.codexMaxDepth ? { agentsMaxDepth: scenario.codexMaxDepth } : {}),
-      ...(scenario.openclawAgents ? { agents: scenario.openclawAgents } : {}),
-      ...(scenario.dshReaderTool ? { readerTool: true } : {}),
-    },
+    ...(scenario.harnessOptions ? { harnessOptions: scenario.harnessOptions } : {}),
     // OpenClaw: its Node runtime, and its cache trace (the seeds' default there: announcement runs, stream contexts).
     ...(runtime ? { runtime } : {}),
     ...(runner.cacheTraceFile ? { cacheTrace: true } : {}),
@@ -159,7 +154,7 @@ async function runScenario(
  * relations, the published capture, SFT. Nothing counts as passed that did not run.
  */
 export async function verifyHarness(
-  harness: VerifyHarness,
+  harness: string,
   options: {
     cacheDir?: string;
     version?: string;
@@ -170,12 +165,13 @@ export async function verifyHarness(
     record?: (run: ScenarioRun, fails: readonly string[]) => Promise<void>;
   } = {},
 ): Promise<ScenarioResult[]> {
+  const { scenarios } = verifyOf(harness);
   const installed = await installHarness(harness, { ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}), ...(options.version ? { version: options.version } : {}) });
   const root = await mkdtemp(join(tmpdir(), `roller-verify-${harness}-`));
   const model = await startScriptedModel();
   const results: ScenarioResult[] = [];
   try {
-    for (const scenario of SCENARIOS[harness].filter((sc) => !options.scenarios || options.scenarios.includes(sc.name))) {
+    for (const scenario of scenarios.filter((sc) => !options.scenarios || options.scenarios.includes(sc.name))) {
       const started = Date.now();
       let result: ScenarioResult;
       if (scenario.skip) result = { scenario: scenario.name, status: scenario.skip.status, reason: scenario.skip.reason, seconds: 0 };

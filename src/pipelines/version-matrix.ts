@@ -4,21 +4,18 @@ import { harnessAdapter } from '../harnesses/index.js';
 import { compareReleases } from '../harnesses/release.js';
 import { VERIFIED_VERSIONS, type VerifiedVersion } from '../harnesses/verified-versions.js';
 import { releaseDates } from '../harnesses/installer.js';
-import { verifyHarness, type ScenarioResult, type ScenarioRun, type ScenarioStatus, type VerifyHarness } from './verify.js';
+import { verifyHarness, type ScenarioResult, type ScenarioRun, type ScenarioStatus } from './verify.js';
 
 /**
  * The version matrix (docs/VERSIONS.md): each released CLI version run offline on the scripted model with the
  * scenarios below, its native files and captured calls kept as a fixture under
  * tests/fixtures/versions/<harness>/<version>/<scenario>/, converted in `npm test` with exact tokens per participant.
  */
-export const MATRIX_SCENARIOS: Record<VerifyHarness, readonly string[]> = {
-  'claude-code': ['a tool call', 'a single sub-agent', 'parallel sub-agents', 'a background sub-agent'],
-  codex: ['a tool call', 'a single sub-agent (multi_agent v1)', 'a single sub-agent (multi_agent v2 warm fork)', 'parallel sub-agents'],
-  opencode: ['a tool call', 'a single sub-agent'],
-  pi: ['a tool call', 'a single sub-agent (example extension)'],
-  openclaw: ['a tool call', 'a single sub-agent'],
-  deepseek: ['a tool call', 'a single sub-agent'],
-};
+
+/** The scenarios the version matrix records for a harness (its runner's verify.matrix; none for one without). */
+export function matrixScenarios(harness: string): readonly string[] {
+  return harnessAdapter(harness).runner?.verify?.matrix ?? [];
+}
 
 export const FIXTURE_SCHEMA = 'roller.version-fixture/v1';
 
@@ -109,7 +106,7 @@ function judged(r: ScenarioResult, recorded: { status: ScenarioStatus; reason: s
  * judged, each kept as a fixture. Returns the results by version.
  */
 export async function recordVersions(
-  harness: VerifyHarness,
+  harness: string,
   versions: readonly string[],
   options: { cacheDir?: string; fixtures: string; onResult?: (version: string, r: ScenarioResult) => void },
 ): Promise<Map<string, ScenarioResult[]>> {
@@ -120,13 +117,13 @@ export async function recordVersions(
     const results = await verifyHarness(harness, {
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       version,
-      scenarios: MATRIX_SCENARIOS[harness],
+      scenarios: matrixScenarios(harness),
       record: async (run, fails) => {
         const status = await writeFixture(options.fixtures, run, fails, released[version] ?? null);
         statuses.set(run.scenario, { status, reason: status === 'not_applicable' ? 'no sub-agent tool in this version' : fails.join('; ') });
       },
       onResult: (r) => options.onResult?.(version, judged(r, statuses.get(r.scenario))),
-    }).catch((err: unknown) => MATRIX_SCENARIOS[harness].map((scenario): ScenarioResult => ({ scenario, status: 'not_run', reason: (err as Error).message, seconds: 0 })));
+    }).catch((err: unknown) => matrixScenarios(harness).map((scenario): ScenarioResult => ({ scenario, status: 'not_run', reason: (err as Error).message, seconds: 0 })));
     out.set(
       version,
       results.map((r) => judged(r, statuses.get(r.scenario))),
@@ -175,7 +172,7 @@ export function versionsMarkdown(matrix: Record<string, VerifiedVersion[]>): str
   ];
   for (const [harness, versions] of Object.entries(matrix)) {
     const scenarios = [...new Set(versions.flatMap((v) => Object.keys(v.scenarios)))];
-    const ordered = [...(MATRIX_SCENARIOS[harness as VerifyHarness] ?? []).filter((s) => scenarios.includes(s)), ...scenarios.filter((s) => !(MATRIX_SCENARIOS[harness as VerifyHarness] ?? []).includes(s))];
+    const ordered = [...matrixScenarios(harness).filter((s) => scenarios.includes(s)), ...scenarios.filter((s) => !matrixScenarios(harness).includes(s))];
     const dates = versions.map((v) => v.released_at).filter((d): d is string => d !== null).sort();
     const span = dates.length > 1 ? `, released ${dates[0]} to ${dates.at(-1)}` : '';
     lines.push(`## ${harness} (${versions.length} versions${span})`, '', `| version | released | verified | ${ordered.join(' | ')} |`, `|---|---|---|${ordered.map(() => '---').join('|')}|`);

@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -159,6 +159,23 @@ describe('roller CLI (bin/roller over dist/)', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`${join(tmp.path, 'nope')}: not a directory`);
   });
+  it("collect takes the harnesses' profile options from their adapters, and refuses one of another harness or an unknown value", async () => {
+    const help = await roller('collect', '--help');
+    expect(help.stdout).toMatch(/--pi-subagent-extension\s+pi: enable the example sub-agent extension/);
+    expect(help.stdout).toMatch(/--openclaw-mode <value>\s+openclaw: gateway \(/);
+    const tasks = join(tmp.path, 'profile-tasks.jsonl');
+    writeFileSync(tasks, '{"id":"t1","prompt":"[HELLO] hi"}\n');
+    const other = await roller('collect', '--tasks', tasks, '--harness', 'codex', '--pi-subagent-extension', '--output', join(tmp.path, 'profile-runs'));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toBe("roller: --pi-subagent-extension is an option of pi (this run's harness is codex) [ROLLER_INVALID_OPTIONS]\n");
+    const bad = await roller('collect', '--tasks', tasks, '--harness', 'openclaw', '--openclaw-mode', 'bogus', '--output', join(tmp.path, 'profile-runs'));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('roller: --openclaw-mode bogus: openclaw takes gateway or exec [ROLLER_INVALID_OPTIONS]\n');
+    const runner = await roller('collect', '--tasks', tasks, '--runner', 'ssh', '--output', join(tmp.path, 'profile-runs'));
+    expect(runner.stderr).toBe('roller: --runner ssh: local or docker [ROLLER_INVALID_OPTIONS]\n');
+    expect(existsSync(join(tmp.path, 'profile-runs'))).toBe(false);
+  });
+
   it('a one-line script (`node --input-type=module -e`) can use the library, worker threads included', async () => {
     // Workers inherit the process's Node options; --input-type is only valid for the main entry.
     const script = `const m = await import(${JSON.stringify(join(repoRoot, 'dist/src/index.js'))}); const r = await m.nativeUsage(${JSON.stringify(join(repoRoot, 'tests/fixtures/claude-code/lab-single'))}, { workers: 2 }); console.log(JSON.stringify(r.totals));`;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PINNED_HARNESSES } from '../../src/harnesses/pins.js';
+import { harnessAdapter } from '../../src/harnesses/index.js';
 import { VERIFIED_VERSIONS } from '../../src/harnesses/verified-versions.js';
 import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -18,7 +18,7 @@ describe('roller and harness versions (bin/roller over dist/)', () => {
     const rows = res.stdout.trim().split('\n');
     expect(rows[0]).toMatch(/^version\s+released\s+verified\s+a tool call \| /);
     expect(rows.slice(1).map((r) => r.split(/\s+/)[0])).toEqual(VERIFIED_VERSIONS.codex!.map((v) => v.version));
-    expect(rows.find((r) => r.startsWith(`${PINNED_HARNESSES.codex.version} `))).toMatch(/\(pinned\)$/);
+    expect(rows.find((r) => r.startsWith(`${harnessAdapter('codex').runner!.pin.version} `))).toMatch(/\(pinned\)$/);
     const json = JSON.parse((await roller('harness', 'versions', 'claude-code', '--json')).stdout) as unknown[];
     expect(json.length).toBeGreaterThanOrEqual(20);
     const none = await roller('harness', 'versions', 'nothing');
@@ -27,7 +27,7 @@ describe('roller and harness versions (bin/roller over dist/)', () => {
   });
 
   it('harness install NAME@VERSION installs (or reuses) that release and prints its binary; a bad name is named', async () => {
-    const pinned = PINNED_HARNESSES.codex.version;
+    const pinned = harnessAdapter('codex').runner!.pin.version;
     const res = await roller('harness', 'install', `codex@${pinned}`);
     expect(res.code).toBe(0);
     expect(res.stdout.trim()).toMatch(new RegExp(`codex-${pinned.replaceAll('.', '\\.')}/node_modules/\\.bin/codex$`));

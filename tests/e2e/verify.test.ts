@@ -5,28 +5,29 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { SCENARIOS } from '../../src/pipelines/verify.js';
+import { verifyOf } from '../../src/harnesses/index.js';
 import { rollerBin } from '../support/paths.js';
 
 describe('roller verify (real CLIs, offline)', () => {
   // OpenClaw runs each scenario through its Gateway and waits for its sub-agents to settle: about 80 s a scenario.
   it.each(['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'deepseek'] as const)('%s: every applicable scenario passes', async (harness) => {
+    const { scenarios } = verifyOf(harness);
     // verify exits 1 while a scenario is not run: the harness is not fully verified (its reason is printed).
-    const notRun = SCENARIOS[harness].some((s) => s.skip?.status === 'not_run');
+    const notRun = scenarios.some((s) => s.skip?.status === 'not_run');
     const { stdout, stderr, code } = await promisify(execFile)(rollerBin, ['verify', '--harness', harness], { timeout: 25 * 60_000 }).then(
       (r) => ({ ...r, code: 0 }),
       (err: { stdout: string; stderr: string; code: number }) => ({ stdout: err.stdout, stderr: err.stderr, code: err.code }),
     );
     expect(code, stderr).toBe(notRun ? 1 : 0);
     const lines = stdout.trim().split('\n');
-    expect(lines).toHaveLength(SCENARIOS[harness].length);
-    for (const s of SCENARIOS[harness]) {
+    expect(lines).toHaveLength(scenarios.length);
+    for (const s of scenarios) {
       const line = lines.find((l) => l.slice(15).startsWith(s.name));
       expect(line, s.name).toBeDefined();
       expect(line!.split(' ')[0], line).toBe(s.skip ? s.skip.status : 'pass');
       if (s.skip) expect(line).toContain(s.skip.reason);
     }
-    const runnable = SCENARIOS[harness].filter((s) => !s.skip).length;
+    const runnable = scenarios.filter((s) => !s.skip).length;
     expect(stderr).toContain(`${runnable} passed, 0 failed`);
     if (notRun) expect(stderr).toMatch(/[1-9]\d* not run/);
   }, 25 * 60_000);

@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
-import type { InstallableHarness } from '../../src/harnesses/installer.js';
 import { rollerBin } from './paths.js';
 
 type Json = Record<string, any>;
@@ -13,7 +12,7 @@ type Json = Record<string, any>;
  * loudly when it cannot be), one `roller scripted-model`, and `startRoller` for more roller processes;
  * every process is killed after the file.
  */
-export function useE2e(harness: InstallableHarness): {
+export function useE2e(harness: string): {
   readonly bin: string;
   readonly modelUrl: string;
   startRoller(...args: string[]): Promise<{ child: ChildProcess; url: string }>;

@@ -2,13 +2,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { ErrorCode, isRollerError } from '../../src/core/errors.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { harnessAdapter, harnessNames, registerHarness, runnableHarnesses } from '../../src/harnesses/index.js';
+import { harnessAdapter, harnessNames, registerHarness, runnableHarnesses, verifiableHarnesses, verifyOf } from '../../src/harnesses/index.js';
 import { convertNative } from '../../src/pipelines/convert.js';
 import { Actf, checkValue, SftRecord } from '../../src/schemas/index.js';
 import { toyAdapter } from '../support/toy-harness/adapter.js';
-import { VERIFIABLE } from '../../src/cli/harness-commands.js';
-import { SCENARIOS } from '../../src/pipelines/verify.js';
-import { MATRIX_SCENARIOS } from '../../src/pipelines/version-matrix.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const tmp = useTempDir('harness-registry');
@@ -52,8 +49,13 @@ describe('an adapter that produces an ACTF roller cannot validate (B16.1)', () =
 });
 
 describe('roller verify', () => {
-  it('takes exactly the harnesses with acceptance scenarios, and each has matrix scenarios among them', () => {
-    expect([...VERIFIABLE].sort()).toEqual(Object.keys(SCENARIOS).sort());
-    for (const h of VERIFIABLE) for (const name of MATRIX_SCENARIOS[h]) expect(SCENARIOS[h].map((s) => s.name), `${h}: ${name}`).toContain(name);
+  it('takes exactly the harnesses whose runner lists acceptance scenarios, and each names its matrix scenarios among them', () => {
+    expect(verifiableHarnesses().filter((h) => harnessAdapter(h) && runnableHarnesses().includes(h)).sort()).toEqual(['claude-code', 'codex', 'deepseek', 'openclaw', 'opencode', 'pi']);
+    for (const h of verifiableHarnesses()) {
+      const { scenarios, matrix } = verifyOf(h);
+      for (const name of matrix) expect(scenarios.map((s) => s.name), `${h}: ${name}`).toContain(name);
+      expect(new Set(scenarios.map((s) => s.name)).size, `${h}: scenario names are unique`).toBe(scenarios.length);
+    }
+    expect(() => verifyOf('hermes')).toThrow(/hermes: roller has no acceptance scenarios for it \(roller verify runs: claude-code, codex/);
   });
 });

@@ -6,7 +6,7 @@ import { perIdNativeCapture } from '../native-capture.js';
 import { requestSnapshotsIn } from '../request-snapshots.js';
 import { launchFields } from '../launch.js';
 import { wireUsageByResponse } from '../../transforms/capture/token-agreement.js';
-import { PINNED_HARNESSES } from '../pins.js';
+import { CLAUDE_CODE_VERIFY } from './verify-scenarios.js';
 import { claudeCodeToActf } from './actf.js';
 import { claudeCodeCompactions, compactionSummaryCalls, jsonlRecords } from './compaction.js';
 import { CLAUDE_CODE_FLAGS_SINCE, claudeCodePlan, claudeConfigDir } from './launch.js';
@@ -95,7 +95,9 @@ export const claudeCodeAdapter: HarnessAdapter = {
   mixesSubAgentSteps: claudeCodeMixesSubAgentSteps,
 
   runner: {
-    pin: PINNED_HARNESSES['claude-code'],
+    // Always installed by its exact version: npm on Node 20 silently picks an older Claude Code (2.1.197) for "latest".
+    pin: { package: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' },
+    verify: CLAUDE_CODE_VERIFY,
     nativeRoot: claudeConfigDir,
     plan(l: RunLaunch) {
       return claudeCodePlan({

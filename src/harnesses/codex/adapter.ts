@@ -5,7 +5,7 @@ import { readFile } from '../../core/thread-fs.js';
 import type { HarnessAdapter, RunLaunch, SessionConversion } from '../adapter.js';
 import { perIdNativeCapture } from '../native-capture.js';
 import { launchFields } from '../launch.js';
-import { PINNED_HARNESSES } from '../pins.js';
+import { CODEX_VERIFY } from './verify-scenarios.js';
 import { codexToActf } from './actf.js';
 import { codexPlan, type CodexLaunch } from './launch.js';
 import { CODEX_CALL_THREAD_FIELDS, callThreadId, codexParticipants, codexReadNotes, missingChildren, spawnsWithoutParticipant } from './participants.js';
@@ -80,7 +80,8 @@ export const codexAdapter: HarnessAdapter = {
   },
 
   runner: {
-    pin: PINNED_HARNESSES.codex,
+    pin: { package: '@openai/codex', version: '0.171.0', bin: 'codex' },
+    verify: CODEX_VERIFY,
     nativeRoot: (home) => home,
     plan(l: RunLaunch) {
       const options = (l.harnessOptions ?? {}) as Pick<CodexLaunch, 'roles' | 'agentsMaxDepth'>;

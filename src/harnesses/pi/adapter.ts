@@ -1,6 +1,7 @@
 import type { HarnessAdapter } from '../adapter.js';
 import { perIdNativeCapture } from '../native-capture.js';
-import { PINNED_HARNESSES } from '../pins.js';
+import { PI_VERIFY } from './verify-scenarios.js';
+import { PI_SUBAGENT_PROFILE } from './profile.js';
 import { launchFields } from '../launch.js';
 import { piPlan } from './launch.js';
 import { sessionOfStdout, replyOfStdout } from './reported.js';
@@ -10,8 +11,7 @@ import { readPiEvents } from './events.js';
 import { requestSnapshotsIn } from '../request-snapshots.js';
 import { findPiSessions, PI_RAW_SCHEMA, piParticipants, piSubagentSessions, piToActf, readPiSession, sessionOfRecords } from './session.js';
 
-/** The profile that enables the example sub-agent extension Pi ships (lock.json harness_profile). */
-export const PI_SUBAGENT_PROFILE = 'pi-example-subagent-extension';
+export { PI_SUBAGENT_PROFILE };
 
 /** Pi (reference/harnesses/pi.md): each session file, the active branch of its entry tree, joined to calls by responseId. */
 export const piAdapter: HarnessAdapter = {
@@ -63,7 +63,9 @@ export const piAdapter: HarnessAdapter = {
   },
 
   runner: {
-    pin: PINNED_HARNESSES.pi,
+    pin: { package: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi' },
+    verify: PI_VERIFY,
+    profiles: [{ name: PI_SUBAGENT_PROFILE, option: '--pi-subagent-extension', description: "enable the example sub-agent extension Pi ships (roller's profile has none)" }],
     nativeRoot: (home) => home,
     plan: (l) =>
       piPlan({

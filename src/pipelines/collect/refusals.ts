@@ -1,5 +1,6 @@
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { HarnessRunner } from '../../harnesses/adapter.js';
+import { checkProfile } from '../../harnesses/profiles.js';
 import { releasedSince } from '../../harnesses/release.js';
 import { VERIFIED_VERSIONS } from '../../harnesses/verified-versions.js';
 import type { Task } from '../../schemas/task.js';
@@ -32,8 +33,7 @@ export function refuseRunOptions(o: CollectOptions, runner: HarnessRunner): bool
   if (o.thinking && runner.thinkingSince && !releasedSince(harnessVersion, runner.thinkingSince)) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${o.harness} ${harnessVersion} takes no reasoning level (from ${runner.thinkingSince} on); drop --thinking or choose a later --harness-version`);
   }
-  if (o.piSubagentExtension && o.harness !== 'pi') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--pi-subagent-extension is a Pi option');
-  if (o.openclawMode && o.harness !== 'openclaw') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--openclaw-mode is an OpenClaw option');
+  checkProfile(o.harness, runner, o.harnessProfile);
   // seeds/003: OpenClaw's cache trace is on by default; no other harness has one.
   const cacheTrace = o.cacheTrace ?? runner.cacheTraceFile !== undefined;
   if (cacheTrace && !runner.cacheTraceFile) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);

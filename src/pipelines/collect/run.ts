@@ -7,8 +7,6 @@ import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness } from '../../harnesses/installer.js';
 import { connectDocker, imageId, type DockerApi } from '../../sources/docker-runner.js';
 import { harnessAdapter } from '../../harnesses/index.js';
-import { OPENCLAW_EXEC_PROFILE } from '../../harnesses/openclaw/adapter.js';
-import { PI_SUBAGENT_PROFILE } from '../../harnesses/pi/adapter.js';
 import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
 import { RUN_INFO_SCHEMA, type ResumeEntry, type RunInfo, type SampleInfo } from '../../schemas/run-info.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
@@ -60,10 +58,8 @@ export interface CollectOptions {
   captureCalls?: boolean;
   /** OpenClaw's cache trace (default: on for OpenClaw); no other harness has one, so asking for it elsewhere is an error. */
   cacheTrace?: boolean;
-  /** Pi: run with the example sub-agent extension it ships (off in roller's profile). */
-  piSubagentExtension?: boolean;
-  /** OpenClaw: through a local Gateway (default; sub-agents run) or one embedded `agent exec` turn. */
-  openclawMode?: 'gateway' | 'exec';
+  /** A non-default profile of the harness (its runner's profiles: Pi's example sub-agent extension, OpenClaw's exec); lock.json harness_profile. */
+  harnessProfile?: string;
   /** Extra paths (relative to the work dir) copied to results/legacy/ (the older --collect-path). */
   collectPaths?: string[];
   captureDebug?: 'on-error' | 'full' | 'off';
@@ -341,9 +337,8 @@ function runLock(o: CollectOptions, requests: readonly { index: number; task: { 
     image_id: docker?.id ?? null,
     timeout_s: o.timeoutS ?? 600,
     options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: o.cacheTrace ?? false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error', ...(o.maxResultsBytes !== undefined && o.maxResultsBytes !== DEFAULT_MAX_RESULTS_BYTES ? { max_results_bytes: o.maxResultsBytes } : {}) },
-    ...(o.piSubagentExtension ? { harness_profile: PI_SUBAGENT_PROFILE } : {}),
-    // Embedded exec cannot run sub-agents: a different trajectory semantics from the Gateway default.
-    ...(o.openclawMode === 'exec' ? { harness_profile: OPENCLAW_EXEC_PROFILE } : {}),
+    // A profile changes what the harness can do (OpenClaw's embedded exec runs no sub-agents): part of the lock.
+    ...(o.harnessProfile ? { harness_profile: o.harnessProfile } : {}),
   }
 }
 

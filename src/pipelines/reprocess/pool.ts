@@ -12,11 +12,30 @@ function withBuffers(o: SampleOutcome): SampleOutcome {
   return { ...o, sftLines: { linear: buf(o.sftLines.linear), segments: buf(o.sftLines.segments) } };
 }
 
+/** Where samples are projected: worker threads (SamplePool), or this thread (InThreadPool). */
+export interface Projector {
+  run(job: SampleJob): Promise<SampleOutcome>;
+  close(): Promise<void>;
+}
+
+/**
+ * Projection in this thread, one sample after another per lane: for a harness a script registered (registerHarness),
+ * which roller's worker threads cannot load.
+ */
+export class InThreadPool implements Projector {
+  async run(job: SampleJob): Promise<SampleOutcome> {
+    const [{ reprocessSample }, { ReadArena }] = await Promise.all([import('./sample.js'), import('../../core/read-arena.js')]);
+    return reprocessSample(job, { readArena: new ReadArena() }).catch((err: Error) => ({ status: 'error' as const, error: { code: ErrorCode.REPROCESS_FAILED, message: `${job.source}: ${err.message}` } }));
+  }
+
+  async close(): Promise<void> {}
+}
+
 /**
  * N worker threads, each projecting one sample at a time. A worker that dies fails the sample it held (an
  * error outcome, never a hang) and is replaced.
  */
-export class SamplePool {
+export class SamplePool implements Projector {
   private readonly idle: Worker[] = [];
   private readonly waiting: ((w: Worker) => void)[] = [];
   private readonly all = new Set<Worker>();

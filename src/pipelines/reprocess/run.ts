@@ -19,7 +19,8 @@ import { RUN_LOCK_FILE } from '../collect/run-dir.js';
 import { finishedSample, type FinishedSample, type SampleSftLines } from '../finished-sample.js';
 import { runSampleSinks, type RunSamplesOutcome } from '../run-samples.js';
 import { openUserSinks, type SinkSpec } from '../user-sinks.js';
-import { SamplePool } from './pool.js';
+import { findHarness, isShippedAdapter } from '../../harnesses/index.js';
+import { InThreadPool, SamplePool, type Projector } from './pool.js';
 import type { ReprocessTarget } from './targets.js';
 
 export interface ReprocessOptions {
@@ -173,7 +174,9 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
   // One lane per worker, each taking the next sample when it is free: at most `lanes` samples in flight,
   // however large the archive.
   const lanes = Math.max(1, Math.min(o.concurrency ?? 1, samples.length || 1));
-  const pool = new SamplePool(lanes);
+  // A harness a script registered lives in this thread only: its samples are projected here.
+  const registered = findHarness(lock.harness.name);
+  const pool: Projector = registered && !isShippedAdapter(registered) ? new InThreadPool() : new SamplePool(lanes);
   let next = 0;
   try {
     await Promise.all(Array.from({ length: lanes }, async () => {

@@ -1,0 +1,70 @@
+/**
+ * Adding a runnable harness is its folder and one registry line: the tests' toy harness (tests/support/toy-harness:
+ * a CLI of its own and its adapter) is registered with the one line below, and then collect, verify and reprocess
+ * run it on the scripted model like a shipped one — installed by npm from its folder, its calls recorded by the
+ * proxy, attributed per id, its outputs validated.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { harnessAdapter, registerHarness, runnableHarnesses, verifiableHarnesses } from '../../src/harnesses/index.js';
+import { collect } from '../../src/pipelines/collect/run.js';
+import { reprocess } from '../../src/pipelines/reprocess/run.js';
+import { validateRun } from '../../src/pipelines/validate-run.js';
+import { verifyHarness } from '../../src/pipelines/verify.js';
+import type { SampleInfo } from '../../src/schemas/index.js';
+import { readJson, readJsonl } from '../support/collect-run.js';
+import { toyAdapter } from '../support/toy-harness/adapter.js';
+import { useTempDir } from '../support/temp-dir.js';
+import { writeFileSync } from 'node:fs';
+
+const tmp = useTempDir('toy-harness');
+
+beforeAll(() => {
+  registerHarness(toyAdapter); // the one line
+});
+
+describe('a harness from its own folder and one registry line', () => {
+  it('is runnable and verifiable', () => {
+    expect(runnableHarnesses()).toContain('toy');
+    expect(verifiableHarnesses()).toContain('toy');
+  });
+
+  it('roller collect runs it on the scripted model: every call recorded and attributed, outputs validated, SFT written', async () => {
+    const tasks = join(tmp.path, 'tasks.jsonl');
+    writeFileSync(tasks, [{ id: 'hello', prompt: '[HELLO] say hello' }, { id: 'write', prompt: '[WRITE] write hello.txt', followups: ['[HELLO] and now hello'] }].map((t) => JSON.stringify(t)).join('\n'));
+    const { runDir, info } = await collect({ tasks, harness: 'toy', models: ['scripted/default'], output: join(tmp.path, 'runs'), runName: 'toy', captureCalls: true, captureDebug: 'full', cacheDir: join(tmp.path, 'cache') });
+    expect(info.summary).toMatchObject({ ok: 2, error: 0, timeout: 0 });
+    expect(await validateRun(runDir)).toEqual([]);
+    expect(readJsonl(join(runDir, 'sft.jsonl'))).toHaveLength(2);
+    const write = info.samples.find((s) => s.task_id === 'write')!;
+    const sample = readJson<SampleInfo>(join(runDir, write.path, 'info.json'));
+    const manifest = readJson<Record<string, any>>(join(runDir, write.path, 'capture', 'attempt-0001', 'manifest.json'));
+    expect(manifest).toMatchObject({ capture_status: 'complete', harness: { name: 'toy', version: harnessAdapter('toy').runner!.pin.version }, coverage: { status: 'verified' } });
+    const calls = readJsonl(join(runDir, write.path, 'capture', 'attempt-0001', 'calls.jsonl'));
+    // [WRITE]: the tool call and the answer after it; the follow-up continued the same session: one more call.
+    expect(calls).toHaveLength(3);
+    expect(calls.every((c) => c.identity_status === 'attributed' && c.participant_id === calls[0]!.participant_id)).toBe(true);
+    const actf = readJson<Record<string, any>>(join(runDir, write.path, 'trace_ACTF.json'));
+    expect(actf.steps.map((s: Record<string, any>) => s.assistant_content.tool_calls.map((t: Record<string, any>) => t.name))).toEqual([['write'], [], []]);
+    expect(sample.usage?.output).toBe(calls.reduce((a, c) => a + c.usage.normalized.output, 0));
+  });
+
+  it('roller reprocess rebuilds its run from the archives', async () => {
+    const out = join(tmp.path, 'reprocessed');
+    const report = await reprocess({ input: join(tmp.path, 'runs', 'toy'), output: out });
+    expect(report.rows.map((r) => r.error?.message ?? r.status)).toEqual(['written', 'written']);
+    expect(await validateRun(out)).toEqual([]);
+    for (const f of ['sft.jsonl']) expect(readFileSync(join(out, f), 'utf8')).toBe(readFileSync(join(tmp.path, 'runs', 'toy', f), 'utf8'));
+  });
+
+  it('roller verify runs its scenarios from its folder: each runnable one passes, the rest say why', async () => {
+    const results = await verifyHarness('toy', { cacheDir: join(tmp.path, 'cache') });
+    expect(results.map((r) => [r.scenario, r.status, r.reason])).toEqual([
+      ['ordinary conversation', 'pass', ''],
+      ['a tool call', 'pass', ''],
+      ['a single sub-agent', 'not_applicable', 'the toy harness has no delegation tool'],
+    ]);
+    expect(existsSync(join(tmp.path, 'cache', 'toy-1.0.0', 'node_modules', '.bin', 'toy'))).toBe(true);
+  });
+});

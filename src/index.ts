@@ -36,7 +36,7 @@ export type { HeaderJoin, NativeCapture, NativeCompactions, NativeOutputs } from
 export { addTokens, ParticipantUsage, TokensByKind, zeroTokens } from './schemas/participant-usage.js';
 
 // Sources.
-export { startRecordingProxy, type RecordingProxy, type RecordingProxyOptions } from './sources/proxy/recording-proxy.js';
+export type { RecordingProxy, RecordingProxyOptions } from './sources/proxy/recording-proxy.js';
 export { readWireFrames, type WireFrame } from './sources/proxy/wire-frames.js';
 export { projectCalls } from './sources/proxy/project-calls.js';
 export { startScriptedModel, type ScriptedModelServer } from './sources/scripted-model/index.js';
@@ -71,7 +71,7 @@ export { reprocess, type ReprocessOptions, type ReprocessReport } from './pipeli
 export { convertNative as convert, type ConvertOptions, type ConvertedSession } from './pipelines/convert.js';
 export { exportAtif, type ExportResult } from './pipelines/export-atif.js';
 export { finalizeCapture, finalizeNativeCapture, type CallSource, type FinalizeCaptureOptions } from './pipelines/capture/finalize.js';
-export { startProxyPipeline, projectWireLog } from './pipelines/proxy.js';
+export { startProxyPipeline, startRecordingProxy, projectWireLog } from './pipelines/proxy.js';
 export { openUserSinks, sinkSpecs, type SinkSpec, type UserSinkSet } from './pipelines/user-sinks.js';
 export { finishedSample } from './pipelines/finished-sample.js';
 export { openRun, type OpenedRun, type RunSample } from './pipelines/run-reader.js';

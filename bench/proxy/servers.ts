@@ -132,7 +132,7 @@ let captureDir: string | undefined;
 
 async function roller(target: string): Promise<string> {
   captureDir = mkdtempSync(join(tmpdir(), 'roller-bench-proxy-'));
-  if (process.env.BENCH_NO_PROJECTION) return (await (await import('../../src/sources/proxy/recording-proxy.js')).startRecordingProxy({ upstream: target, outDir: join(captureDir, 'capture') })).url;
+  if (process.env.BENCH_NO_PROJECTION) return (await (await import('../../src/pipelines/proxy.js')).startRecordingProxy({ upstream: target, outDir: join(captureDir, 'capture') })).url;
   const { proxy } = await startProxyPipeline({ upstream: target, outDir: join(captureDir, 'capture'), wireTrace: (process.env.BENCH_WIRE_TRACE ?? 'full') as 'full', onWireFailure: (e) => process.stderr.write(`${e.message}\n`) });
   return proxy.url;
 }

@@ -38,6 +38,8 @@ export interface HarnessAdapter {
    * participant's spend that its native records do not hold, added to the sample's usage as auxiliary calls.
    */
   readonly auxiliaryCall?: { rule: string; test(call: Call): boolean };
+  /** Headers the CLI sends to the model API that name its session or agent: forwarded unchanged, their values recorded as native identity. */
+  readonly identityHeaders?: CorrelationHeaders;
   /** Headers the CLI sends for the proxy's join only (seeds/000: OpenCode's x-session-id): recorded, removed before forwarding. */
   readonly correlationHeaders?: CorrelationHeaders;
   /** A finished sample whose main ACTF holds a sub-agent's steps (written by an older roller): never reused on resume. */

@@ -3,6 +3,7 @@
  * or a test can register one of its own with registerHarness (explicitly: nothing registers itself on import).
  */
 import { ErrorCode, RollerError } from '../core/errors.js';
+import type { CorrelationHeaders } from '../sources/proxy/headers.js';
 import type { HarnessAdapter, HarnessRunner } from './adapter.js';
 import { claudeCodeAdapter } from './claude-code/adapter.js';
 import { codexAdapter } from './codex/adapter.js';
@@ -60,8 +61,12 @@ export function verifyOf(name: string): NonNullable<HarnessRunner['verify']> {
 
 export type { HarnessAdapter } from './adapter.js';
 
-/** The proxy options a harness's correlation headers need (none for most). */
-export function proxyCorrelation(name: string): { correlationHeaders?: NonNullable<HarnessAdapter['correlationHeaders']> } {
-  const headers = harnessAdapter(name).correlationHeaders;
-  return headers ? { correlationHeaders: headers } : {};
+/**
+ * The recording proxy's header tables: every registered harness's identity headers (forwarded, recorded: a proxy
+ * records whichever harness talks through it), and the correlation headers of the harness run, if one is named (removed).
+ */
+export function proxyHeaders(name?: string): { identityHeaders: CorrelationHeaders; correlationHeaders?: CorrelationHeaders } {
+  const identityHeaders = Object.assign({}, ...[...registry.values()].map((a) => a.identityHeaders ?? {})) as CorrelationHeaders;
+  const correlation = name === undefined ? undefined : harnessAdapter(name).correlationHeaders;
+  return { identityHeaders, ...(correlation ? { correlationHeaders: correlation } : {}) };
 }

@@ -4,12 +4,21 @@ import { compiledScript } from '../core/compiled-script.js';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import type { RunReport } from '../core/stage.js';
 import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
-import { startRecordingProxy, type RecordingProxy, type RecordingProxyOptions } from '../sources/proxy/recording-proxy.js';
+import { proxyHeaders } from '../harnesses/index.js';
+import { startRecordingProxy as startBareProxy, type RecordingProxy, type RecordingProxyOptions } from '../sources/proxy/recording-proxy.js';
 import type { WireFollow } from '../sources/proxy/wire-log.js';
 import type { ProjectionJob } from './proxy-projection.js';
 import type { FromProjector, ToProjector } from './proxy-projector.js';
 
 export { projectWireLog, proxySinks } from './proxy-projection.js';
+
+/**
+ * The recording proxy (sources/proxy/recording-proxy.ts) recording the registered harnesses' identity headers
+ * (their adapters' identityHeaders) unless the options name their own.
+ */
+export function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
+  return startBareProxy({ ...proxyHeaders(), ...options });
+}
 
 export interface ProxyPipelineOptions extends Omit<RecordingProxyOptions, 'outDir'> {
   outDir: string;

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../core/errors.js';
-import { harnessAdapter, proxyCorrelation, verifyOf } from '../harnesses/index.js';
+import { harnessAdapter, proxyHeaders, verifyOf } from '../harnesses/index.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import { installHarness } from '../harnesses/installer.js';
 import type { Call } from '../schemas/call.js';
@@ -109,7 +109,7 @@ async function runScenario(
     await mkdir(join(work, rel, '..'), { recursive: true });
     await writeFile(join(work, rel), text);
   }
-  const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off', ...proxyCorrelation(harness) });
+  const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off', ...proxyHeaders(harness) });
   const runner = harnessAdapter(harness).runner!;
   const plan = await runner.plan({
     bin,

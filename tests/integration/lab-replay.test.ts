@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { createStageContext } from '../../src/core/index.js';
-import { startRecordingProxy } from '../../src/sources/proxy/index.js';
+import { startRecordingProxy } from '../../src/pipelines/proxy.js';
 import { collect } from '../support/http.js';
 import { sharedDir } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';

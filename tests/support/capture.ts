@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { createStageContext } from '../../src/core/index.js';
 import type { Call } from '../../src/schemas/index.js';
-import { startRecordingProxy, type RecordingProxy, type RecordingProxyOptions } from '../../src/sources/proxy/index.js';
+import { startRecordingProxy } from '../../src/pipelines/proxy.js';
+import type { RecordingProxy, RecordingProxyOptions } from '../../src/sources/proxy/index.js';
 import { collect } from './http.js';
 
 /**

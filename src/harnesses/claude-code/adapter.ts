@@ -26,6 +26,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
   rawSchema: CLAUDE_CODE_RAW_SCHEMA,
   // projects/<cwd>/<session>.jsonl, <session>/subagents/agent-<id>.jsonl and .meta.json
   sessionFiles: /^projects\//,
+  identityHeaders: { 'x-claude-code-session-id': 'session_id', 'x-claude-code-agent-id': 'agent_id' },
 
   async convert(native, input) {
     const files = await findSessionFiles(native);

@@ -18,6 +18,9 @@ export const codexAdapter: HarnessAdapter = {
   name: 'codex',
   rawSchema: CODEX_RAW_SCHEMA,
   sessionFiles: /(^|\/)rollout-[^/]*\.jsonl$/,
+  // Each request names its thread: session-id / thread-id; before the hyphenated headers session_id (and from 0.50
+  // to 0.8x conversation_id) is the thread id.
+  identityHeaders: { 'session-id': 'session_id', 'thread-id': 'thread_id', session_id: 'session_id', conversation_id: 'session_id', thread_id: 'thread_id' },
   // Releases whose rollouts name no response id (before token_usage_record) join calls by the thread's header.
 
   async convert(native, input) {

@@ -19,6 +19,8 @@ export const deepSeekAdapter: HarnessAdapter = {
   name: 'deepseek',
   rawSchema: DEEPSEEK_EVENTS_SCHEMA,
   sessionFiles: /(^|\/)session\.jsonl(\.zstd)?$/,
+  // Every model request of a session, its title request too, names the session.
+  identityHeaders: { 'x-deepseek-harness-session-id': 'session_id' },
   auxiliaryCall: DEEPSEEK_TITLE_CALL,
 
   async convert(native, input) {

@@ -23,6 +23,8 @@ export const openCodeAdapter: HarnessAdapter = {
   // OpenCode keeps no response ids: each call names its session in the x-session-id header.
   // …used only in roller's proxy and removed before forwarding (seeds/000); x-session-affinity, the provider's routing hint, stays.
   correlationHeaders: { 'x-session-id': 'session_id' },
+  // A proxy started without OpenCode's table (`roller proxy`) forwards it and records it all the same.
+  identityHeaders: { 'x-session-id': 'session_id' },
   auxiliaryCall: OPENCODE_TITLE_CALL,
 
   async convert(native, input) {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../../core/errors.js';
 import { refuseLinksBelow } from '../../core/inside-root.js';
-import { harnessAdapter, proxyCorrelation } from '../../harnesses/index.js';
+import { harnessAdapter, proxyHeaders } from '../../harnesses/index.js';
 import type { CaptureFailure, HarnessRunner } from '../../harnesses/adapter.js';
 import { runInDocker } from '../../sources/docker-runner.js';
 import { runProcess } from '../../sources/process-runner.js';
@@ -91,7 +91,7 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
     const standIn = newStandIn();
     const credential = { standIn, key: r.model.apiKey };
     const upstream = s.upstreams.get(r.model.id)!;
-    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: a.captureWork, wireTrace: 'full', credential, ...proxyCorrelation(s.harness) });
+    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: a.captureWork, wireTrace: 'full', credential, ...proxyHeaders(s.harness) });
     const scope = pipeline?.proxy.captureScope ?? randomBytes(4).toString('hex');
     const run = await runPrompts(a, pipeline, upstream, standIn);
     await judgeRun(a, pipeline, run);

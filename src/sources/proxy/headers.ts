@@ -6,21 +6,6 @@ export { SECRET_HEADERS };
 /** Hop-by-hop headers (RFC 9110 §7.6.1) are the proxy's own business, never forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'expect']);
 
-/** Harness identity headers: forwarded unchanged, their values recorded as native identity. */
-const HARNESS_IDENTITY = new Map<string, keyof NativeIdentityHeaders>([
-  ['x-claude-code-session-id', 'session_id'],
-  ['x-claude-code-agent-id', 'agent_id'],
-  ['session-id', 'session_id'],
-  ['thread-id', 'thread_id'],
-  ['x-session-id', 'session_id'],
-  // DeepSeek's dsh: every model request of a session, its title request too, names the session.
-  ['x-deepseek-harness-session-id', 'session_id'],
-  // Codex before its hyphenated headers: session_id (and from 0.50 to 0.8x conversation_id) is the thread id.
-  ['session_id', 'session_id'],
-  ['conversation_id', 'session_id'],
-  ['thread_id', 'thread_id'],
-]);
-
 /** roller's own headers: removed before forwarding, their values recorded. */
 const ROLLER_IDENTITY = new Map<string, keyof NativeIdentityHeaders>([
   ['x-roller-run-id', 'run_id'],
@@ -36,6 +21,7 @@ export interface NativeIdentityHeaders {
   agent_id?: string;
 }
 
+/** Header name (lower case) -> the identity field its value is recorded as. */
 export type CorrelationHeaders = Readonly<Record<string, keyof NativeIdentityHeaders>>;
 
 export interface SplitHeaders {
@@ -49,11 +35,14 @@ export interface SplitHeaders {
 
 /**
  * A request's headers (node's `rawHeaders`) split into what goes upstream and what is recorded. A repeated header is
- * forwarded as it came; an identity header's first occurrence is the one recorded. `correlation` names extra headers
- * (OpenCode's) that carry identity for the proxy only: removed, their value kept under the key the map gives.
+ * forwarded as it came; an identity header's first occurrence is the one recorded. `identity` names the headers the
+ * harnesses send that name their session or agent (each adapter's identityHeaders): forwarded, their values recorded.
+ * `correlation` names extra headers (OpenCode's) that carry identity for the proxy only: removed, their value kept
+ * under the key the map gives.
  */
-export function splitRequestHeaders(raw: readonly string[], correlation: CorrelationHeaders = {}): SplitHeaders {
+export function splitRequestHeaders(raw: readonly string[], correlation: CorrelationHeaders = {}, identity: CorrelationHeaders = {}): SplitHeaders {
   const extra = new Map(Object.entries(correlation).map(([name, key]) => [name.toLowerCase(), key]));
+  const recorded = new Map(Object.entries(identity).map(([name, key]) => [name.toLowerCase(), key]));
   const connectionListed = new Set<string>();
   for (let i = 0; i + 1 < raw.length; i += 2) {
     if (raw[i]!.toLowerCase() !== 'connection') continue;
@@ -74,7 +63,7 @@ export function splitRequestHeaders(raw: readonly string[], correlation: Correla
       if (removedAs && value && roller[removedAs] === undefined) roller[removedAs] = value;
       continue;
     }
-    const key = HARNESS_IDENTITY.get(name);
+    const key = recorded.get(name);
     if (key && value && harness[key] === undefined) harness[key] = value;
     if (name === 'content-encoding') contentEncoding ??= value;
     forward.push(raw[i]!, value);

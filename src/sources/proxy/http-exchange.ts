@@ -17,6 +17,7 @@ export interface ExchangeContext {
   readonly wire: WireLogWriter;
   readonly upstream: UpstreamTarget & { basicAuth: string | undefined };
   readonly correlation: CorrelationHeaders | undefined;
+  readonly identity: CorrelationHeaders | undefined;
   /** Key custody: the stand-in clients must carry and the key put in its place (absent: credentials pass as sent). */
   readonly custody: CredentialCustody | undefined;
   /** The secrets the proxy knows of itself; each exchange adds the credentials it forwards. */
@@ -103,7 +104,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     const { callId, seq } = ctx.nextCall();
     this.callId = callId;
     const url = req.url ?? '/';
-    const split = splitRequestHeaders(req.rawHeaders, ctx.correlation);
+    const split = splitRequestHeaders(req.rawHeaders, ctx.correlation, ctx.identity);
     const swap = swapCredential(split.forward, ctx.custody);
     this.forwardHeaders = swap.forward;
     const target = requestPath(url);

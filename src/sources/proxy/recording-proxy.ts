@@ -40,6 +40,8 @@ export interface RecordingProxyOptions {
   maxDecodedResponseBytes?: number;
   /** Extra correlation headers: removed before forwarding, their value kept as this identity field. */
   correlationHeaders?: CorrelationHeaders;
+  /** The harnesses' identity headers (their adapters' identityHeaders): forwarded, their values recorded as native identity. */
+  identityHeaders?: CorrelationHeaders;
   /**
    * One request body's limit (default 64 MB: past it, 413) and all requests' bodies held at once (96 MB: a body that
    * does not fit yet waits unread for its turn; a chunked body past it, or one that can never fit, gets a 503).
@@ -128,6 +130,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     wire,
     upstream,
     correlation: options.correlationHeaders,
+    identity: options.identityHeaders,
     custody: options.credential,
     masker,
     maxDecodedResponseBytes: options.maxDecodedResponseBytes ?? 256 << 20,
@@ -177,7 +180,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
-  const relay: RelayContext = { upstream, correlation: options.correlationHeaders, custody: options.credential, masker, wire, nextCall, track, handshakeTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000 };
+  const relay: RelayContext = { upstream, correlation: options.correlationHeaders, identity: options.identityHeaders, custody: options.credential, masker, wire, nextCall, track, handshakeTimeoutMs: options.upstreamHeadersTimeoutMs ?? 600_000 };
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => relayWebSocket(req, socket, head, relay, options.websocket !== false));
   try {
     await new Promise<void>((resolve, reject) => {

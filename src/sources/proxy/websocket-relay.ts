@@ -18,6 +18,7 @@ import type { WireLogWriter } from './wire-log.js';
 export interface RelayContext {
   upstream: UpstreamTarget & { basicAuth: string | undefined };
   correlation: CorrelationHeaders | undefined;
+  identity: CorrelationHeaders | undefined;
   custody: CredentialCustody | undefined;
   masker: SecretMasker;
   wire: WireLogWriter;
@@ -74,7 +75,7 @@ export function relayWebSocket(req: IncomingMessage, socket: Socket, head: Buffe
 }
 
 function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayContext, url: URL, path: string, admittedByQuery: boolean, clientKey: string): void {
-  const split = splitRequestHeaders(req.rawHeaders, ctx.correlation);
+  const split = splitRequestHeaders(req.rawHeaders, ctx.correlation, ctx.identity);
   const swap = swapCredential(split.forward, ctx.custody);
   if (!swap.admitted && !admittedByQuery) {
     // Recorded as a refused call, as an HTTP request without the stand-in is.

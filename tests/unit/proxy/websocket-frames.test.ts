@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { FrameError, FrameReader, OPCODE, encodeFrame } from '../../../src/sources/proxy/websocket-frames.js';
-import { seededRandom as rng } from '../../support/seeded-random.js';
+import { seededBytes, seededRandom as rng } from '../../support/seeded-random.js';
 
 // ws's own parser and encoder, the reference the frame reader is held to.
 const require = createRequire(import.meta.url);
@@ -71,7 +71,11 @@ function throughReader(chunks: Buffer[], isServer: boolean): Seen {
     seen.push(`error ${err.closeCode}`);
     return seen;
   }
-  expect(Buffer.concat(raw).equals(Buffer.concat(chunks))).toBe(true);
+  // Every byte comes back as read, but a frame head cut short at the end (at most 14 bytes), which the reader holds.
+  const all = Buffer.concat(chunks);
+  const back = Buffer.concat(raw);
+  expect(all.subarray(0, back.length).equals(back)).toBe(true);
+  expect(all.length - back.length).toBeLessThanOrEqual(reader.atBoundary ? 0 : 14);
   return seen;
 }
 
@@ -82,16 +86,16 @@ function session(next: () => number, masked: boolean): Buffer {
   const n = 1 + Math.floor(next() * 8);
   for (let m = 0; m < n; m++) {
     const size = next() < 0.1 ? 65_536 + Math.floor(next() * 100_000) : Math.floor(next() * (next() < 0.5 ? 200 : 70_000));
-    const data = randomBytes(size);
+    const data = seededBytes(next, size);
     const parts = 1 + Math.floor(next() * 4);
     for (let p = 0, at = 0; p < parts; p++) {
       const end = p === parts - 1 ? size : at + Math.floor(next() * (size - at));
       frame(p === 0 ? (next() < 0.5 ? OPCODE.text : OPCODE.binary) : OPCODE.continuation, data.subarray(at, end), p === parts - 1);
       at = end;
-      if (next() < 0.3) frame(next() < 0.5 ? OPCODE.ping : OPCODE.pong, randomBytes(Math.floor(next() * 126)), true);
+      if (next() < 0.3) frame(next() < 0.5 ? OPCODE.ping : OPCODE.pong, seededBytes(next, Math.floor(next() * 126)), true);
     }
   }
-  if (next() < 0.5) frame(OPCODE.close, Buffer.concat([Buffer.from([0x03, 0xe8]), randomBytes(Math.floor(next() * 20))]), true);
+  if (next() < 0.5) frame(OPCODE.close, Buffer.concat([Buffer.from([0x03, 0xe8]), seededBytes(next, Math.floor(next() * 20))]), true);
   return Buffer.concat(frames);
 }
 
@@ -127,7 +131,7 @@ describe('FrameReader, differential against ws', () => {
         const at = Math.floor(next() * Math.min(stream.length, next() < 0.5 ? 16 : stream.length));
         bad[at] = bad[at]! ^ (1 << Math.floor(next() * 8));
       } else if (how < 0.8) bad = stream.subarray(Math.floor(next() * Math.min(stream.length, 20)));
-      else bad = Buffer.concat([stream, randomBytes(Math.floor(next() * 40))]);
+      else bad = Buffer.concat([stream, seededBytes(next, Math.floor(next() * 40))]);
       const chunks = cut(bad, next);
       const ours = throughReader(chunks, true);
       expect(ours, `seed ${seed}`).toEqual(await throughWs(chunks, true));

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { deriveRelations, readCallsLazily, type Manifest, type ParticipantUsage, type Relation } from '../src/index.js';
+import { deriveRelations, harnessAdapter, readCallsLazily, type Manifest, type ParticipantUsage, type Relation } from '../src/index.js';
 
 export async function rederiveRelations(captureDir: string): Promise<{ derived: Relation[]; published: Relation[] }> {
   const manifest = JSON.parse(await readFile(join(captureDir, 'manifest.json'), 'utf8')) as Manifest;
@@ -31,7 +31,9 @@ export async function rederiveRelations(captureDir: string): Promise<{ derived: 
     spawn_result: p.spawn_result ?? null,
   }));
   const agentPaths = Object.fromEntries(manifest.participants.flatMap((p) => (p.native_ids.agent_path ? [[p.native_ids.native_id!, p.native_ids.agent_path]] : [])));
-  let derived = deriveRelations({ calls, participants, scope: manifest.capture_scope, agentPaths });
+  // The harness's own delivery evidence (its adapter's), as the capture was made with.
+  const { delivery } = harnessAdapter(manifest.harness.name);
+  let derived = deriveRelations({ calls, participants, scope: manifest.capture_scope, agentPaths, ...(delivery ? { delivery } : {}) });
   // Evidence in raw/ that the capture did not keep is marked so (seeds/000 retention), as the capture did.
   if (!manifest.raw_retained) derived = derived.map((r) => ({ ...r, evidence: r.evidence.map((e) => (e.source === 'calls.jsonl' ? e : { ...e, retained: false })) }));
   const published = (await readFile(join(captureDir, 'relations.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Relation);

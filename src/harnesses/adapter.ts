@@ -5,6 +5,7 @@ import type { NativeCapture, NativeCompactions } from '../schemas/native-capture
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import type { ProcessPlan } from '../sources/process-runner.js';
 import type { CorrelationHeaders } from '../sources/proxy/headers.js';
+import type { DeliveryRecogniser } from '../transforms/capture/evidence.js';
 import type { HarnessVerify } from './verify-scenario.js';
 
 /**
@@ -38,6 +39,8 @@ export interface HarnessAdapter {
    * participant's spend that its native records do not hold, added to the sample's usage as auxiliary calls.
    */
   readonly auxiliaryCall?: { rule: string; test(call: Call): boolean };
+  /** How a finished child's result reaches its parent's input, other than as a tool result (absent: only so). */
+  readonly delivery?: DeliveryRecogniser;
   /** Headers the CLI sends to the model API that name its session or agent: forwarded unchanged, their values recorded as native identity. */
   readonly identityHeaders?: CorrelationHeaders;
   /** Headers the CLI sends for the proxy's join only (seeds/000: OpenCode's x-session-id): recorded, removed before forwarding. */

@@ -4,6 +4,7 @@
  */
 import { ErrorCode, RollerError } from '../core/errors.js';
 import type { CorrelationHeaders } from '../sources/proxy/headers.js';
+import type { DeliveryRecogniser } from '../transforms/capture/evidence.js';
 import type { HarnessAdapter, HarnessRunner } from './adapter.js';
 import { claudeCodeAdapter } from './claude-code/adapter.js';
 import { codexAdapter } from './codex/adapter.js';
@@ -33,6 +34,12 @@ export function harnessNames(): string[] {
 /** The adapter registered under a name, if any. */
 export function findHarness(name: string): HarnessAdapter | undefined {
   return registry.get(name);
+}
+
+/** The delivery evidence of a registered harness, as an option object (none for a harness without, or unknown). */
+export function deliveryOf(name: string): { delivery?: DeliveryRecogniser } {
+  const delivery = registry.get(name)?.delivery;
+  return delivery ? { delivery } : {};
 }
 
 /** The adapter of a harness, or a typed error listing the known ones. */

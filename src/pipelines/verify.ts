@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../core/errors.js';
-import { harnessAdapter, proxyHeaders, verifyOf } from '../harnesses/index.js';
+import { deliveryOf, harnessAdapter, proxyHeaders, verifyOf } from '../harnesses/index.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
 import { installHarness } from '../harnesses/installer.js';
 import type { Call } from '../schemas/call.js';
@@ -50,7 +50,7 @@ async function check(harness: string, scenario: Scenario, calls: Call[], out: st
   const counted = native.outputs.method === 'count' ? native.outputs.counted : undefined;
   fails.push(...tokenDisagreements(counted ? attributed.filter((c) => counted.test(c)) : attributed, participants));
   for (const p of participants) if (p.role === 'child' && p.status !== 'completed') fails.push(`${p.participant} is ${p.status}`);
-  const relations = deriveRelations({ calls: attributed, participants, ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}), ...(native.announcements ? { announcements: native.announcements } : {}) });
+  const relations = deriveRelations({ calls: attributed, participants, ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}), ...(native.announcements ? { announcements: native.announcements } : {}), ...deliveryOf(harness) });
   const count = (t: string) => relations.filter((r) => r.type === t && r.status === 'established').length;
   const unbound = scenario.unboundSpawns ?? 0;
   const bound = (scenario.agents ?? 0) - unbound;

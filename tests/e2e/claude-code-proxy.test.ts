@@ -12,6 +12,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { claudeCodeDelivery } from '../../src/harnesses/claude-code/delivery.js';
 import { claudeCodePlan } from '../../src/harnesses/claude-code/launch.js';
 import { runProcess } from '../../src/sources/process-runner.js';
 import type { ParticipantUsage } from '../../src/harnesses/claude-code/participants.js';
@@ -120,7 +121,7 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
     const attributed = attributeCalls(modelCalls, participants as ParticipantUsage[]);
     for (const c of attributed) expect(c.identity_status, `call ${c.seq}`).toBe('attributed');
     expect(attributed.every((c) => c.export_status === 'exportable')).toBe(true);
-    const relations = deriveRelations({ calls: attributed, participants: participants as ParticipantUsage[] });
+    const relations = deriveRelations({ calls: attributed, participants: participants as ParticipantUsage[], delivery: claudeCodeDelivery });
     for (const r of relations) expect(checkValue(Relation, r)).toEqual([]);
     const count = (type: string) => relations.filter((r) => r.type === type && r.status === 'established').length;
     expect(count('spawn')).toBe(sc.agents);
@@ -144,6 +145,7 @@ describe('Claude Code through roller proxy (e2e, real CLI)', () => {
     // 6. The published capture: manifest valid, validate-capture passes, and one changed byte is caught.
     const attempt = join(base, 'capture', 'attempt-0001');
     const manifest = await finalizeCapture({
+      delivery: claudeCodeDelivery,
       dir: attempt,
       calls: attributed,
       participants: participants as ParticipantUsage[],

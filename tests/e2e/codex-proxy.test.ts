@@ -10,6 +10,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { codexDelivery } from '../../src/harnesses/codex/delivery.js';
 import { codexPlan } from '../../src/harnesses/codex/launch.js';
 import type { ParticipantUsage } from '../../src/harnesses/claude-code/participants.js';
 import { Call as CallSchema, Manifest, Relation, SftRecord, checkValue, type Call } from '../../src/schemas/index.js';
@@ -147,7 +148,7 @@ describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
     const agentPaths = Object.fromEntries(
       rollout.filter((r) => r.type === 'session_meta' && typeof (r.payload ?? r).agent_path === 'string').map((r) => [(r.payload ?? r).id as string, (r.payload ?? r).agent_path as string]),
     );
-    const relations = deriveRelations({ calls: attributed, participants: participants as ParticipantUsage[], agentPaths });
+    const relations = deriveRelations({ calls: attributed, participants: participants as ParticipantUsage[], agentPaths, delivery: codexDelivery });
     for (const r of relations) expect(checkValue(Relation, r)).toEqual([]);
     const types = relations.map((r) => r.type);
     // delivery: the wait_agent output naming the child (v1) or the child's FINAL_ANSWER agent_message (v2)
@@ -160,6 +161,7 @@ describe('Codex multi-agent through roller proxy (e2e, real CLI)', () => {
     // The published capture validates, and the tree view shows root → child.
     const attempt = join(base, 'capture', 'attempt-0001');
     const manifest = await finalizeCapture({
+      delivery: codexDelivery,
       dir: attempt,
       calls: attributed,
       participants: participants as ParticipantUsage[],

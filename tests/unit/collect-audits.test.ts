@@ -23,9 +23,9 @@ describe('completion audit (seeds/003 §6.2)', () => {
     expect(completionAudit([call(0, { type: 'message', content: [{ type: 'tool_use', id: 't', name: 'Bash', input: {} }], stop_reason: 'tool_use' })], null).status).toBe('not_flagged');
   });
   it('Chat length and Responses incomplete are token limits too', () => {
-    expect(completionAudit([call(0, { choices: [{ message: { content: 'x' }, finish_reason: 'length' }] })], null).status).toBe('flagged');
-    expect(completionAudit([call(0, { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [] })], null).status).toBe('flagged');
-    expect(completionAudit([call(0, { status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text: 'hi' }] }] })], null).status).toBe('not_flagged');
+    expect(completionAudit([call(0, { choices: [{ message: { content: 'x' }, finish_reason: 'length' }] }, { protocol: 'openai-chat-completions' })], null).status).toBe('flagged');
+    expect(completionAudit([call(0, { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [] }, { protocol: 'openai-responses' })], null).status).toBe('flagged');
+    expect(completionAudit([call(0, { status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text', text: 'hi' }] }] }, { protocol: 'openai-responses' })], null).status).toBe('not_flagged');
   });
   it('an unknown finish reason is never read either way: the ACTF decides, else not observable', () => {
     expect(completionAudit([call(0, { something: 'else' })], null).status).toBe('not_observable');

@@ -1,4 +1,5 @@
 import { fileIncludes } from '../../core/file-includes.js';
+import { claudeCodeDelivery } from './delivery.js';
 import { readFile } from '../../core/thread-fs.js';
 import type { NativeCompaction, NativeCompactions } from '../../schemas/native-capture.js';
 import type { HarnessAdapter, RunLaunch } from '../adapter.js';
@@ -26,6 +27,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
   rawSchema: CLAUDE_CODE_RAW_SCHEMA,
   // projects/<cwd>/<session>.jsonl, <session>/subagents/agent-<id>.jsonl and .meta.json
   sessionFiles: /^projects\//,
+  delivery: claudeCodeDelivery,
   identityHeaders: { 'x-claude-code-session-id': 'session_id', 'x-claude-code-agent-id': 'agent_id' },
 
   async convert(native, input) {

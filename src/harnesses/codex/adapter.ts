@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { codexDelivery } from './delivery.js';
 import { fileIncludes } from '../../core/file-includes.js';
 import type { Rejected } from '../../core/rejected.js';
 import { readFile } from '../../core/thread-fs.js';
@@ -18,6 +19,7 @@ export const codexAdapter: HarnessAdapter = {
   name: 'codex',
   rawSchema: CODEX_RAW_SCHEMA,
   sessionFiles: /(^|\/)rollout-[^/]*\.jsonl$/,
+  delivery: codexDelivery,
   // Each request names its thread: session-id / thread-id; before the hyphenated headers session_id (and from 0.50
   // to 0.8x conversation_id) is the thread id.
   identityHeaders: { 'session-id': 'session_id', 'thread-id': 'thread_id', session_id: 'session_id', conversation_id: 'session_id', thread_id: 'thread_id' },

@@ -1,4 +1,5 @@
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import { deepSeekDelivery } from './delivery.js';
 import { DEEPSEEK_EVENTS_SCHEMA } from '../../schemas/harness-events.js';
 import type { HarnessAdapter } from '../adapter.js';
 import { launchFields } from '../launch.js';
@@ -19,6 +20,7 @@ export const deepSeekAdapter: HarnessAdapter = {
   name: 'deepseek',
   rawSchema: DEEPSEEK_EVENTS_SCHEMA,
   sessionFiles: /(^|\/)session\.jsonl(\.zstd)?$/,
+  delivery: deepSeekDelivery,
   // Every model request of a session, its title request too, names the session.
   identityHeaders: { 'x-deepseek-harness-session-id': 'session_id' },
   auxiliaryCall: DEEPSEEK_TITLE_CALL,

@@ -1,4 +1,5 @@
 import type { HarnessAdapter, SessionConversion } from '../adapter.js';
+import { openClawDelivery } from './delivery.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { relativeStatusSources } from '../native-archive.js';
 import { OPENCLAW_VERIFY } from './verify-scenarios.js';
@@ -24,6 +25,7 @@ export const openClawAdapter: HarnessAdapter = {
   rawSchema: OPENCLAW_RAW_SCHEMA,
   // The agent store, and the cache trace roller keeps redacted in the state dir (cache-trace.ts).
   sessionFiles: /(^|\/)openclaw-agent\.sqlite(-wal|-shm)?$|(^|\/)logs\/cache-trace\.jsonl$/,
+  delivery: openClawDelivery,
 
   async convert(native, input) {
     const dbs = findOpenClawStores(native);

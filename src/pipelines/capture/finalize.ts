@@ -13,7 +13,8 @@ import { createCaptureManifestSink } from '../../sinks/capture-manifest/sink.js'
 import { createRelationsSink } from '../../sinks/relations/sink.js';
 import { publishWireLog } from '../../sources/proxy/wire-publish.js';
 import { CoverageCheck } from '../../transforms/capture/coverage.js';
-import { callEvidence, evidenceWatch, type CallEvidence } from '../../transforms/capture/evidence.js';
+import { callEvidence, evidenceWatch, type CallEvidence, type DeliveryRecogniser } from '../../transforms/capture/evidence.js';
+import { deliveryOf } from '../../harnesses/index.js';
 import { relationsFromEvidence } from '../../transforms/capture/relations.js';
 import { CallTally, captureOutcome } from '../../transforms/capture/statuses.js';
 
@@ -49,6 +50,8 @@ export interface FinalizeCaptureOptions {
   announcements?: Announcements;
   /** What the native files say was output (default: per_id when capabilities say so, else none). */
   outputs?: NativeOutputs;
+  /** The harness's delivery evidence (HarnessAdapter.delivery; finalizeNativeCapture takes the registered one's). */
+  delivery?: DeliveryRecogniser;
 }
 
 /** finalizeCapture from an adapter's NativeCapture. */
@@ -65,6 +68,7 @@ export function finalizeNativeCapture(
     nativeFiles: native.nativeFiles,
     ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}),
     ...(native.announcements ? { announcements: native.announcements } : {}),
+    ...deliveryOf(native.harness.name),
   });
 }
 
@@ -132,7 +136,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
 
 /** What one pass over the attributed calls finds: their evidence (ids, never the calls), coverage, tally and totals. */
 async function observeCalls(o: FinalizeCaptureOptions) {
-  const watch = evidenceWatch(o.participants, o.agentPaths);
+  const watch = evidenceWatch(o.participants, o.agentPaths, o.delivery);
   const outputs: NativeOutputs =
     o.outputs ?? (o.capabilities.native_output_coverage === 'per_id' ? { method: 'per_id' } : { method: 'none', reason: 'the adapter gave no native outputs to check against' });
   const coverageCheck = new CoverageCheck(outputs);

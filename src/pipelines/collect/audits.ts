@@ -1,4 +1,5 @@
 import type { Actf } from '../../schemas/actf.js';
+import { wireProtocol } from '../../transforms/protocols/index.js';
 import type { Call } from '../../schemas/call.js';
 
 type Json = Record<string, any>;
@@ -24,31 +25,15 @@ export interface ModelIdentityAudit {
 
 const TOKEN_LIMIT = new Set(['max_tokens', 'length', 'max_output_tokens', 'model_context_window_exceeded']);
 
-/** The finish reason a response declares, whatever the protocol (null when it declares none). */
+/** The finish reason a response declares, in its protocol's shape (null when it declares none). */
 export function finishReasonOf(call: Call): string | null {
   const o = call.output as Json | null;
-  if (!o) return null;
-  if (typeof o.stop_reason === 'string') return o.stop_reason; // Anthropic Messages
-  if (Array.isArray(o.choices) && typeof o.choices[0]?.finish_reason === 'string') return o.choices[0].finish_reason; // Chat
-  if (o.status === 'incomplete') return typeof o.incomplete_details?.reason === 'string' ? o.incomplete_details.reason : 'incomplete'; // Responses
-  if (o.status === 'completed') return 'completed';
-  return null;
+  return o ? (wireProtocol(call.protocol)?.finishReason(o) ?? null) : null;
 }
 
 function hasAnswerOrToolCall(call: Call): boolean {
   const o = call.output as Json | null;
-  if (!o) return false;
-  if (Array.isArray(o.content)) return o.content.some((b: Json) => (b.type === 'text' && String(b.text ?? '').trim() !== '') || b.type === 'tool_use');
-  if (Array.isArray(o.choices)) {
-    const m = o.choices[0]?.message as Json | undefined;
-    return Boolean(m && ((typeof m.content === 'string' && m.content.trim() !== '') || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0)));
-  }
-  if (Array.isArray(o.output)) {
-    return o.output.some(
-      (i: Json) => i.type === 'function_call' || i.type === 'custom_tool_call' || (i.type === 'message' && Array.isArray(i.content) && i.content.some((c: Json) => String(c.text ?? '').trim() !== '')),
-    );
-  }
-  return false;
+  return o ? (wireProtocol(call.protocol)?.hasAnswerOrToolCall(o) ?? false) : false;
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Call } from '../../schemas/call.js';
 import { rawContextBytesOf } from '../../schemas/call-context.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
+import { wireProtocol } from '../protocols/index.js';
 
 type Json = Record<string, any>;
 
@@ -43,9 +44,11 @@ export interface EvidenceWatch {
   ids: ReadonlySet<string>;
   /** The participants some child was spawned by: only their calls' inputs can carry a child's result. */
   parents: ReadonlySet<string>;
+  /** The harness's delivery evidence (none: no call delivers a child's completion but through a tool result). */
+  delivery?: DeliveryRecogniser;
 }
 
-export function evidenceWatch(participants: readonly ParticipantUsage[], agentPaths?: Readonly<Record<string, string>>): EvidenceWatch {
+export function evidenceWatch(participants: readonly ParticipantUsage[], agentPaths?: Readonly<Record<string, string>>, delivery?: DeliveryRecogniser): EvidenceWatch {
   const children = participants.filter((p) => p.role === 'child');
   const ids = new Set<string>();
   for (const tool of children.flatMap((c) => [c.spawn_tool_call_id, ...(c.resumed_by ?? []).map((r) => r.tool_call_id)])) {
@@ -54,7 +57,7 @@ export function evidenceWatch(participants: readonly ParticipantUsage[], agentPa
     ids.add(tool.replace(/[^A-Za-z0-9]/g, ''));
   }
   const parents = new Set(children.flatMap((c) => [...(c.parent ? [c.parent] : []), ...(c.resumed_by ?? []).map((r) => r.parent_participant_id)]));
-  return { children, ids, parents, ...(agentPaths ? { agentPaths } : {}) };
+  return { children, ids, parents, ...(agentPaths ? { agentPaths } : {}), ...(delivery ? { delivery } : {}) };
 }
 
 /**
@@ -73,10 +76,12 @@ export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
   // Most calls carry nothing a relation uses (no child was spawned by their participant): their body stays unparsed.
   const body = parent || chat ? contextOnce(call) : {};
   const results = parent ? [...toolResultIdsOf(call.protocol, body)].filter((id) => watch.ids.has(id)) : [];
-  const delivers = parent ? watch.children.filter((child) => deliveredIn(call.protocol, body, child, watch.agentPaths?.[child.native_id])).map((c) => c.native_id) : [];
-  const resumesDelivered = parent
-    ? watch.children.flatMap((child) => (child.resumed_by ?? []).filter((r) => r.parent_participant_id === call.participant_id && deliveredIn(call.protocol, body, { native_id: child.native_id, spawn_tool_call_id: r.tool_call_id })).map((r) => r.tool_call_id))
-    : [];
+  const delivered = watch.delivery;
+  const delivers = parent && delivered ? watch.children.filter((child) => delivered(call.protocol, body, child, watch.agentPaths?.[child.native_id])).map((c) => c.native_id) : [];
+  const resumesDelivered =
+    parent && delivered
+      ? watch.children.flatMap((child) => (child.resumed_by ?? []).filter((r) => r.parent_participant_id === call.participant_id && delivered(call.protocol, body, { native_id: child.native_id, spawn_tool_call_id: r.tool_call_id })).map((r) => r.tool_call_id))
+      : [];
   return {
     call_id: call.call_id,
     seq: call.seq,
@@ -92,73 +97,18 @@ export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
   };
 }
 
-/** The tool-call ids whose results a request body carries, for each protocol's shape. */
+/** The tool-call ids whose results a request body carries, in its protocol's shape (none for an undecoded one). */
 export function toolResultIdsOf(protocol: Call['protocol'], body: Json): Set<string> {
-  const ids = new Set<string>();
-  if (protocol === 'anthropic-messages') {
-    for (const m of (body.messages ?? []) as Json[]) {
-      if (Array.isArray(m.content)) for (const b of m.content as Json[]) if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') ids.add(b.tool_use_id);
-    }
-  } else if (protocol === 'openai-responses') {
-    for (const it of (Array.isArray(body.input) ? body.input : []) as Json[]) {
-      if ((it.type === 'function_call_output' || it.type === 'custom_tool_call_output') && typeof it.call_id === 'string') ids.add(it.call_id);
-    }
-  } else if (protocol === 'openai-chat-completions') {
-    for (const m of (body.messages ?? []) as Json[]) if (m.role === 'tool' && typeof m.tool_call_id === 'string') ids.add(m.tool_call_id);
-  }
-  return ids;
+  return wireProtocol(protocol)?.toolResultIds(body) ?? new Set();
 }
 
 /**
- * Where an acknowledged child's result reaches the parent's actual input, by evidence that names the child:
- * a Claude Code <task-notification> holding both its task id and the spawn's tool-use id (the same text
- * without those ids is no proof), a Codex v1 wait_agent output whose status names the child's thread as
- * completed or a <subagent_notification> naming it (agent_path) as completed, or a Codex v2 FINAL_ANSWER
- * agent_message authored by the child's agent path, an OpenClaw completion event (a user message from
- * `source: subagent` naming the child's `session_key`), or dsh's settlement notice (a user message that opens with
- * `Background subagent <child session id> `).
+ * A harness's own evidence that a request body delivers a finished child's result into its parent's input, naming
+ * that child (HarnessAdapter.delivery: Claude Code's <task-notification>, Codex's wait_agent status and FINAL_ANSWER,
+ * OpenClaw's completion event, dsh's settlement notice). `agentPath`: the child's agent path where the harness has
+ * one (Codex v2). Text alone without the child's ids is never proof.
  */
-export function deliveredIn(protocol: Call['protocol'], body: Json, child: { native_id: string; spawn_tool_call_id: string | null }, agentPath?: string): boolean {
-  const text = (c: unknown): string => (typeof c === 'string' ? c : Array.isArray(c) ? (c as Json[]).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n') : '');
-  if (protocol === 'anthropic-messages') {
-    const tool = child.spawn_tool_call_id;
-    return ((body.messages ?? []) as Json[]).some((m) => {
-      if (m.role !== 'user') return false;
-      const t = text(m.content);
-      return t.includes('<task-notification>') && t.includes(`<task-id>${child.native_id}</task-id>`) && tool !== null && t.includes(`<tool-use-id>${tool}</tool-use-id>`);
-    });
-  }
-  if (protocol === 'openai-responses') {
-    return ((Array.isArray(body.input) ? body.input : []) as Json[]).some((it) => {
-      if (it.type === 'function_call_output' && typeof it.output === 'string') {
-        try {
-          const out = JSON.parse(it.output) as Json;
-          return out.status?.[child.native_id]?.completed !== undefined;
-        } catch {
-          return false;
-        }
-      }
-      if (it.type === 'agent_message') return agentPath !== undefined && it.author === agentPath && text(it.content).includes('FINAL_ANSWER');
-      // v1: a child that finished after the wait is announced to the parent, naming its thread.
-      if ((it.type === 'message' || it.role !== undefined) && it.role === 'user') {
-        const t = text(it.content);
-        return t.includes('<subagent_notification>') && t.includes(`"agent_path":"${child.native_id}"`) && t.includes('"completed"');
-      }
-      return false;
-    });
-  }
-  if (protocol === 'openai-chat-completions') {
-    return ((body.messages ?? []) as Json[]).some((m) => {
-      if (m.role !== 'user') return false;
-      const t = text(m.content);
-      // dsh: the settlement notice of a background sub-agent, naming its session id first.
-      if (t.startsWith(`Background subagent ${child.native_id} `)) return true;
-      const lines = t.split('\n');
-      return lines.includes('source: subagent') && lines.includes(`session_key: ${child.native_id}`);
-    });
-  }
-  return false;
-}
+export type DeliveryRecogniser = (protocol: Call['protocol'], body: Json, child: { native_id: string; spawn_tool_call_id: string | null }, agentPath?: string) => boolean;
 
 const keyOf = (name: string, args: string) => createHash('sha1').update(name).update('\0').update(args).digest('base64');
 

@@ -4,16 +4,16 @@ import type { Call } from '../../schemas/call.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import type { Resumption } from '../../schemas/manifest.js';
 import type { Announcements } from '../../schemas/native-capture.js';
-import { callEvidence, contextOnce, deliveredIn, evidenceWatch, toolResultIdsOf, type CallEvidence } from './evidence.js';
+import { callEvidence, contextOnce, evidenceWatch, toolResultIdsOf, type CallEvidence, type DeliveryRecogniser } from './evidence.js';
 
 /** The tool-call ids whose results a request body carries, for each protocol's shape. */
 export function toolResultIdsIn(call: Call): Set<string> {
   return toolResultIdsOf(call.protocol, contextOnce(call));
 }
 
-/** Whether a call's actual input delivers this child's completion (see deliveredIn for the evidence each protocol takes). */
-export function deliveryIn(call: Call, child: { native_id: string; spawn_tool_call_id: string | null }, agentPath?: string): boolean {
-  return deliveredIn(call.protocol, contextOnce(call), child, agentPath);
+/** Whether a call's actual input delivers this child's completion, by the harness's delivery evidence. */
+export function deliveryIn(call: Call, child: { native_id: string; spawn_tool_call_id: string | null }, delivery: DeliveryRecogniser, agentPath?: string): boolean {
+  return delivery(call.protocol, contextOnce(call), child, agentPath);
 }
 
 /**
@@ -62,11 +62,13 @@ export interface RelationInput {
   agentPaths?: Readonly<Record<string, string>>;
   /** OpenClaw: deliveries bound to announcement runs. */
   announcements?: Announcements;
+  /** The harness's delivery evidence (HarnessAdapter.delivery). */
+  delivery?: DeliveryRecogniser;
 }
 
 /** deriveRelations over calls (each call's evidence taken here): for scripts holding the calls of a capture. */
 export function deriveRelations(input: RelationInput): Relation[] {
-  const watch = evidenceWatch(input.participants, input.agentPaths);
+  const watch = evidenceWatch(input.participants, input.agentPaths, input.delivery);
   return relationsFromEvidence(
     input.calls.map((c) => callEvidence(c, watch)),
     input.participants,

@@ -1,9 +1,10 @@
 import type { Protocol } from '../../schemas/call.js';
-import { AnthropicDecoder } from './anthropic.js';
-import { ChatDecoder } from './chat.js';
-import { ResponsesDecoder } from './responses.js';
+import { anthropicMessages } from './anthropic-protocol.js';
+import { openAiChatCompletions } from './chat-protocol.js';
+import { openAiResponses } from './responses-protocol.js';
 import type { ResponseDecoder } from './types.js';
 import { SseParser } from './sse-parser.js';
+import type { WireProtocol } from './wire-protocol.js';
 
 export * from './anthropic.js';
 export * from './chat.js';
@@ -12,27 +13,24 @@ export * from './sse-parser.js';
 export * from './types.js';
 export * from './decode-body.js';
 export * from './response-tap.js';
+export { contentText, type WireProtocol } from './wire-protocol.js';
+
+/** The protocols roller decodes, each one implementation (wire-protocol.ts). */
+export const PROTOCOLS: readonly WireProtocol[] = [anthropicMessages, openAiChatCompletions, openAiResponses];
+
+/** A protocol by name (undefined for 'other': a request roller forwards and records but does not decode). */
+export function wireProtocol(name: Protocol): WireProtocol | undefined {
+  return PROTOCOLS.find((p) => p.name === name);
+}
 
 /** The protocol comes from the endpoint only — never from the body or the harness's claim. */
 export function protocolOfPath(pathname: string): Protocol {
   const p = pathname.replace(/\/+$/, '');
-  if (/(^|\/)v1\/messages$/.test(p)) return 'anthropic-messages';
-  if (/(^|\/)chat\/completions$/.test(p)) return 'openai-chat-completions';
-  if (/(^|\/)responses$/.test(p)) return 'openai-responses';
-  return 'other';
+  return PROTOCOLS.find((w) => w.path.test(p))?.name ?? 'other';
 }
 
 export function createDecoder(protocol: Protocol): ResponseDecoder | undefined {
-  switch (protocol) {
-    case 'anthropic-messages':
-      return new AnthropicDecoder();
-    case 'openai-chat-completions':
-      return new ChatDecoder();
-    case 'openai-responses':
-      return new ResponsesDecoder();
-    default:
-      return undefined;
-  }
+  return wireProtocol(protocol)?.createDecoder();
 }
 
 /** Decode a whole SSE byte stream (any chunking) with a fresh decoder for `protocol`. */

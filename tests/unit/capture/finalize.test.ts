@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { claudeCodeDelivery } from '../../../src/harnesses/claude-code/delivery.js';
+import { codexDelivery } from '../../../src/harnesses/codex/delivery.js';
 import type { ParticipantUsage } from '../../../src/harnesses/claude-code/participants.js';
 import { Relation, checkValue, type Call } from '../../../src/schemas/index.js';
 import { attributeCalls, deriveRelations } from '../../../src/transforms/capture/index.js';
@@ -137,12 +139,12 @@ describe('relations with evidence', () => {
     const good = '<task-notification><task-id>a123</task-id><tool-use-id>toolu_A</tool-use-id><status>completed</status></task-notification>';
     const noIds = '<task-notification><status>completed</status><summary>done</summary></task-notification>';
     const spawnCall = call(0, 'm1', { tool_refs: [{ id: 'toolu_A', name: 'Agent' }] });
-    const withIds = deriveRelations({ calls: attributeCalls([spawnCall, note(good, 1, 'm2')], [root, bg]), participants: [root, bg] });
+    const withIds = deriveRelations({ calls: attributeCalls([spawnCall, note(good, 1, 'm2')], [root, bg]), participants: [root, bg], delivery: claudeCodeDelivery });
     expect(withIds.filter((r) => r.type === 'result_delivered' || r.type === 'result_in_context').map((r) => [r.type, r.in_call_id])).toEqual([
       ['result_delivered', null],
       ['result_in_context', 'c-1'],
     ]);
-    const textOnly = deriveRelations({ calls: attributeCalls([spawnCall, note(noIds, 1, 'm2')], [root, bg]), participants: [root, bg] });
+    const textOnly = deriveRelations({ calls: attributeCalls([spawnCall, note(noIds, 1, 'm2')], [root, bg]), participants: [root, bg], delivery: claudeCodeDelivery });
     expect(textOnly.map((r) => r.type)).not.toContain('result_delivered');
   });
 
@@ -153,12 +155,13 @@ describe('relations with evidence', () => {
     const v1 = deriveRelations({
       calls: attributeCalls([spawnCall, responses(1, 'm2', [{ type: 'function_call_output', call_id: 'call_w', output: JSON.stringify({ status: { 'thread-kid': { completed: 'hi' } } }) }])], [root, kid]),
       participants: [root, kid],
+      delivery: codexDelivery,
     });
     expect(v1.map((r) => r.type)).toContain('result_delivered');
     const v2input = [{ type: 'agent_message', author: '/root/kid', recipient: '/root', content: [{ type: 'input_text', text: 'Message Type: FINAL_ANSWER' }] }];
-    const v2 = deriveRelations({ calls: attributeCalls([spawnCall, responses(1, 'm2', v2input)], [root, kid]), participants: [root, kid], agentPaths: { 'thread-kid': '/root/kid' } });
+    const v2 = deriveRelations({ calls: attributeCalls([spawnCall, responses(1, 'm2', v2input)], [root, kid]), participants: [root, kid], agentPaths: { 'thread-kid': '/root/kid' }, delivery: codexDelivery });
     expect(v2.map((r) => r.type)).toContain('result_delivered');
-    const other = deriveRelations({ calls: attributeCalls([spawnCall, responses(1, 'm2', v2input)], [root, kid]), participants: [root, kid], agentPaths: { 'thread-kid': '/root/other' } });
+    const other = deriveRelations({ calls: attributeCalls([spawnCall, responses(1, 'm2', v2input)], [root, kid]), participants: [root, kid], agentPaths: { 'thread-kid': '/root/other' }, delivery: codexDelivery });
     expect(other.map((r) => r.type)).not.toContain('result_delivered');
   });
 
@@ -167,7 +170,7 @@ describe('relations with evidence', () => {
     const spawnCall = call(0, 'm1', { protocol: 'openai-responses', context: { input: [] }, tool_refs: [{ id: 'call_s', name: 'multi_agent_v1/spawn_agent' }] });
     const note = (path: string) =>
       call(1, 'm2', { protocol: 'openai-responses', context: { input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: `<subagent_notification>{"agent_path":"${path}","status":{"completed":"ok"}}</subagent_notification>` }] }] } });
-    const types = (path: string) => deriveRelations({ calls: attributeCalls([spawnCall, note(path)], [root, kid]), participants: [root, kid] }).map((r) => r.type);
+    const types = (path: string) => deriveRelations({ calls: attributeCalls([spawnCall, note(path)], [root, kid]), participants: [root, kid], delivery: codexDelivery }).map((r) => r.type);
     expect(types('thread-kid')).toContain('result_delivered');
     expect(types('thread-other')).not.toContain('result_delivered');
   });

@@ -8,6 +8,7 @@ import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { claudeCodeDelivery } from '../../../src/harnesses/claude-code/delivery.js';
 import { convertNative } from '../../../src/pipelines/convert.js';
 import { Participant } from '../../../src/schemas/manifest.js';
 import { checkValue, type Call } from '../../../src/schemas/index.js';
@@ -58,7 +59,7 @@ describe('Claude Code: a child resumed by SendMessage is judged by the new tool 
     const people = await participantsOf(fixture, 'relations');
     const [root, child] = people as [(typeof people)[number], (typeof people)[number]];
     const attributed = attributeCalls(calls, people);
-    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test' });
+    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', delivery: claudeCodeDelivery });
     const of = (tool: string | null) => relations.filter((r) => r.tool_call_id === tool && r.status === 'established').map((r) => r.type);
     expect(new Set(of(child.spawn_tool_call_id))).toEqual(new Set(['spawn', 'child_completed', 'result_delivered', 'result_in_context']));
     const resumeId = child.resumed_by![0]!.tool_call_id;

@@ -6,6 +6,7 @@
 import { cpSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { deepSeekDelivery } from '../../../src/harnesses/deepseek/delivery.js';
 import { isRollerError } from '../../../src/core/errors.js';
 import { deepSeekAdapter } from '../../../src/harnesses/deepseek/adapter.js';
 import { findDshLogs, readDshSession, readDshSessions, sessionsOfTrace } from '../../../src/harnesses/deepseek/session-log.js';
@@ -35,7 +36,7 @@ async function captured(run: string, native = join(fixture(run), 'sessions')) {
   const { session } = await converted(run, native);
   const capture = await deepSeekAdapter.nativeCapture!({ nativeRoot: native, version: '0.1.0-rc.8', session, tracePath: '', profile: null });
   const calls = attributeCalls(callsOf(run), capture.participants, 'session_id');
-  const relations = deriveRelations({ calls, participants: capture.participants });
+  const relations = deriveRelations({ calls, participants: capture.participants, delivery: deepSeekDelivery });
   const coverage = new CoverageCheck(capture.outputs);
   for (const c of calls) coverage.observe(c);
   return { participants: capture.participants, calls, relations, coverage: coverage.result(capture.participants), capture };
@@ -158,7 +159,7 @@ describe('dsh runs converted and captured', () => {
       session.participants,
       'session_id',
     );
-    const relations = deriveRelations({ calls, participants: session.participants });
+    const relations = deriveRelations({ calls, participants: session.participants, delivery: deepSeekDelivery });
     expect(established(relations, 'launch_acknowledged')).toHaveLength(1);
     expect(relations.filter((r) => r.type === 'result_delivered' || r.type === 'result_in_context')).toEqual([]);
   });

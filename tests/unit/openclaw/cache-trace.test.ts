@@ -6,6 +6,7 @@
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openClawDelivery } from '../../../src/harnesses/openclaw/delivery.js';
 import { announcedRunOf, cacheTraceBeside, isAnnouncementRun, readOpenClawCacheTrace } from '../../../src/harnesses/openclaw/cache-trace.js';
 import { openClawAnnouncements, openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStore } from '../../../src/harnesses/openclaw/store.js';
 import { attributeCalls } from '../../../src/transforms/capture/correlate.js';
@@ -39,7 +40,7 @@ describe('OpenClaw cache trace: announcement runs bind a child’s delivery and 
     const native = openClawNativeCapture(tree, '2026.9.6', trace);
     expect(native.nativeFiles).toEqual([store, cacheTraceBeside(store)]);
     const attributed = attributeCalls(calls, people);
-    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: native.announcements! });
+    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: native.announcements!, delivery: openClawDelivery });
     const delivered = relations.filter((r) => r.type === 'result_delivered' || r.type === 'result_in_context');
     expect(delivered.map((r) => [r.type, r.in_call_id, r.status])).toEqual([
       ['result_delivered', null, 'established'],
@@ -51,10 +52,10 @@ describe('OpenClaw cache trace: announcement runs bind a child’s delivery and 
     ]);
     // The same text in a call that is not the run's reply is no proof.
     const elsewhere = { ...native.announcements!, runs: { [child.native_id]: { runId: 'announce:v1:x:y', responseIds: ['chatcmpl-other'] } } };
-    const unbound = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: elsewhere }).filter((r) => r.type === 'result_in_context');
+    const unbound = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: elsewhere, delivery: openClawDelivery }).filter((r) => r.type === 'result_in_context');
     expect(unbound.map((r) => [r.status, r.reason])).toEqual([['unknown', expect.stringContaining('not a reply of the announcement run announce:v1:x:y')]]);
     // No trace: nothing names the child's announcement run.
-    const none = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: { source: 'logs/cache-trace.jsonl', runs: {} } }).filter((r) => r.type === 'result_in_context');
+    const none = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: { source: 'logs/cache-trace.jsonl', runs: {} }, delivery: openClawDelivery }).filter((r) => r.type === 'result_in_context');
     expect(none.map((r) => r.status)).toEqual(['unknown']);
   });
 
@@ -143,7 +144,7 @@ describe('OpenClaw nested announcements: a child woken after its own child settl
   it('every delivery is established in its parent’s announcement reply, with the run as evidence', () => {
     const native = openClawNativeCapture(tree, '2026.9.6', trace);
     const attributed = attributeCalls(nestedCalls, people);
-    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: native.announcements! });
+    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: native.announcements!, delivery: openClawDelivery });
     for (const child of people.slice(1)) {
       const mine = relations.filter((r) => r.child_participant_id === child.participant && (r.type === 'result_delivered' || r.type === 'result_in_context'));
       expect(mine.map((r) => [r.type, r.status, r.parent_participant_id])).toEqual([

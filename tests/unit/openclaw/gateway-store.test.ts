@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { openClawNativeCapture, openClawParticipants, openClawTrees, readOpenClawStore } from '../../../src/harnesses/openclaw/store.js';
 import { attributeCalls } from '../../../src/transforms/capture/correlate.js';
 import { deliveryIn, deriveRelations } from '../../../src/transforms/capture/relations.js';
+import { openClawDelivery } from '../../../src/harnesses/openclaw/delivery.js';
 import type { Call } from '../../../src/schemas/call.js';
 import { repoRoot } from '../../support/paths.js';
 import { useTempDir } from '../../support/temp-dir.js';
@@ -49,10 +50,10 @@ describe('OpenClaw Gateway store: a root session and its sessions_spawn child', 
     const people = openClawParticipants(trees[0]!);
     const attributed = attributeCalls(calls, people);
     const child = people[1]!;
-    expect(attributed.map((c) => deliveryIn(c, child))).toEqual([false, false, false, false, true]);
+    expect(attributed.map((c) => deliveryIn(c, child, openClawDelivery))).toEqual([false, false, false, false, true]);
     // Another child's key in the same event is no evidence for this one.
-    expect(deliveryIn(attributed[4]!, { ...child, native_id: 'agent:main:subagent:00000000-0000-0000-0000-000000000000' })).toBe(false);
-    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test' });
+    expect(deliveryIn(attributed[4]!, { ...child, native_id: 'agent:main:subagent:00000000-0000-0000-0000-000000000000' }, openClawDelivery)).toBe(false);
+    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', delivery: openClawDelivery });
     expect(relations.map((r) => [r.type, r.parent_call_id, r.in_call_id, r.status])).toEqual([
       ['spawn', calls[0]!.call_id, null, 'established'],
       ['child_completed', calls[0]!.call_id, null, 'established'],

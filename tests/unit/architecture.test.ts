@@ -104,3 +104,30 @@ describe('error codes: one catalog', () => {
     expect(stray).toEqual([]);
   });
 });
+
+/** Functions of `file` longer than `limit` lines, as "path:line name (n lines)". */
+function longFunctions(file: string, text: string, limit: number): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const long: string[] = [];
+  const visit = (n: ts.Node): void => {
+    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && n.body) {
+      const from = sf.getLineAndCharacterOfPosition(n.getStart()).line;
+      const lines = sf.getLineAndCharacterOfPosition(n.end).line - from + 1;
+      if (lines > limit) long.push(`${relative(repoRoot, file)}:${from + 1} ${(n as ts.FunctionDeclaration).name?.getText() ?? '(anonymous)'} (${lines} lines)`);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return long;
+}
+
+describe('the pipelines floor stays readable', () => {
+  it('no function in src/pipelines is over 80 lines', () => {
+    expect(files(join(src, 'pipelines')).flatMap((f) => longFunctions(f, readFileSync(f, 'utf8'), 80))).toEqual([]);
+  });
+
+  it('the length check sees functions (it is not vacuous)', () => {
+    const body = Array.from({ length: 81 }, (_, i) => `  const x${i} = ${i};`).join('\n');
+    expect(longFunctions('src/pipelines/x.ts', `export function big() {\n${body}\n}\nconst small = () => 1;\n`, 80)).toEqual(['src/pipelines/x.ts:1 big (83 lines)']);
+  });
+});

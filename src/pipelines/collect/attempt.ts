@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { ErrorCode, isRollerError } from '../../core/errors.js';
 import { refuseLinksBelow } from '../../core/inside-root.js';
 import { harnessAdapter, proxyHeaders } from '../../harnesses/index.js';
-import type { CaptureFailure, HarnessRunner } from '../../harnesses/adapter.js';
+import type { CaptureFailure, HarnessRunner, RunLaunch } from '../../harnesses/adapter.js';
 import { runInDocker } from '../../sources/docker-runner.js';
-import { runProcess } from '../../sources/process-runner.js';
+import { runProcess, type ProcessPlan } from '../../sources/process-runner.js';
 import { isolationWarning } from '../../sources/isolation.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import { startProxyPipeline } from '../proxy.js';
@@ -126,7 +126,7 @@ async function writeTaskFiles({ r, s, runner, work }: Attempt): Promise<void> {
  * ends the sample. The simulator and the proxy are closed before this returns.
  */
 async function runPrompts(a: Attempt, pipeline: ProxyPipeline | null, upstream: string, standIn: string): Promise<PromptsRun> {
-  const { r, s, runner, runtime, home, work, logs, result, timeoutS, fail } = a;
+  const { r, s, runner, runtime, logs, timeoutS, fail } = a;
   const done: PromptsRun = { outcome: undefined, lastStderr: logs.stderr, lastPromptRan: false, outOfTime: 0, promptsRun: 0, agentWroteHome: new Set() };
   const spec = r.task.user_simulator;
   try {
@@ -135,24 +135,7 @@ async function runPrompts(a: Attempt, pipeline: ProxyPipeline | null, upstream: 
       a.simulator = await UserSimulator.start(spec, model, s.upstreams.get(model.id)!, join(runtime, 'user-simulator-capture'), r.task.prompt, timeoutS * 1000);
     }
     const simulator = a.simulator;
-    const launch = {
-      bin: s.bin,
-      version: s.harnessVersion,
-      home,
-      work,
-      baseUrl: pipeline ? pipeline.proxy.url : upstream.replace(/\/+$/, ''),
-      ...(pipeline ? {} : { recorded: false }),
-      // --wire-trace off runs no proxy; it is refused for a model with a key (collect/run.ts), so this is never one.
-      apiKey: pipeline ? standIn : r.model.apiKey,
-      ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}),
-      ...(s.thinking ? { thinking: s.thinking } : {}),
-      captureCalls: s.captureCalls,
-      cacheTrace: s.cacheTrace,
-      ...(r.model.context ? { context: r.model.context } : {}),
-      ...(s.runtime ? { runtime: s.runtime } : {}),
-      timeoutS,
-      profile: s.profile,
-    };
+    const launch = launchOf(a, pipeline, upstream, standIn);
     // The timeout is the sample's: every prompt's process together (follow-ups and simulated turns included).
     const deadline = Date.now() + timeoutS * 1000;
     const source = simulator ? simulatedPrompts(r.task, simulator, runner) : fixedPrompts(r.task);
@@ -171,13 +154,7 @@ async function runPrompts(a: Attempt, pipeline: ProxyPipeline | null, upstream: 
       const plan = await runner.plan({ ...launch, timeoutS: Math.ceil(leftMs / 1000), prompt, ...(sessionId ? { continueSession: sessionId } : {}) });
       const run = { timeoutMs: leftMs, stdoutPath: out.stdout, stderrPath: out.stderr };
       done.promptsRun = k + 1;
-      const homeConfig = await configStates(home, runner.homeConfigFiles ?? []);
-      const outcome = s.docker
-        ? // Host networking: the container reaches this sample's proxy on the host's loopback.
-          await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
-        : await runProcess(plan, { ...run, isolation: s.isolation });
-      result.harnessMs += outcome.durationMs;
-      for (const f of await changedConfigFiles(home, homeConfig)) done.agentWroteHome.add(`~/${f}`);
+      const outcome = await runPromptProcess(a, plan, run, done.agentWroteHome);
       done.outcome = outcome;
       done.lastStderr = out.stderr;
       if (outcome.timedOut || outcome.exitCode !== 0 || source.isLast(k)) {
@@ -209,6 +186,42 @@ async function runPrompts(a: Attempt, pipeline: ProxyPipeline | null, upstream: 
     }
   }
   return done;
+}
+
+/** What every prompt's launch of the sample shares: the CLI, its HOME and work dir, the proxy (or the model's own base). */
+function launchOf(a: Attempt, pipeline: ProxyPipeline | null, upstream: string, standIn: string): Omit<RunLaunch, 'prompt'> {
+  const { r, s, home, work, timeoutS } = a;
+  return {
+    bin: s.bin,
+    version: s.harnessVersion,
+    home,
+    work,
+    baseUrl: pipeline ? pipeline.proxy.url : upstream.replace(/\/+$/, ''),
+    ...(pipeline ? {} : { recorded: false }),
+    // --wire-trace off runs no proxy; it is refused for a model with a key (collect/run.ts), so this is never one.
+    apiKey: pipeline ? standIn : r.model.apiKey,
+    ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}),
+    ...(s.thinking ? { thinking: s.thinking } : {}),
+    captureCalls: s.captureCalls,
+    cacheTrace: s.cacheTrace,
+    ...(r.model.context ? { context: r.model.context } : {}),
+    ...(s.runtime ? { runtime: s.runtime } : {}),
+    timeoutS,
+    profile: s.profile,
+  };
+}
+
+/** One prompt's process, locally or in its container; user-level configuration it changed is named in `agentWroteHome`. */
+async function runPromptProcess(a: Attempt, plan: ProcessPlan, run: { timeoutMs: number; stdoutPath: string; stderrPath: string }, agentWroteHome: Set<string>): Promise<ProcessOutcome> {
+  const { s, runner, home, work, result } = a;
+  const homeConfig = await configStates(home, runner.homeConfigFiles ?? []);
+  const outcome = s.docker
+    ? // Host networking: the container reaches this sample's proxy on the host's loopback.
+      await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
+    : await runProcess(plan, { ...run, isolation: s.isolation });
+  result.harnessMs += outcome.durationMs;
+  for (const f of await changedConfigFiles(home, homeConfig)) agentWroteHome.add(`~/${f}`);
+  return outcome;
 }
 
 /** The run judged, the cause said first: a bypassed proxy, configuration the agent wrote, a timeout, an exit code. */

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, rmdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { acquireLock, describeHolder } from '../../core/process-lock.js';
-import { installHarness } from '../../harnesses/installer.js';
+import { installHarness, type InstalledHarness } from '../../harnesses/installer.js';
 import { connectDocker, imageId, type DockerApi } from '../../sources/docker-runner.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
-import { RUN_INFO_SCHEMA, type ResumeEntry, type RunInfo, type SampleInfo } from '../../schemas/run-info.js';
+import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
 import { lockDifferences, redactConfig } from './lock.js';
@@ -16,10 +16,8 @@ import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
 import { resolveSimulators } from './simulator-models.js';
 import { reusableSample } from './reuse.js';
-import { TrainingTally } from './training-summary.js';
+import { RunInfoBook, resumeHistoryOf } from './run-info-book.js';
 import { RunInfoCheckpoints } from './checkpoints.js';
-import { runSummary, type RunSftCounts } from '../run-summary.js';
-import { runUsageTotals } from '../run-usage.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleRequest, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
@@ -174,121 +172,85 @@ interface RunPlan {
   user: UserSinkSet;
 }
 
-async function collectLocked(o: CollectOptions, { bundle, models, simulators, runName, runDir, docker, tookOver, user }: RunPlan): Promise<CollectResult> {
+async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectResult> {
+  const { bundle, models, simulators, runName, runDir, docker } = plan;
   const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
   const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}) });
   const wireTrace = o.wireTrace ?? 'actf';
   const lock = runLock(o, requests, bundle.digest, installed.version, models, simulators, docker, wireTrace);
 
-  const marker = join(runDir, MIGRATION_MARKER);
   const previous = o.resume ? await previousInfo(runDir) : undefined;
   const { reusable, lockToWrite } = await resumeCheck(o, runDir, lock, requests, bundle.digest, wireTrace, previous);
   if (lockToWrite) await createRunLockSink({ path: join(runDir, 'lock.json') }).consume(itemsOf(lockToWrite), createStageContext());
   // What a killed run left (its samples' temporary directories) goes once this resume is known to continue it.
   const cleaned = o.resume ? await cleanLeftovers(runDir) : [];
 
-  const rows = new Map<number, RunInfo['samples'][number]>();
-  const runErrors: RunInfo['errors'] = [];
-  const created = previous?.created_at ?? new Date().toISOString();
-  let state: RunInfo['state'] = 'initializing';
   const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.image ?? null }) as Record<string, unknown>;
-  // What the lock does not hold may change on a resume (it does not change the data); each resume says what it changed.
-  const resumeHistory: ResumeEntry[] = [...(previous?.resume_history ?? [])];
-  if (o.resume && previous) {
-    const changes: ResumeEntry['changes'] = {};
-    for (const k of ['concurrency', 'retries']) if (previous.config[k] !== undefined && previous.config[k] !== config[k]) changes[k] = { from: previous.config[k], to: config[k] };
-    resumeHistory.push({ at: new Date().toISOString(), took_over: tookOver, cleaned, changes });
-  }
-  const training = new TrainingTally();
-  /** Set once the run-level SFT files are written (seeds/003 §4.4). */
-  let sftCounts: RunSftCounts | undefined;
-  const snapshot = (): RunInfo => {
-    const list = [...rows.values()].sort((a, b) => a.index - b.index);
-    return {
-      schema: RUN_INFO_SCHEMA,
-      roller_version: lock.roller_version,
-      run_name: runName,
-      state,
-      created_at: created,
-      updated_at: new Date().toISOString(),
-      config,
-      progress: { total: requests.length, processed: list.length, pending: requests.length - list.length },
-      requests: { tasks: bundle.tasks.length, models: models.length },
-      summary: runSummary(list, { sft: sftCounts, training: training.summary() }),
-      usage: runUsageTotals(list),
-      samples: list,
-      errors: runErrors,
-      ...(resumeHistory.length > 0 ? { resume_history: resumeHistory } : {}),
-    };
-  };
+  const book = new RunInfoBook({
+    rollerVersion: lock.roller_version,
+    runName,
+    runDir,
+    createdAt: previous?.created_at ?? new Date().toISOString(),
+    config,
+    requests: { total: requests.length, tasks: bundle.tasks.length, models: models.length },
+    // What the lock does not hold may change on a resume (it does not change the data); each resume says what it changed.
+    resumeHistory: resumeHistoryOf(previous, o.resume === true, config, plan.tookOver, cleaned),
+  });
   const infoSink = createRunInfoSink({ path: join(runDir, 'info.json') });
-  const writeInfo = async (): Promise<void> => void (await infoSink.consume(itemsOf(snapshot()), createStageContext()));
+  const writeInfo = async (): Promise<void> => void (await infoSink.consume(itemsOf(book.snapshot()), createStageContext()));
   await writeInfo();
-  state = 'running';
+  book.state = 'running';
   const checkpoints = new RunInfoCheckpoints(writeInfo);
   // Ctrl-C / SIGTERM: info.json says so at once (queued samples are cancelled, running ones finish after).
   o.signal?.addEventListener('abort', () => void checkpoints.interrupted().catch(() => {}), { once: true });
 
-  const settings: SampleSettings = {
-    harness: o.harness,
-    harnessVersion: installed.version,
-    bin: installed.bin,
-    runDir,
-    taskDigest: bundle.digest,
-    timeoutS: lock.timeout_s,
-    retries: o.retries ?? 0,
-    wireTrace,
-    keepThinking: o.keepThinking ?? true,
-    captureCalls: o.captureCalls ?? false,
-    cacheTrace: o.cacheTrace ?? false,
-    captureDebug: o.captureDebug ?? 'on-error',
-    upstreams: new Map(),
-    simulators,
-    installDir: installed.dir,
-    ...(installed.runtime ? { runtime: installed.runtime } : {}),
-    collectPaths: o.collectPaths ?? [],
-    thinking: o.thinking ?? null,
-    profile: lock.harness_profile ?? null,
-    ...(docker ? { docker: { api: docker.api, image: docker.image } } : {}),
-    maxResultsBytes: o.maxResultsBytes ?? DEFAULT_MAX_RESULTS_BYTES,
-    isolation: docker ? { pidNamespace: false, reason: 'the container is the boundary' } : detectIsolation(),
-  };
+  const settings = sampleSettings(o, { installed, lock, runDir, bundle, simulators, docker, wireTrace });
   const unisolated = docker ? undefined : isolationWarning(settings.isolation);
   if (unisolated) o.onNotice?.(unisolated);
-  const rowOf = (info: SampleInfo, status = info.status): RunInfo['samples'][number] => ({
-    index: info.index,
-    task_id: info.task_id,
-    model: info.model,
-    status,
-    error: info.error,
-    path: relative(runDir, sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } })),
-    usage: info.usage,
-    ...(info.grade ? { grade: info.grade.status } : {}),
-  });
   // The sample stream, in request order: the run-level SFT files and the user's sinks take each finished sample.
   const order = new InOrder<FinishedSample>(requests.length);
-  const samples = runSampleSinks(runDir, order, user);
+  const samples = runSampleSinks(runDir, order, plan.user);
   samples.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
   let done = 0;
   const record = async (info: SampleInfo, status = info.status) => {
-    rows.set(info.index, rowOf(info, status));
-    training.add(info);
-    done++;
-    o.onSample?.({ ...info, status }, { done, total: requests.length });
+    book.add(info, status);
+    o.onSample?.({ ...info, status }, { done: ++done, total: requests.length });
     order.settle(info.index, finishedSample(sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } }), info));
     await checkpoints.result();
   };
+  await runRequests(o, requests, settings, [...models, ...simulators.values()], reusable, record).finally(() => endAttemptNotes(runDir));
 
-  // One embedded scripted model per scripted model id for the whole run (its runaway cap scaled to the run); API
-  // models go to their base.
-  const { servers, upstreams } = await startUpstreams([...models, ...simulators.values()], requests.length);
+  book.state = 'finalizing';
+  await checkpoints.force();
+  try {
+    order.settleRest(); // samples never run (Ctrl-C) contribute nothing
+    const written = await samples;
+    book.sftCounts = { included: written.included, segmented: written.segmented, total: requests.length };
+    for (const f of written.sinkFailures) book.errors.push({ code: ErrorCode.SINK_WRITE_FAILED, message: `sink ${f.sink} failed${f.at ? ` at ${f.at}` : ''}: ${f.message}; the run's own files are complete`, at: new Date().toISOString() });
+    book.state = o.signal?.aborted ? 'interrupted' : 'finished';
+    if (book.state === 'finished') await rm(join(runDir, MIGRATION_MARKER), { force: true });
+  } catch (err) {
+    book.state = 'finalization_error';
+    await checkpoints.force();
+    throw err;
+  }
+  await checkpoints.force();
+  return { runDir, info: book.snapshot() };
+}
+
+/**
+ * Every request through `concurrency` workers (a reused sample recorded as skipped), each on its model's upstream:
+ * one embedded scripted model per scripted model id for the whole run (its runaway cap scaled to the run), an API
+ * model's base. Queued samples are cancelled on abort; running ones finish.
+ */
+async function runRequests(o: CollectOptions, requests: readonly SampleRequest[], settings: SampleSettings, models: readonly ResolvedModel[], reusable: ReadonlyMap<number, SampleInfo>, record: (info: SampleInfo, status?: SampleInfo['status']) => Promise<void>): Promise<void> {
+  const { servers, upstreams } = await startUpstreams(models, requests.length);
   settings.upstreams = upstreams;
-
   o.onPlan?.(requests.length);
   const queue = [...requests];
   const worker = async () => {
     for (let r = queue.shift(); r; r = queue.shift()) {
-      if (o.signal?.aborted) return; // queued samples are cancelled; running ones finish
+      if (o.signal?.aborted) return;
       const reused = reusable.get(r.index);
       if (reused) await record(reused, 'skipped');
       else {
@@ -301,27 +263,39 @@ async function collectLocked(o: CollectOptions, { bundle, models, simulators, ru
     await Promise.all(Array.from({ length: Math.max(1, o.concurrency ?? 1) }, worker));
   } finally {
     for (const server of servers) await server.close();
-    await endAttemptNotes(runDir);
   }
-
-  state = 'finalizing';
-  await checkpoints.force();
-  try {
-    order.settleRest(); // samples never run (Ctrl-C) contribute nothing
-    const written = await samples;
-    sftCounts = { included: written.included, segmented: written.segmented, total: requests.length };
-    for (const f of written.sinkFailures) runErrors.push({ code: ErrorCode.SINK_WRITE_FAILED, message: `sink ${f.sink} failed${f.at ? ` at ${f.at}` : ''}: ${f.message}; the run's own files are complete`, at: new Date().toISOString() });
-    state = o.signal?.aborted ? 'interrupted' : 'finished';
-    if (state === 'finished') await rm(marker, { force: true });
-  } catch (err) {
-    state = 'finalization_error';
-    await checkpoints.force();
-    throw err;
-  }
-  await checkpoints.force();
-  return { runDir, info: snapshot() };
 }
 
+/** What every sample of the run is collected with. */
+function sampleSettings(
+  o: CollectOptions,
+  r: { installed: InstalledHarness; lock: Lock; runDir: string; bundle: RunPlan['bundle']; simulators: Map<string, ResolvedModel>; docker: RunPlan['docker']; wireTrace: WireTraceMode },
+): SampleSettings {
+  return {
+    harness: o.harness,
+    harnessVersion: r.installed.version,
+    bin: r.installed.bin,
+    runDir: r.runDir,
+    taskDigest: r.bundle.digest,
+    timeoutS: r.lock.timeout_s,
+    retries: o.retries ?? 0,
+    wireTrace: r.wireTrace,
+    keepThinking: o.keepThinking ?? true,
+    captureCalls: o.captureCalls ?? false,
+    cacheTrace: o.cacheTrace ?? false,
+    captureDebug: o.captureDebug ?? 'on-error',
+    upstreams: new Map(),
+    simulators: r.simulators,
+    installDir: r.installed.dir,
+    ...(r.installed.runtime ? { runtime: r.installed.runtime } : {}),
+    collectPaths: o.collectPaths ?? [],
+    thinking: o.thinking ?? null,
+    profile: r.lock.harness_profile ?? null,
+    ...(r.docker ? { docker: { api: r.docker.api, image: r.docker.image } } : {}),
+    maxResultsBytes: o.maxResultsBytes ?? DEFAULT_MAX_RESULTS_BYTES,
+    isolation: r.docker ? { pidNamespace: false, reason: 'the container is the boundary' } : detectIsolation(),
+  };
+}
 
 /** The run's lock.json: what a resume must match before any harness starts. */
 function runLock(o: CollectOptions, requests: readonly { index: number; task: { id: string }; model: { id: string } }[], bundleDigest: string, harnessVersion: string, models: readonly ResolvedModel[], simulators: ReadonlyMap<string, ResolvedModel>, docker: RunPlan['docker'], wireTrace: WireTraceMode): Lock {

@@ -33,28 +33,13 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
   } else {
     await rm(join(dir, SAMPLE_FILE.rollout), { recursive: true, force: true });
   }
-  const calls = [...(result.compactionCalls ?? []), ...(result.auxiliaryCalls ?? [])];
-  const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + calls.reduce((a, c) => a + c.tokens[k], 0);
-  const partial = partialUsage(result.participants);
   const completion = result.audits?.completion;
   const sftOk = result.status === 'ok' && existsSync(join(dir, SAMPLE_FILE.sft));
   const conversion = (result.conversion?.trajectory_conversion as SampleInfo['runtime']['trajectory_conversion'] | undefined) ?? [
     { target: 'actf', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
     { target: 'sft', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
   ];
-  const usage: SampleInfo['usage'] =
-    result.participants.length === 0
-      ? null
-      : {
-          input: sum('input'),
-          cached_input: sum('cache_read'),
-          cache_creation: sum('cache_creation'),
-          output: sum('output'),
-          reasoning: sum('reasoning'),
-          cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
-          requests: result.requests,
-          ...(partial ? { partial } : {}),
-        };
+  const usage = sampleUsage(result);
   const info: SampleInfo = {
     schema: SAMPLE_INFO_SCHEMA,
     task_id: head.task_id,
@@ -77,15 +62,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     ...(result.grade ? { grade: result.grade } : {}),
     runtime: {
       trajectory_conversion: conversion,
-      sft_eligibility: !sftOk
-        ? { eligible: false, reason: result.status !== 'ok' ? `sample ${result.status}` : (conversion.find((c) => c.target === 'sft')?.reason ?? 'no SFT') }
-        : result.audits?.thinking?.status === 'mismatch'
-          ? { eligible: false, reason: 'thinking_effort_mismatch' }
-        : result.audits?.completion.status === 'flagged'
-          ? { eligible: false, reason: `incomplete_trajectory: ${result.audits.completion.reason}` }
-          : result.audits?.wireEffort?.status === 'mismatch'
-            ? { eligible: false, reason: `wire_effort_mismatch: requests asked for ${[...new Set(result.audits.wireEffort.observed)].join(', ')}, not ${result.audits.wireEffort.requested}` }
-            : { eligible: true, reason: null },
+      sft_eligibility: sftEligibility(result, sftOk, conversion),
       completion_audit: completion ? { status: completion.status, reason: completion.reason, source: completion.source, actf_stop_reason: completion.actf_stop_reason } : null,
       // seeds/003: where the final response overrode the ACTF's finding, the ACTF's is kept too.
       ...(completion?.actf_finding ? { actf_completion_audit: { ...completion.actf_finding, source: 'actf', actf_stop_reason: completion.actf_stop_reason } } : {}),
@@ -107,6 +84,35 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
   };
   await createSampleInfoSink({ path: join(dir, SAMPLE_FILE.info) }).consume(itemsOf(info), createStageContext());
   return info;
+}
+
+type FinishedResult = Parameters<typeof finishSample>[2];
+
+/** The sample's tokens: its participants' and the calls no native record holds (compaction summaries, auxiliary calls). */
+function sampleUsage(result: FinishedResult): SampleInfo['usage'] {
+  if (result.participants.length === 0) return null;
+  const calls = [...(result.compactionCalls ?? []), ...(result.auxiliaryCalls ?? [])];
+  const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + calls.reduce((a, c) => a + c.tokens[k], 0);
+  const partial = partialUsage(result.participants);
+  return {
+    input: sum('input'),
+    cached_input: sum('cache_read'),
+    cache_creation: sum('cache_creation'),
+    output: sum('output'),
+    reasoning: sum('reasoning'),
+    cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
+    requests: result.requests,
+    ...(partial ? { partial } : {}),
+  };
+}
+
+/** Whether the sample's SFT is training data, and the first reason it is not (a failure, then the audits in order). */
+function sftEligibility(result: FinishedResult, sftOk: boolean, conversion: SampleInfo['runtime']['trajectory_conversion']): SampleInfo['runtime']['sft_eligibility'] {
+  if (!sftOk) return { eligible: false, reason: result.status !== 'ok' ? `sample ${result.status}` : (conversion.find((c) => c.target === 'sft')?.reason ?? 'no SFT') };
+  if (result.audits?.thinking?.status === 'mismatch') return { eligible: false, reason: 'thinking_effort_mismatch' };
+  if (result.audits?.completion.status === 'flagged') return { eligible: false, reason: `incomplete_trajectory: ${result.audits.completion.reason}` };
+  if (result.audits?.wireEffort?.status === 'mismatch') return { eligible: false, reason: `wire_effort_mismatch: requests asked for ${[...new Set(result.audits.wireEffort.observed)].join(', ')}, not ${result.audits.wireEffort.requested}` };
+  return { eligible: true, reason: null };
 }
 
 /**

@@ -106,43 +106,12 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
 }
 
 async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, output, lock, version }: { runDir: string; samples: string[]; run: RunInfo; output: string; lock: Lock; version: string }): Promise<ReprocessReport> {
-  // The output's sample stream in the archive's request order: its run-level SFT files (written as samples finish,
-  // renamed into place at the end) and the user's sinks. A row not reprocessed this time (a sample directory given, or
-  // one unchanged) contributes what the output holds for it; lines a worker encoded wait in memory up to HELD_BYTES,
-  // past that their sample is read again at its turn.
-  const order = new InOrder<FinishedSample>(run.samples.length);
-  let held = 0;
-  const fromOutput = async (j: number, encoded?: SampleSftLines | null): Promise<FinishedSample | null> => {
-    const dir = join(output, run.samples[j]!.path);
-    if (!existsSync(join(dir, 'info.json'))) return null;
-    const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
-    const size = (encoded?.linear?.length ?? 0) + (encoded?.segments?.length ?? 0);
-    if (encoded === undefined || held + size > HELD_BYTES) return finishedSample(dir, info);
-    held += size;
-    return finishedSample(dir, info, encoded, () => (held -= size));
-  };
-  const settle = async (j: number, encoded?: SampleSftLines | null) => order.settle(j, await fromOutput(j, encoded));
+  const out = new OutputSamples(output, run, await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? []));
   const rowOf = new Map(run.samples.map((r, j) => [join(runDir, r.path), j]));
   const processed = new Set(samples.map((s) => rowOf.get(s)));
-  // The stream's end waits for the decision whether the run's files are replaced at all (see wroteRunFiles).
-  let decide!: (replace: boolean) => void;
-  const decision = new Promise<boolean>((resolve) => (decide = resolve));
-  const keepRunFiles = new AbortController();
-  const user = await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? []);
-  const stream = runSampleSinks(
-    output,
-    (async function* () {
-      yield* order;
-      if (!(await decision)) keepRunFiles.abort(new Error('nothing was reprocessed: the run files stay as they are'));
-    })(),
-    user,
-    keepRunFiles.signal,
-  );
-  stream.catch(() => {}); // awaited below
-  for (let j = 0; j < run.samples.length; j++) if (!processed.has(j)) await settle(j);
+  for (let j = 0; j < run.samples.length; j++) if (!processed.has(j)) await out.settle(j);
   const logPath = join(output, REPROCESS_LOG);
   const prior = await readLog(logPath);
-  const log = (line: LogLine) => appendFile(logPath, `${JSON.stringify(line)}\n`);
 
   // Rows by sample index (request order); reported as they finish.
   const byIndex: ReprocessRow[] = new Array(samples.length);
@@ -151,49 +120,28 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
     byIndex[i] = row;
     o.onSample?.(row, { done: ++done, total: samples.length });
   };
-  /** A sample's run-level SFT lines as its worker encoded them, when it wrote the sample; else undefined. */
-  const one = async (i: number): Promise<SampleSftLines | null | undefined> => {
-    const source = samples[i]!;
-    const rel = relative(runDir, source).split(sep).join('/');
-    const target = join(output, rel);
-    const key = await sourceKey(source, version);
-    const last = prior.get(rel);
-    if (existsSync(target) || existsSync(`${target}.partial`)) {
-      if (existsSync(target) && last?.state === 'finished' && last.source_key === key) return void report(i, { sample: rel, status: 'unchanged' });
-      const what = existsSync(`${target}.partial`) ? `${target}.partial: an unfinished earlier output` : last?.state === 'failed' ? `${target}: an earlier failed output` : last?.state === 'started' ? `${target}: an unfinished earlier output` : `${target}: an output from another source`;
-      return void report(i, { sample: rel, status: 'error', error: { code: ErrorCode.REPROCESS_OUTPUT_EXISTS, message: `${what} is there; it is not overwritten — remove it and run again` } });
-    }
-    const unverified = o.noVerify ? { verified: false } : {};
-    await log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: version, ...unverified });
-    const outcome = await pool.run({ source, target, lock, only: o.only ?? null, sftLines: true, ...(o.fromWire ? { fromWire: true } : {}), ...(o.noVerify ? { noVerify: true } : {}) });
-    await log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: version, ...unverified, ...(outcome.error ? { error: outcome.error } : {}) });
-    report(i, { sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
-    if (outcome.status !== 'written') return undefined;
-    return outcome.sftLines;
-  };
   // One lane per worker, each taking the next sample when it is free: at most `lanes` samples in flight,
   // however large the archive.
   const lanes = Math.max(1, Math.min(o.concurrency ?? 1, samples.length || 1));
   // A harness a script registered lives in this thread only: its samples are projected here.
   const registered = findHarness(lock.harness.name);
   const pool: Projector = registered && !isShippedAdapter(registered) ? new InThreadPool() : new SamplePool(lanes);
+  const sample: SampleRun = { o, runDir, output, lock, version, pool, prior, log: (line) => appendFile(logPath, `${JSON.stringify(line)}\n`) };
   let next = 0;
   try {
     await Promise.all(Array.from({ length: lanes }, async () => {
       while (next < samples.length) {
         const i = next++;
         // A sample whose archive cannot even be read (info.json gone, unreadable) is an error row too.
-        const lines = await one(i).catch((err: Error & { code?: string }) =>
+        const lines = await reprocessOne(samples[i]!, sample, (row) => report(i, row)).catch((err: Error & { code?: string }) =>
           void report(i, { sample: relative(runDir, samples[i]!).split(sep).join('/'), status: 'error', error: { code: typeof err.code === 'string' ? err.code : ErrorCode.REPROCESS_FAILED, message: err.message } }),
         );
         const row = rowOf.get(samples[i]!);
-        if (row !== undefined) await settle(row, lines);
+        if (row !== undefined) await out.settle(row, lines);
       }
     }));
   } catch (err) {
-    order.settleRest();
-    decide(false);
-    await stream.catch(() => undefined);
+    await out.abandon();
     throw err;
   } finally {
     await pool.close();
@@ -202,11 +150,7 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
   const written = rows.filter((r) => r.status === 'written').length;
   // Nothing written and the output already a run: its files stay as they are (a second reprocess writes nothing).
   const wroteRunFiles = written > 0 || !existsSync(join(output, 'info.json'));
-  decide(wroteRunFiles);
-  const outcome = await stream.catch((err: unknown) => {
-    if (keepRunFiles.signal.aborted) return undefined;
-    throw err;
-  });
+  const outcome = await out.finish(wroteRunFiles);
   if (wroteRunFiles && outcome) await writeRunFiles(runDir, output, run, outcome);
   return {
     output,
@@ -217,6 +161,110 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
     wroteRunFiles,
     sinkFailures: outcome?.sinkFailures ?? [],
   };
+}
+
+/** What projecting one sample of the run needs. */
+interface SampleRun {
+  o: ReprocessOptions;
+  runDir: string;
+  output: string;
+  lock: Lock;
+  version: string;
+  pool: Projector;
+  /** reprocess.jsonl as the last reprocess left it, by sample. */
+  prior: Map<string, LogLine>;
+  log(line: LogLine): Promise<void>;
+}
+
+/**
+ * One sample: unchanged when the output holds it from the same source, refused when the output holds something
+ * else, else projected by the pool (logged before and after). Its run-level SFT lines as the projection encoded
+ * them when it wrote the sample; else undefined.
+ */
+async function reprocessOne(source: string, r: SampleRun, report: (row: ReprocessRow) => void): Promise<SampleSftLines | null | undefined> {
+  const rel = relative(r.runDir, source).split(sep).join('/');
+  const target = join(r.output, rel);
+  const key = await sourceKey(source, r.version);
+  const last = r.prior.get(rel);
+  if (existsSync(target) || existsSync(`${target}.partial`)) {
+    if (existsSync(target) && last?.state === 'finished' && last.source_key === key) return void report({ sample: rel, status: 'unchanged' });
+    const what = existsSync(`${target}.partial`) ? `${target}.partial: an unfinished earlier output` : last?.state === 'failed' ? `${target}: an earlier failed output` : last?.state === 'started' ? `${target}: an unfinished earlier output` : `${target}: an output from another source`;
+    return void report({ sample: rel, status: 'error', error: { code: ErrorCode.REPROCESS_OUTPUT_EXISTS, message: `${what} is there; it is not overwritten — remove it and run again` } });
+  }
+  const { o } = r;
+  const unverified = o.noVerify ? { verified: false } : {};
+  await r.log({ sample: rel, source_key: key, state: 'started', at: new Date().toISOString(), roller_version: r.version, ...unverified });
+  const outcome = await r.pool.run({ source, target, lock: r.lock, only: o.only ?? null, sftLines: true, ...(o.fromWire ? { fromWire: true } : {}), ...(o.noVerify ? { noVerify: true } : {}) });
+  await r.log({ sample: rel, source_key: key, state: outcome.status === 'written' ? 'finished' : 'failed', at: new Date().toISOString(), roller_version: r.version, ...unverified, ...(outcome.error ? { error: outcome.error } : {}) });
+  report({ sample: rel, status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) });
+  return outcome.status === 'written' ? outcome.sftLines : undefined;
+}
+
+/**
+ * The output's sample stream in the archive's request order: its run-level SFT files (written as samples finish,
+ * renamed into place at the end) and the user's sinks. A row not reprocessed this time (a sample directory given, or
+ * one unchanged) contributes what the output holds for it; lines a projection encoded wait in memory up to
+ * HELD_BYTES, past that their sample is read again at its turn.
+ */
+class OutputSamples {
+  private readonly order: InOrder<FinishedSample>;
+  private held = 0;
+  private decide!: (replace: boolean) => void;
+  private readonly keepRunFiles = new AbortController();
+  private readonly stream: Promise<RunSamplesOutcome>;
+
+  constructor(
+    private readonly output: string,
+    private readonly run: RunInfo,
+    user: Awaited<ReturnType<typeof openUserSinks>>,
+  ) {
+    this.order = new InOrder<FinishedSample>(run.samples.length);
+    // The stream's end waits for the decision whether the run's files are replaced at all (see wroteRunFiles).
+    const decision = new Promise<boolean>((resolve) => (this.decide = resolve));
+    const order = this.order;
+    const keep = this.keepRunFiles;
+    this.stream = runSampleSinks(
+      output,
+      (async function* () {
+        yield* order;
+        if (!(await decision)) keep.abort(new Error('nothing was reprocessed: the run files stay as they are'));
+      })(),
+      user,
+      keep.signal,
+    );
+    this.stream.catch(() => {}); // awaited in finish()
+  }
+
+  /** Row j's place in the stream: its output sample (with the lines a projection encoded, when they fit). */
+  async settle(j: number, encoded?: SampleSftLines | null): Promise<void> {
+    this.order.settle(j, await this.fromOutput(j, encoded));
+  }
+
+  private async fromOutput(j: number, encoded?: SampleSftLines | null): Promise<FinishedSample | null> {
+    const dir = join(this.output, this.run.samples[j]!.path);
+    if (!existsSync(join(dir, 'info.json'))) return null;
+    const info = JSON.parse(await readFile(join(dir, 'info.json'), 'utf8')) as SampleInfo;
+    const size = (encoded?.linear?.length ?? 0) + (encoded?.segments?.length ?? 0);
+    if (encoded === undefined || this.held + size > HELD_BYTES) return finishedSample(dir, info);
+    this.held += size;
+    return finishedSample(dir, info, encoded, () => (this.held -= size));
+  }
+
+  /** The stream's outcome; with replace false the run files are kept as they are (undefined). */
+  async finish(replace: boolean): Promise<RunSamplesOutcome | undefined> {
+    this.decide(replace);
+    return this.stream.catch((err: unknown) => {
+      if (this.keepRunFiles.signal.aborted) return undefined;
+      throw err;
+    });
+  }
+
+  /** A failure before the end: the stream ends without replacing the run files. */
+  async abandon(): Promise<void> {
+    this.order.settleRest();
+    this.decide(false);
+    await this.stream.catch(() => undefined);
+  }
 }
 
 /** The samples of a run directory (its info.json rows), or the one sample a sample directory is. */

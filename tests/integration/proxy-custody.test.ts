@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readCallsLazily } from '../../src/sources/archive/calls-reader.js';
 import { WebSocket, WebSocketServer } from 'ws';
 import { bypassMessage, proxyAdmission } from '../../src/pipelines/collect/custody.js';
 import { startProxyPipeline } from '../../src/pipelines/proxy.js';
@@ -82,13 +83,15 @@ describe('key custody', () => {
       const res = await request(`${proxy.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': key }, body: '{"model":"m"}' });
       await res.body.text();
     }
+    // A prompt that quotes the refusal's code is no refusal: the call's own errors say which were refused.
+    await (await request(`${proxy.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': STAND_IN }, body: '{"model":"m","messages":[{"role":"user","content":"why ROLLER_CREDENTIAL_REFUSED?"}]}' })).body.text();
     await proxy.close();
     await done;
-    const admission = await proxyAdmission(join(outDir, 'calls.jsonl'));
-    expect(admission).toEqual({ calls: 2, refused: 1 });
+    const admission = proxyAdmission(await readCallsLazily(join(outDir, 'calls.jsonl')));
+    expect(admission).toEqual({ calls: 3, refused: 1 });
     expect(bypassMessage(admission, ['.claude/settings.json'])).toMatch(/^1 request\(s\) reached roller's proxy without the stand-in .*\.claude\/settings\.json/);
     expect(bypassMessage({ calls: 3, refused: 0 }, [])).toBeUndefined();
-    expect(bypassMessage(await proxyAdmission(join(outDir, 'absent.jsonl')), [])).toMatch(/^the harness made no model call through roller's recording proxy/);
+    expect(bypassMessage(proxyAdmission([]), [])).toMatch(/^the harness made no model call through roller's recording proxy/);
   });
 
   it('the stand-in is swapped for the real key; a request without it is refused (401) and recorded, never forwarded', async () => {

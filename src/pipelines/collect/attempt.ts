@@ -1,4 +1,6 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { Call } from '../../schemas/call.js';
+import { readCallsLazily } from '../../sources/archive/calls-reader.js';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -43,6 +45,8 @@ interface Attempt {
   result: AttemptResult;
   timeoutS: number;
   simulator?: UserSimulator;
+  /** The proxy's calls.jsonl, read once after the run (or why it could not be read). */
+  calls?: Call[] | Error;
   /** The first failure is the attempt's (later ones are consequences). */
   fail(status: 'error' | 'timeout', code: string, message: string): void;
 }
@@ -232,7 +236,10 @@ async function judgeRun(a: Attempt, pipeline: ProxyPipeline | null, run: Prompts
   const unisolated = s.docker ? undefined : isolationWarning(s.isolation);
   if (unisolated) result.warnings.push(unisolated);
   // A harness that called its model anywhere but through its proxy with the stand-in: the cause, said first.
-  const bypassed = pipeline && outcome && !outcome.timedOut ? bypassMessage(await proxyAdmission(join(captureWork, 'calls.jsonl')), runner.configFiles ?? []) : undefined;
+  // The proxy's calls, read once here for every stage after (a damaged file is the projection's error, said there).
+  if (pipeline) a.calls = await readCallsLazily(join(captureWork, 'calls.jsonl')).catch((err: Error) => (existsSync(join(captureWork, 'calls.jsonl')) ? err : []));
+  const calls = Array.isArray(a.calls) ? a.calls : [];
+  const bypassed = pipeline && outcome && !outcome.timedOut && Array.isArray(a.calls) ? bypassMessage(proxyAdmission(calls), runner.configFiles ?? []) : undefined;
   if (bypassed) fail('error', ErrorCode.HARNESS_BYPASSED_PROXY, bypassed);
   // Configuration the agent wrote for its own CLI: an attempt to move the model calls. roller's settings outrank it (the
   // calls above say whether that held), and the sample is an error all the same: not data anyone should train on.
@@ -242,7 +249,7 @@ async function judgeRun(a: Attempt, pipeline: ProxyPipeline | null, run: Prompts
     fail('error', ErrorCode.HARNESS_CONFIG_WRITTEN, `the agent wrote ${planted.join(', ')} (${s.harness}'s own configuration, which can move its model endpoint, credential or proxy)${held}`);
   }
   // A model API that could not be reached is what a failed harness most often means: said first, not only in calls.
-  const unreachable = outcome && (outcome.timedOut || outcome.exitCode !== 0) ? await firstUpstreamFailure(join(captureWork, 'calls.jsonl')) : undefined;
+  const unreachable = outcome && (outcome.timedOut || outcome.exitCode !== 0) ? firstUpstreamFailure(calls) : undefined;
   const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : '';
   if (!outcome) {
     // a follow-up could not start: the failure is recorded already
@@ -285,6 +292,7 @@ async function projectInto(a: Attempt, pipeline: ProxyPipeline | null, scope: st
       harnessVersion: s.harnessVersion,
       nativeRoot,
       callsPath: pipeline ? join(captureWork, 'calls.jsonl') : null,
+      ...(a.calls ? { calls: a.calls } : {}),
       wireLog: pipeline ? { path: join(captureWork, WIRE_LOG_FILE), published: false } : null,
       scope,
       attempt,

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, createReadStream, existsSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import type { Call } from '../../schemas/call.js';
 import { ErrorCode } from '../../core/errors.js';
 
 /**
@@ -20,16 +20,9 @@ export interface ProxyAdmission {
   refused: number;
 }
 
-/** How many requests reached the attempt's proxy, and how many it refused (line by line: only refused lines parsed). */
-export async function proxyAdmission(callsPath: string): Promise<ProxyAdmission> {
-  const out: ProxyAdmission = { calls: 0, refused: 0 };
-  if (!existsSync(callsPath)) return out;
-  for await (const line of createInterface({ input: createReadStream(callsPath), crlfDelay: Infinity })) {
-    if (line.trim() === '') continue;
-    out.calls++;
-    if (line.includes(ErrorCode.CREDENTIAL_REFUSED)) out.refused++;
-  }
-  return out;
+/** How many requests reached the attempt's proxy, and how many it refused (by the error each refused call records). */
+export function proxyAdmission(calls: readonly Call[]): ProxyAdmission {
+  return { calls: calls.length, refused: calls.filter((c) => c.errors.some((e) => e.code === ErrorCode.CREDENTIAL_REFUSED)).length };
 }
 
 /**

@@ -1,7 +1,6 @@
-import { createReadStream, existsSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import type { Call } from '../../schemas/call.js';
 import { printableUpstream } from '../../sources/proxy/request-target.js';
 import type { ResolvedModel } from './models.js';
 
@@ -24,18 +23,10 @@ export async function checkModelApis(models: readonly ResolvedModel[], timeoutMs
 }
 
 /** The first call of a capture whose upstream connection failed, as its error says it (for the sample's error). */
-export async function firstUpstreamFailure(callsPath: string): Promise<string | undefined> {
-  if (!existsSync(callsPath)) return undefined;
-  // Line by line: a capture's calls.jsonl holds every request body; only failed calls' lines are parsed.
-  for await (const line of createInterface({ input: createReadStream(callsPath), crlfDelay: Infinity })) {
-    if (!line.includes(ErrorCode.UPSTREAM_FAILED)) continue;
-    try {
-      const call = JSON.parse(line) as { errors?: { code: string; message: string }[] };
-      const failure = call.errors?.find((e) => e.code === ErrorCode.UPSTREAM_FAILED);
-      if (failure) return failure.message;
-    } catch {
-      // a cut last line: the next failure, if any, says it
-    }
+export function firstUpstreamFailure(calls: readonly Call[]): string | undefined {
+  for (const call of calls) {
+    const failure = call.errors.find((e) => e.code === ErrorCode.UPSTREAM_FAILED);
+    if (failure) return failure.message;
   }
   return undefined;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { ErrorCode, isRollerError, RollerError } from '../../core/errors.js';
 import { join } from 'node:path';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
+import type { Call } from '../../schemas/call.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { nativeArchive } from '../../harnesses/native-archive.js';
 import type { Actf } from '../../schemas/actf.js';
@@ -29,6 +30,8 @@ export interface AttemptSources {
   nativeRoot: string;
   /** The calls: as the proxy projected them (live) or as a capture published them (reprocess). */
   callsPath: string | null;
+  /** Those calls already read (collect reads them once after the run), or the error reading them gave. */
+  calls?: readonly Call[] | Error;
   /** The wire log: the proxy's working log (bodies inline) or an archived, already published one. */
   wireLog: { path: string; published: boolean } | null;
   /** The capture attempt's random scope (call and relation ids). */
@@ -76,7 +79,8 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
   const out: AttemptProjection = { participants: [], requests: 0, conversion: null, capture: null, audits: null, errors: [] };
   const fail = (code: string, message: string) => out.errors.push({ code, message });
   // Contexts stay bytes until a stage reads one: most are copied into the capture unparsed.
-  const calls = src.callsPath && existsSync(src.callsPath) ? await readCallsLazily(src.callsPath, src.readArena ? { arena: src.readArena } : {}) : [];
+  if (src.calls instanceof Error) throw src.calls;
+  const calls = src.calls ?? (src.callsPath && existsSync(src.callsPath) ? await readCallsLazily(src.callsPath, src.readArena ? { arena: src.readArena } : {}) : []);
   out.requests = calls.length;
   const sessions = await convertNative({
     harness: src.harness,

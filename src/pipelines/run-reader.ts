@@ -80,7 +80,7 @@ export async function readChecked<S extends z.ZodType>(schema: S, path: string, 
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new RollerError(ErrorCode.JSON_INVALID, `${path} is not valid JSON (${(err as Error).message}); the file is damaged: collect or reprocess the sample again`);
+    throw new RollerError(ErrorCode.JSON_INVALID, `${path} is not valid JSON (${(err as Error).message}); the file is damaged (cut short or edited): restore it, or collect or reprocess that run again`);
   }
   const refused = refuse?.(value);
   if (refused) throw refused;

@@ -4,9 +4,10 @@
  * run it on the scripted model like a shipped one — installed by npm from its folder, its calls recorded by the
  * proxy, attributed per id, its outputs validated.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode, isRollerError } from '../../src/core/errors.js';
 import { harnessAdapter, registerHarness, runnableHarnesses, verifiableHarnesses } from '../../src/harnesses/index.js';
 import { collect } from '../../src/pipelines/collect/run.js';
 import { reprocess } from '../../src/pipelines/reprocess/run.js';
@@ -16,7 +17,6 @@ import type { SampleInfo } from '../../src/schemas/index.js';
 import { readJson, readJsonl } from '../support/collect-run.js';
 import { toyAdapter } from '../support/toy-harness/adapter.js';
 import { useTempDir } from '../support/temp-dir.js';
-import { writeFileSync } from 'node:fs';
 
 const tmp = useTempDir('toy-harness');
 
@@ -56,6 +56,21 @@ describe('a harness from its own folder and one registry line', () => {
     expect(report.rows.map((r) => r.error?.message ?? r.status)).toEqual(['written', 'written']);
     expect(await validateRun(out)).toEqual([]);
     for (const f of ['sft.jsonl']) expect(readFileSync(join(out, f), 'utf8')).toBe(readFileSync(join(tmp.path, 'runs', 'toy', f), 'utf8'));
+  });
+
+  it("a run whose lock.json or info.json is cut short: reprocess and collect --resume name the file, with a typed error", async () => {
+    const copy = join(tmp.path, 'damaged');
+    cpSync(join(tmp.path, 'runs', 'toy'), copy, { recursive: true });
+    const lock = readFileSync(join(copy, 'lock.json'), 'utf8');
+    writeFileSync(join(copy, 'lock.json'), lock.slice(0, 200));
+    const cut = (err: unknown) => isRollerError(err, ErrorCode.JSON_INVALID) && err.message.startsWith(`${join(copy, 'lock.json')} is not valid JSON`);
+    expect(cut(await reprocess({ input: copy, output: join(tmp.path, 'out-damaged') }).catch((e: unknown) => e))).toBe(true);
+    const tasks = join(tmp.path, 'tasks.jsonl');
+    expect(cut(await collect({ tasks, harness: 'toy', models: ['scripted/default'], output: tmp.path, runName: 'damaged', resume: true, captureCalls: true, captureDebug: 'full', cacheDir: join(tmp.path, 'cache') }).catch((e: unknown) => e))).toBe(true);
+    writeFileSync(join(copy, 'lock.json'), lock);
+    writeFileSync(join(copy, 'info.json'), '{"schema":"roller.run-in');
+    const info = await reprocess({ input: copy, output: join(tmp.path, 'out-damaged') }).catch((e: unknown) => e);
+    expect(isRollerError(info, ErrorCode.JSON_INVALID) && info.message.startsWith(`${join(copy, 'info.json')} is not valid JSON`)).toBe(true);
   });
 
   it('roller verify runs its scenarios from its folder: each runnable one passes, the rest say why', async () => {

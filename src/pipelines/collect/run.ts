@@ -7,7 +7,7 @@ import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness, type InstalledHarness } from '../../harnesses/installer.js';
 import { connectDocker, imageId, type DockerApi } from '../../sources/docker-runner.js';
 import { harnessAdapter } from '../../harnesses/index.js';
-import { LOCK_SCHEMA, type Lock } from '../../schemas/lock.js';
+import { Lock, LOCK_SCHEMA } from '../../schemas/lock.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
@@ -32,6 +32,7 @@ import { createRunLockSink } from '../../sinks/run-lock/sink.js';
 import type { UserSinks } from '../../sinks/user-sink.js';
 import { finishedSample, type FinishedSample } from '../finished-sample.js';
 import { runSampleSinks } from '../run-samples.js';
+import { readChecked } from '../run-reader.js';
 import { openUserSinks, type SinkSpec, type UserSinkSet } from '../user-sinks.js';
 
 export interface CollectOptions {
@@ -326,7 +327,7 @@ async function resumeCheck(o: CollectOptions, runDir: string, lock: Lock, reques
   let lockToWrite: Lock | undefined = lock;
   if (existsSync(join(runDir, 'lock.json'))) {
     if (!o.resume) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir} already holds a run: pass --resume to continue it, or choose another --run-name`);
-    const old = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
+    const old = await readChecked(Lock, join(runDir, 'lock.json'), 'run lock (lock.json)');
     // An older lock has no capture_debug: its samples were kept as info.json's config says (on-error before that).
     old.options.capture_debug ??= (previous?.config.capture_debug as Lock['options']['capture_debug']) ?? 'on-error';
     const diff = lockDifferences(old, lock);

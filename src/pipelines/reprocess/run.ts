@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { existsSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
@@ -8,8 +9,9 @@ import { ErrorCode, RollerError } from '../../core/errors.js';
 import { InOrder } from '../../core/in-order.js';
 import { ensurePrivateDir } from '../../core/private-dir.js';
 import { acquireLock, describeHolder, inspectLock } from '../../core/process-lock.js';
-import type { Lock } from '../../schemas/lock.js';
+import { Lock } from '../../schemas/lock.js';
 import { runSummary } from '../run-summary.js';
+import { readChecked } from '../run-reader.js';
 import { runUsageTotals } from '../run-usage.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 import { createRunInfoSink } from '../../sinks/run-info/sink.js';
@@ -91,7 +93,7 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
   if (output === archive || output.startsWith(archive + sep)) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--output ${o.output} is inside the archive ${runDir}: reprocess writes a new run tree beside it and never modifies its input`);
   }
-  const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;
+  const lock = await readChecked(Lock, join(runDir, 'lock.json'), 'run lock (lock.json)');
   const version = o.rollerVersion ?? '0.1.0';
   // An archive still being collected is not read; an output another process writes into is not written.
   const collecting = await inspectLock(join(runDir, RUN_LOCK_FILE));
@@ -267,19 +269,22 @@ class OutputSamples {
   }
 }
 
+/** What reprocess reads of an archive's info.json before anything else (older rollers' files carry more or less). */
+const InfoHead = z.looseObject({ schema: z.string().optional(), samples: z.array(z.looseObject({ path: z.string() })).optional() });
+
 /** The samples of a run directory (its info.json rows), or the one sample a sample directory is. */
 async function archiveSamples(given: string): Promise<{ runDir: string; samples: string[]; run: RunInfo }> {
   // Absolute: native paths in the outputs are made relative to the archive's raw/native/ by prefix.
   const input = resolve(given);
   const infoPath = join(input, 'info.json');
   if (!existsSync(infoPath)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${input}: no info.json; pass a run directory or a sample directory written by roller collect`);
-  const info = JSON.parse(await readFile(infoPath, 'utf8')) as { schema?: string; samples?: RunInfo['samples'] };
+  const info = (await readChecked(InfoHead, infoPath, 'info.json')) as { schema?: string; samples?: RunInfo['samples'] };
   if (info.schema === 'roller.run-info/v1') return { runDir: input, samples: (info.samples ?? []).map((r) => join(input, r.path)), run: info as RunInfo };
   if (info.schema === 'roller.sample-info/v1') {
     // <run>/samples/<model>/<index>_<task>
     const runDir = join(input, '..', '..', '..');
     if (!existsSync(join(runDir, 'lock.json'))) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${input}: a sample directory outside its run (no ${join(runDir, 'lock.json')}); reprocess needs the run's lock for its options`);
-    return { runDir, samples: [join(runDir, relative(runDir, input))], run: JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo };
+    return { runDir, samples: [join(runDir, relative(runDir, input))], run: (await readChecked(InfoHead, join(runDir, 'info.json'), "run's info.json")) as RunInfo };
   }
   throw new RollerError(ErrorCode.INVALID_OPTIONS, `${infoPath}: neither a run's nor a sample's info.json (schema ${info.schema ?? 'missing'})`);
 }
@@ -316,7 +321,7 @@ async function readLog(path: string): Promise<Map<string, LogLine>> {
  * of the run-level SFT files (written as the samples finished, OrderedRunSft).
  */
 async function writeRunFiles(runDir: string, output: string, run: RunInfo, counts: RunSamplesOutcome): Promise<void> {
-  if (!existsSync(join(output, 'lock.json'))) await createRunLockSink({ path: join(output, 'lock.json') }).consume(itemsOf(JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock), createStageContext());
+  if (!existsSync(join(output, 'lock.json'))) await createRunLockSink({ path: join(output, 'lock.json') }).consume(itemsOf(await readChecked(Lock, join(runDir, 'lock.json'), 'run lock (lock.json)')), createStageContext());
   const present: RunInfo['samples'] = [];
   for (const row of run.samples) {
     const file = join(output, row.path, 'info.json');

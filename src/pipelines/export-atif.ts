@@ -80,7 +80,7 @@ async function readJson<T>(path: string): Promise<T> {
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new RollerError(ErrorCode.JSON_INVALID, `${path} is not valid JSON (${(err as Error).message}); the file is damaged: collect or reprocess the sample again`);
+    throw new RollerError(ErrorCode.JSON_INVALID, `${path} is not valid JSON (${(err as Error).message}); the file is damaged (cut short or edited): restore it, or collect or reprocess that run again`);
   }
 }
 

@@ -43,6 +43,7 @@ interface CollectCliOptions {
   sink?: string[];
   sinkOption?: string[];
   sinkOptions?: string;
+  sinkTimeout?: number;
 }
 
 /** `roller collect`: tasks x models through a harness, each sample recorded. */
@@ -129,6 +130,7 @@ export function registerCollectCommand(program: Command): void {
         ...(opts.harnessVersion ? { harnessVersion: opts.harnessVersion } : {}),
         ...(opts.allowUnverifiedVersion ? { allowUnverifiedVersion: true } : {}),
         sinkSpecs: await sinkSpecsOf(opts),
+        ...(opts.sinkTimeout ? { sinkTimeoutS: opts.sinkTimeout } : {}),
         signal: controller.signal,
         rollerVersion: rollerVersion,
         onStart: (r) => progress.started(r, total),

@@ -18,9 +18,10 @@ export function registerConvertCommands(program: Command): void {
     .option('--no-keep-thinking', 'empty reasoning in SFT')
     .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file, or a participant has records but no token count (listed as missing / tokens unknown either way)');
   withSinkOptions(program.commands.at(-1)!)
-    .action(async (opts: { harness: string; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean; allowPartial?: boolean; sink?: string[]; sinkOption?: string[]; sinkOptions?: string }) => {
+    .action(async (opts: { harness: string; native: string; out: string; wire?: string; stream?: string; keepThinking: boolean; allowPartial?: boolean; sink?: string[]; sinkOption?: string[]; sinkOptions?: string; sinkTimeout?: number }) => {
       const sessions = await (await import('../pipelines/convert.js')).convertNative({
         sinkSpecs: await sinkSpecsOf(opts),
+        ...(opts.sinkTimeout ? { sinkTimeoutS: opts.sinkTimeout } : {}),
         harness: opts.harness,
         native: opts.native,
         out: opts.out,

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { abandonedSinks } from '../sinks/user-sink.js';
 import { isRollerError } from '../core/errors.js';
 import { registerCollectCommand } from './collect-command.js';
 import { registerConvertCommands } from './convert-commands.js';
@@ -29,6 +30,8 @@ export async function main(argv: string[]): Promise<void> {
   process.umask(0o077);
   try {
     await buildProgram().parseAsync(argv);
+    // A user's sink given up past its deadline may still hold the event loop (a timer, a socket): the command is done.
+    if (abandonedSinks() > 0) process.exit(process.exitCode ?? 0);
   } catch (err) {
     if (err instanceof PipeClosed) return; // the reader left; the exit code says what we found so far
     if (isRollerError(err)) {

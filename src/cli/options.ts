@@ -11,7 +11,8 @@ export function withSinkOptions(command: Command): Command {
   return command
     .option('--sink <spec>', 'repeatable; a sink of your own: a registered calls or samples sink (calls-jsonl, wire-trace, tools-capture, run-sft, run-sft-segments) or a module path / package name exporting a SinkModule', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--sink-option <name.key=value>', 'repeatable; an option of a --sink, by its name (a registered name, or the module file name without extension)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
-    .option('--sink-options <file>', 'a JSON file {"<sink name>": {options}} for the --sink sinks');
+    .option('--sink-options <file>', 'a JSON file {"<sink name>": {options}} for the --sink sinks')
+    .option('--sink-timeout <s>', 'seconds a --sink may take over one item, and to finish at the end, before it is reported failed and no longer waited for (default 120)', positiveInt);
 }
 
 export async function sinkSpecsOf(opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string }): Promise<import('../pipelines/user-sinks.js').SinkSpec[]> {

@@ -15,6 +15,7 @@ interface ReprocessCliOptions {
   sink?: string[];
   sinkOption?: string[];
   sinkOptions?: string;
+  sinkTimeout?: number;
 }
 
 /** `roller reprocess`: a run projected again from its archive. */
@@ -43,6 +44,7 @@ export function registerReprocessCommand(program: Command): void {
         ...(opts.fromWire ? { fromWire: true } : {}),
         ...(opts.verify ? {} : { noVerify: true }),
         sinkSpecs: await sinkSpecsOf(opts),
+        ...(opts.sinkTimeout ? { sinkTimeoutS: opts.sinkTimeout } : {}),
         rollerVersion,
         onSample: (row, p) => progress.sample(row, p),
       });

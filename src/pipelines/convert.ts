@@ -14,7 +14,7 @@ import type { HarnessAdapter, SessionConversion } from '../harnesses/adapter.js'
 import type { SinkFailure, UserSinks } from '../sinks/user-sink.js';
 import { withoutReasoning } from '../transforms/actf/without-reasoning.js';
 import { attributionOf } from './attribution.js';
-import { openUserSinks, type SinkSpec } from './user-sinks.js';
+import { openUserSinks, sinkDeadlines, type SinkSpec } from './user-sinks.js';
 import { harnessAdapter, isShippedAdapter } from '../harnesses/index.js';
 import { partialUsage, type ParticipantUsage } from '../schemas/participant-usage.js';
 import { Actf } from '../schemas/actf.js';
@@ -38,6 +38,8 @@ export interface ConvertOptions {
   /** A user's calls sinks (they get the --wire calls, attributed); samples sinks are refused (convert has none). */
   sinkSpecs?: SinkSpec[];
   sinks?: UserSinks[];
+  /** --sink-timeout: seconds a user sink may take over one item, and to finish (default 120). */
+  sinkTimeoutS?: number;
   keepThinking: boolean;
 }
 
@@ -79,7 +81,7 @@ export async function convertNative(options: ConvertOptions): Promise<ConvertedS
 
 async function convertSessions(options: ConvertOptions): Promise<ConvertedSession[]> {
   const adapter = harnessAdapter(options.harness);
-  const user = await openUserSinks(options.sinkSpecs ?? [], options.sinks ?? []);
+  const user = await openUserSinks(options.sinkSpecs ?? [], options.sinks ?? [], process.cwd(), sinkDeadlines(options.sinkTimeoutS));
   if (user.takesSamples) {
     await user.end();
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${user.names.join(', ')}: convert writes sessions, not samples; a samples sink runs with collect or reprocess (a calls sink here gets the --wire calls)`);

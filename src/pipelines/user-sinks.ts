@@ -8,7 +8,7 @@ import type { Call } from '../schemas/call.js';
 import type { FinishedSample } from '../schemas/finished-sample.js';
 import { checkValue } from '../schemas/validate.js';
 import { sinks as registry, type SinkName } from '../sinks/index.js';
-import { SinkFeed, type SinkFailure, type SinkModule, type UserSinks } from '../sinks/user-sink.js';
+import { DEFAULT_SINK_DEADLINES, SinkFeed, type SinkDeadlines, type SinkFailure, type SinkModule, type UserSinks } from '../sinks/user-sink.js';
 
 /** A sink named on the command line: a registered sink's name, or a module path / package name; and its options. */
 export interface SinkSpec {
@@ -46,6 +46,9 @@ export function sinkSpecs(specs: readonly string[], options: readonly string[] =
   return specs.map((spec) => ({ spec, named }));
 }
 
+/** --sink-timeout S: one deadline for an item and for finishing. */
+export const sinkDeadlines = (seconds: number | undefined): SinkDeadlines => (seconds === undefined ? DEFAULT_SINK_DEADLINES : { itemMs: seconds * 1000, endMs: seconds * 1000 });
+
 /** A user's sinks for one run, each fed through its own SinkFeed. */
 export interface UserSinkSet {
   readonly names: readonly string[];
@@ -62,9 +65,10 @@ export interface UserSinkSet {
 /**
  * Opens the sinks a run is given — by spec (a registered calls or samples sink, or a module exporting a SinkModule as
  * `default` or `sink`) or as objects (the library's `sinks` option) — checking every one's options before anything
- * runs. Modules resolve from `cwd` (a path relative to it, or a package installed there).
+ * runs. Modules resolve from `cwd` (a path relative to it, or a package installed there). A sink past its `deadlines`
+ * (one item, or finishing) is reported as failed and no longer waited for.
  */
-export async function openUserSinks(specs: readonly SinkSpec[], objects: readonly UserSinks[] = [], cwd = process.cwd()): Promise<UserSinkSet> {
+export async function openUserSinks(specs: readonly SinkSpec[], objects: readonly UserSinks[] = [], cwd = process.cwd(), deadlines: SinkDeadlines = DEFAULT_SINK_DEADLINES): Promise<UserSinkSet> {
   const opened: { name: string; sinks: UserSinks }[] = objects.map((s, i) => ({ name: s.calls?.name ?? s.samples?.name ?? `sink-${i + 1}`, sinks: s }));
   // Every module loaded and named first: options for a name no sink answers to are refused before any sink is made.
   const resolved: ResolvedSpec[] = [];
@@ -76,8 +80,8 @@ export async function openUserSinks(specs: readonly SinkSpec[], objects: readonl
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `options for ${unused.map((u) => `'${u}'`).join(', ')}, but no --sink of that name (sinks: ${names.join(', ') || 'none'})`);
   }
   for (const r of resolved) opened.push({ name: r.name, sinks: await r.create() });
-  const calls = opened.filter((o) => o.sinks.calls).map((o) => new SinkFeed<Call>(o.sinks.calls!));
-  const samples = opened.filter((o) => o.sinks.samples).map((o) => new SinkFeed<FinishedSample>(o.sinks.samples!));
+  const calls = opened.filter((o) => o.sinks.calls).map((o) => new SinkFeed<Call>(o.sinks.calls!, undefined, 16, deadlines));
+  const samples = opened.filter((o) => o.sinks.samples).map((o) => new SinkFeed<FinishedSample>(o.sinks.samples!, undefined, 16, deadlines));
   const unread: SinkFailure[] = [];
   const addCalls = async (source: Iterable<Call> | AsyncIterable<Call>, label: string) => {
     try {

@@ -102,22 +102,37 @@ export interface SinkFailure {
   message: string;
 }
 
+/** How long a user's sink may take: to accept one item (its queue full), and to finish once the run has ended. */
+export interface SinkDeadlines {
+  itemMs: number;
+  endMs: number;
+}
+
+/** --sink-timeout's default: a sink may take two minutes over one item, and two to finish. */
+export const DEFAULT_SINK_DEADLINES: SinkDeadlines = { itemMs: 120_000, endMs: 120_000 };
+
 /**
  * A run-long feed of one sink: items pushed as the run produces them (awaiting space: the sink's pace holds the run
  * back, as any sink's does), consumed by the sink over the whole run. A sink that throws is reported — its name, the
  * item it was given last, the error — and its feed is drained from then on, so the run and every built-in output go on.
+ * So is one that hangs or crawls: past its deadline for an item, or for finishing, it is reported the same way and
+ * aborted (its context's signal), and the run no longer waits for it.
  */
 export class SinkFeed<T> {
   private readonly queue: BoundedQueue<{ item: T; label: string | null }>;
   private readonly controller = new AbortController();
   private last: string | null = null;
   private failed: SinkFailure | undefined;
-  readonly done: Promise<SinkReport | SinkFailure>;
+  private readonly consumed: Promise<SinkReport | SinkFailure>;
+  /** Items pushed and not yet taken, and the deadline for the sink to take the next of them. */
+  private waiting = 0;
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(
-    sink: Sink<T>,
-    ctx: StageContext = createStageContext(),
+    private readonly sink: Sink<T>,
+    ctx?: StageContext,
     capacity = 16,
+    private readonly deadlines: SinkDeadlines = DEFAULT_SINK_DEADLINES,
   ) {
     this.queue = new BoundedQueue({ items: capacity, bytes: Number.MAX_SAFE_INTEGER }, this.controller.signal);
     const items = this.queue.drain();
@@ -128,16 +143,18 @@ export class SinkFeed<T> {
         next: async () => {
           const r = await items.next();
           if (r.done) return { done: true, value: undefined };
+          feed.taken();
           feed.last = r.value.label;
           return { done: false, value: r.value.item };
         },
         return: async () => ({ done: true, value: undefined }),
       }),
     };
-    this.done = sink.consume(view, ctx).catch(async (err: unknown) => {
-      this.failed = { sink: sink.name, at: this.last, message: (err as Error)?.message ?? String(err) };
-      for (let r = await items.next(); !r.done; r = await items.next()); // drained: the producers go on
-      return this.failed;
+    this.consumed = sink.consume(view, ctx ?? createStageContext({ signal: this.controller.signal })).catch(async (err: unknown) => {
+      clearTimeout(this.watchdog);
+      const failure = this.fail((err as Error)?.message ?? String(err));
+      for (let r = await items.next().catch(() => ({ done: true as const })); !r.done; r = await items.next().catch(() => ({ done: true as const }))); // drained: the producers go on
+      return failure;
     });
   }
 
@@ -145,15 +162,70 @@ export class SinkFeed<T> {
     return this.failed;
   }
 
-  async push(item: T, label: string | null): Promise<void> {
-    if (this.failed) return;
-    await this.queue.whenSpace(0);
-    this.queue.push({ item, label }, 0);
+  /** The first failure is the sink's: later ones (the abort it causes) are consequences. */
+  private fail(message: string): SinkFailure {
+    this.failed ??= { sink: this.sink.name, at: this.last, message };
+    return this.failed;
   }
 
-  /** No more items: the sink finishes (flushes, closes) and reports. */
-  end(): Promise<SinkReport | SinkFailure> {
-    this.queue.close();
-    return this.done;
+  /** Past a deadline: reported, the sink told to stop, and not waited for again. */
+  private giveUp(message: string): SinkFailure {
+    clearTimeout(this.watchdog);
+    abandoned++;
+    const failure = this.fail(message);
+    this.controller.abort(new Error(message));
+    return failure;
   }
+
+  /** The sink has `itemMs` to take the next waiting item, from when it was pushed or the last one was taken. */
+  private arm(): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => this.giveUp(`it took no item for ${seconds(this.deadlines.itemMs)} while samples waited (--sink-timeout); the run went on without it`), this.deadlines.itemMs);
+    this.watchdog.unref(); // the run's end has a deadline of its own (end())
+  }
+
+  private taken(): void {
+    this.waiting = Math.max(0, this.waiting - 1);
+    if (this.waiting > 0) this.arm();
+    else clearTimeout(this.watchdog);
+  }
+
+  async push(item: T, label: string | null): Promise<void> {
+    if (this.failed) return;
+    // A full queue waits for the sink's pace; one past its deadline is given up (the wait then ends at once).
+    if (!(await this.queue.whenSpace(0).then(() => true, () => false)) || this.failed) return;
+    this.queue.push({ item, label }, 0);
+    if (this.waiting++ === 0) this.arm();
+  }
+
+  /** No more items: the sink finishes (flushes, closes) and reports, within its deadline. */
+  async end(): Promise<SinkReport | SinkFailure> {
+    if (!this.controller.signal.aborted) this.queue.close();
+    const outcome = await withDeadline(this.consumed, this.deadlines.endMs);
+    clearTimeout(this.watchdog);
+    if (outcome === 'late') return this.giveUp(`it did not finish within ${seconds(this.deadlines.endMs)} of the run's end (--sink-timeout); what it wrote may be incomplete`);
+    return this.failed ?? outcome;
+  }
+}
+
+const seconds = (ms: number) => `${ms / 1000} s`;
+
+let abandoned = 0;
+
+/**
+ * How many sinks this process stopped waiting for (past a deadline). Their code may still hold the event loop (a
+ * timer, a socket): a command that is done exits instead of waiting on it.
+ */
+export function abandonedSinks(): number {
+  return abandoned;
+}
+
+/** The promise's value, or 'late' once `ms` have passed. */
+function withDeadline<V>(promise: Promise<V>, ms: number): Promise<V | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    // Held (not unref'd): a sink whose promise never settles must not let the process end before its deadline.
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

@@ -87,6 +87,31 @@ describe('user sinks through the real pipelines (real Claude Code)', () => {
     expect(info.errors).toEqual([{ code: 'ROLLER_SINK_WRITE_FAILED', message: expect.stringContaining('sink throwing-sink failed'), at: expect.any(String) }]);
   }, 10 * 60_000);
 
+  it('a sink module that never finishes, or stops taking samples, is reported past --sink-timeout; the run ends finished, its lock released', async () => {
+    // Hangs at the end: takes every sample, then its consume never settles (no timer, no socket: nothing keeps node up).
+    const hanging = join(tmp.path, 'hanging-sink.mjs');
+    writeFileSync(hanging, `export default { create: () => ({ samples: { name: 'hanging-sink', async consume(input) { for await (const s of input); await new Promise(() => {}); } } }) };\n`);
+    // Crawls: takes one sample, then waits far longer than the deadline for the next.
+    const crawling = join(tmp.path, 'crawling-sink.mjs');
+    writeFileSync(crawling, `export default { create: () => ({ samples: { name: 'crawling-sink', async consume(input) { for await (const s of input) await new Promise((r) => setTimeout(r, 60_000)); return { name: 'crawling-sink', received: 0, written: 0 }; } } }) };\n`);
+    for (const [name, module, says] of [
+      ['hanging', hanging, "sink hanging-sink failed at "],
+      ['crawling', crawling, 'sink crawling-sink failed at '],
+    ] as const) {
+      // The crawling sink would hold the run a minute a sample, and its timers the process after: neither happens.
+      const r = await roller('collect', '--capture-calls', '--tasks', demo, '--output', out, '--run-name', name, '--sink', module, '--sink-timeout', '3');
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`roller collect: ${says}`);
+      expect(r.stderr).toMatch(name === 'hanging' ? /did not finish within 3 s of the run's end \(--sink-timeout\)/ : /took no item for 3 s while samples waited \(--sink-timeout\); the run went on without it/);
+      expect(r.stderr).toMatch(/roller collect: finished: 3 ok/);
+      const info = JSON.parse(readFileSync(join(out, name, 'info.json'), 'utf8')) as RunInfo;
+      expect(info.state).toBe('finished');
+      expect(info.errors).toEqual([{ code: 'ROLLER_SINK_WRITE_FAILED', message: expect.stringContaining('--sink-timeout'), at: expect.any(String) }]);
+      expect(readdirSync(join(out, name))).not.toContain('.roller.lock');
+      expect((await roller('validate-run', join(out, name))).code).toBe(0);
+    }
+  }, 10 * 60_000);
+
   it("the library: collect() with a sinks option takes Sink objects (a user's in-memory sinks)", async () => {
     const calls: string[] = [];
     const samples: number[] = [];

@@ -33,7 +33,7 @@ import type { UserSinks } from '../../sinks/user-sink.js';
 import { finishedSample, type FinishedSample } from '../finished-sample.js';
 import { runSampleSinks } from '../run-samples.js';
 import { readChecked } from '../run-reader.js';
-import { openUserSinks, type SinkSpec, type UserSinkSet } from '../user-sinks.js';
+import { openUserSinks, sinkDeadlines, type SinkSpec, type UserSinkSet } from '../user-sinks.js';
 
 export interface CollectOptions {
   tasks: string;
@@ -76,6 +76,8 @@ export interface CollectOptions {
   sinkSpecs?: SinkSpec[];
   /** The same as Sink objects (the library): each gets the attributed calls and/or the finished samples of the run. */
   sinks?: UserSinks[];
+  /** --sink-timeout: seconds a user sink may take over one item, and to finish (default 120). */
+  sinkTimeoutS?: number;
   /** Ctrl-C: queued samples are cancelled, running ones finish and are collected. */
   signal?: AbortSignal;
   onSample?: (info: SampleInfo, progress: { done: number; total: number }) => void;
@@ -130,7 +132,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   // The run directory and its process lock before anything runs: a second collect, resume or reprocess into the run
   // is refused while this one holds it; a lock left by a killed run is taken over only by --resume.
   // The user's sinks (--sink, or the library's `sinks`): loaded and their options checked before anything is made.
-  const user = await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? []);
+  const user = await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? [], process.cwd(), sinkDeadlines(o.sinkTimeoutS));
   let runDir: string;
   try {
     runDir = await prepareRunDir(o.output, runName);

@@ -20,7 +20,7 @@ import type { SinkFailure, UserSinks } from '../../sinks/user-sink.js';
 import { RUN_LOCK_FILE } from '../collect/run-dir.js';
 import { finishedSample, type FinishedSample, type SampleSftLines } from '../finished-sample.js';
 import { runSampleSinks, type RunSamplesOutcome } from '../run-samples.js';
-import { openUserSinks, type SinkSpec } from '../user-sinks.js';
+import { openUserSinks, sinkDeadlines, type SinkSpec } from '../user-sinks.js';
 import { findHarness, isShippedAdapter } from '../../harnesses/index.js';
 import { InThreadPool, SamplePool, type Projector } from './pool.js';
 import type { ReprocessTarget } from './targets.js';
@@ -40,6 +40,8 @@ export interface ReprocessOptions {
   /** Sinks of a user's own (as collect's): they get the output's attributed calls and finished samples, in request order. */
   sinkSpecs?: SinkSpec[];
   sinks?: UserSinks[];
+  /** --sink-timeout: seconds a user sink may take over one item, and to finish (default 120). */
+  sinkTimeoutS?: number;
   onSample?(row: ReprocessRow, progress: { done: number; total: number }): void;
 }
 
@@ -108,7 +110,7 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
 }
 
 async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, output, lock, version }: { runDir: string; samples: string[]; run: RunInfo; output: string; lock: Lock; version: string }): Promise<ReprocessReport> {
-  const out = new OutputSamples(output, run, await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? []));
+  const out = new OutputSamples(output, run, await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? [], process.cwd(), sinkDeadlines(o.sinkTimeoutS)));
   const rowOf = new Map(run.samples.map((r, j) => [join(runDir, r.path), j]));
   const processed = new Set(samples.map((s) => rowOf.get(s)));
   for (let j = 0; j < run.samples.length; j++) if (!processed.has(j)) await out.settle(j);

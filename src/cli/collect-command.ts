@@ -159,6 +159,7 @@ async function reportRun(runDir: string, info: RunInfo): Promise<void> {
   const excluded = info.progress.total - sft - segmented;
   const compacted = segmented > 0 ? `; ${segmented} compacted, their segments in sft_segments.jsonl` : '';
   say(`${info.state}: ${ok} ok, ${skipped} reused, ${error} error, ${timeout} timeout; sft.jsonl holds ${sft} of ${info.progress.total} samples (${excluded} excluded: failed, not run, or no eligible SFT${compacted})`);
+  if (info.delegation) say(`${String(info.config.harness)} ran without its delegation tool: ${info.delegation.reason} (info.json delegation)`);
   const t = info.summary.training;
   if (t) {
     if (t.thinking_mismatch > 0) say(`${t.thinking_mismatch} samples hold visible reasoning though --thinking off asked for none: excluded from sft.jsonl (runtime.thinking_audit, thinking_effort_mismatch)`);

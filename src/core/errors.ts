@@ -44,6 +44,8 @@ export const ErrorCode = {
   TASK_FILE_REFUSED: 'ROLLER_TASK_FILE_REFUSED',
   /** The agent wrote its harness's own configuration (which could move the model endpoint, credential or proxy). */
   HARNESS_CONFIG_WRITTEN: 'ROLLER_HARNESS_CONFIG_WRITTEN',
+  /** The embedded scripted model could not follow its script (the harness did not offer what the script needs). */
+  SCRIPT_ERROR: 'ROLLER_SCRIPT_ERROR',
   /** A link where roller reads or writes inside an attempt (planted by the agent, or a native root that is one). */
   LINK_REFUSED: 'ROLLER_LINK_REFUSED',
   /** A port roller was asked to listen on is taken, not allowed, or not an address here. */

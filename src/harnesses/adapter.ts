@@ -125,6 +125,11 @@ export interface HarnessRunner {
   /** The converter root of a run, under its fresh HOME. */
   nativeRoot(home: string): string;
   plan(launch: RunLaunch): Promise<ProcessPlan>;
+  /**
+   * Why a run with these options has no delegation tool (the harness is not offered one: its sub-agent tasks cannot
+   * delegate), or null when it has one. Said at the start of a collect and recorded in the run's info.json.
+   */
+  delegationOff?(run: { captureCalls: boolean; profile: string | null }): string | null;
   /** Reasoning levels `--thinking` can set (none: it is refused for this harness). */
   readonly thinkingLevels: readonly string[];
   /** The first release that takes a reasoning level (an older --harness-version refuses --thinking). */

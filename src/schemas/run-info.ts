@@ -47,6 +47,10 @@ export const RunInfo = z
     created_at: IsoTimestamp,
     updated_at: IsoTimestamp,
     config: z.record(z.string(), z.unknown()).describe('collection configuration (credentials never appear)'),
+    delegation: z
+      .strictObject({ available: z.literal(false), reason: z.string().min(1) })
+      .optional()
+      .describe("the harness ran without its delegation tool in this run, and why (absent: it had one, or has none to offer)"),
     progress: z.strictObject({ total: NonNegativeInt, processed: NonNegativeInt, pending: NonNegativeInt }),
     requests: z.strictObject({ tasks: NonNegativeInt, models: NonNegativeInt }),
     summary: z.strictObject({

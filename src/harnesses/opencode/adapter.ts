@@ -63,6 +63,7 @@ export const openCodeAdapter: HarnessAdapter = {
   runner: {
     pin: { package: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
     verify: OPENCODE_VERIFY,
+    delegationOff: ({ captureCalls }) => (captureCalls ? null : 'OpenCode is offered its task tool only when calls are captured (seeds/000): pass --capture-calls'),
     nativeRoot: (home) => home,
     plan: (l) =>
       opencodePlan({

@@ -65,6 +65,7 @@ export const piAdapter: HarnessAdapter = {
   runner: {
     pin: { package: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi' },
     verify: PI_VERIFY,
+    delegationOff: ({ profile }) => (profile === PI_SUBAGENT_PROFILE ? null : "Pi's bundled profile has no delegation tool: pass --pi-subagent-extension for the example sub-agent extension Pi ships"),
     profiles: [{ name: PI_SUBAGENT_PROFILE, option: '--pi-subagent-extension', description: "enable the example sub-agent extension Pi ships (roller's profile has none)" }],
     nativeRoot: (home) => home,
     plan: (l) =>

@@ -1,4 +1,5 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { scriptErrorOf } from './script-error.js';
 import type { Call } from '../../schemas/call.js';
 import { readCallsLazily } from '../../sources/archive/calls-reader.js';
 import { existsSync } from 'node:fs';
@@ -263,6 +264,9 @@ async function judgeRun(a: Attempt, pipeline: ProxyPipeline | null, run: Prompts
     const tail = (await readFile(lastStderr, 'utf8').catch(() => '')).slice(-400).trim();
     fail('error', ErrorCode.HARNESS_FAILED, `the harness exited ${outcome.exitCode ?? outcome.signal}${cause}${tail ? `: ${tail}` : ''}`);
   }
+  // The embedded scripted model said it could not follow its script: the answer the harness gave is no data.
+  const scriptError = a.r.model.kind === 'scripted' ? scriptErrorOf(calls, harnessAdapter(s.harness).auxiliaryCall) : undefined;
+  if (scriptError) fail('error', ErrorCode.SCRIPT_ERROR, `the scripted model could not follow its script for this task (${scriptError.slice(0, 300)}); the harness was not offered what the task needs — see the run's delegation notice, or the harness's options`);
   if (simulator && outcome && (outcome.timedOut || outcome.exitCode !== 0)) {
     simulator.end({ reason: 'task_agent_failed', after_turn: Math.max(...simulator.turns.map((t) => t.turn)), detail: result.error?.message ?? null });
   }

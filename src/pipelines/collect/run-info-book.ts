@@ -12,6 +12,8 @@ export interface RunInfoFixed {
   runDir: string;
   createdAt: string;
   config: Record<string, unknown>;
+  /** Why the harness ran without its delegation tool (HarnessRunner.delegationOff), or null. */
+  delegationOff: string | null;
   requests: { total: number; tasks: number; models: number };
   resumeHistory: readonly ResumeEntry[];
 }
@@ -53,6 +55,7 @@ export class RunInfoBook {
       created_at: f.createdAt,
       updated_at: new Date().toISOString(),
       config: f.config,
+      ...(f.delegationOff ? { delegation: { available: false as const, reason: f.delegationOff } } : {}),
       progress: { total: f.requests.total, processed: list.length, pending: f.requests.total - list.length },
       requests: { tasks: f.requests.tasks, models: f.requests.models },
       summary: runSummary(list, { sft: this.sftCounts, training: this.training.summary() }),

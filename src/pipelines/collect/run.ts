@@ -128,6 +128,9 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   const simulators = resolveSimulators(bundle.tasks, o.harness, runner, modelConfig, o.tasks);
   await checkModelApis(models);
   await checkModelApis([...simulators.values()].filter((m) => !models.some((n) => n.id === m.id)), undefined, (m) => `user_simulator.model ${m.id} (${o.tasks})`);
+  // A harness run without its delegation tool cannot delegate: said now, not discovered in the answers.
+  const delegationOff = runner.delegationOff?.({ captureCalls: o.captureCalls ?? false, profile: o.harnessProfile ?? null }) ?? null;
+  if (delegationOff) o.onNotice?.(`${o.harness} runs without its delegation tool: ${delegationOff} (a task that asks it to delegate cannot)`);
   const runName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   // The run directory and its process lock before anything runs: a second collect, resume or reprocess into the run
   // is refused while this one holds it; a lock left by a killed run is taken over only by --resume.
@@ -151,7 +154,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   });
   let result: CollectResult;
   try {
-    result = await collectLocked(o, { bundle, models, simulators, runName, runDir, docker, user, tookOver: held.tookOver ? describeHolder(held.tookOver) : null });
+    result = await collectLocked(o, { bundle, models, simulators, runName, runDir, docker, user, tookOver: held.tookOver ? describeHolder(held.tookOver) : null, delegationOff });
   } catch (err) {
     await user.end();
     // A refused resume leaves the run as it found it: a killed run's stale lock stays, for the resume that matches.
@@ -172,6 +175,8 @@ interface RunPlan {
   docker: { api: DockerApi; image: string; id: string } | undefined;
   /** The killed collect whose stale lock was taken over (--resume). */
   tookOver: string | null;
+  /** Why the harness runs without its delegation tool (said at the start), or null. */
+  delegationOff: string | null;
   user: UserSinkSet;
 }
 
@@ -195,6 +200,7 @@ async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectR
     runDir,
     createdAt: previous?.created_at ?? new Date().toISOString(),
     config,
+    delegationOff: plan.delegationOff,
     requests: { total: requests.length, tasks: bundle.tasks.length, models: models.length },
     // What the lock does not hold may change on a resume (it does not change the data); each resume says what it changed.
     resumeHistory: resumeHistoryOf(previous, o.resume === true, config, plan.tookOver, cleaned),

@@ -30,6 +30,9 @@ function fill(value: unknown, vars: Record<string, string>): unknown {
   return value;
 }
 
+/** How the scripted model's reply begins when the script cannot go on (the harness did not offer a tool it needs). */
+export const SCRIPT_ERROR_PREFIX = 'SCRIPT ERROR:';
+
 function findCwd(haystack: string): string {
   const m = /(?:Primary working directory|Working directory|working directory is|<cwd>)[:\s]*(\/[^\s`'"<]+)/i.exec(haystack);
   return m ? m[1]!.replace(/[.,;]$/, '') : '.';
@@ -101,7 +104,7 @@ export function decide(script: Script, c: Conversation): Reply {
         scenario: scenario?.name ?? 'fallback',
         turn: k,
         thinking: undefined,
-        text: `SCRIPT ERROR: none of ${alternatives.map((a) => a.name).join(', ')} is offered (tools: ${[...c.tools.keys()].join(', ')})`,
+        text: `${SCRIPT_ERROR_PREFIX} none of ${alternatives.map((a) => a.name).join(', ')} is offered (tools: ${[...c.tools.keys()].join(', ')})`,
         calls,
       };
     }

@@ -10,6 +10,7 @@ export const anthropicMessages: WireProtocol = {
   createDecoder: () => new AnthropicDecoder(),
   finishReason: (o) => (typeof o.stop_reason === 'string' ? o.stop_reason : null),
   hasAnswerOrToolCall: (o) => Array.isArray(o.content) && o.content.some((b: Json) => (b.type === 'text' && String(b.text ?? '').trim() !== '') || b.type === 'tool_use'),
+  outputText: (o) => (Array.isArray(o.content) ? (o.content as Json[]).filter((b) => b.type === 'text').map((b) => String(b.text ?? '')).join('') : ''),
   toolResultIds(body) {
     const ids = new Set<string>();
     for (const m of (body.messages ?? []) as Json[]) {

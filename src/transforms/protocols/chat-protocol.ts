@@ -13,6 +13,7 @@ export const openAiChatCompletions: WireProtocol = {
     const m = (Array.isArray(o.choices) ? o.choices[0]?.message : undefined) as Json | undefined;
     return Boolean(m && ((typeof m.content === 'string' && m.content.trim() !== '') || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0)));
   },
+  outputText: (o) => contentText((Array.isArray(o.choices) ? o.choices[0]?.message?.content : undefined) ?? ''),
   toolResultIds(body) {
     const ids = new Set<string>();
     for (const m of (body.messages ?? []) as Json[]) if (m.role === 'tool' && typeof m.tool_call_id === 'string') ids.add(m.tool_call_id);

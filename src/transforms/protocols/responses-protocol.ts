@@ -15,6 +15,7 @@ export const openAiResponses: WireProtocol = {
   hasAnswerOrToolCall: (o) =>
     Array.isArray(o.output) &&
     o.output.some((i: Json) => i.type === 'function_call' || i.type === 'custom_tool_call' || (i.type === 'message' && Array.isArray(i.content) && i.content.some((c: Json) => String(c.text ?? '').trim() !== ''))),
+  outputText: (o) => (Array.isArray(o.output) ? (o.output as Json[]).filter((i) => i.type === 'message').map((i) => contentText(i.content)).join('') : ''),
   toolResultIds(body) {
     const ids = new Set<string>();
     for (const it of (Array.isArray(body.input) ? body.input : []) as Json[]) {

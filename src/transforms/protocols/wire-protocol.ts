@@ -17,6 +17,8 @@ export interface WireProtocol {
   finishReason(output: Json): string | null;
   /** The response holds a non-empty answer or a tool call. */
   hasAnswerOrToolCall(output: Json): boolean;
+  /** The response's answer text (its text parts joined). */
+  outputText(output: Json): string;
   /** The tool-call ids whose results a request body carries. */
   toolResultIds(body: Json): Set<string>;
   /** The text of each user message a request body carries, in order (what harnesses' delivery recognisers read). */

@@ -108,6 +108,7 @@ export const toyAdapter: HarnessAdapter = {
       ],
       matrix: ['a tool call'],
     },
+    delegationOff: () => 'the toy harness has no delegation tool',
     nativeRoot: (home) => home,
     plan: async (l) => ({
       command: l.bin,

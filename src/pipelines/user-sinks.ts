@@ -46,6 +46,13 @@ export function sinkSpecs(specs: readonly string[], options: readonly string[] =
   return specs.map((spec) => ({ spec, named }));
 }
 
+/** A calls sink in a run that captures no calls would get none, silently: refused, naming the fix. */
+export async function refuseCallSinksWithoutCalls(user: UserSinkSet, fix: string): Promise<void> {
+  if (user.callSinks.length === 0) return;
+  await user.end();
+  throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${user.callSinks.join(', ')}: it takes calls, and this run captures none, so it would get nothing; ${fix}`);
+}
+
 /** --sink-timeout S: one deadline for an item and for finishing. */
 export const sinkDeadlines = (seconds: number | undefined): SinkDeadlines => (seconds === undefined ? DEFAULT_SINK_DEADLINES : { itemMs: seconds * 1000, endMs: seconds * 1000 });
 
@@ -54,6 +61,8 @@ export interface UserSinkSet {
   readonly names: readonly string[];
   /** Whether any of them takes finished samples (convert has none to give). */
   readonly takesSamples: boolean;
+  /** The sinks that take calls (a run without captured calls has none to give them). */
+  readonly callSinks: readonly string[];
   /** A finished sample: its published calls to the call sinks, then itself to the sample sinks (in request order). */
   add(sample: FinishedSample): Promise<void>;
   /** Calls not of a finished sample (convert's --wire calls, attributed to the converted session). */
@@ -94,6 +103,7 @@ export async function openUserSinks(specs: readonly SinkSpec[], objects: readonl
   return {
     names: opened.map((o) => o.name),
     takesSamples: samples.length > 0,
+    callSinks: opened.filter((o) => o.sinks.calls).map((o) => o.name),
     async add(sample) {
       if (calls.length > 0) await addCalls(sample.calls(), sample.dir);
       for (const f of samples) await f.push(sample, sample.dir);

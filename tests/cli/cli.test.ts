@@ -176,6 +176,17 @@ describe('roller CLI (bin/roller over dist/)', () => {
     expect(existsSync(join(tmp.path, 'profile-runs'))).toBe(false);
   });
 
+  it('a calls sink in a run that captures no calls is refused before anything runs, naming --capture-calls', async () => {
+    const module = join(tmp.path, 'count-calls.mjs');
+    writeFileSync(module, "export default { name: 'count-calls', create: () => ({ calls: { name: 'count-calls', async consume(input) { let n = 0; for await (const _ of input) n++; return { name: 'count-calls', received: n, written: n }; } } }) };\n");
+    const tasks = join(tmp.path, 'calls-sink-tasks.jsonl');
+    writeFileSync(tasks, '{"id":"t1","prompt":"[HELLO] hi"}\n');
+    const r = await roller('collect', '--tasks', tasks, '--sink', module, '--output', join(tmp.path, 'calls-sink-runs'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('roller: --sink count-calls: it takes calls, and this run captures none, so it would get nothing; pass --capture-calls (the library: captureCalls: true) [ROLLER_INVALID_OPTIONS]\n');
+    expect(existsSync(join(tmp.path, 'calls-sink-runs'))).toBe(false);
+  });
+
   it('a one-line script (`node --input-type=module -e`) can use the library, worker threads included', async () => {
     // Workers inherit the process's Node options; --input-type is only valid for the main entry.
     const script = `const m = await import(${JSON.stringify(join(repoRoot, 'dist/src/index.js'))}); const r = await m.nativeUsage(${JSON.stringify(join(repoRoot, 'tests/fixtures/claude-code/lab-single'))}, { workers: 2 }); console.log(JSON.stringify(r.totals));`;

@@ -42,7 +42,7 @@ export async function main(): Promise<void> {
     for await (const c of s.calls()) CallSchema.parse(c);
   }
   const mine: Sink<Call> = createCallsJsonlSink({ path: 'x.jsonl' });
-  await collect({ tasks: 't.jsonl', harness: 'claude-code', models: ['scripted/default'], output: 'out', sinks: [{ calls: mine }] });
+  await collect({ tasks: 't.jsonl', harness: 'claude-code', models: ['scripted/default'], output: 'out', captureCalls: true, sinks: [{ calls: mine }] });
   void convert;
   void Relation;
   void deriveRelations;

@@ -33,7 +33,7 @@ import type { UserSinks } from '../../sinks/user-sink.js';
 import { finishedSample, type FinishedSample } from '../finished-sample.js';
 import { runSampleSinks } from '../run-samples.js';
 import { readChecked } from '../run-reader.js';
-import { openUserSinks, sinkDeadlines, type SinkSpec, type UserSinkSet } from '../user-sinks.js';
+import { openUserSinks, refuseCallSinksWithoutCalls, sinkDeadlines, type SinkSpec, type UserSinkSet } from '../user-sinks.js';
 
 export interface CollectOptions {
   tasks: string;
@@ -136,6 +136,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   // is refused while this one holds it; a lock left by a killed run is taken over only by --resume.
   // The user's sinks (--sink, or the library's `sinks`): loaded and their options checked before anything is made.
   const user = await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? [], process.cwd(), sinkDeadlines(o.sinkTimeoutS));
+  if (!o.captureCalls) await refuseCallSinksWithoutCalls(user, 'pass --capture-calls (the library: captureCalls: true)');
   let runDir: string;
   try {
     runDir = await prepareRunDir(o.output, runName);

@@ -20,7 +20,7 @@ import type { SinkFailure, UserSinks } from '../../sinks/user-sink.js';
 import { RUN_LOCK_FILE } from '../collect/run-dir.js';
 import { finishedSample, type FinishedSample, type SampleSftLines } from '../finished-sample.js';
 import { runSampleSinks, type RunSamplesOutcome } from '../run-samples.js';
-import { openUserSinks, sinkDeadlines, type SinkSpec } from '../user-sinks.js';
+import { openUserSinks, refuseCallSinksWithoutCalls, sinkDeadlines, type SinkSpec } from '../user-sinks.js';
 import { findHarness, isShippedAdapter } from '../../harnesses/index.js';
 import { InThreadPool, SamplePool, type Projector } from './pool.js';
 import type { ReprocessTarget } from './targets.js';
@@ -110,7 +110,10 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
 }
 
 async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, output, lock, version }: { runDir: string; samples: string[]; run: RunInfo; output: string; lock: Lock; version: string }): Promise<ReprocessReport> {
-  const out = new OutputSamples(output, run, await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? [], process.cwd(), sinkDeadlines(o.sinkTimeoutS)));
+  const user = await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? [], process.cwd(), sinkDeadlines(o.sinkTimeoutS));
+  // An archive collected without --capture-calls has no calls to reprocess.
+  if (!lock.options.capture_calls) await refuseCallSinksWithoutCalls(user, 'the archive was collected without --capture-calls; collect it again with it');
+  const out = new OutputSamples(output, run, user);
   const rowOf = new Map(run.samples.map((r, j) => [join(runDir, r.path), j]));
   const processed = new Set(samples.map((s) => rowOf.get(s)));
   for (let j = 0; j < run.samples.length; j++) if (!processed.has(j)) await out.settle(j);

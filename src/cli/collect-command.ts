@@ -166,6 +166,7 @@ async function reportRun(runDir: string, info: RunInfo): Promise<void> {
     if (t.wire_effort_mismatch > 0) say(`${t.wire_effort_mismatch} samples sent another reasoning effort than --thinking asked: excluded from sft.jsonl (runtime.wire_effort_audit)`);
     if (t.wire_effort_unverified > 0) say(`${t.wire_effort_unverified} samples' requests did not state the reasoning effort (unverified, not excluded)`);
     if (t.incomplete > 0) say(`${t.incomplete} samples end incomplete (token limit or empty answer): excluded from sft.jsonl (info.json runtime.completion_audit)`);
+    if (t.subagents_not_completed) say(`${t.subagents_not_completed} samples have a sub-agent that did not complete (named on their lines above; info.json runtime.participants): their own status does not say it`);
     if (t.model_name_mismatch > 0) say(`${t.model_name_mismatch} samples were answered by a model of another name than requested (a warning: aliases are legitimate; runtime.model_identity_audit)`);
   }
   const g = info.summary.grades;

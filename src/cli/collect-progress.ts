@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import { formatTokens } from '../pipelines/usage-report.js';
 import type { SampleInfo } from '../schemas/run-info.js';
 
 /**
@@ -34,11 +35,12 @@ export class CollectProgress {
     if (s.status === 'error' || s.status === 'timeout') this.failed++;
     const u = s.usage;
     if (u) this.tokens += u.input + u.cached_input + u.cache_creation + u.output;
-    const warnings = (s.runtime.warnings ?? []).map((w) => `\n  warning: ${w}`).join('');
-    const line = `[${p.done}/${p.total}] ${s.status.padEnd(7)} ${s.index}_${s.task_id} (${s.model})${u ? ` ${u.requests} requests, ${u.input + u.cached_input + u.cache_creation} in / ${u.output} out tokens` : ''}${s.error ? `: ${s.error.message}` : ''}${warnings}`;
+    const notes = [...(s.runtime.warnings ?? []).map((w) => `warning: ${w}`), ...subAgentsNotCompleted(s)].map((w) => `\n  ${w}`).join('');
+    const tokens = u ? ` ${u.requests} requests, ${formatTokens({ input: u.input, cache_creation: u.cache_creation, cache_read: u.cached_input, output: u.output, reasoning: u.reasoning })}` : '';
+    const line = `[${p.done}/${p.total}] ${s.status.padEnd(7)} ${s.index}_${s.task_id} (${s.model})${tokens}${s.error ? `: ${s.error.message}` : ''}${notes}`;
     if (this.multi) {
       this.bar ??= this.multi.create(p.total, 0, this.payload());
-      if (s.status === 'error' || s.status === 'timeout' || warnings) this.multi.log(`${line}\n`);
+      if (s.status === 'error' || s.status === 'timeout' || notes) this.multi.log(`${line}\n`);
       this.bar.update(p.done, this.payload());
     } else this.out.write(`${line}\n`);
   }
@@ -50,6 +52,13 @@ export class CollectProgress {
   private payload() {
     return { running: this.running, failed: this.failed, tokens: this.tokens };
   }
+}
+
+/** The sample's sub-agents that did not complete (failed, running, unknown, missing), each with its status and reason. */
+export function subAgentsNotCompleted(s: SampleInfo): string[] {
+  return (s.runtime.participants ?? [])
+    .filter((p) => p.role === 'child' && p.status !== 'completed')
+    .map((p) => `sub-agent ${p.participant} ${p.status}${p.reason ? `: ${p.reason}` : p.status_source ? ` (${p.status_source})` : ''}; the sample's own status is ${s.status}`);
 }
 
 /** What `roller reprocess` shows: a progress bar on a terminal (errors logged above it), else one line per sample. */

@@ -100,7 +100,9 @@ function strip(n: UsageNode & { parent?: unknown; reason?: unknown }): UsageNode
   return { ...rest, children: n.children.map(strip) };
 }
 
-const fmt = (t: Tokens) => `in ${t.input} · cache write ${t.cache_creation} · cache read ${t.cache_read} · out ${t.output}${t.reasoning ? ` (reasoning ${t.reasoning})` : ''}`;
+/** Token kinds as every report says them (usage, collect's progress): input apart from cache writes and reads. */
+export const formatTokens = (t: Tokens) => `in ${t.input} · cache write ${t.cache_creation} · cache read ${t.cache_read} · out ${t.output}${t.reasoning ? ` (reasoning ${t.reasoning})` : ''}`;
+const fmt = formatTokens;
 
 /** The report as text: one tree per sample, then the run's totals. */
 export function formatUsage(r: UsageReport): string[] {

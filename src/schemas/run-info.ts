@@ -72,6 +72,7 @@ export const RunInfo = z
           wire_effort_unverified: NonNegativeInt,
           incomplete: NonNegativeInt,
           model_name_mismatch: NonNegativeInt,
+          subagents_not_completed: NonNegativeInt.optional().describe('samples with a sub-agent that did not complete (failed, running, unknown, missing), whatever their own status'),
         })
         .optional()
         .describe('seeds/003 summary.training: processed samples (reused included) by SFT eligibility and audit finding'),

@@ -200,6 +200,22 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(statSync(join(run, 'sft.jsonl')).size).toBeGreaterThan(0);
   }, 10 * 60_000);
 
+  it("codex on the demo tasks: a sub-agent that ended aborted is named on its sample's line and in the summary, though the sample is ok", async () => {
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', join(repoRoot, 'examples', 'tasks', 'demo.jsonl'), '--harness', 'codex', '--output', out, '--run-name', 'codex-demo']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'codex-demo');
+    const delegate = info(run).samples.find((s) => s.task_id === 'delegate')!;
+    const child = (sample(run, delegate).runtime.participants as { role: string; participant: string; status: string }[]).find((p) => p.role === 'child')!;
+    expect(delegate.status).toBe('ok');
+    expect(child.status).toBe('failed');
+    expect(r.stderr).toMatch(new RegExp(`\\] ok +2_delegate .*\\n  sub-agent ${child.participant} failed \\(sessions/[^)]*#turn_aborted\\); the sample's own status is ok\\n`));
+    expect(r.stderr).toContain('roller collect: 1 samples have a sub-agent that did not complete');
+    expect(info(run).summary.training?.subagents_not_completed).toBe(1);
+    // One vocabulary for token kinds: the progress line says them as roller usage does.
+    expect(r.stderr).toMatch(/\] ok +0_hello \(scripted\/default\) 1 requests, in \d+ · cache write \d+ · cache read \d+ · out \d+/);
+  }, 10 * 60_000);
+
   it('codex: a run with a sub-agent (multi_agent v1) validates', async () => {
     const tasks = await tasksFile('codex-tasks.jsonl', [
         { id: 'hello', prompt: '[HELLO] Say hello.' },

@@ -14,6 +14,8 @@ export interface TrainingSummary {
   incomplete: number;
   /** A warning only: aliases are legitimate. */
   model_name_mismatch: number;
+  /** Samples with a sub-agent that did not complete (failed, running, unknown, missing), whatever their own status; absent when none. */
+  subagents_not_completed?: number;
 }
 
 const CATEGORIES = ['thinking_effort_mismatch', 'wire_effort_mismatch', 'incomplete_trajectory'] as const;
@@ -43,6 +45,7 @@ export class TrainingTally {
       if (r.wire_effort_audit?.status === 'unverified' || r.wire_effort_audit?.status === 'not_observable') s.wire_effort_unverified++;
       if (r.completion_audit?.status === 'flagged') s.incomplete++;
       if (r.model_identity_audit?.status === 'name_mismatch') s.model_name_mismatch++;
+      if ((info.runtime.participants ?? []).some((p) => p.role === 'child' && p.status !== 'completed')) s.subagents_not_completed = (s.subagents_not_completed ?? 0) + 1;
     }
     return s;
   }

@@ -32,6 +32,10 @@ export async function validateRun(runDir: string): Promise<string[]> {
   for (const row of info.samples) {
     const dir = join(runDir, row.path);
     const sampleFile = join(dir, 'info.json');
+    if (!existsSync(dir) && row.error) {
+      problems.push(`${row.path}: no sample directory; the run records it as ${row.status} (${row.error.code}: ${row.error.message})`);
+      continue;
+    }
     await check('sample-info', sampleFile);
     if (!existsSync(sampleFile)) continue;
     const sample = JSON.parse(await readFile(sampleFile, 'utf8')) as SampleInfo;

@@ -4,7 +4,7 @@
  * run it on the scripted model like a shipped one — installed by npm from its folder, its calls recorded by the
  * proxy, attributed per id, its outputs validated.
  */
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode, isRollerError } from '../../src/core/errors.js';
@@ -13,7 +13,7 @@ import { collect } from '../../src/pipelines/collect/run.js';
 import { reprocess } from '../../src/pipelines/reprocess/run.js';
 import { validateRun } from '../../src/pipelines/validate-run.js';
 import { verifyHarness } from '../../src/pipelines/verify.js';
-import type { SampleInfo } from '../../src/schemas/index.js';
+import type { RunInfo, SampleInfo } from '../../src/schemas/index.js';
 import { readJson, readJsonl } from '../support/collect-run.js';
 import { toyAdapter } from '../support/toy-harness/adapter.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -57,6 +57,23 @@ describe('a harness from its own folder and one registry line', () => {
     expect(report.rows.map((r) => r.error?.message ?? r.status)).toEqual(['written', 'written']);
     expect(await validateRun(out)).toEqual([]);
     for (const f of ['sft.jsonl']) expect(readFileSync(join(out, f), 'utf8')).toBe(readFileSync(join(tmp.path, 'runs', 'toy', f), 'utf8'));
+  });
+
+  it('a reprocess whose every sample fails says so: each an error row of the output run, and validate-run names them', async () => {
+    const copy = join(tmp.path, 'no-raw');
+    cpSync(join(tmp.path, 'runs', 'toy'), copy, { recursive: true });
+    for (const row of readJson<RunInfo>(join(copy, 'info.json')).samples) rmSync(join(copy, row.path, 'capture', 'attempt-0001', 'raw'), { recursive: true });
+    const out = join(tmp.path, 'out-no-raw');
+    const report = await reprocess({ input: copy, output: out });
+    expect(report).toMatchObject({ written: 0, errors: 2 });
+    const info = readJson<RunInfo>(join(out, 'info.json'));
+    expect(info.summary).toMatchObject({ ok: 0, error: 2, failed: 2 });
+    expect(info.samples.map((s) => [s.status, s.error?.code])).toEqual([
+      ['error', report.rows[0]!.error!.code],
+      ['error', report.rows[1]!.error!.code],
+    ]);
+    const problems = await validateRun(out);
+    expect(problems).toEqual(info.samples.map((s) => expect.stringMatching(new RegExp(`^${s.path}: no sample directory; the run records it as error \\(${s.error!.code}: not reprocessed: `))));
   });
 
   it("a run whose lock.json or info.json is cut short: reprocess and collect --resume name the file, with a typed error", async () => {

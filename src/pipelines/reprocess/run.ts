@@ -158,7 +158,7 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
   // Nothing written and the output already a run: its files stay as they are (a second reprocess writes nothing).
   const wroteRunFiles = written > 0 || !existsSync(join(output, 'info.json'));
   const outcome = await out.finish(wroteRunFiles);
-  if (wroteRunFiles && outcome) await writeRunFiles(runDir, output, run, outcome);
+  if (wroteRunFiles && outcome) await writeRunFiles(runDir, output, run, outcome, rows);
   return {
     output,
     rows,
@@ -325,11 +325,20 @@ async function readLog(path: string): Promise<Map<string, LogLine>> {
  * and status read from the new sample info.json (everything else as the archive has it, `run`), and the counts
  * of the run-level SFT files (written as the samples finished, OrderedRunSft).
  */
-async function writeRunFiles(runDir: string, output: string, run: RunInfo, counts: RunSamplesOutcome): Promise<void> {
+async function writeRunFiles(runDir: string, output: string, run: RunInfo, counts: RunSamplesOutcome, reprocessed: readonly ReprocessRow[]): Promise<void> {
   if (!existsSync(join(output, 'lock.json'))) await createRunLockSink({ path: join(output, 'lock.json') }).consume(itemsOf(await readChecked(Lock, join(runDir, 'lock.json'), 'run lock (lock.json)')), createStageContext());
   const present: RunInfo['samples'] = [];
+  // A sample this reprocess could not project stays in the run as an error (its directory absent): never dropped.
+  const failed = new Map(reprocessed.filter((r) => r.status === 'error').map((r) => [r.sample, r.error!]));
   for (const row of run.samples) {
     const file = join(output, row.path, 'info.json');
+    const failure = failed.get(row.path.split(sep).join('/'));
+    if (!existsSync(file) && failure) {
+      Object.assign(row, { status: 'error', error: { code: failure.code, message: `not reprocessed: ${failure.message}` }, usage: null });
+      delete row.grade;
+      present.push(row);
+      continue;
+    }
     if (!existsSync(file)) continue;
     const s = JSON.parse(await readFile(file, 'utf8')) as SampleInfo;
     row.usage = s.usage;

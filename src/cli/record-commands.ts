@@ -58,20 +58,28 @@ export function registerRecordCommands(program: Command): void {
   program
     .command('validate-capture')
     .description('check a capture attempt: published hashes, schemas, attribution and every relation reference')
-    .argument('<dir>', 'a capture/attempt-NNNN directory (with manifest.json)')
+    .argument('<dir>', 'a capture/attempt-NNNN directory (with manifest.json), or a sample or run directory: its published captures')
     .action(async (dir: string) => {
-      const problems = await (await import('../pipelines/capture/validate.js')).validateCapture(dir);
-      for (const p of problems) await printLine(`${dir}/${p}`);
-      if (problems.length === 0) await printLine(`ok ${dir}`);
-      process.exitCode = problems.length === 0 ? 0 : 1;
+      let failed = false;
+      for (const capture of await (await import('../pipelines/locate.js')).capturesOf(dir)) {
+        const problems = await (await import('../pipelines/capture/validate.js')).validateCapture(capture.dir);
+        for (const p of problems) await printLine(`${capture.dir}/${p}`);
+        if (problems.length === 0) await printLine(`ok ${capture.dir}`);
+        failed ||= problems.length > 0;
+      }
+      process.exitCode = failed ? 1 : 0;
     });
 
   program
     .command('view-capture')
     .description('the call tree of a capture attempt, expanded by agent, read from its files (nothing is written)')
-    .argument('<dir>', 'a capture/attempt-NNNN directory')
+    .argument('<dir>', 'a capture/attempt-NNNN directory, or a sample or run directory: its published captures, one after another')
     .action(async (dir: string) => {
-      for (const line of await (await import('../transforms/capture/view.js')).viewCapture(dir)) await printLine(line);
+      const captures = await (await import('../pipelines/locate.js')).capturesOf(dir);
+      for (const capture of captures) {
+        if (capture.sample) await printLine(`== ${capture.sample} (${capture.dir})`);
+        for (const line of await (await import('../transforms/capture/view.js')).viewCapture(capture.dir)) await printLine(line);
+      }
     });
 
   program

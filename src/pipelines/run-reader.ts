@@ -43,7 +43,7 @@ export async function openRun(dir: string): Promise<OpenedRun> {
   if (!existsSync(infoPath)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${dir}: no info.json; pass a run directory written by roller collect (<output>/<run-name>)`);
   const info = await readChecked(RunInfo, infoPath, 'run info.json', (value) =>
     (value as { schema?: unknown } | null)?.schema === SAMPLE_INFO_SCHEMA
-      ? new RollerError(ErrorCode.INVALID_OPTIONS, `${dir} is a sample directory (its info.json is a sample's): pass the run directory it is in, ${join(dir, '..', '..')}`)
+      ? new RollerError(ErrorCode.INVALID_OPTIONS, `${dir} is a sample directory (its info.json is a sample's): pass the run directory it is in, ${join(dir, '..', '..', '..')}`)
       : undefined,
   );
   const lock = existsSync(join(dir, 'lock.json')) ? await readChecked(Lock, join(dir, 'lock.json'), 'run lock.json') : null;

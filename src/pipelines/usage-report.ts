@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SampleInfo } from '../schemas/run-info.js';
+import { ErrorCode, RollerError } from '../core/errors.js';
+import { locate } from './locate.js';
 import { openRun } from './run-reader.js';
 import { addTokens, zeroTokens, type TokensByKind } from '../schemas/participant-usage.js';
 
@@ -51,9 +53,13 @@ export interface UsageReport {
  * from the samples' info.json (what collect recorded from the native files). Compaction summary calls, which
  * no native message holds, are shown beside their participant and counted in the totals once.
  */
-export async function usageReport(runDir: string): Promise<UsageReport> {
+export async function usageReport(dir: string): Promise<UsageReport> {
+  // A run, or one of its samples (the report then holds that sample alone).
+  const found = await locate(dir);
+  if (found.kind === 'capture') throw new RollerError(ErrorCode.INVALID_OPTIONS, `${dir} is a capture attempt: roller usage takes a run or one of its samples (roller view-capture shows a capture's calls and tokens)`);
+  const runDir = found.runDir;
   const opened = await openRun(runDir);
-  const run = opened.info;
+  const run = found.kind === 'sample' ? { ...opened.info, samples: opened.info.samples.filter((r) => join(runDir, r.path) === found.sampleDir) } : opened.info;
   const samples: SampleUsage[] = [];
   const totals = zeroTokens();
   let cost: number | null = null;

@@ -17,6 +17,7 @@ import type { RunInfo, SampleInfo } from '../../src/schemas/index.js';
 import { readJson, readJsonl } from '../support/collect-run.js';
 import { toyAdapter } from '../support/toy-harness/adapter.js';
 import { useTempDir } from '../support/temp-dir.js';
+import { roller as rollerCli } from '../support/roller-cli.js';
 
 const tmp = useTempDir('toy-harness');
 
@@ -57,6 +58,30 @@ describe('a harness from its own folder and one registry line', () => {
     expect(report.rows.map((r) => r.error?.message ?? r.status)).toEqual(['written', 'written']);
     expect(await validateRun(out)).toEqual([]);
     for (const f of ['sft.jsonl']) expect(readFileSync(join(out, f), 'utf8')).toBe(readFileSync(join(tmp.path, 'runs', 'toy', f), 'utf8'));
+  });
+
+  it('usage, view-capture and validate-capture take a run, a sample or a capture directory, or say which they want', async () => {
+    const run = join(tmp.path, 'runs', 'toy');
+    const row = readJson<RunInfo>(join(run, 'info.json')).samples[1]!;
+    const sampleDir = join(run, row.path);
+    const capture = join(sampleDir, 'capture', 'attempt-0001');
+    const usage = await rollerCli('usage', sampleDir);
+    expect(usage.code, usage.stderr).toBe(0);
+    expect(usage.stdout).toMatch(new RegExp(`^${row.path} \\[ok\\] in \\d+ · cache write 0 · cache read \\d+ · out \\d+`));
+    expect(usage.stdout).toMatch(/^run .*: 1 samples, /m);
+    for (const dir of [capture, sampleDir, join(sampleDir, 'capture')]) {
+      const view = await rollerCli('view-capture', dir);
+      expect(view.code, view.stderr).toBe(0);
+      expect(view.stdout).toContain('toy 1.0.0 · capture complete');
+      expect((await rollerCli('validate-capture', dir)).stdout).toBe(`ok ${capture}\n`);
+    }
+    const all = await rollerCli('view-capture', run);
+    expect(all.stdout.split('\n').filter((l) => l.startsWith('== '))).toHaveLength(2);
+    const wrong = await rollerCli('usage', capture);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('is a capture attempt: roller usage takes a run or one of its samples');
+    const nothing = await rollerCli('view-capture', tmp.path);
+    expect(nothing.stderr).toMatch(/neither a run, a sample nor a capture directory of roller's .* \[ROLLER_FILE_NOT_FOUND\]\n$/);
   });
 
   it('a reprocess whose every sample fails says so: each an error row of the output run, and validate-run names them', async () => {

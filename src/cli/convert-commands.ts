@@ -34,6 +34,8 @@ export function registerConvertCommands(program: Command): void {
         const check = s.streamCheck === null ? '' : s.streamCheck.length === 0 ? '; stream agrees' : `; stream disagrees: ${s.streamCheck.join('; ')}`;
         await printLine(`${s.dir}: ${s.steps} steps, SFT ${s.sft.status}${s.sft.reason ? ` (${s.sft.reason})` : ''}; tokens in/cache-write/cache-read/out: ${people}${check}`);
         for (const r of s.rejects) process.stderr.write(`roller convert: ${r.origin.file}:${r.origin.line}: line not read (${r.reason}) [${r.code}]\n`);
+        const lacking = opts.wire ? [] : withoutWire(s.actf);
+        if (lacking.length > 0) process.stderr.write(`roller convert: note: ${s.dir}: ${lacking.join(' and ')} (the session files hold no more); pass --wire with the calls.jsonl roller proxy recorded of this session for what the model was offered\n`);
       }
       const missing = sessions.flatMap((s) => s.participants.filter((p) => p.status === 'missing'));
       for (const p of missing) process.stderr.write(`roller convert: warning: ${p.participant} is missing: ${p.reason}\n`);
@@ -77,7 +79,7 @@ export function registerConvertCommands(program: Command): void {
     .option('--allow-partial', 'exit 0 even when a sub-agent its parent names has no file (it is listed as missing either way)')
     .action(async (dir: string, opts: { harness?: string; workers?: number; json?: boolean; allowPartial?: boolean }) => {
       if (opts.harness !== undefined) {
-        if (opts.harness !== 'claude-code') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${opts.harness}: only claude-code has a native usage scan (for the others: roller convert, then roller usage on its output)`);
+        if (opts.harness !== 'claude-code') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${opts.harness}: only claude-code has a native usage scan; for the others, roller convert --harness ${opts.harness} --native DIR --out OUT writes a usage.json per converted session under OUT (per participant and in total), or collect with roller and run roller usage on the run`);
         const { nativeUsage, formatNativeUsage } = await import('../pipelines/native-usage.js');
         const report = await nativeUsage(dir, opts.workers === undefined ? {} : { workers: opts.workers });
         if (opts.json) await printLine(JSON.stringify(report));
@@ -99,4 +101,13 @@ export function registerConvertCommands(program: Command): void {
       if (opts.json) await printLine(JSON.stringify(report));
       else for (const line of (await import('../pipelines/usage-report.js')).formatUsage(report)) await printLine(line);
     });
+}
+
+/** What an ACTF converted without captured calls lacks for training: the system prompt, the tools offered. */
+function withoutWire(actf: { system_prompt_source: string; tools_source: string; tools: unknown[] | null }): string[] {
+  const lacking: string[] = [];
+  if (actf.system_prompt_source === 'none') lacking.push('no system prompt');
+  if (actf.tools_source === 'native_derived') lacking.push(`only the ${actf.tools?.length ?? 0} tool(s) the session used, not every tool it was offered`);
+  else if (actf.tools_source === 'none') lacking.push('no tool definitions');
+  return lacking;
 }

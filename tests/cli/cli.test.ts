@@ -154,7 +154,7 @@ describe('roller CLI (bin/roller over dist/)', () => {
   it('usage --harness says what it cannot do, and a missing directory is named', async () => {
     const other = await roller('usage', '--harness', 'codex', tmp.path);
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain('only claude-code has a native usage scan');
+    expect(other.stderr).toContain('only claude-code has a native usage scan; for the others, roller convert --harness codex --native DIR --out OUT writes a usage.json per converted session under OUT');
     const missing = await roller('usage', '--harness', 'claude-code', join(tmp.path, 'nope'));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`${join(tmp.path, 'nope')}: not a directory`);
@@ -185,6 +185,15 @@ describe('roller CLI (bin/roller over dist/)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('roller: --sink count-calls: it takes calls, and this run captures none, so it would get nothing; pass --capture-calls (the library: captureCalls: true) [ROLLER_INVALID_OPTIONS]\n');
     expect(existsSync(join(tmp.path, 'calls-sink-runs'))).toBe(false);
+  });
+
+  it('convert without --wire says what the session files lack (system prompt, tools offered) and how to get it', async () => {
+    const claude = await roller('convert', '--harness', 'claude-code', '--native', join(repoRoot, 'tests/fixtures/claude-code/lab-single'), '--out', join(tmp.path, 'cv-claude'));
+    expect(claude.code, claude.stderr).toBe(0);
+    expect(claude.stderr).toContain(`roller convert: note: ${join(tmp.path, 'cv-claude')}: no system prompt and only the 1 tool(s) the session used, not every tool it was offered (the session files hold no more); pass --wire`);
+    const codex = await roller('convert', '--harness', 'codex', '--native', join(repoRoot, 'tests/fixtures/codex/lab'), '--out', join(tmp.path, 'cv-codex'));
+    expect(codex.stdout).toContain('SFT unavailable (the trajectory calls tools but no tools schema was captured)');
+    expect(codex.stderr).toMatch(/roller convert: note: .*: no tool definitions \(the session files hold no more\); pass --wire/);
   });
 
   it('a one-line script (`node --input-type=module -e`) can use the library, worker threads included', async () => {

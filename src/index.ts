@@ -2,8 +2,8 @@
  * roller's public API, an explicit list (no `export *`): what a user's script needs — the stage contract and engine,
  * the record schemas it validates with, the sources (the recording proxy, the archive calls reader), the correlators,
  * the sink helpers, the harness registry and the pipelines (collect, reprocess, convert, export, the run reader). The
- * rest is under subpaths: `roller/schemas` (every record type), `roller/capture` (every correlator and check),
- * `roller/protocols` (the decoders), `roller/sinks` (every output family's sink), `roller/testing` (the sink
+ * rest is under subpaths: `agent-roller/schemas` (every record type), `agent-roller/capture` (every correlator and check),
+ * `agent-roller/protocols` (the decoders), `agent-roller/sinks` (every output family's sink), `agent-roller/testing` (the sink
  * conformance suite). Internals (queue plumbing, abort helpers, the wire log's writer) are not exported.
  */
 
@@ -23,7 +23,7 @@ export { openFileOutput, type OpenOutput } from './core/output.js';
 export { ErrorCode, isRollerError, RollerError, type Origin } from './core/errors.js';
 export type { Rejected } from './core/rejected.js';
 
-// Records: the schemas scripts validate against, with their types (every record type: `roller/schemas`).
+// Records: the schemas scripts validate against, with their types (every record type: `agent-roller/schemas`).
 export {
   Actf, AtifTrajectory, Call, Conversation, Lock, Manifest, Relation, RunInfo, SampleInfo, SftRecord, SftSegment, Task,
   type RuntimeParticipant, type SampleCaptureRef,
@@ -43,15 +43,15 @@ export { startScriptedModel, type ScriptedModelServer } from './sources/scripted
 export { readCallsLazily } from './sources/archive/calls-reader.js';
 export { callsJsonlBodies } from './sources/archive/calls-bodies.js';
 
-// Transforms: the capture correlators a script re-derives with (all of them: `roller/capture`; the protocol decoders:
-// `roller/protocols`).
+// Transforms: the capture correlators a script re-derives with (all of them: `agent-roller/capture`; the protocol decoders:
+// `agent-roller/protocols`).
 export { attributeCalls, callCorrelator, type CorrelationEvidence } from './transforms/capture/correlate.js';
 export { deriveRelations } from './transforms/capture/relations.js';
 export { validateCapture } from './pipelines/capture/validate.js';
 export { viewCapture } from './transforms/capture/view.js';
 export { createDecoder, protocolOfPath } from './transforms/protocols/index.js';
 
-// Sinks: the registry, what a user's sink module exports, and the sinks a run takes (every sink: `roller/sinks`).
+// Sinks: the registry, what a user's sink module exports, and the sinks a run takes (every sink: `agent-roller/sinks`).
 export { sinks, type SinkDefinition, type SinkInput, type SinkName } from './sinks/index.js';
 export { defineSink, sinkFrom, SinkFeed, type SinkFailure, type SinkLoopContext, type SinkModule, type UserSinks } from './sinks/user-sink.js';
 export { createCallsJsonlSink, CallsJsonlOptions } from './sinks/calls-jsonl/sink.js';

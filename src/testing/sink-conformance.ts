@@ -1,7 +1,7 @@
 /**
  * The conformance suite every sink passes before it is used (STYLE.md §8): empty input, flush at end,
  * a throwing input, abort, counts, and the stall test — the destination takes N writes and hangs, and the
- * source may produce at most N + capacity items. Shipped as `roller/testing` for a user's own sinks (it runs under
+ * source may produce at most N + capacity items. Shipped as `agent-roller/testing` for a user's own sinks (it runs under
  * vitest: `describeSinkConformance('my-sink', {...})` in a test file).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Every registered sink (src/sinks/index.ts) passes the shipped conformance suite (roller/testing): empty input,
+ * Every registered sink (src/sinks/index.ts) passes the shipped conformance suite (agent-roller/testing): empty input,
  * flush at end, a throwing input, abort, counts, the stall test. A sink added to the registry without an entry here
  * fails the first test.
  */

@@ -14,11 +14,11 @@ afterAll(async () => {
 
 /** What a user's script writes: the root API and each subpath, typed as the packed .d.ts files say. */
 const CONSUMER = `
-import { collect, convert, defineSink, openRun, sinkFrom, validateCapture, z, type Call, type FinishedSample, type Sink } from 'roller';
-import { Call as CallSchema, Relation } from 'roller/schemas';
-import { deriveRelations } from 'roller/capture';
-import { createDecoder } from 'roller/protocols';
-import { createCallsJsonlSink, sinks } from 'roller/sinks';
+import { collect, convert, defineSink, openRun, sinkFrom, validateCapture, z, type Call, type FinishedSample, type Sink } from 'agent-roller';
+import { Call as CallSchema, Relation } from 'agent-roller/schemas';
+import { deriveRelations } from 'agent-roller/capture';
+import { createDecoder } from 'agent-roller/protocols';
+import { createCallsJsonlSink, sinks } from 'agent-roller/sinks';
 
 const Options = z.strictObject({ path: z.string() });
 export default defineSink({
@@ -54,7 +54,7 @@ export async function main(): Promise<void> {
 
 describe('the packed package, as a user installs it', () => {
   it('a consumer compiles against the tarball with skipLibCheck false (root and every subpath)', async () => {
-    // Outside the checkout (inside it, 'roller' would resolve to the checkout itself). Its production dependencies
+    // Outside the checkout (inside it, 'agent-roller' would resolve to the checkout itself). Its production dependencies
     // (and nothing the checkout has only for development: a type the .d.ts needs from one fails here) are linked in
     // as an install would place them, with @types/node, the consumer's own.
     const dir = await mkdtemp(join(tmpdir(), 'roller-pack-'));
@@ -71,7 +71,7 @@ describe('the packed package, as a user installs it', () => {
     }
     await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: repoRoot });
     const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'))!;
-    const installed = join(dir, 'node_modules', 'roller');
+    const installed = join(dir, 'node_modules', 'agent-roller');
     await mkdir(installed, { recursive: true });
     await run('tar', ['-xzf', join(dir, tarball), '-C', installed, '--strip-components=1']);
     await writeFile(join(dir, 'consumer.ts'), CONSUMER);
@@ -86,4 +86,31 @@ describe('the packed package, as a user installs it', () => {
     );
     expect(result).toBe('');
   }, 120_000);
+
+  it('installs from its packed tarball and runs from any directory: the roller command, and a script importing agent-roller', async () => {
+    // As the README says: npm pack in the checkout, then npm install -g of the tarball (here into a prefix of the
+    // test's own), and npm install of it beside a script in a folder of its own. Scripts are not run (the native
+    // SQLite binding is not needed by what this runs), dependencies come from npm's cache when it has them.
+    // (agent-roller/testing runs under vitest, an optional peer dependency: not imported by a plain script.)
+    const dir = await mkdtemp(join(tmpdir(), 'roller-install-'));
+    dirs.push(dir);
+    await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: repoRoot });
+    const tarball = join(dir, (await readdir(dir)).find((f) => f.endsWith('.tgz'))!);
+    const npmFlags = ['--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+    const prefix = join(dir, 'global');
+    await run('npm', ['install', '-g', '--prefix', prefix, ...npmFlags, tarball], { cwd: dir, maxBuffer: 1 << 24, timeout: 600_000 });
+    const elsewhere = join(dir, 'elsewhere');
+    await mkdir(elsewhere);
+    const version = await run(join(prefix, 'bin', 'roller'), ['--version'], { cwd: elsewhere });
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = await run(join(prefix, 'bin', 'roller'), ['collect', '--help'], { cwd: elsewhere });
+    expect(help.stdout).toContain('--pi-subagent-extension');
+    const project = join(dir, 'project');
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'a-users-project', private: true, type: 'module' }));
+    await run('npm', ['install', ...npmFlags, tarball], { cwd: project, maxBuffer: 1 << 24, timeout: 600_000 });
+    await writeFile(join(project, 'script.mjs'), "import { collect, openRun } from 'agent-roller';\nimport { Call } from 'agent-roller/schemas';\nconsole.log(typeof collect, typeof openRun, typeof Call.parse);\n");
+    const script = await run(process.execPath, ['script.mjs'], { cwd: project });
+    expect(script.stdout.trim()).toBe('function function function');
+  }, 900_000);
 });

@@ -34,7 +34,7 @@ export function registerHarnessCommands(program: Command): void {
         if (opts.record) await matrix.publishMatrix(opts.record, process.cwd()).catch((err: unknown) => process.stderr.write(`roller verify: the fixtures are recorded; docs/VERSIONS.md and src/harnesses/verified-versions.ts not rewritten (${(err as Error).message}): run from the repository root\n`));
         results = [...byVersion.values()].flat();
       } else {
-        results = await (await import('../pipelines/verify.js')).verifyHarness(opts.harness, { cacheDir: opts.cacheDir, keep: opts.keep === true, onResult: (r) => line(r) });
+        results = await (await import('../pipelines/verify.js')).verifyHarness(opts.harness, { cacheDir: opts.cacheDir, keep: opts.keep === true, onResult: (r) => line(r), onProgress: (m) => process.stderr.write(`roller verify: ${m}\n`) });
       }
       const tally = (s: string) => results.filter((r) => r.status === s).length;
       process.stderr.write(`${tally('pass')} passed, ${tally('fail')} failed, ${tally('not_applicable')} not applicable, ${tally('not_run')} not run\n`);
@@ -56,7 +56,7 @@ export function registerHarnessCommands(program: Command): void {
       const version = at > 0 ? spec.slice(at + 1) : undefined;
       const verified = version === undefined || version === harnessAdapter(name).runner!.pin.version || (VERIFIED_VERSIONS[name] ?? []).some((v) => v.version === version);
       if (!verified) process.stderr.write(`roller harness install: warning: ${name} ${version} is not in roller's version matrix (roller harness versions ${name}); collect refuses it without --allow-unverified-version\n`);
-      const installed = await (await import('../harnesses/installer.js')).installHarness(name, { cacheDir: opts.cacheDir, ...(version ? { version } : {}) });
+      const installed = await (await import('../harnesses/installer.js')).installHarness(name, { cacheDir: opts.cacheDir, ...(version ? { version } : {}), onProgress: (m) => process.stderr.write(`roller harness install: ${m}\n`) });
       process.stderr.write(`${installed.reused ? 'already installed' : 'installed'}: ${installed.package}@${installed.version}\n`);
       await printLine(installed.bin);
     });

@@ -17,7 +17,8 @@ export function registerProxyCommands(program: Command): void {
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'off')
     .option('--no-websocket', 'refuse WebSocket upgrades at once (clients fall back to HTTP) instead of relaying them')
-    .action(async (opts: { upstream: string; out: string; port: number; host: string; wireTrace: WireTraceMode; websocket: boolean }) => {
+    .option('--log', 'one line on stderr per request as it ends: its number, method, path (no query), protocol, status, time')
+    .action(async (opts: { upstream: string; out: string; port: number; host: string; wireTrace: WireTraceMode; websocket: boolean; log?: boolean }) => {
       const { proxy, done } = await (await import('../pipelines/proxy.js')).startProxyPipeline({
         upstream: opts.upstream,
         outDir: opts.out,
@@ -25,6 +26,9 @@ export function registerProxyCommands(program: Command): void {
         host: opts.host,
         wireTrace: opts.wireTrace,
         websocket: opts.websocket,
+        ...(opts.log
+          ? { onExchange: (e: { seq: number; method: string; path: string; protocol: string; status: number | null; ms: number; error: string | null }) => process.stderr.write(`roller proxy: #${e.seq} ${e.method} ${e.path} ${e.protocol} ${e.status ?? '-'} ${e.ms} ms${e.error ? ` (${e.error})` : ''}\n`) }
+          : {}),
       });
       const stop = () => void proxy.close();
       done.catch((err: Error) => void (proxy.failure ? undefined : process.stderr.write(`roller proxy: still forwarding and recording the wire log, but ${err.message}\n`)));

@@ -29,7 +29,7 @@ const MARKER = '.roller-installed.json';
  * Installs the CLI into `<cache>/<name>-<version>` (once; later calls reuse it): the pinned version, or `version`
  * (any released one: `roller harness versions NAME` lists those verified).
  */
-export async function installHarness(name: string, options: { cacheDir?: string; version?: string } = {}): Promise<InstalledHarness> {
+export async function installHarness(name: string, options: { cacheDir?: string; version?: string; onProgress?: (message: string) => void } = {}): Promise<InstalledHarness> {
   const pinned = harnessAdapter(name).runner?.pin;
   if (!pinned) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: roller has no pinned CLI for it (it reads its files: roller convert)`);
   if (options.version !== undefined && !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(options.version)) {
@@ -46,6 +46,8 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   const marker = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);
   if (marker && (await access(bin).then(() => true, () => false))) return { ...result, reused: true };
   await mkdir(dir, { recursive: true });
+  const started = Date.now();
+  options.onProgress?.(`installing ${pin.source ?? `${pin.package}@${pin.version}`}${pin.runtime ? ` with its Node ${pin.runtime.version}` : ''} from npm into ${dir} (once: later runs reuse it)`);
   try {
     // One install for the runtime and the CLI (a second --no-save install would prune the first); the
     // runtime's bin dir is first on PATH before it exists, so the CLI's install scripts run on it.
@@ -69,6 +71,7 @@ export async function installHarness(name: string, options: { cacheDir?: string;
     );
   }
   await writeJsonAtomic(join(dir, MARKER), { package: pin.package, version: pin.version, installed_at: new Date().toISOString() });
+  options.onProgress?.(`installed ${pin.package}@${pin.version} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return { ...result, reused: false };
 }
 

@@ -161,12 +161,14 @@ export async function verifyHarness(
     scenarios?: readonly string[];
     keep?: boolean;
     onResult?: (r: ScenarioResult) => void;
+    /** What a slow step is doing (installing the CLI). */
+    onProgress?: (message: string) => void;
     /** Called with each scenario whose CLI run finished (the version matrix records its fixture). */
     record?: (run: ScenarioRun, fails: readonly string[]) => Promise<void>;
   } = {},
 ): Promise<ScenarioResult[]> {
   const { scenarios } = verifyOf(harness);
-  const installed = await installHarness(harness, { ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}), ...(options.version ? { version: options.version } : {}) });
+  const installed = await installHarness(harness, { ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}), ...(options.version ? { version: options.version } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
   const root = await mkdtemp(join(tmpdir(), `roller-verify-${harness}-`));
   const model = await startScriptedModel();
   const results: ScenarioResult[] = [];

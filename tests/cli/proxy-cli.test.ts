@@ -83,6 +83,23 @@ const alive = (pid: number) => {
 };
 
 describe('roller proxy: its projection runs in a process of its own', () => {
+  it('--log: one line per request as it ends (number, method, path without its query, protocol, status, time), never a credential', async () => {
+    const model = await startRoller('scripted-model');
+    const proxy = await startRoller('proxy', '--upstream', model.url, '--out', join(tmp.path, 'logged'), '--log');
+    const ok = await request(`${proxy.url}/v1/messages?key=sk-in-the-query-SECRET`, { method: 'POST', headers: { 'x-api-key': 'sk-test-cli-SECRET' }, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: '[HELLO]' }] }) });
+    await ok.body.text();
+    const refused = await request(`${proxy.url}/v1/chat/completions`, { method: 'GET' });
+    await refused.body.text();
+    proxy.child.kill('SIGTERM');
+    await once(proxy.child, 'exit');
+    model.child.kill('SIGINT');
+    const lines = proxy.stderr().split('\n').filter((l) => /^roller proxy: #\d/.test(l));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^roller proxy: #0 POST \/v1\/messages anthropic-messages 200 \d+ ms$/);
+    expect(lines[1]).toMatch(/^roller proxy: #1 GET \/v1\/chat\/completions openai-chat-completions (\d{3}|-) \d+ ms/);
+    expect(proxy.stderr()).not.toContain('SECRET');
+  });
+
   it('the proxy killed with SIGKILL: the projection finishes every call the wire log holds, then exits', async () => {
     const model = await startRoller('scripted-model');
     const out = join(tmp.path, 'killed');

@@ -34,7 +34,10 @@ describe('a harness from its own folder and one registry line', () => {
   it('roller collect runs it on the scripted model: every call recorded and attributed, outputs validated, SFT written', async () => {
     const tasks = join(tmp.path, 'tasks.jsonl');
     writeFileSync(tasks, [{ id: 'hello', prompt: '[HELLO] say hello' }, { id: 'write', prompt: '[WRITE] write hello.txt', followups: ['[HELLO] and now hello'] }].map((t) => JSON.stringify(t)).join('\n'));
-    const { runDir, info } = await collect({ tasks, harness: 'toy', models: ['scripted/default'], output: join(tmp.path, 'runs'), runName: 'toy', captureCalls: true, captureDebug: 'full', cacheDir: join(tmp.path, 'cache') });
+    const notices: string[] = [];
+    const { runDir, info } = await collect({ tasks, harness: 'toy', models: ['scripted/default'], output: join(tmp.path, 'runs'), runName: 'toy', captureCalls: true, captureDebug: 'full', cacheDir: join(tmp.path, 'cache'), onNotice: (m) => notices.push(m) });
+    // A slow step says what it does: the CLI's install (once), before anything runs.
+    expect(notices).toEqual(expect.arrayContaining([expect.stringMatching(/^installing .*cli from npm into .*toy-1\.0\.0 \(once: later runs reuse it\)$/), expect.stringMatching(/^installed roller-toy-harness@1\.0\.0 in \d+\.\d s$/)]));
     expect(info.summary).toMatchObject({ ok: 2, error: 0, timeout: 0 });
     expect(info.delegation).toEqual({ available: false, reason: 'the toy harness has no delegation tool' });
     expect(await validateRun(runDir)).toEqual([]);

@@ -184,7 +184,7 @@ interface RunPlan {
 async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectResult> {
   const { bundle, models, simulators, runName, runDir, docker } = plan;
   const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
-  const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}) });
+  const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}), ...(o.onNotice ? { onProgress: o.onNotice } : {}) });
   const wireTrace = o.wireTrace ?? 'actf';
   const lock = runLock(o, requests, bundle.digest, installed.version, models, simulators, docker, wireTrace);
 

@@ -36,6 +36,21 @@ export interface ExchangeContext {
   nextCall(): { callId: string; seq: number };
   /** The exchange is over (its end frame appended, or nothing was logged). */
   done(exchange: HttpExchange): void;
+  /** Told of each exchange as it ends (roller proxy --log). */
+  readonly onExchange?: ((e: ExchangeSummary) => void) | undefined;
+}
+
+/** One exchange as a log line says it: never a header, a body or a query string. */
+export interface ExchangeSummary {
+  seq: number;
+  method: string;
+  /** The request path without its query (the query may hold a credential). */
+  path: string;
+  protocol: string;
+  /** The upstream's status (null: none reached the client, e.g. a refusal or a failed connection). */
+  status: number | null;
+  ms: number;
+  error: string | null;
 }
 
 const mb = (n: number) => `${Math.round(n / (1 << 20))} MB`;
@@ -91,6 +106,8 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
   private streamRefusal: { status: number; type: string; message: string; error: RecordedError } | undefined;
   private firstByteAt: number | null = null;
   private finished = false;
+  /** The upstream response's status, once its head arrived. */
+  private status: number | null = null;
   /** Every credential value this exchange forwards, masked in what goes to the client and to the log. */
   private readonly masker: SecretMasker;
   /** The response masked as it streams (a compressed one decoded first); absent when nothing is to be masked. */
@@ -310,6 +327,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, _headers: unknown, statusMessage?: string): void {
     if (statusCode < 200 || this.finished) return; // 1xx: informational, not the response
+    this.status = statusCode;
     this.headersSeen = true;
     this.release(); // the upstream has the request: its bytes are garbage now
     const head = splitResponseHead((controller.rawHeaders ?? []) as Buffer[]);
@@ -426,6 +444,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     const errors = this.masker.maskValue(this.errors);
     const end: EndMeta = { first_byte_at: this.firstByteAt, ended_at: Date.now(), upstream_ended: upstreamEnded, client_aborted: this.clientAborted, upstream_error: upstreamError === null ? null : this.masker.maskText(upstreamError), errors };
     if (this.logged) this.ctx.wire.append(this.callId, 'x', end);
+    this.ctx.onExchange?.({ seq: this.meta.seq, method: this.meta.method, path: this.meta.path.split('?')[0]!, protocol: this.meta.protocol, status: this.status, ms: end.ended_at - this.meta.started_at, error: end.upstream_error ?? errors[0]?.message ?? null });
     this.ctx.done(this);
   }
 

@@ -10,7 +10,8 @@ import type { Call } from '../../schemas/call.js';
 import type { CorrelationHeaders } from './headers.js';
 import { ByteBudget } from '../../core/byte-budget.js';
 import { proxySecrets, type CredentialCustody } from './credential.js';
-import { captureFailed, HttpExchange, jsonError, type ExchangeContext } from './http-exchange.js';
+import { captureFailed, HttpExchange, jsonError, type ExchangeContext, type ExchangeSummary } from './http-exchange.js';
+export type { ExchangeSummary } from './http-exchange.js';
 import { projectCalls } from './project-calls.js';
 import { parseUpstream, printableUpstream } from './request-target.js';
 import { readWireFrames } from './wire-frames.js';
@@ -40,6 +41,8 @@ export interface RecordingProxyOptions {
   maxDecodedResponseBytes?: number;
   /** Extra correlation headers: removed before forwarding, their value kept as this identity field. */
   correlationHeaders?: CorrelationHeaders;
+  /** Told of each HTTP exchange as it ends: method, path (no query), status, time (`roller proxy --log`). */
+  onExchange?: (e: ExchangeSummary) => void;
   /** The harnesses' identity headers (their adapters' identityHeaders): forwarded, their values recorded as native identity. */
   identityHeaders?: CorrelationHeaders;
   /**
@@ -142,6 +145,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     upstreamBodyTimeoutMs: options.upstreamBodyTimeoutMs ?? 600_000,
     nextCall,
     done: track.done,
+    onExchange: options.onExchange,
   };
   const capturing = (res: ServerResponse): boolean => {
     if (!wire.failure) return true;

@@ -52,7 +52,7 @@ export function registerCollectCommand(program: Command): void {
   const command = program
     .command('collect')
     .description('run every task x model through a harness on the embedded scripted model (or an API), recording every call; writes a run directory (seeds/003)')
-    .requiredOption('--tasks <file>', 'tasks JSONL: one {"id","prompt", "followups"?, "files"?, "output_dirs"?, "timeout_s"?} per line (followups: later prompts in the same session; claude-code)')
+    .requiredOption('--tasks <file>', 'tasks JSONL: one {"id","prompt", "followups"?, "files"?, "output_dirs"?, "timeout_s"?, "user_simulator"?, "grader"?} per line (followups: later prompts in the same session, for a harness whose CLI names its session)')
     .option('--harness <name>', 'the harness CLI to run (roller harness list names those roller can run)', 'claude-code')
     .option('--model <provider/model>', 'repeatable; scripted/<name> starts the embedded scripted model', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--model-config <file>', 'JSON {"models": {"provider/model": {"api_base", "api_key_env"}}}; keys only from the environment')

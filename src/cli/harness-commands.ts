@@ -75,6 +75,9 @@ export function registerHarnessCommands(program: Command): void {
       const scenarios = [...order.filter((sc) => seen.has(sc)), ...[...seen].filter((sc) => !order.includes(sc))];
       await printLine(`${'version'.padEnd(10)} ${'released'.padEnd(10)} ${'verified'.padEnd(10)} ${scenarios.join(' | ')}`);
       for (const r of rows) await printLine(`${r.version.padEnd(10)} ${(r.released_at ?? '-').padEnd(10)} ${r.verified_at.padEnd(10)} ${scenarios.map((sc) => r.scenarios[sc] ?? '-').join(' | ')}${r.version === pinned ? '  (pinned)' : ''}`);
+      process.stderr.write(
+        `pass: its run met every check; fail: its run did not (why: tests/fixtures/versions/${name}/<version>/<scenario>/fixture.json, or roller verify --harness ${name} --versions <version>); not_applicable: the release cannot express the scenario; -: not run for that version (docs/VERSIONS.md)\n`,
+      );
     });
   harness
     .command('list')

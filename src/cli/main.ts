@@ -15,7 +15,9 @@ export function buildProgram(): Command {
   const program = new Command('roller')
     .description('Record what coding-agent CLIs really did, and stream it into analysis and training data.')
     .version(rollerVersion)
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // A usage error (unknown option, missing argument, bad value) exits 2, as a refused run does; help and --version 0.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
   registerRecordCommands(program);
   registerProxyCommands(program);
   registerHarnessCommands(program);

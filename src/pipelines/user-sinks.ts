@@ -173,7 +173,7 @@ async function importSink(spec: string, cwd: string): Promise<SinkModule> {
   try {
     mod = (await import(url)) as Record<string, unknown>;
   } catch (err) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: the module could not be loaded (${(err as Error).message}); give a registered sink name (${Object.keys(registry).join(', ')}), a path, or an installed package`, { cause: err });
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: the module could not be loaded (${(err as Error).message}); give a registered calls or samples sink (${Object.entries(registry).filter(([, d]) => d.input === 'calls' || d.input === 'samples').map(([n]) => n).join(', ')}; roller sinks lists them), a path, or an installed package`, { cause: err });
   }
   const def = (mod.default ?? mod.sink) as SinkModule | undefined;
   if (!def || typeof def.create !== 'function') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: the module exports no sink (a default or \`sink\` export with create(options) => { calls?, samples? })`);

@@ -47,6 +47,8 @@ describe('roller collect: a user simulator plays the user (examples/tasks/dialog
       const out = join(tmp.path, 'dialogue-runs');
       const r = await roller(['collect', '--capture-calls', '--capture-debug', 'full', '--tasks', EXAMPLE, '--harness', harness, '--model', 'scripted/default', '--output', out, '--run-name', harness]);
       expect(r.code, r.stderr).toBe(0);
+      // Each simulated turn is a line of its own while the sample runs (turns 2 and 3: the first is the task's prompt).
+      expect(r.stderr.match(/^roller collect: 0_\S+: dialogue turn [23], the simulated user says ".+"$/gm)).toHaveLength(2);
       const run = join(out, harness);
       const v = await roller(['validate-run', run]);
       expect(v.code, v.stderr).toBe(0);

@@ -180,6 +180,7 @@ async function runPrompts(a: Attempt, pipeline: ProxyPipeline | null, upstream: 
         break;
       }
       simulator?.delivered(next.text, k + 2);
+      if (simulator) s.onProgress?.(`${r.index}_${r.task.id}: dialogue turn ${k + 2}, the simulated user says ${JSON.stringify(next.text.length > 80 ? `${next.text.slice(0, 80)}…` : next.text)}`);
       prompt = next.text;
     }
   } finally {

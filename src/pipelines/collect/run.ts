@@ -283,6 +283,7 @@ function sampleSettings(
 ): SampleSettings {
   return {
     harness: o.harness,
+    ...(o.onNotice ? { onProgress: o.onNotice } : {}),
     harnessVersion: r.installed.version,
     bin: r.installed.bin,
     runDir: r.runDir,

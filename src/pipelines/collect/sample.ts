@@ -28,6 +28,8 @@ export interface SampleRequest {
 export interface SampleSettings {
   /** A harness the registry can run (harnesses/index.ts). */
   harness: string;
+  /** What a long sample is doing (a dialogue's turns), for the user watching. */
+  onProgress?: (line: string) => void;
   harnessVersion: string;
   bin: string;
   runDir: string;

@@ -1,51 +1,55 @@
 /**
- * The README's command table and the CLI's own --help say the same options: each command's synopsis in the table
- * names every option its --help lists, and no option --help does not know (help drift is a test failure).
+ * The command pages (docs/commands/*.md) cannot drift from the CLI: each holds the --help of its commands verbatim,
+ * compared here, and every command `roller --help` lists has a page. `ROLLER_UPDATE_DOCS=1 npx vitest run
+ * tests/cli/help-docs.test.ts` writes the current help into the pages (then read the diff).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.js';
+import { spawnSync } from 'node:child_process';
+import { rollerBin } from '../support/paths.js';
 import { roller } from '../support/roller-cli.js';
 
-const IGNORED = new Set(['--help', '--version']);
+const pages = join(repoRoot, 'docs', 'commands');
+const MARKER = /<!-- help: roller ([a-z -]+?) -->\n```text\n([\s\S]*?)```/g;
+const update = process.env.ROLLER_UPDATE_DOCS === '1';
 
-/** The README table's rows: the command words of each synopsis, and the options the synopsis names. */
-function documented(): { words: string[]; options: Set<string> }[] {
-  const rows: { words: string[]; options: Set<string> }[] = [];
-  for (const line of readFileSync(join(repoRoot, 'README.md'), 'utf8').split('\n')) {
-    if (!line.startsWith('| `roller ')) continue;
-    const cell = line.slice(2, line.indexOf(' | ', 2));
-    // A cell may hold several synopses (`roller harness install …` / `roller harness list`): each its own command.
-    for (const synopsis of cell.split(/`\s*\/\s*`/)) {
-      const text = synopsis.replace(/`/g, '');
-      const words = text.split(/\s+/).slice(1).filter((w, i, all) => /^[a-z][a-z-]*$/.test(w) && all.slice(0, i).every((x) => /^[a-z][a-z-]*$/.test(x)));
-      const options = [...text.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0]).filter((o) => !IGNORED.has(o));
-      // Two rows of one command (roller usage DIR, roller usage --harness …): one --help, their options together.
-      const same = rows.find((r) => r.words.join(' ') === words.join(' '));
-      if (same) for (const o of options) same.options.add(o);
-      else rows.push({ words, options: new Set(options) });
+/**
+ * `roller WORDS --help` as it prints into a pipe (80 columns), for a user whose HOME is /home/you: defaults that name a
+ * path (the harness cache) are the same on every machine.
+ */
+async function help(words: string[]): Promise<string> {
+  const env = { ...process.env, HOME: '/home/you' };
+  delete env.XDG_CACHE_HOME;
+  delete env.ROLLER_CACHE_DIR;
+  const { stdout } = spawnSync(rollerBin, [...words, '--help'], { env, encoding: 'utf8' });
+  return stdout.trimEnd() + '\n';
+}
+
+describe('docs/commands against --help', () => {
+  const files = readdirSync(pages).filter((f) => f.endsWith('.md'));
+
+  it.each(files)('%s holds the --help of its commands as the CLI prints it', async (file) => {
+    const path = join(pages, file);
+    const text = readFileSync(path, 'utf8');
+    const blocks = [...text.matchAll(MARKER)];
+    expect(blocks.length, `${file} has no help block`).toBeGreaterThan(0);
+    let next = text;
+    for (const [whole, words, body] of blocks) {
+      const current = await help(words!.split(' '));
+      if (update) next = next.replace(whole!, `<!-- help: roller ${words} -->\n\`\`\`text\n${current}\`\`\``);
+      else expect(body, `${file}: roller ${words} --help changed; run ROLLER_UPDATE_DOCS=1 npx vitest run tests/cli/help-docs.test.ts`).toBe(current);
     }
-  }
-  return rows;
-}
-
-async function helpOptions(words: string[]): Promise<Set<string>> {
-  const { stdout } = await roller(...words, '--help');
-  const options = stdout.slice(stdout.indexOf('Options:'), stdout.indexOf('Commands:') > 0 ? stdout.indexOf('Commands:') : undefined);
-  // The flag column only (an option's description may name another CLI's flags).
-  return new Set([...options.matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((o) => !IGNORED.has(o)));
-}
-
-describe('README command table against --help', () => {
-  const rows = documented();
-  it('documents the commands', () => {
-    expect(rows.map((r) => r.words.join(' '))).toEqual(expect.arrayContaining(['collect', 'reprocess', 'convert', 'proxy', 'verify', 'usage', 'harness install']));
+    if (update && next !== text) writeFileSync(path, next);
   });
-  it.each(rows.map((r) => [r.words.join(' '), r] as const))('roller %s: the synopsis names exactly the options --help lists', async (_name, row) => {
-    const help = await helpOptions(row.words);
-    expect({ undocumented: [...help].filter((o) => !row.options.has(o)).sort(), unknown: [...row.options].filter((o) => !help.has(o)).sort() }).toEqual({ undocumented: [], unknown: [] });
+
+  it('every command roller --help lists has a page with its help', async () => {
+    const listed = (await help([])).split('Commands:')[1]!.split('\n').map((l) => /^ {2}([a-z][a-z-]*)/.exec(l)?.[1]).filter((c): c is string => c !== undefined && c !== 'help');
+    const documented = new Set(files.flatMap((f) => [...readFileSync(join(pages, f), 'utf8').matchAll(MARKER)].map((m) => m[1]!.split(' ')[0]!)));
+    expect(listed.filter((c) => !documented.has(c))).toEqual([]);
   });
+
   it('a usage error (unknown option, missing or bad value) exits 2, as the README says; help and --version exit 0', async () => {
     for (const args of [['collect', '--no-such-option'], ['collect'], ['collect', '--tasks', 't.jsonl', '--concurrency', '0'], ['no-such-command']]) {
       const r = await roller(...args);
@@ -54,5 +58,13 @@ describe('README command table against --help', () => {
     }
     expect((await roller('--version')).code).toBe(0);
     expect((await roller('collect', '--help')).code).toBe(0);
+  });
+
+  it('the README is short (12 KB at most) and every page it links to is there', () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(12 * 1024);
+    const links = [...readme.matchAll(/\]\(([^)#]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(10);
+    expect(links.filter((l) => !existsSync(join(repoRoot, l)))).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { summarizeCalls } from '../../examples/highland-pipeline.js';
 
-it('the README library example runs as written', async () => {
+it('the library example (docs/library.md, examples/highland-pipeline.ts) runs as written', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'roller-example-'));
   try {
     const input = join(dir, 'calls.jsonl');

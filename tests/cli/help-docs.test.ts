@@ -20,7 +20,7 @@ const update = process.env.ROLLER_UPDATE_DOCS === '1';
  * path (the harness cache) are the same on every machine.
  */
 async function help(words: string[]): Promise<string> {
-  const env = { ...process.env, HOME: '/home/you' };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: '/home/you' };
   delete env.XDG_CACHE_HOME;
   delete env.ROLLER_CACHE_DIR;
   const { stdout } = spawnSync(rollerBin, [...words, '--help'], { env, encoding: 'utf8' });

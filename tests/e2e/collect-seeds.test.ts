@@ -48,10 +48,13 @@ describe('roller collect: capture is opt-in (seeds/000 --capture-calls)', () => 
     expect(noWire.stderr).toContain('--capture-calls records calls from the wire: it needs the wire trace on');
     expect(existsSync(join(out, 'nowire'))).toBe(false);
 
-    // OpenCode without capture: its requests offer no task tool, so no child session is made.
+    // OpenCode without capture: its requests offer no task tool, so no child session is made, and the delegation the
+    // scripted model cannot script is an error sample (issue 49), said at the start.
     const oc = await roller(['collect', '--tasks', tasks, '--harness', 'opencode', '--wire-trace', 'full', '--output', out, '--run-name', 'oc-plain']);
-    expect(oc.code, oc.stderr).toBe(0);
+    expect(oc.code, oc.stderr).toBe(1);
+    expect(oc.stderr).toContain('roller collect: opencode runs without its delegation tool');
     const ocRun = join(out, 'oc-plain');
+    expect(info(ocRun).samples[0]!.error?.code).toBe('ROLLER_SCRIPT_ERROR');
     const ocDir = join(ocRun, info(ocRun).samples[0]!.path);
     const offered = readJsonl(join(ocDir, 'wire_trace.jsonl')).flatMap((e) => ((e.body?.tools ?? []) as Json[]).map((t) => t.function?.name as string));
     expect(offered).toContain('read');

@@ -96,8 +96,12 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(opened.lock?.harness).toBeDefined();
     // A sample directory where a run is expected: said, with the run directory to pass instead (no stack trace).
     await expect(openRun(join(run, rows[0]!.path))).rejects.toMatchObject({ code: 'ROLLER_INVALID_OPTIONS', message: expect.stringContaining('is a sample directory') });
-    const wrongDir = await roller(['usage', join(run, rows[0]!.path)]);
-    expect([wrongDir.code, wrongDir.stderr]).toEqual([2, expect.stringMatching(/^roller: .* is a sample directory .*pass the run directory it is in/)]);
+    // roller usage takes a sample too: that sample alone; a capture attempt is refused, naming what it takes.
+    const one = await roller(['usage', join(run, rows[0]!.path)]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/^run .*: 1 samples, /m);
+    const wrongDir = await roller(['usage', join(run, rows[0]!.path, 'capture', 'attempt-0001')]);
+    expect([wrongDir.code, wrongDir.stderr]).toEqual([2, expect.stringMatching(/^roller: .* is a capture attempt: roller usage takes a run or one of its samples/)]);
 
     const sftBefore = readFileSync(join(run, 'sft.jsonl'));
     // A sample written before an audit existed (its model_identity_audit taken out): a resume reuses it as it is.

@@ -55,12 +55,16 @@ describe('roller reprocess (archives of real Claude Code runs)', () => {
     expect(existsSync(join(out, middle.path))).toBe(false);
     expect(existsSync(join(out, `${middle.path}.partial`))).toBe(false);
     for (const row of [rows[0]!, rows[2]!]) expect(existsSync(join(out, row.path, 'trace_ACTF.json'))).toBe(true);
-    // The run's files hold what was written: two rows, sft.jsonl of those two.
+    // The run's files say what happened: the failed sample an error row (its directory absent), sft.jsonl of the two
+    // written; validate-run names the failed one.
     const info = JSON.parse(readFileSync(join(out, 'info.json'), 'utf8')) as RunInfo;
-    expect(info.samples.map((s) => s.path)).toEqual([rows[0]!.path, rows[2]!.path]);
+    expect(info.samples.map((s) => [s.path, s.status])).toEqual([[rows[0]!.path, 'ok'], [middle.path, 'error'], [rows[2]!.path, 'ok']]);
+    expect(info.summary).toMatchObject({ ok: 2, error: 1 });
     expect(readFileSync(join(out, 'sft.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
     expect(readFileSync(calls).equals(before)).toBe(true);
-    expect((await roller(['validate-run', out])).code).toBe(0);
+    const checked = await roller(['validate-run', out]);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain(`${middle.path}: no sample directory; the run records it as error`);
 
     // The failed sample's record says so; fixing the archive and running again writes just that sample.
     const log = readFileSync(join(out, 'reprocess.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { sample: string; state: string });
@@ -68,6 +72,8 @@ describe('roller reprocess (archives of real Claude Code runs)', () => {
     writeFileSync(calls, before.subarray(0, before.lastIndexOf('\n') + 1));
     const again = json(await roller(['reprocess', copy, '--output', out, '--json']));
     expect(again).toMatchObject({ written: 1, unchanged: 2, errors: 0 });
+    expect((JSON.parse(readFileSync(join(out, 'info.json'), 'utf8')) as RunInfo).summary).toMatchObject({ ok: 3, error: 0 });
+    expect((await roller(['validate-run', out])).code).toBe(0);
   }, 5 * 60_000);
 
   it('idempotent: the same source again writes nothing; an unfinished earlier output is reported by path and left alone', async () => {

@@ -7,6 +7,8 @@ import type { ProfileOption } from '../harnesses/profiles.js';
 import type { RunInfo } from '../schemas/run-info.js';
 import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { captureDebugOption, nonNegativeInt, positiveInt, sinkSpecsOf, wireTraceOption, withSinkOptions } from './options.js';
+import { parseDockerUser, parseSize, type DockerRequest } from '../pipelines/collect/docker-plan.js';
+import type { ContainerLimits } from '../sources/docker-runner.js';
 import { printLine } from './output.js';
 import { rollerVersion } from './version.js';
 
@@ -30,6 +32,10 @@ interface CollectCliOptions {
   captureDebug: 'on-error' | 'full' | 'off';
   runner: string;
   image?: string;
+  dockerUser?: string;
+  memory?: string;
+  cpus?: number;
+  pidsLimit?: number;
   cacheDir: string;
   json?: boolean;
   cacheTrace?: boolean;
@@ -44,6 +50,23 @@ interface CollectCliOptions {
   sinkOption?: string[];
   sinkOptions?: string;
   sinkTimeout?: number;
+}
+
+function positiveNumber(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a number above 0');
+  return n;
+}
+
+/** --image and the container's user and limits, as the library takes them. */
+function dockerRequest(opts: CollectCliOptions): DockerRequest {
+  if (!opts.image) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs: scripts/docker-engine.sh base-image builds one)');
+  const limits: Partial<ContainerLimits> = {
+    ...(opts.memory ? { memoryBytes: parseSize(opts.memory, '--memory') } : {}),
+    ...(opts.cpus ? { nanoCpus: Math.round(opts.cpus * 1e9) } : {}),
+    ...(opts.pidsLimit ? { pids: opts.pidsLimit } : {}),
+  };
+  return { image: opts.image, limits, ...(opts.dockerUser ? { user: parseDockerUser(opts.dockerUser) } : {}) };
 }
 
 /** `roller collect`: tasks x models through a harness, each sample recorded. */
@@ -79,7 +102,11 @@ export function registerCollectCommand(program: Command): void {
     .option('--collect-path <path>', 'repeatable; a work-dir path also copied to results/legacy/', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--capture-debug <mode>', 'on-error | full | off: when capture/ keeps raw/', captureDebugOption, 'on-error')
     .option('--runner <kind>', 'local (default) | docker', 'local')
-    .option('--image <name>', '--runner docker: the image samples run in (host networking; the pinned CLI is mounted)')
+    .option('--image <name>', '--runner docker: the image samples run in, never pulled (scripts/docker-engine.sh base-image builds one; host networking; the pinned CLI is mounted)')
+    .option('--docker-user <uid[:gid]>', '--runner docker: the user samples run as (default: yours; as root, 1000:1000); never 0')
+    .option('--memory <size>', '--runner docker: memory per container, e.g. 2g or 512m (no swap beyond it)')
+    .option('--cpus <n>', '--runner docker: CPUs per container, e.g. 1.5', positiveNumber)
+    .option('--pids-limit <n>', '--runner docker: processes and threads per container (default 4096)', positiveInt)
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
     .option('--harness-version <version>', 'run this released version of the harness CLI instead of the pinned one (roller harness versions NAME lists the verified ones); the lock records it')
     .option('--allow-unverified-version', 'run a --harness-version that is not in the version matrix')
@@ -94,7 +121,11 @@ export function registerCollectCommand(program: Command): void {
       const harnessProfile = await profileOfOptions(profileOpts, opts);
       const controller = new AbortController();
       const onSignal = () => {
-        if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: leave now (info.json holds the last checkpoint)
+        if (controller.signal.aborted) {
+          // A second Ctrl-C: leave now (info.json holds the last checkpoint); containers do not outlive roller.
+          void import('../sources/docker-runner.js').then((d) => d.removeRunningContainers()).finally(() => process.exit(130));
+          return;
+        }
         process.stderr.write('roller collect: interrupted; queued samples are cancelled, running ones finish (Ctrl-C again to leave at once)\n');
         controller.abort();
       };
@@ -125,7 +156,7 @@ export function registerCollectCommand(program: Command): void {
         ...(opts.keyInHarness ? { keyInHarness: true } : {}),
         ...(opts.maxResultsMb ? { maxResultsBytes: opts.maxResultsMb * (1 << 20) } : {}),
         runner: opts.runner,
-        ...(opts.image ? { image: opts.image } : {}),
+        ...(opts.runner === 'docker' ? { docker: dockerRequest(opts) } : {}),
         cacheDir: opts.cacheDir,
         ...(opts.harnessVersion ? { harnessVersion: opts.harnessVersion } : {}),
         ...(opts.allowUnverifiedVersion ? { allowUnverifiedVersion: true } : {}),

@@ -56,6 +56,8 @@ export const ErrorCode = {
   HARNESS_FAILED: 'ROLLER_HARNESS_FAILED',
   /** The sample's time ran out. */
   HARNESS_TIMEOUT: 'ROLLER_HARNESS_TIMEOUT',
+  /** The Docker engine refused or failed: no image of that name, a container it could not create. */
+  DOCKER_FAILED: 'ROLLER_DOCKER_FAILED',
   /** The harness left no native session. */
   NO_RAW_TRACE: 'ROLLER_NO_RAW_TRACE',
   /** Reprocessing a sample failed. */

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { access, mkdir, readFile } from 'node:fs/promises';
+import { access, chmod, lstat, mkdir, readdir, readFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { writeJsonAtomic } from '../core/atomic-write.js';
@@ -44,7 +45,10 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   const runtime = pin.runtime ? join(dir, pin.runtime.bin) : undefined;
   const result = { name, package: pin.package, version: pin.version, dir, bin, ...(runtime ? { runtime } : {}) };
   const marker = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);
-  if (marker && (await access(bin).then(() => true, () => false))) return { ...result, reused: true };
+  if (marker && (await access(bin).then(() => true, () => false))) {
+    await openToAll(dir); // an install an older roller made under its umask 077
+    return { ...result, reused: true };
+  }
   await mkdir(dir, { recursive: true });
   const started = Date.now();
   options.onProgress?.(`installing ${pin.source ?? `${pin.package}@${pin.version}`}${pin.runtime ? ` with its Node ${pin.runtime.version}` : ''} from npm into ${dir} (once: later runs reuse it)`);
@@ -63,6 +67,7 @@ export async function installHarness(name: string, options: { cacheDir?: string;
       env,
     });
     await access(bin);
+    await openToAll(dir);
   } catch (cause) {
     throw new RollerError(
       ErrorCode.HARNESS_INSTALL_FAILED,
@@ -73,6 +78,25 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   await writeJsonAtomic(join(dir, MARKER), { package: pin.package, version: pin.version, installed_at: new Date().toISOString() });
   options.onProgress?.(`installed ${pin.package}@${pin.version} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return { ...result, reused: false };
+}
+
+/**
+ * The install readable and runnable by every user (a+rX): roller's umask (077) is npm's too, and a container's
+ * non-root user must run the CLI it mounts. Published code from npm: nothing in it is private. Links are not followed.
+ */
+async function openToAll(dir: string): Promise<void> {
+  const top = await lstat(dir);
+  if ((top.mode & 0o005) === 0o005) return;
+  const open = async (path: string, st: Stats): Promise<void> => {
+    if (st.isSymbolicLink()) return;
+    const exec = st.isDirectory() || (st.mode & 0o100) !== 0 ? 0o555 : 0o444;
+    await chmod(path, (st.mode & 0o7777) | exec);
+  };
+  await open(dir, top);
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    await open(path, await lstat(path));
+  }
 }
 
 /** What npm itself said of a failed install (its error lines), else the first line of the failure. */

@@ -18,6 +18,14 @@ export const Lock = z
     harness: z.strictObject({ name: HarnessName, version: z.string() }),
     models: z.record(z.string(), z.unknown()).describe('model configuration with credentials redacted and URL userinfo removed'),
     image_id: z.string().nullable(),
+    container: z
+      .strictObject({
+        user: z.string().regex(/^\d+:\d+$/),
+        limits: z.strictObject({ memoryBytes: z.number().int().positive().nullable(), nanoCpus: z.number().int().positive().nullable(), pids: z.number().int().positive() }),
+        network: z.enum(['host', 'none']),
+      })
+      .optional()
+      .describe('--runner docker: the user samples run as, their limits and network'),
     harness_profile: z.string().optional().describe("a non-default harness profile (e.g. Pi's example sub-agent extension): a trajectory-semantic choice"),
     timeout_s: z.number().positive(),
     options: z.strictObject({

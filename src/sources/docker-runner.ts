@@ -4,13 +4,16 @@ import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type Dockerode from 'dockerode';
 import { ErrorCode, RollerError } from '../core/errors.js';
+import { chownTree } from './ownership.js';
 import type { ProcessOutcome, ProcessPlan, RunProcessOptions } from './process-runner.js';
 
-/** The part of dockerode the runner uses (a real Dockerode instance, or a stand-in in tests). */
+/** The part of dockerode the runner uses (a real Dockerode instance, or a stand-in in unit tests). */
 export interface DockerApi {
   ping(): Promise<unknown>;
-  getImage(name: string): { inspect(): Promise<{ Id: string }> };
+  getImage(name: string): { inspect(): Promise<{ Id: string; Config?: { User?: string } }> };
   createContainer(options: Dockerode.ContainerCreateOptions): Promise<DockerContainer>;
+  listContainers(options: { all?: boolean; filters?: string }): Promise<{ Id: string; Labels: Record<string, string> }[]>;
+  getContainer(id: string): Pick<DockerContainer, 'remove'>;
   modem: { demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void };
 }
 
@@ -23,15 +26,38 @@ export interface DockerContainer {
   remove(options?: { force?: boolean; v?: boolean }): Promise<unknown>;
 }
 
-export interface DockerRunOptions extends RunProcessOptions {
+/** The container a sample (or its grader) runs in: what the run lock records of it. */
+export interface ContainerSpec {
   image: string;
+  /** The user inside; never root. Directories it writes are handed to it for the run and taken back after. */
+  user: { uid: number; gid: number };
+  limits: ContainerLimits;
+  /**
+   * host: the host's network namespace (the proxy on the host's loopback; so is every other loopback service).
+   * none: no network at all (graders, and samples with --wire-trace off refuse it: their model is unreachable).
+   */
+  network: 'host' | 'none';
+  labels: Record<string, string>;
+}
+
+export interface ContainerLimits {
+  /** Bytes of memory (and swap: the same, so none); null: the engine's default (no limit). */
+  memoryBytes: number | null;
+  /** CPUs in billionths (1.5 CPUs = 1.5e9); null: no limit. */
+  nanoCpus: number | null;
+  /** Processes and threads at most: a fork bomb ends at this. */
+  pids: number;
+}
+
+export const DEFAULT_LIMITS: ContainerLimits = { memoryBytes: null, nanoCpus: null, pids: 4096 };
+
+/** The label every container roller makes carries; the run and the process that made it are labels too. */
+export const SAMPLE_LABEL = 'dev.roller.sample';
+
+export interface DockerRunOptions extends RunProcessOptions {
+  container: ContainerSpec;
   /** Host paths mounted at the same path in the container (HOME, the work dir, the pinned CLI). */
   mounts: { path: string; readOnly?: boolean }[];
-  /**
-   * Host networking: the container reaches the recording proxy on the host's 127.0.0.1. Required when
-   * calls are captured (the proxy binds loopback only).
-   */
-  hostNetwork: boolean;
   docker: DockerApi;
 }
 
@@ -41,71 +67,60 @@ export const DOCKER_API_VERSION = 'v1.41';
 /**
  * Runs a harness plan in a container: the same command, arguments, environment and working directory as
  * the local runner, the plan's directories mounted at the same paths, stdout and stderr demultiplexed into
- * the same files. A timeout or an abort kills the container; it is removed whatever happened, so no sample
- * leaves one behind.
+ * the same files. A timeout or an abort kills the container (every process in it); it is removed whatever
+ * happened, so no sample leaves one behind.
  */
 export async function runInDocker(plan: ProcessPlan, options: DockerRunOptions): Promise<ProcessOutcome> {
   await mkdir(dirname(options.stdoutPath), { recursive: true });
   await mkdir(dirname(options.stderrPath), { recursive: true });
+  const { container: spec } = options;
+  const writable = options.mounts.filter((m) => !m.readOnly).map((m) => m.path);
+  const handOver = spec.user.uid !== process.getuid?.();
+  if (handOver) for (const path of writable) await chownTree(path, spec.user.uid, spec.user.gid);
   const stdout = createWriteStream(options.stdoutPath);
   const stderr = createWriteStream(options.stderrPath);
   const started = Date.now();
-  let container: DockerContainer;
-  try {
-    container = await options.docker.createContainer({
-      Image: options.image,
-      // A prompt on stdin comes from its file (in a mounted directory) by the image's shell: no stream to attach.
-      Cmd: plan.stdin === undefined ? [plan.command, ...plan.args] : ['/bin/sh', '-c', 'exec "$0" "$@" < "$ROLLER_STDIN"', plan.command, ...plan.args],
-      Env: Object.entries(plan.stdin === undefined ? plan.env : { ...plan.env, ROLLER_STDIN: plan.stdin }).map(([k, v]) => `${k}=${v}`),
-      WorkingDir: plan.cwd,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      OpenStdin: false,
-      Labels: { 'dev.roller.sample': '1' },
-      HostConfig: {
-        Binds: options.mounts.map((m) => `${m.path}:${m.path}${m.readOnly ? ':ro' : ''}`),
-        NetworkMode: options.hostNetwork ? 'host' : 'bridge',
-        AutoRemove: false,
-        Init: true, // a harness's background children are reaped and signalled with it
-      },
-    });
-  } catch (err) {
-    stdout.end();
-    stderr.end();
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `docker: the container could not be created from image ${options.image} (${(err as Error).message}); pull or build the image first`, { cause: err });
-  }
+  let container: DockerContainer | undefined;
   let timedOut = false;
   let aborted = false;
-  const kill = () => void container.kill().catch(() => undefined); // already stopped: nothing to do
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, options.timeoutMs);
-  const onAbort = () => {
-    aborted = true;
-    kill();
-  };
-  options.signal?.addEventListener('abort', onAbort, { once: true });
   let exitCode: number | null = null;
   try {
-    const stream = await container.attach({ stream: true, stdout: true, stderr: true });
-    options.docker.modem.demuxStream(stream, stdout, stderr);
-    const ended = new Promise<void>((resolve) => {
-      stream.once('end', resolve);
-      stream.once('close', resolve);
-      stream.once('error', () => resolve());
-    });
-    await container.start();
-    exitCode = (await container.wait()).StatusCode;
-    await ended;
+    container = await create(plan, options);
+    running.set(container.id, container);
+    const kill = () => void container!.kill().catch(() => undefined); // already stopped: nothing to do
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      kill();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const stream = await container.attach({ stream: true, stdout: true, stderr: true });
+      options.docker.modem.demuxStream(stream, stdout, stderr);
+      const ended = new Promise<void>((resolve) => {
+        stream.once('end', resolve);
+        stream.once('close', resolve);
+        stream.once('error', () => resolve());
+      });
+      if (options.signal?.aborted) onAbort();
+      else await container.start();
+      exitCode = (await container.wait()).StatusCode;
+      await ended;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onAbort);
-    await container.remove({ force: true, v: true }).catch(() => undefined);
+    await container?.remove({ force: true, v: true }).catch(() => undefined);
+    if (container) running.delete(container.id);
     stdout.end();
     stderr.end();
     await Promise.all([finished(stdout), finished(stderr)]);
+    // Back to roller's user before anything of it is read: links stay links (lchown), nothing is followed.
+    if (handOver) for (const path of writable) await chownTree(path, process.getuid!(), process.getgid!());
   }
   const ended = Date.now();
   return {
@@ -119,7 +134,51 @@ export async function runInDocker(plan: ProcessPlan, options: DockerRunOptions):
   };
 }
 
-/** A Docker API client for the local engine, or the reason there is none (no socket, not answering). */
+async function create(plan: ProcessPlan, options: DockerRunOptions): Promise<DockerContainer> {
+  const { container: spec } = options;
+  try {
+    return await options.docker.createContainer({
+      Image: spec.image,
+      // A prompt on stdin comes from its file (in a mounted directory) by the image's shell: no stream to attach.
+      Cmd: plan.stdin === undefined ? [plan.command, ...plan.args] : ['/bin/sh', '-c', 'exec "$0" "$@" < "$ROLLER_STDIN"', plan.command, ...plan.args],
+      Env: Object.entries(plan.stdin === undefined ? plan.env : { ...plan.env, ROLLER_STDIN: plan.stdin }).map(([k, v]) => `${k}=${v}`),
+      WorkingDir: plan.cwd,
+      User: `${spec.user.uid}:${spec.user.gid}`,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      OpenStdin: false,
+      Labels: { ...spec.labels, [SAMPLE_LABEL]: '1' },
+      HostConfig: {
+        Binds: options.mounts.map((m) => `${m.path}:${m.path}${m.readOnly ? ':ro' : ''}`),
+        NetworkMode: spec.network,
+        AutoRemove: false,
+        Init: true, // a harness's background children are reaped and signalled with it
+        PidsLimit: spec.limits.pids,
+        ...(spec.limits.memoryBytes !== null ? { Memory: spec.limits.memoryBytes, MemorySwap: spec.limits.memoryBytes } : {}),
+        ...(spec.limits.nanoCpus !== null ? { NanoCpus: spec.limits.nanoCpus } : {}),
+        // Nothing gained inside: no new privileges through setuid binaries, no capabilities beyond the default set's need.
+        SecurityOpt: ['no-new-privileges'],
+        CapDrop: ['ALL'],
+      },
+    });
+  } catch (err) {
+    throw new RollerError(ErrorCode.DOCKER_FAILED, `docker: a container could not be created from image ${spec.image} (${(err as Error).message}); build or load the image on this engine (roller never pulls)`, { cause: err });
+  }
+}
+
+/** This process's containers that are running now: what a second Ctrl-C removes before roller leaves. */
+const running = new Map<string, DockerContainer>();
+
+/** Removes every container this process is running (at most `withinMs`): roller is leaving at once. */
+export async function removeRunningContainers(withinMs = 5000): Promise<number> {
+  const all = [...running.values()];
+  const removals = Promise.all(all.map((c) => c.remove({ force: true, v: true }).catch(() => undefined)));
+  await Promise.race([removals, new Promise((resolve) => setTimeout(resolve, withinMs).unref())]);
+  return all.length;
+}
+
+/** A Docker API client for the engine at DOCKER_HOST (or the default socket), or the reason there is none. */
 export async function connectDocker(): Promise<{ docker: DockerApi } | { reason: string }> {
   const { default: Docker } = await import('dockerode');
   const docker = new Docker({ version: DOCKER_API_VERSION }) as unknown as DockerApi;
@@ -127,7 +186,7 @@ export async function connectDocker(): Promise<{ docker: DockerApi } | { reason:
     await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer in 3 s')), 3000).unref())]);
     return { docker };
   } catch (err) {
-    return { reason: `no Docker engine answers at ${process.env.DOCKER_HOST ?? '/var/run/docker.sock'} (${(err as Error).message})` };
+    return { reason: `no Docker engine answers at ${process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock'} (${(err as Error).message}); scripts/docker-engine.sh starts a private one` };
   }
 }
 
@@ -136,6 +195,33 @@ export async function imageId(docker: DockerApi, image: string): Promise<string>
   try {
     return (await docker.getImage(image).inspect()).Id;
   } catch (err) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `docker: image ${image} is not on this engine (${(err as Error).message}); pull or build it, then run again`, { cause: err });
+    throw new RollerError(ErrorCode.DOCKER_FAILED, `docker: image ${image} is not on this engine (${(err as Error).message}); build or load it (roller never pulls: docker build, docker load or docker import), then run again`, { cause: err });
+  }
+}
+
+/**
+ * Containers an earlier roller left (killed -9 before it could remove them): those of this run, and those whose
+ * roller process on this host is gone. Removed, and counted, before a run starts its own.
+ */
+export async function removeLeftovers(docker: DockerApi, run: { runDir: string; host: string }): Promise<number> {
+  const found = await docker.listContainers({ all: true, filters: JSON.stringify({ label: [SAMPLE_LABEL] }) });
+  let removed = 0;
+  for (const c of found) {
+    const ours = c.Labels['dev.roller.run'] === run.runDir && c.Labels['dev.roller.pid'] !== String(process.pid);
+    const orphan = c.Labels['dev.roller.host'] === run.host && !alive(Number(c.Labels['dev.roller.pid']));
+    if (!ours && !orphan) continue;
+    await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined);
+    removed++;
+  }
+  return removed;
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

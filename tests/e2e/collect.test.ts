@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunInfo, SampleInfo } from '../../src/schemas/index.js';
+import type { RunInfo } from '../../src/schemas/index.js';
 import { collectRuns, DUMMY_KEY, filesUnder, info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
 import { runChecks } from '../support/run-checks.js';
 import { repoRoot } from '../support/paths.js';
@@ -248,63 +248,6 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     await expectReprocessReproduces(run);
     await expectAtifExport(run);
   }, 10 * 60_000);
-});
-
-describe('roller collect with the docker runner (engine stand-in that runs the container command on this host)', () => {
-  it('claude-code: the sample runs through the docker runner: create options, host network, removal, a valid run with the image id locked', async () => {
-    const { default: Docker } = await import('dockerode');
-    const { spawn: spawnChild } = await import('node:child_process');
-    const { PassThrough } = await import('node:stream');
-    const { collect } = await import('../../src/pipelines/collect/run.js');
-    const created: import('dockerode').ContainerCreateOptions[] = [];
-    const removed: string[] = [];
-    const frame = (stream: 1 | 2, chunk: Buffer) => {
-      const h = Buffer.alloc(8);
-      h[0] = stream;
-      h.writeUInt32BE(chunk.length, 4);
-      return Buffer.concat([h, chunk]);
-    };
-    const api: import('../../src/sources/docker-runner.js').DockerApi = {
-      ping: async () => 'OK',
-      getImage: () => ({ inspect: async () => ({ Id: 'sha256:0123456789abcdef' }) }),
-      modem: new Docker({ socketPath: '/nonexistent.sock' }).modem,
-      async createContainer(options) {
-        created.push(options);
-        const stream = new PassThrough();
-        let exited: Promise<number> = Promise.resolve(0);
-        return {
-          id: `c${created.length}`,
-          attach: async () => stream,
-          start: async () => {
-            // The "container": its command, environment and working directory, run here (the mounts are the same paths).
-            const env = Object.fromEntries(options.Env!.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
-            const child = spawnChild(options.Cmd![0]!, options.Cmd!.slice(1), { cwd: options.WorkingDir!, env, stdio: ['ignore', 'pipe', 'pipe'] });
-            child.stdout.on('data', (d: Buffer) => stream.write(frame(1, d)));
-            child.stderr.on('data', (d: Buffer) => stream.write(frame(2, d)));
-            exited = new Promise((resolve) => child.on('close', (code) => (stream.end(), resolve(code ?? 1))));
-          },
-          wait: async () => ({ StatusCode: await exited }),
-          kill: async () => undefined,
-          remove: async () => void removed.push(`c${created.length}`),
-        };
-      },
-    };
-    const grader = { command: 'echo 1 > "$ROLLER_GRADER_DIR/reward.txt"' };
-    const tasks = await tasksFile('docker-tasks.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.', grader }]);
-    const { runDir, info: result } = await collect({ tasks, harness: 'claude-code', models: ['scripted/default'], output: join(tmp.path, 'runs'), runName: 'docker', captureCalls: true, runner: 'docker', image: 'node:20-bookworm', docker: api });
-    expect(result.summary).toMatchObject({ ok: 1, failed: 0, grades: { graded: 1, passed: 1 } });
-    expect(created).toHaveLength(2);
-    expect(created[0]).toMatchObject({ Image: 'node:20-bookworm', HostConfig: { NetworkMode: 'host' } });
-    expect(created[0]!.HostConfig!.Binds!.some((b) => b.endsWith(':ro') && b.includes('claude-code-2.1.332'))).toBe(true);
-    // The grader runs in a container of the same image, in the work dir the harness left, without the host's network.
-    expect(created[1]).toMatchObject({ Image: 'node:20-bookworm', Cmd: ['sh', '-c', grader.command], WorkingDir: created[0]!.WorkingDir });
-    expect(created[1]!.HostConfig!.NetworkMode).not.toBe('host');
-    expect(created[1]!.HostConfig!.Binds).toEqual(created[0]!.HostConfig!.Binds!.filter((b) => !b.endsWith(':ro')));
-    expect(removed).toEqual(['c1', 'c2']);
-    expect(readJson<SampleInfo>(join(runDir, result.samples[0]!.path, 'info.json')).grade).toMatchObject({ status: 'passed', scores: { reward: 1 } });
-    expect(readJson<{ image_id: string }>(join(runDir, 'lock.json')).image_id).toBe('sha256:0123456789abcdef');
-    expect((await roller(['validate-run', runDir])).code).toBe(0);
-  }, 5 * 60_000);
 });
 
 describe('roller collect --resume on older runs', () => {

@@ -223,7 +223,7 @@ async function runPromptProcess(a: Attempt, plan: ProcessPlan, run: { timeoutMs:
   const homeConfig = await configStates(home, runner.homeConfigFiles ?? []);
   const outcome = s.docker
     ? // Host networking: the container reaches this sample's proxy on the host's loopback.
-      await runInDocker(plan, { ...run, image: s.docker.image, docker: s.docker.api, hostNetwork: true, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
+      await runInDocker(plan, { ...run, container: s.docker.container, docker: s.docker.api, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
     : await runProcess(plan, { ...run, isolation: s.isolation });
   result.harnessMs += outcome.durationMs;
   for (const f of await changedConfigFiles(home, homeConfig)) agentWroteHome.add(`~/${f}`);
@@ -241,7 +241,10 @@ async function judgeRun(a: Attempt, pipeline: ProxyPipeline | null, run: Prompts
   // The proxy's calls, read once here for every stage after (a damaged file is the projection's error, said there).
   if (pipeline) a.calls = await readCallsLazily(join(captureWork, 'calls.jsonl')).catch((err: Error) => (existsSync(join(captureWork, 'calls.jsonl')) ? err : []));
   const calls = Array.isArray(a.calls) ? a.calls : [];
-  const bypassed = pipeline && outcome && !outcome.timedOut && Array.isArray(a.calls) ? bypassMessage(proxyAdmission(calls), runner.configFiles ?? []) : undefined;
+  const admission = proxyAdmission(calls);
+  // A harness that failed before any call (it could not start, say) bypassed nothing: its failure is the cause.
+  const failedSilent = outcome?.exitCode !== 0 && admission.calls === 0;
+  const bypassed = pipeline && outcome && !outcome.timedOut && !failedSilent && Array.isArray(a.calls) ? bypassMessage(admission, runner.configFiles ?? []) : undefined;
   if (bypassed) fail('error', ErrorCode.HARNESS_BYPASSED_PROXY, bypassed);
   // Configuration the agent wrote for its own CLI: an attempt to move the model calls. roller's settings outrank it (the
   // calls above say whether that held), and the sample is an error all the same: not data anyone should train on.
@@ -263,7 +266,8 @@ async function judgeRun(a: Attempt, pipeline: ProxyPipeline | null, run: Prompts
     result.warnings.push(`${drained.code}: ${drained.message}`);
   } else if (outcome.exitCode !== 0) {
     const tail = (await readFile(lastStderr, 'utf8').catch(() => '')).slice(-400).trim();
-    fail('error', ErrorCode.HARNESS_FAILED, `the harness exited ${outcome.exitCode ?? outcome.signal}${cause}${tail ? `: ${tail}` : ''}`);
+    const silent = pipeline && failedSilent ? ' before any model call reached its proxy' : '';
+    fail('error', ErrorCode.HARNESS_FAILED, `the harness exited ${outcome.exitCode ?? outcome.signal}${silent}${cause}${tail ? `: ${tail}` : ''}`);
   }
   // The embedded scripted model said it could not follow its script: the answer the harness gave is no data.
   const scriptError = a.r.model.kind === 'scripted' ? scriptErrorOf(calls, harnessAdapter(s.harness).auxiliaryCall) : undefined;
@@ -352,7 +356,8 @@ async function gradeAndRecordDialogue(a: Attempt, outcome: ProcessOutcome | unde
       home,
       sampleDir: dir,
       defaultTimeoutS: timeoutS,
-      run: docker ? (plan, run) => runInDocker(plan, { ...run, image: docker.image, docker: docker.api, hostNetwork: false, mounts: [{ path: home }, { path: work }] }) : (plan, run) => runProcess(plan, { ...run, isolation: s.isolation }),
+      // The grader in the sample's image, with no network: what it judges is the work dir, not the internet.
+      run: docker ? (plan, run) => runInDocker(plan, { ...run, container: { ...docker.container, network: 'none' }, docker: docker.api, mounts: [{ path: home }, { path: work }] }) : (plan, run) => runProcess(plan, { ...run, isolation: s.isolation }),
     });
     if (result.grade.status === 'error' || result.grade.status === 'timeout') result.warnings.push(`grader: ${result.grade.reason}`);
   }

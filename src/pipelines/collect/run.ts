@@ -5,7 +5,7 @@ import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness, type InstalledHarness } from '../../harnesses/installer.js';
-import { connectDocker, imageId, type DockerApi } from '../../sources/docker-runner.js';
+import { clearLeftoverContainers, dockerPlan, forRun, lockedContainer, type DockerPlan, type DockerRequest } from './docker-plan.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { Lock, LOCK_SCHEMA } from '../../schemas/lock.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
@@ -63,10 +63,8 @@ export interface CollectOptions {
   collectPaths?: string[];
   captureDebug?: 'on-error' | 'full' | 'off';
   runner?: 'local' | 'docker';
-  /** --runner docker: the image samples run in (the pinned CLI is mounted into it, host networking). */
-  image?: string;
-  /** A Docker API client to use instead of the local engine's (tests). */
-  docker?: DockerApi;
+  /** --runner docker: the image samples run in (never pulled), its user and limits (the pinned CLI is mounted into it, host networking). */
+  docker?: DockerRequest;
   cacheDir?: string;
   /** Run this released version of the harness CLI instead of the pinned one (verified versions: docs/VERSIONS.md). */
   harnessVersion?: string;
@@ -109,13 +107,8 @@ export interface CollectResult {
  * any harness starts), info.json at checkpoints, run-level sft.jsonl at the end (partial on interrupt).
  */
 export async function collect(o: CollectOptions): Promise<CollectResult> {
-  let docker: { api: DockerApi; image: string; id: string } | undefined;
-  if ((o.runner ?? 'local') === 'docker') {
-    if (!o.image) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs, e.g. node:20-bookworm)');
-    const connected = o.docker ? { docker: o.docker } : await connectDocker();
-    if ('reason' in connected) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--runner docker: ${connected.reason}; use --runner local, or start Docker`);
-    docker = { api: connected.docker, image: o.image, id: await imageId(connected.docker, o.image) };
-  }
+  if ((o.runner ?? 'local') === 'docker' && !o.docker?.image) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs: scripts/docker-engine.sh base-image builds one)');
+  const docker = o.runner === 'docker' ? await dockerPlan(o.docker!) : undefined;
   const adapter = harnessAdapter(o.harness);
   const runner = adapter.runner;
   if (!runner || !adapter.nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${o.harness}: roller cannot run it here (no pinned CLI); its native files convert with roller convert`);
@@ -173,7 +166,7 @@ interface RunPlan {
   simulators: Map<string, ResolvedModel>;
   runName: string;
   runDir: string;
-  docker: { api: DockerApi; image: string; id: string } | undefined;
+  docker: DockerPlan | undefined;
   /** The killed collect whose stale lock was taken over (--resume). */
   tookOver: string | null;
   /** Why the harness runs without its delegation tool (said at the start), or null. */
@@ -182,7 +175,8 @@ interface RunPlan {
 }
 
 async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectResult> {
-  const { bundle, models, simulators, runName, runDir, docker } = plan;
+  const { bundle, models, simulators, runName, runDir } = plan;
+  const docker = plan.docker && forRun(plan.docker, runDir);
   const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
   const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}), ...(o.onNotice ? { onProgress: o.onNotice } : {}) });
   const wireTrace = o.wireTrace ?? 'actf';
@@ -193,8 +187,9 @@ async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectR
   if (lockToWrite) await createRunLockSink({ path: join(runDir, 'lock.json') }).consume(itemsOf(lockToWrite), createStageContext());
   // What a killed run left (its samples' temporary directories) goes once this resume is known to continue it.
   const cleaned = o.resume ? await cleanLeftovers(runDir) : [];
+  if (docker) await clearLeftoverContainers(docker, runDir, o.onNotice);
 
-  const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.image ?? null }) as Record<string, unknown>;
+  const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.docker?.image ?? null }) as Record<string, unknown>;
   const book = new RunInfoBook({
     rollerVersion: lock.roller_version,
     runName,
@@ -302,7 +297,7 @@ function sampleSettings(
     collectPaths: o.collectPaths ?? [],
     thinking: o.thinking ?? null,
     profile: r.lock.harness_profile ?? null,
-    ...(r.docker ? { docker: { api: r.docker.api, image: r.docker.image } } : {}),
+    ...(r.docker ? { docker: r.docker } : {}),
     maxResultsBytes: o.maxResultsBytes ?? DEFAULT_MAX_RESULTS_BYTES,
     isolation: r.docker ? { pidNamespace: false, reason: 'the container is the boundary' } : detectIsolation(),
   };
@@ -319,7 +314,8 @@ function runLock(o: CollectOptions, requests: readonly { index: number; task: { 
     harness: { name: o.harness, version: harnessVersion },
     // The simulators' models too: a resume under another simulator model configuration is refused.
     models: Object.fromEntries([...models, ...simulators.values()].map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
-    image_id: docker?.id ?? null,
+    image_id: docker?.imageId ?? null,
+    ...(docker ? { container: lockedContainer(docker) } : {}),
     timeout_s: o.timeoutS ?? 600,
     options: { thinking: o.thinking ?? null, keep_thinking: o.keepThinking ?? true, wire_trace: wireTrace, cache_trace: o.cacheTrace ?? false, capture_calls: o.captureCalls ?? false, capture_debug: o.captureDebug ?? 'on-error', ...(o.maxResultsBytes !== undefined && o.maxResultsBytes !== DEFAULT_MAX_RESULTS_BYTES ? { max_results_bytes: o.maxResultsBytes } : {}) },
     // A profile changes what the harness can do (OpenClaw's embedded exec runs no sub-agents): part of the lock.

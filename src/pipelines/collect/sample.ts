@@ -7,7 +7,7 @@ import type { RecordedError } from '../../schemas/common.js';
 import type { Grade, SampleCaptureRef, SampleInfo } from '../../schemas/run-info.js';
 import type { Task } from '../../schemas/task.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
-import type { DockerApi } from '../../sources/docker-runner.js';
+import type { DockerPlan } from './docker-plan.js';
 import type { Isolation } from '../../sources/isolation.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
 import type { ResolvedModel } from './models.js';
@@ -57,7 +57,7 @@ export interface SampleSettings {
   /** Where the pinned CLI is installed (mounted read-only into a container). */
   installDir: string;
   /** The docker runner; absent: the local one. */
-  docker?: { api: DockerApi; image: string };
+  docker?: DockerPlan;
   /** The local runner's process isolation (a PID namespace per harness and grader, where the machine allows). */
   isolation: Isolation;
   /** All of one sample's results/ together, in bytes. */

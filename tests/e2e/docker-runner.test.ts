@@ -1,0 +1,207 @@
+/**
+ * `roller collect --runner docker` on a real Docker engine (Debian's docker.io, a private dockerd this file starts:
+ * scripts/docker-engine.sh), every harness that installs here on the embedded scripted model, each sample in its own
+ * container. The docker runner's outputs must agree with the local runner's; faults end as recorded statuses, and
+ * no container is left behind (checked when the engine stops).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { collectRuns, DUMMY_KEY, filesUnder, info, readJsonl, roller, sample } from '../support/collect-run.js';
+import { comparableRun, lockedContainer } from '../support/comparable-run.js';
+import { startTestEngine } from '../support/docker-engine.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+type Json = Record<string, any>;
+const tmp = useTempDir('docker-runner');
+const { tasksFile } = collectRuns(tmp);
+const engine = startTestEngine();
+if ('reason' in engine) console.log(`docker e2e skipped: ${engine.reason}`);
+const live = !('reason' in engine);
+if (live) process.env.DOCKER_HOST = engine.host;
+const image = live ? engine.image : '';
+
+const demo = join(import.meta.dirname, '..', '..', 'examples', 'tasks', 'demo.jsonl');
+const dockerCli = (args: string[]) => (live ? engine.docker(args) : { code: -1, stdout: '', stderr: 'no engine' });
+const containersOf = (label = 'dev.roller.sample') => dockerCli(['ps', '-aq', '--filter', `label=${label}`]).stdout.trim();
+
+async function collect(runName: string, args: string[]): Promise<{ run: string; code: number | null; stderr: string }> {
+  const out = join(tmp.path, 'runs');
+  const r = await roller(['collect', '--capture-calls', '--output', out, '--run-name', runName, ...args]);
+  return { run: join(out, runName), code: r.code, stderr: r.stderr };
+}
+
+describe.skipIf(!live)('collect --runner docker: the same outputs as the local runner, every harness', () => {
+  const harnesses: [string, string[]][] = [
+    ['claude-code', []],
+    ['codex', []],
+    ['opencode', []],
+    ['pi', ['--pi-subagent-extension']],
+    ['openclaw', []],
+    ['deepseek', []],
+  ];
+  it.each(harnesses)('%s: the demo tasks in containers agree with the local run on participants, tokens, relations and SFT', async (harness, extra) => {
+    const local = await collect(`${harness}-local`, ['--tasks', demo, '--harness', harness, ...extra]);
+    expect(local.code, local.stderr).toBe(0);
+    const docker = await collect(`${harness}-docker`, ['--tasks', demo, '--harness', harness, '--runner', 'docker', '--image', image, ...extra]);
+    expect(docker.code, docker.stderr).toBe(0);
+    expect((await roller(['validate-run', docker.run])).code).toBe(0);
+    expect(info(docker.run).samples.map((s) => s.status)).toEqual(['ok', 'ok', 'ok']);
+    expect(comparableRun(docker.run)).toEqual(comparableRun(local.run));
+    expect(lockedContainer(docker.run)).toMatchObject({ image_id: expect.stringMatching(/^sha256:/), container: { user: '1000:1000', network: 'host', limits: { pids: 4096 } } });
+    expect(lockedContainer(local.run)).toEqual({ image_id: null, container: undefined });
+    for (const f of filesUnder(docker.run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
+    // Everything roller wrote is roller's user's again (the container's user had the sample's HOME and work dir).
+    for (const f of filesUnder(docker.run)) expect(execFileSync('stat', ['-c', '%u', f], { encoding: 'utf8' }).trim(), f).toBe(String(process.getuid!()));
+    expect(containersOf()).toBe('');
+  }, 10 * 60_000);
+});
+
+describe.skipIf(!live)('collect --runner docker: what the agent can reach', () => {
+  it('a non-root user, no host HOME, no docker socket, no new privileges, its own pid space; its links are never followed on the host', async () => {
+    const probe = [
+      'echo "uid=$(id -u)"',
+      'ls /root >/dev/null 2>&1 && echo root-listed || echo root-unlisted',
+      'test -S /var/run/docker.sock && echo socket || echo no-socket',
+      'grep -q "^NoNewPrivs:.*1" /proc/self/status && echo nnp || echo privs',
+      'echo "init=$(cat /proc/1/comm)"',
+      'echo "home=$HOME"',
+    ].join('; ');
+    const tasks = await tasksFile('probe.jsonl', [
+      { id: 'probe', prompt: '[PROBE] Run probe.sh.', files: { 'probe.sh': `${probe}\n` } },
+      { id: 'links', prompt: '[SYMLINK] Make a link.', output_dirs: ['out'] },
+    ]);
+    const r = await collect('isolation', ['--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image]);
+    const rows = info(r.run).samples;
+    const answer = readJsonl(join(r.run, rows[0]!.path, 'trace.jsonl'))
+      .filter((l) => l.type === 'assistant')
+      .flatMap((l) => (l.message.content as Json[]).filter((c) => c.type === 'text').map((c) => c.text as string))
+      .join('\n');
+    expect(answer).toContain('uid=1000');
+    expect(answer).toContain('root-unlisted');
+    expect(answer).toContain('no-socket');
+    expect(answer).toContain('nnp');
+    expect(answer).toContain('init=docker-init');
+    expect(answer).toContain(`home=/tmp/roller-sample-0-`);
+    // [SYMLINK]: out/link -> /etc/hostname inside the container; the host copies out/safe.txt and refuses the link.
+    const links = sample(r.run, rows[1]!);
+    expect(links.status).toBe('error');
+    expect(links.error?.code).toBe('ROLLER_UNSAFE_OUTPUT');
+    expect(readdirSync(join(r.run, rows[1]!.path, 'results', 'out'))).toEqual(['safe.txt']);
+    expect(containersOf()).toBe('');
+  }, 5 * 60_000);
+
+  it('limits from the flags are applied and locked: a container past its memory is killed, the sample an error saying so', async () => {
+    const tasks = await tasksFile('memory.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.' }]);
+    const r = await collect('memory', ['--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image, '--memory', '16m', '--cpus', '1', '--pids-limit', '256']);
+    expect(r.code).toBe(1);
+    expect(lockedContainer(r.run).container).toEqual({ user: '1000:1000', network: 'host', limits: { memoryBytes: 16 << 20, nanoCpus: 1e9, pids: 256 } });
+    const s = sample(r.run, info(r.run).samples[0]!);
+    expect(s.status).toBe('error');
+    expect(s.error?.code).toBe('ROLLER_HARNESS_FAILED');
+    expect(s.error?.message).toMatch(/the harness exited 137 before any model call reached its proxy/);
+    // A resume under other limits is refused, naming the difference.
+    const resumed = await roller(['collect', '--capture-calls', '--output', join(tmp.path, 'runs'), '--run-name', 'memory', '--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image, '--resume']);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('$.container.limits.memoryBytes: 16777216 -> null');
+    expect(containersOf()).toBe('');
+  }, 5 * 60_000);
+
+  it("a full disk in the container: the agent's write fails with ENOSPC in its tool result; the sample is recorded", async () => {
+    if (process.getuid?.() !== 0) return console.log('skipped: mounting a small tmpfs needs root');
+    // The attempt's HOME and work dir live in TMPDIR: here a 24 MiB tmpfs, mounted into the container.
+    const small = join(tmp.path, 'small-tmp');
+    mkdirSync(small, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m,mode=1777', 'tmpfs', small]);
+    try {
+      const tasks = await tasksFile('fill.jsonl', [{ id: 'fill', prompt: '[PROBE] Fill the disk.', files: { 'probe.sh': 'msg=$(head -c 64000000 /dev/zero 2>&1 > big.bin); rc=$?; rm -f big.bin; echo "write-rc=$rc $msg"\n' } }]);
+      const out = join(tmp.path, 'runs');
+      const r = await roller(['collect', '--capture-calls', '--output', out, '--run-name', 'fill', '--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image], { env: { ...process.env, TMPDIR: small } });
+      const run = join(out, 'fill');
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      const row = info(run).samples[0]!;
+      expect(row.status, r.stderr).toBe('ok');
+      const trace = readFileSync(join(run, row.path, 'trace.jsonl'), 'utf8');
+      expect(trace).toContain('No space left on device');
+      expect(trace).toContain('write-rc=1');
+    } finally {
+      execFileSync('umount', [small]);
+    }
+    expect(containersOf()).toBe('');
+  }, 5 * 60_000);
+});
+
+describe.skipIf(!live)('collect --runner docker: faults end as recorded statuses, and no container is left', () => {
+  it('an image that is not on the engine: a clear error naming it, before any sample; nothing pulled', async () => {
+    const before = dockerCli(['images', '-q']).stdout;
+    const r = await collect('no-image', ['--tasks', demo, '--harness', 'claude-code', '--runner', 'docker', '--image', 'roller-nope:1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/docker: image roller-nope:1 is not on this engine .*roller never pulls/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(r.run, 'info.json'))).toBe(false);
+    expect(dockerCli(['images', '-q']).stdout).toBe(before);
+  });
+
+  it('a sample past its --timeout: its container is killed (every process in it) and removed; the sample says timeout', async () => {
+    const tasks = await tasksFile('slow.jsonl', [{ id: 'slow', prompt: '[SLEEP] Wait.' }]);
+    const r = await collect('timeout', ['--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image, '--timeout', '4']);
+    expect(r.code).toBe(1);
+    const s = sample(r.run, info(r.run).samples[0]!);
+    expect(s.status).toBe('timeout');
+    expect(s.error?.code).toBe('ROLLER_HARNESS_TIMEOUT');
+    expect(containersOf()).toBe('');
+  }, 5 * 60_000);
+
+  it('Ctrl-C twice (leave at once): the running container is removed before roller exits; validate-run says how to resume', async () => {
+    const tasks = await tasksFile('interrupt.jsonl', [{ id: 'slow', prompt: '[SLEEP] Wait.' }]);
+    let seen = '';
+    const r = await roller(['collect', '--capture-calls', '--output', join(tmp.path, 'runs'), '--run-name', 'interrupt', '--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image], {
+      onStderr: (text, child) => {
+        if (seen || !text.includes('started 0_slow')) return;
+        seen = 'started';
+        // Once its container is up: Ctrl-C (running samples would finish), and again (leave now).
+        const wait = setInterval(() => {
+          if (!containersOf()) return;
+          clearInterval(wait);
+          seen = 'container';
+          child.kill('SIGINT');
+          setTimeout(() => child.kill('SIGINT'), 300);
+        }, 100);
+      },
+    });
+    expect(seen).toBe('container');
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('interrupted');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(containersOf()).toBe('');
+    const validated = await roller(['validate-run', join(tmp.path, 'runs', 'interrupt')]);
+    expect(validated.code).toBe(1);
+    expect(validated.stdout).toContain('--resume');
+  }, 5 * 60_000);
+
+  it('kill -9 of roller mid-sample leaves its container; the --resume removes it (by its labels) and finishes the run', async () => {
+    const tasks = await tasksFile('killed.jsonl', [{ id: 'slow', prompt: '[SLEEP] Wait.' }, { id: 'hello', prompt: '[HELLO] Say hello.' }]);
+    const args = ['collect', '--capture-calls', '--output', join(tmp.path, 'runs'), '--run-name', 'killed', '--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image];
+    let killed = false;
+    await roller(args, {
+      onStderr: (text, child) => {
+        if (killed || !text.includes('started 0_slow')) return;
+        const wait = setInterval(() => {
+          if (!containersOf()) return;
+          clearInterval(wait);
+          killed = true;
+          child.kill('SIGKILL');
+        }, 100);
+      },
+    });
+    expect(killed).toBe(true);
+    const run = join(tmp.path, 'runs', 'killed');
+    expect(containersOf(`dev.roller.run=${run}`)).not.toBe('');
+    const resumed = await roller([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/docker: removed 1 container\(s\) a killed roller left behind/);
+    expect(info(run).samples.map((s) => s.status)).toEqual(['ok', 'ok']);
+    expect(containersOf()).toBe('');
+  }, 5 * 60_000);
+});

@@ -62,7 +62,8 @@ base_image() {
   recipe=$(sed -n '/^base_image()/,/^}/p' "$0")
   digest=$(printf '%s\n%s\n%s\n' "$recipe" "$node_version" "$(sha256sum "$node_bin" | cut -c1-64)" | sha256sum | cut -c1-16)
   name="roller-base:$digest"
-  if dk image inspect "$name" >/dev/null 2>&1; then echo "$name"; return 0; fi
+  # roller-base (latest) is the name Harbor task Dockerfiles start FROM (examples/harbor).
+  if dk image inspect "$name" >/dev/null 2>&1; then dk tag "$name" roller-base:latest; echo "$name"; return 0; fi
   cache="${ROLLER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/roller}/docker"
   rootfs_tar="$cache/base-$digest.tar"
   if [ ! -s "$rootfs_tar" ]; then
@@ -87,6 +88,7 @@ base_image() {
     --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
     --change 'USER agent' --change 'WORKDIR /home/agent' \
     "$rootfs_tar" "$name" >/dev/null
+  dk tag "$name" roller-base:latest
   echo "$name"
 }
 

@@ -58,15 +58,14 @@ function positiveNumber(v: string): number {
   return n;
 }
 
-/** --image and the container's user and limits, as the library takes them. */
+/** --image (absent: Harbor tasks bring their own) and the container's user and limits, as the library takes them. */
 function dockerRequest(opts: CollectCliOptions): DockerRequest {
-  if (!opts.image) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs: scripts/docker-engine.sh base-image builds one)');
   const limits: Partial<ContainerLimits> = {
     ...(opts.memory ? { memoryBytes: parseSize(opts.memory, '--memory') } : {}),
     ...(opts.cpus ? { nanoCpus: Math.round(opts.cpus * 1e9) } : {}),
     ...(opts.pidsLimit ? { pids: opts.pidsLimit } : {}),
   };
-  return { image: opts.image, limits, ...(opts.dockerUser ? { user: parseDockerUser(opts.dockerUser) } : {}) };
+  return { ...(opts.image ? { image: opts.image } : {}), limits, ...(opts.dockerUser ? { user: parseDockerUser(opts.dockerUser) } : {}) };
 }
 
 /** `roller collect`: tasks x models through a harness, each sample recorded. */

@@ -23,6 +23,7 @@ export const Lock = z
         user: z.string().regex(/^\d+:\d+$/),
         limits: z.strictObject({ memoryBytes: z.number().int().positive().nullable(), nanoCpus: z.number().int().positive().nullable(), pids: z.number().int().positive() }),
         network: z.enum(['host', 'none']),
+        task_images: z.record(z.string(), z.string()).optional().describe("Harbor tasks' image ids by task id: a resume refuses a rebuilt image"),
       })
       .optional()
       .describe('--runner docker: the user samples run as, their limits and network'),

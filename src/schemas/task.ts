@@ -11,6 +11,18 @@ export const UserSimulatorSpec = z
   .describe('user_simulator: the dialogue ends when the simulator answers the stop marker, the Task Agent fails, or max_turns is reached');
 export type UserSimulatorSpec = z.infer<typeof UserSimulatorSpec>;
 
+/** What a Harbor task directory adds to a task (read from task.toml by roller, not written by hand). */
+export const HarborTaskSpec = z.strictObject({
+  dir: z.string().min(1).describe('the task directory, absolute'),
+  digest: z.string().regex(/^sha256:[0-9a-f]{64}$/).describe('every file of the directory: a changed task is a changed bundle'),
+  environment_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/).describe('environment/ (the build context): the image is built once per digest'),
+  docker_image: z.string().min(1).optional().describe("[environment] docker_image: used as it is when the engine has it (never pulled)"),
+  cpus: z.number().positive().optional(),
+  memory_bytes: z.number().int().positive().optional(),
+  env: z.record(z.string(), z.string()).optional().describe('[environment.env]: variables the agent container gets'),
+});
+export type HarborTaskSpec = z.infer<typeof HarborTaskSpec>;
+
 /** One line of a tasks JSONL file. Strict: a misspelt key is an error before any harness runs. */
 export const Task = z
   .strictObject({
@@ -31,9 +43,11 @@ export const Task = z
       .strictObject({
         command: z.string().min(1).describe('a shell command (sh -c), run in the work directory after the last prompt'),
         timeout_s: z.number().positive().optional().describe("its own time limit (default: the task's)"),
+        env: z.record(z.string(), z.string()).optional().describe('variables the grader gets (a Harbor task: [verifier.env])'),
       })
       .optional()
       .describe('bench scores: exit 0 passes; reward.txt (a number) or reward.json (an object of numbers) in $ROLLER_GRADER_DIR are the scores'),
+    harbor: HarborTaskSpec.optional().describe('a Harbor task directory (roller collect --tasks DIR): its image, verifier and resources'),
     metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((task, ctx) => {

@@ -10,11 +10,14 @@ import type { ProcessOutcome, ProcessPlan, RunProcessOptions } from './process-r
 /** The part of dockerode the runner uses (a real Dockerode instance, or a stand-in in unit tests). */
 export interface DockerApi {
   ping(): Promise<unknown>;
-  getImage(name: string): { inspect(): Promise<{ Id: string; Config?: { User?: string } }> };
+  getImage(name: string): { inspect(): Promise<{ Id: string; Config?: { User?: string; WorkingDir?: string } }> };
+  buildImage(context: { context: string; src: string[] }, options: Record<string, unknown>): Promise<NodeJS.ReadableStream>;
   createContainer(options: Dockerode.ContainerCreateOptions): Promise<DockerContainer>;
   listContainers(options: { all?: boolean; filters?: string }): Promise<{ Id: string; Labels: Record<string, string> }[]>;
   getContainer(id: string): Pick<DockerContainer, 'remove'>;
-  modem: { demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void };
+  modem: {
+    followProgress(stream: NodeJS.ReadableStream, onFinished: (err: Error | null, output: { error?: string; errorDetail?: { message?: string } }[]) => void): void;
+    demuxStream(stream: NodeJS.ReadableStream, stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream): void };
 }
 
 export interface DockerContainer {
@@ -56,9 +59,18 @@ export const SAMPLE_LABEL = 'dev.roller.sample';
 
 export interface DockerRunOptions extends RunProcessOptions {
   container: ContainerSpec;
-  /** Host paths mounted at the same path in the container (HOME, the work dir, the pinned CLI). */
-  mounts: { path: string; readOnly?: boolean }[];
+  /** Host paths mounted at the same path in the container (HOME, the work dir, the pinned CLI), or at `target`. */
+  mounts: Mount[];
+  /** Variables added to the plan's (a Harbor task's [environment.env]); the plan's own win. */
+  env?: Record<string, string>;
   docker: DockerApi;
+}
+
+export interface Mount {
+  path: string;
+  /** Where in the container (default: the same path). */
+  target?: string;
+  readOnly?: boolean;
 }
 
 /** Docker engine API version pinned: what the runner was written against (Engine ≥ 20.10). */
@@ -74,7 +86,7 @@ export async function runInDocker(plan: ProcessPlan, options: DockerRunOptions):
   await mkdir(dirname(options.stdoutPath), { recursive: true });
   await mkdir(dirname(options.stderrPath), { recursive: true });
   const { container: spec } = options;
-  const writable = options.mounts.filter((m) => !m.readOnly).map((m) => m.path);
+  const writable = [...new Set(options.mounts.filter((m) => !m.readOnly).map((m) => m.path))];
   const handOver = spec.user.uid !== process.getuid?.();
   if (handOver) for (const path of writable) await chownTree(path, spec.user.uid, spec.user.gid);
   const stdout = createWriteStream(options.stdoutPath);
@@ -141,7 +153,7 @@ async function create(plan: ProcessPlan, options: DockerRunOptions): Promise<Doc
       Image: spec.image,
       // A prompt on stdin comes from its file (in a mounted directory) by the image's shell: no stream to attach.
       Cmd: plan.stdin === undefined ? [plan.command, ...plan.args] : ['/bin/sh', '-c', 'exec "$0" "$@" < "$ROLLER_STDIN"', plan.command, ...plan.args],
-      Env: Object.entries(plan.stdin === undefined ? plan.env : { ...plan.env, ROLLER_STDIN: plan.stdin }).map(([k, v]) => `${k}=${v}`),
+      Env: Object.entries({ ...options.env, ...plan.env, ...(plan.stdin === undefined ? {} : { ROLLER_STDIN: plan.stdin }) }).map(([k, v]) => `${k}=${v}`),
       WorkingDir: plan.cwd,
       User: `${spec.user.uid}:${spec.user.gid}`,
       AttachStdout: true,
@@ -150,7 +162,7 @@ async function create(plan: ProcessPlan, options: DockerRunOptions): Promise<Doc
       OpenStdin: false,
       Labels: { ...spec.labels, [SAMPLE_LABEL]: '1' },
       HostConfig: {
-        Binds: options.mounts.map((m) => `${m.path}:${m.path}${m.readOnly ? ':ro' : ''}`),
+        Binds: options.mounts.map((m) => `${m.path}:${m.target ?? m.path}${m.readOnly ? ':ro' : ''}`),
         NetworkMode: spec.network,
         AutoRemove: false,
         Init: true, // a harness's background children are reaped and signalled with it

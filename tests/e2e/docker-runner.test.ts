@@ -5,7 +5,7 @@
  * no container is left behind (checked when the engine stops).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectRuns, DUMMY_KEY, filesUnder, info, readJsonl, roller, sample } from '../support/collect-run.js';
@@ -204,4 +204,71 @@ describe.skipIf(!live)('collect --runner docker: faults end as recorded statuses
     expect(info(run).samples.map((s) => s.status)).toEqual(['ok', 'ok']);
     expect(containersOf()).toBe('');
   }, 5 * 60_000);
+});
+
+describe.skipIf(!live)('collect --tasks DIR: Harbor task directories, each in the image its Dockerfile builds', () => {
+  const examples = join(import.meta.dirname, '..', '..', 'examples', 'harbor');
+
+  it('the three examples: images built once per build context, the verifier run as Harbor runs it, rewards in the grades', async () => {
+    const first = await collect('harbor', ['--tasks', examples, '--harness', 'claude-code', '--runner', 'docker']);
+    expect(first.code, first.stderr).toBe(0);
+    expect((await roller(['validate-run', first.run])).code).toBe(0);
+    const grades = Object.fromEntries(info(first.run).samples.map((row) => [row.task_id, sample(first.run, row).grade]));
+    expect(grades['write-hello']).toMatchObject({ status: 'passed', scores: { reward: 1 } });
+    expect(grades['say-hello-only']).toMatchObject({ status: 'failed', exit_code: 1, scores: { reward: 0 } });
+    // reward.json, the file the image brought at its WORKDIR, and [verifier.env].
+    expect(grades['keep-notes']).toMatchObject({ status: 'passed', scores: { reward: 1, wrote_hello: 1, kept_notes: 1 } });
+    expect(info(first.run).samples.map((s) => s.status)).toEqual(['ok', 'ok', 'ok']);
+    const locked = lockedContainer(first.run);
+    expect(locked.image_id).toBeNull();
+    expect(Object.keys(locked.container.task_images).sort()).toEqual(['keep-notes', 'say-hello-only', 'write-hello']);
+    // The second run builds nothing: the images are found by their context's digest.
+    const second = await collect('harbor-again', ['--tasks', join(examples, 'write-hello'), '--harness', 'claude-code', '--runner', 'docker']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('docker: building');
+    expect(lockedContainer(second.run).container.task_images['write-hello']).toBe(locked.container.task_images['write-hello']);
+    expect(containersOf()).toBe('');
+  }, 10 * 60_000);
+
+  it("the agent sees its task's files but not the tests (uploaded only for the verifier); a changed task is refused by --resume", async () => {
+    const task = join(tmp.path, 'harbor-probe', 'probe-task');
+    mkdirSync(join(task, 'environment'), { recursive: true });
+    mkdirSync(join(task, 'tests'), { recursive: true });
+    const write = (rel: string, text: string) => writeFileSync(join(task, rel), text);
+    write('task.toml', '[agent]\ntimeout_sec = 120.0\n[verifier]\ntimeout_sec = 30.0\n');
+    write('instruction.md', '[PROBE] Run probe.sh.\n');
+    write('environment/Dockerfile', 'FROM roller-base\nUSER root\nWORKDIR /srv/task\nCOPY probe.sh /srv/task/probe.sh\nUSER agent\n');
+    write('environment/probe.sh', 'test -e /tests && echo tests-visible || echo tests-hidden; test -e /logs/verifier && echo logs-visible || echo logs-hidden; echo "pwd-files=$(ls /srv/task | tr "\\n" " ")"\n');
+    write('tests/test.sh', 'test -f /tests/test.sh && test -f /srv/task/probe.sh && echo 1 > /logs/verifier/reward.txt\n');
+    const args = ['--tasks', `harbor:${task}`, '--harness', 'claude-code', '--runner', 'docker'];
+    const r = await collect('harbor-probe', args);
+    expect(r.code, r.stderr).toBe(0);
+    const row = info(r.run).samples[0]!;
+    const answer = readFileSync(join(r.run, row.path, 'trace.jsonl'), 'utf8');
+    expect(answer).toContain('tests-hidden');
+    expect(answer).toContain('logs-hidden');
+    expect(answer).toContain('pwd-files=probe.sh');
+    expect(sample(r.run, row).grade).toMatchObject({ status: 'passed', scores: { reward: 1 } });
+    // One byte of the task changed: the bundle is another, and the resume says so.
+    write('tests/test.sh', 'echo 0 > /logs/verifier/reward.txt\n');
+    const resumed = await roller(['collect', '--capture-calls', '--output', join(tmp.path, 'runs'), '--run-name', 'harbor-probe', ...args, '--resume']);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('$.task_bundle_digest');
+    expect(containersOf()).toBe('');
+  }, 5 * 60_000);
+
+  it('Harbor tasks need the docker runner; a task directory missing its verifier is named before anything runs', async () => {
+    const local = await collect('harbor-local', ['--tasks', examples, '--harness', 'claude-code']);
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain('Harbor tasks run in their own image: pass --runner docker');
+    const broken = join(tmp.path, 'harbor-broken', 'no-tests');
+    mkdirSync(join(broken, 'environment'), { recursive: true });
+    writeFileSync(join(broken, 'task.toml'), '[agent]\ntimeout_sec = 10\n');
+    writeFileSync(join(broken, 'instruction.md'), '[HELLO] hi\n');
+    writeFileSync(join(broken, 'environment', 'Dockerfile'), 'FROM roller-base\n');
+    const r = await collect('harbor-broken', ['--tasks', join(tmp.path, 'harbor-broken'), '--harness', 'claude-code', '--runner', 'docker']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${join(broken, 'tests/test.sh')}: missing (a Harbor task needs it)`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
 });

@@ -31,6 +31,7 @@ function fakeEngine(behaviour: { output?: [1 | 2, string][]; exitCode?: number; 
     ping: async () => 'OK',
     getImage: () => ({ inspect: async () => ({ Id: 'sha256:feed' }) }),
     listContainers: async () => [],
+    buildImage: async () => { throw new Error('no builds here'); },
     getContainer: () => ({ remove: async () => undefined }),
     modem,
     async createContainer(options) {

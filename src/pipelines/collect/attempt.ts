@@ -10,14 +10,16 @@ import { ErrorCode, isRollerError } from '../../core/errors.js';
 import { refuseLinksBelow } from '../../core/inside-root.js';
 import { harnessAdapter, proxyHeaders } from '../../harnesses/index.js';
 import type { CaptureFailure, HarnessRunner, RunLaunch } from '../../harnesses/adapter.js';
-import { runInDocker } from '../../sources/docker-runner.js';
+import { runInDocker, type DockerRunOptions, type Mount } from '../../sources/docker-runner.js';
+import { seedWorkDir } from '../../sources/docker-images.js';
+import { containerFor, type DockerPlan } from './docker-plan.js';
 import { runProcess, type ProcessPlan } from '../../sources/process-runner.js';
 import { isolationWarning } from '../../sources/isolation.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import { startProxyPipeline } from '../proxy.js';
 import { keepCacheTrace } from './cache-trace.js';
 import { bypassMessage, changedConfigFiles, configStates, newStandIn, plantedConfigFiles, proxyAdmission } from './custody.js';
-import { runGrader } from './grader.js';
+import { GRADER_SCRATCH, runGrader } from './grader.js';
 import { firstUpstreamFailure } from './preflight.js';
 import { projectAttempt } from './project-attempt.js';
 import { fixedPrompts, simulatedPrompts } from './prompt-source.js';
@@ -91,6 +93,8 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
   };
   try {
     await writeTaskFiles(a);
+    const workdir = s.docker ? containerFor(s.docker, r.task).workdir : null;
+    if (s.docker && workdir) await seedWorkDir(s.docker.api, s.docker.container, s.docker.taskImages.get(r.task.id)!, a.work, runtime);
     // --wire-trace off starts no recording proxy (seeds/003): the CLI calls the model API itself, nothing is recorded.
     // Key custody: the harness gets a stand-in made for this attempt; only its proxy holds the model's key.
     const standIn = newStandIn();
@@ -112,6 +116,24 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
   }
   result.elapsedMs = Date.now() - started;
   return result;
+}
+
+/** The container of this sample (its task's image, resources and variables), on the host's network or none. */
+function inContainer(a: Attempt, docker: DockerPlan, network?: 'none'): Pick<DockerRunOptions, 'container' | 'docker' | 'env'> {
+  const { container, env } = containerFor(docker, a.r.task);
+  return { container: network ? { ...container, network } : container, docker: docker.api, env };
+}
+
+/** HOME and the work dir at their own paths; the work dir also at the image's WORKDIR (where a Harbor task's files are). */
+function sampleMounts(a: Attempt, docker: DockerPlan): Mount[] {
+  const { workdir } = containerFor(docker, a.r.task);
+  return [{ path: a.home }, { path: a.work }, ...(workdir ? [{ path: a.work, target: workdir }] : [])];
+}
+
+/** A Harbor verifier's: the task's tests/ read-only at /tests, the grader's scratch at /logs/verifier. */
+function verifierMounts(a: Attempt): Mount[] {
+  if (!a.r.task.harbor) return [];
+  return [{ path: join(a.r.task.harbor.dir, 'tests'), target: '/tests', readOnly: true }, { path: join(a.home, GRADER_SCRATCH), target: '/logs/verifier' }];
 }
 
 /** The task's files in the work directory; one that is the harness's own configuration is refused first. */
@@ -219,11 +241,11 @@ function launchOf(a: Attempt, pipeline: ProxyPipeline | null, upstream: string, 
 
 /** One prompt's process, locally or in its container; user-level configuration it changed is named in `agentWroteHome`. */
 async function runPromptProcess(a: Attempt, plan: ProcessPlan, run: { timeoutMs: number; stdoutPath: string; stderrPath: string }, agentWroteHome: Set<string>): Promise<ProcessOutcome> {
-  const { s, runner, home, work, result } = a;
+  const { s, runner, home, result } = a;
   const homeConfig = await configStates(home, runner.homeConfigFiles ?? []);
   const outcome = s.docker
     ? // Host networking: the container reaches this sample's proxy on the host's loopback.
-      await runInDocker(plan, { ...run, container: s.docker.container, docker: s.docker.api, mounts: [{ path: home }, { path: work }, { path: s.installDir, readOnly: true }] })
+      await runInDocker(plan, { ...run, ...inContainer(a, s.docker), mounts: [...sampleMounts(a, s.docker), { path: s.installDir, readOnly: true }] })
     : await runProcess(plan, { ...run, isolation: s.isolation });
   result.harnessMs += outcome.durationMs;
   for (const f of await changedConfigFiles(home, homeConfig)) agentWroteHome.add(`~/${f}`);
@@ -356,8 +378,9 @@ async function gradeAndRecordDialogue(a: Attempt, outcome: ProcessOutcome | unde
       home,
       sampleDir: dir,
       defaultTimeoutS: timeoutS,
-      // The grader in the sample's image, with no network: what it judges is the work dir, not the internet.
-      run: docker ? (plan, run) => runInDocker(plan, { ...run, container: { ...docker.container, network: 'none' }, docker: docker.api, mounts: [{ path: home }, { path: work }] }) : (plan, run) => runProcess(plan, { ...run, isolation: s.isolation }),
+      // The grader in the sample's image, with no network: what it judges is the work dir, not the internet. A Harbor
+      // task's tests/ reaches its container only now, at /tests; its reward files come from /logs/verifier.
+      run: docker ? (plan, run) => runInDocker(plan, { ...run, ...inContainer(a, docker, 'none'), mounts: [...sampleMounts(a, docker), ...verifierMounts(a)] }) : (plan, run) => runProcess(plan, { ...run, isolation: s.isolation }),
     });
     if (result.grade.status === 'error' || result.grade.status === 'timeout') result.warnings.push(`grader: ${result.grade.reason}`);
   }

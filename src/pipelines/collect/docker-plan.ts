@@ -1,10 +1,16 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Task } from '../../schemas/task.js';
+import { buildTaskImage, type TaskImage } from '../../sources/docker-images.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { connectDocker, DEFAULT_LIMITS, imageId, removeLeftovers, type ContainerLimits, type ContainerSpec, type DockerApi } from '../../sources/docker-runner.js';
 
 /** What --runner docker asks for: the image, and the container's user and limits (absent: the defaults). */
 export interface DockerRequest {
-  image: string;
+  /** The image samples run in; a Harbor task's own image is built from its Dockerfile (absent: every task is one). */
+  image?: string;
   /** The container's user; absent: roller's own when it is not root, else 1000:1000 (the base image's `agent`). */
   user?: { uid: number; gid: number };
   limits?: Partial<ContainerLimits>;
@@ -15,8 +21,60 @@ export interface DockerRequest {
 /** The docker runner of one run: its engine, the image's id (locked), and the container every sample gets. */
 export interface DockerPlan {
   api: DockerApi;
-  imageId: string;
+  /** The --image's id; null when every task brings its own (Harbor). */
+  imageId: string | null;
   container: ContainerSpec;
+  /** Harbor tasks' images by task id (built before the first sample). */
+  taskImages: ReadonlyMap<string, TaskImage>;
+}
+
+/** Where a sample's harness, or its verifier, runs: the task's own image and resources when it has them. */
+export function containerFor(plan: DockerPlan, task: Task): { container: ContainerSpec; workdir: string | null; env: Record<string, string> } {
+  const image = plan.taskImages.get(task.id);
+  const limits = plan.container.limits;
+  const workdir = image && image.workdir !== '' && image.workdir !== '/' ? image.workdir : null;
+  return {
+    container: {
+      ...plan.container,
+      image: image?.name ?? plan.container.image,
+      // A flag outranks the task's [environment]; the task's outranks no limit.
+      limits: { ...limits, memoryBytes: limits.memoryBytes ?? task.harbor?.memory_bytes ?? null, nanoCpus: limits.nanoCpus ?? (task.harbor?.cpus ? Math.round(task.harbor.cpus * 1e9) : null) },
+    },
+    workdir,
+    env: task.harbor?.env ?? {},
+  };
+}
+
+/** The ids of the images a Dockerfile starts FROM (a stage's own name excluded); one not on the engine: its name. */
+async function fromImageIds(api: DockerApi, dockerfile: string): Promise<string[]> {
+  const text = await readFile(dockerfile, 'utf8');
+  const stages = new Set<string>();
+  const ids: string[] = [];
+  for (const m of text.matchAll(/^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?/gim)) {
+    const name = m[1]!;
+    if (!stages.has(name.toLowerCase())) ids.push((await api.getImage(name).inspect().catch(() => null))?.Id ?? name);
+    if (m[2]) stages.add(m[2].toLowerCase());
+  }
+  return ids;
+}
+
+/** Each Harbor task's image, built from its environment/ once per digest (or its docker_image, when the engine has it). */
+export async function prepareTaskImages(plan: DockerPlan, tasks: readonly Task[], notice?: (message: string) => void): Promise<DockerPlan> {
+  const images = new Map<string, TaskImage>();
+  for (const task of tasks) {
+    if (!task.harbor) continue;
+    const given = task.harbor.docker_image ? await plan.api.getImage(task.harbor.docker_image).inspect().catch(() => null) : null;
+    if (given && task.harbor.docker_image) {
+      images.set(task.id, { name: task.harbor.docker_image, id: given.Id, workdir: given.Config?.WorkingDir ?? '' });
+      continue;
+    }
+    // The tag: the build context and the images it starts FROM, so a rebuilt base is a new task image.
+    const bases = await fromImageIds(plan.api, join(task.harbor.dir, 'environment', 'Dockerfile'));
+    const digest = createHash('sha256').update(`${task.harbor.environment_digest}\n${bases.join('\n')}`).digest('hex').slice(0, 16);
+    const tag = `roller-task-${task.id.toLowerCase().replace(/[^a-z0-9._-]/g, '-')}:${digest}`;
+    images.set(task.id, await buildTaskImage(plan.api, join(task.harbor.dir, 'environment'), tag, 20 * 60_000, notice));
+  }
+  return { ...plan, taskImages: images };
 }
 
 /** The uid:gid a sample runs as when roller is root and no --docker-user is given: the base image's `agent`. */
@@ -26,7 +84,7 @@ const DEFAULT_USER = { uid: 1000, gid: 1000 };
 export async function dockerPlan(request: DockerRequest): Promise<DockerPlan> {
   const connected = request.api ? { docker: request.api } : await connectDocker();
   if ('reason' in connected) throw new RollerError(ErrorCode.DOCKER_FAILED, `--runner docker: ${connected.reason}; or use --runner local`);
-  const id = await imageId(connected.docker, request.image);
+  const id = request.image ? await imageId(connected.docker, request.image) : null;
   const own = process.getuid?.() ?? 0;
   const user = request.user ?? (own === 0 ? DEFAULT_USER : { uid: own, gid: process.getgid?.() ?? own });
   if (user.uid === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--docker-user 0: samples never run as root in their container; name another uid');
@@ -34,12 +92,13 @@ export async function dockerPlan(request: DockerRequest): Promise<DockerPlan> {
     api: connected.docker,
     imageId: id,
     container: {
-      image: request.image,
+      image: request.image ?? '',
       user,
       limits: { ...DEFAULT_LIMITS, ...request.limits },
       network: 'host',
       labels: { 'dev.roller.host': hostname(), 'dev.roller.pid': String(process.pid) },
     },
+    taskImages: new Map(),
   };
 }
 
@@ -55,8 +114,9 @@ export async function clearLeftoverContainers(plan: DockerPlan, runDir: string, 
 }
 
 /** What lock.json keeps of the container: a resume under another user, limits or network is refused. */
-export function lockedContainer(plan: DockerPlan): { user: string; limits: ContainerLimits; network: ContainerSpec['network'] } {
-  return { user: `${plan.container.user.uid}:${plan.container.user.gid}`, limits: plan.container.limits, network: plan.container.network };
+export function lockedContainer(plan: DockerPlan): { user: string; limits: ContainerLimits; network: ContainerSpec['network']; task_images?: Record<string, string> } {
+  const images = Object.fromEntries([...plan.taskImages].map(([id, image]) => [id, image.id]));
+  return { user: `${plan.container.user.uid}:${plan.container.user.gid}`, limits: plan.container.limits, network: plan.container.network, ...(plan.taskImages.size > 0 ? { task_images: images } : {}) };
 }
 
 /** `UID[:GID]` of --docker-user. */

@@ -11,6 +11,9 @@ import { GRADER_DIR } from '../sample-layout.js';
 
 export { GRADER_DIR };
 
+/** The grader's reward files, in the attempt's HOME (a Harbor verifier sees it as /logs/verifier). */
+export const GRADER_SCRATCH = '.roller-grader';
+
 /** How a process is run where the harness ran (locally, or in its container). */
 export type RunIn = (plan: ProcessPlan, options: RunProcessOptions) => Promise<ProcessOutcome>;
 
@@ -24,7 +27,7 @@ export type RunIn = (plan: ProcessPlan, options: RunProcessOptions) => Promise<P
 export async function runGrader(grader: NonNullable<Task['grader']>, where: { work: string; home: string; sampleDir: string; defaultTimeoutS: number; run: RunIn }): Promise<Grade> {
   const out = join(where.sampleDir, GRADER_DIR);
   // The reward files go to the attempt's HOME: mounted into a container like the work dir, and never published as they are.
-  const scratch = join(where.home, '.roller-grader');
+  const scratch = join(where.home, GRADER_SCRATCH);
   await mkdir(out, { recursive: true });
   await mkdir(scratch, { recursive: true });
   const timeoutS = grader.timeout_s ?? where.defaultTimeoutS;
@@ -32,7 +35,7 @@ export async function runGrader(grader: NonNullable<Task['grader']>, where: { wo
     command: 'sh',
     args: ['-c', grader.command],
     cwd: where.work,
-    env: { ...isolatedHomeEnv(where.home), ROLLER_GRADER_DIR: scratch, ROLLER_WORK_DIR: where.work },
+    env: { ...grader.env, ...isolatedHomeEnv(where.home), ROLLER_GRADER_DIR: scratch, ROLLER_WORK_DIR: where.work },
   };
   let outcome: ProcessOutcome;
   try {

@@ -5,7 +5,7 @@ import { writeJsonAtomic } from '../../core/atomic-write.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness, type InstalledHarness } from '../../harnesses/installer.js';
-import { clearLeftoverContainers, dockerPlan, forRun, lockedContainer, type DockerPlan, type DockerRequest } from './docker-plan.js';
+import { clearLeftoverContainers, dockerPlan, forRun, prepareTaskImages, lockedContainer, type DockerPlan, type DockerRequest } from './docker-plan.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { Lock, LOCK_SCHEMA } from '../../schemas/lock.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
@@ -21,6 +21,7 @@ import { RunInfoCheckpoints } from './checkpoints.js';
 import { cleanLeftovers, endAttemptNotes, prepareRunDir, RUN_LOCK_FILE } from './run-dir.js';
 import { runSample, sampleDirOf, type SampleRequest, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
+import { isHarborTasks, loadHarborTasks } from './harbor-tasks.js';
 import { refuseModels, refuseRunOptions } from './refusals.js';
 import { detectIsolation, isolationWarning } from '../../sources/isolation.js';
 import { DEFAULT_MAX_RESULTS_BYTES } from './results.js';
@@ -107,13 +108,15 @@ export interface CollectResult {
  * any harness starts), info.json at checkpoints, run-level sft.jsonl at the end (partial on interrupt).
  */
 export async function collect(o: CollectOptions): Promise<CollectResult> {
-  if ((o.runner ?? 'local') === 'docker' && !o.docker?.image) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs: scripts/docker-engine.sh base-image builds one)');
-  const docker = o.runner === 'docker' ? await dockerPlan(o.docker!) : undefined;
+  const bundle = (await isHarborTasks(o.tasks)) ? await loadHarborTasks(o.tasks) : await loadTasks(o.tasks);
+  const harbor = bundle.tasks.some((t) => t.harbor);
+  if (harbor && o.runner !== 'docker') throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.tasks}: Harbor tasks run in their own image: pass --runner docker (scripts/docker-engine.sh starts an engine)`);
+  if (o.runner === 'docker' && !o.docker?.image && !harbor) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs: scripts/docker-engine.sh base-image builds one)');
+  const docker = o.runner === 'docker' ? await dockerPlan(o.docker ?? {}) : undefined;
   const adapter = harnessAdapter(o.harness);
   const runner = adapter.runner;
   if (!runner || !adapter.nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${o.harness}: roller cannot run it here (no pinned CLI); its native files convert with roller convert`);
   o = { ...o, cacheTrace: refuseRunOptions(o, runner) };
-  const bundle = await loadTasks(o.tasks);
   const modelConfig = await loadModelConfig(o.modelConfig);
   const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
   refuseModels(o, runner, models, bundle.tasks);
@@ -176,7 +179,7 @@ interface RunPlan {
 
 async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectResult> {
   const { bundle, models, simulators, runName, runDir } = plan;
-  const docker = plan.docker && forRun(plan.docker, runDir);
+  const docker = plan.docker && (await prepareTaskImages(forRun(plan.docker, runDir), bundle.tasks, o.onNotice));
   const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
   const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}), ...(o.onNotice ? { onProgress: o.onNotice } : {}) });
   const wireTrace = o.wireTrace ?? 'actf';

@@ -36,6 +36,7 @@ interface CollectCliOptions {
   memory?: string;
   cpus?: number;
   pidsLimit?: number;
+  dockerNetwork: string;
   cacheDir: string;
   json?: boolean;
   cacheTrace?: boolean;
@@ -65,7 +66,8 @@ function dockerRequest(opts: CollectCliOptions): DockerRequest {
     ...(opts.cpus ? { nanoCpus: Math.round(opts.cpus * 1e9) } : {}),
     ...(opts.pidsLimit ? { pids: opts.pidsLimit } : {}),
   };
-  return { ...(opts.image ? { image: opts.image } : {}), limits, ...(opts.dockerUser ? { user: parseDockerUser(opts.dockerUser) } : {}) };
+  if (opts.dockerNetwork !== 'host' && opts.dockerNetwork !== 'proxy') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--docker-network ${opts.dockerNetwork}: host or proxy`);
+  return { ...(opts.image ? { image: opts.image } : {}), limits, network: opts.dockerNetwork, ...(opts.dockerUser ? { user: parseDockerUser(opts.dockerUser) } : {}) };
 }
 
 /** `roller collect`: tasks x models through a harness, each sample recorded. */
@@ -105,6 +107,7 @@ export function registerCollectCommand(program: Command): void {
     .option('--docker-user <uid[:gid]>', '--runner docker: the user samples run as (default: yours; as root, 1000:1000); never 0')
     .option('--memory <size>', '--runner docker: memory per container, e.g. 2g or 512m (no swap beyond it)')
     .option('--cpus <n>', '--runner docker: CPUs per container, e.g. 1.5', positiveNumber)
+    .option('--docker-network <mode>', "--runner docker: host (the host's network: every loopback service is reachable) | proxy (no network but the sample's recording proxy)", 'host')
     .option('--pids-limit <n>', '--runner docker: processes and threads per container (default 4096)', positiveInt)
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
     .option('--harness-version <version>', 'run this released version of the harness CLI instead of the pinned one (roller harness versions NAME lists the verified ones); the lock records it')
@@ -228,4 +231,25 @@ async function profileOfOptions(options: readonly ProfileOption[], opts: Collect
     selected = profileOfValue(o, value).name ?? selected;
   }
   return selected;
+}
+
+/** `roller oracle`: a Harbor task set checked by its own solutions before a collect spends model calls on it. */
+export function registerOracleCommand(program: Command): void {
+  program
+    .command('oracle')
+    .description("run each Harbor task's solution/solve.sh in the task's image, then its verifier (no model, no network): a task its own solution does not pass is broken")
+    .requiredOption('--tasks <dir>', 'a Harbor task directory, or a directory of them')
+    .option('--docker-user <uid[:gid]>', 'the user the solution runs as (default: yours; as root, 1000:1000)')
+    .option('--json', 'one JSON line per task on stdout')
+    .action(async (opts: { tasks: string; dockerUser?: string; json?: boolean }) => {
+      const { checkHarborSolutions, oracleFailures } = await import('../pipelines/harbor-oracle.js');
+      const results = await checkHarborSolutions(opts.tasks, {
+        docker: opts.dockerUser ? { user: parseDockerUser(opts.dockerUser) } : {},
+        onNotice: (m) => process.stderr.write(`roller oracle: ${m}\n`),
+        onResult: (r) => void printLine(opts.json ? JSON.stringify(r) : `${r.status.padEnd(16)} ${r.task}${r.grade ? ` reward ${JSON.stringify(r.grade.scores)}` : ''}${r.reason ? ` — ${r.reason}` : ''}`),
+      });
+      const failed = oracleFailures(results);
+      process.stderr.write(`roller oracle: ${results.length - failed.length} of ${results.length} tasks passed by their own solution\n`);
+      if (failed.length > 0) process.exitCode = 1;
+    });
 }

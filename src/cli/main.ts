@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { abandonedSinks } from '../sinks/user-sink.js';
 import { isRollerError } from '../core/errors.js';
-import { registerCollectCommand } from './collect-command.js';
+import { registerCollectCommand, registerOracleCommand } from './collect-command.js';
 import { registerConvertCommands } from './convert-commands.js';
 import { registerHarnessCommands } from './harness-commands.js';
 import { PipeClosed } from './output.js';
@@ -24,6 +24,7 @@ export function buildProgram(): Command {
   registerConvertCommands(program);
   registerReprocessCommand(program);
   registerCollectCommand(program);
+  registerOracleCommand(program);
   return program;
 }
 

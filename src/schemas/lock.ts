@@ -22,7 +22,7 @@ export const Lock = z
       .strictObject({
         user: z.string().regex(/^\d+:\d+$/),
         limits: z.strictObject({ memoryBytes: z.number().int().positive().nullable(), nanoCpus: z.number().int().positive().nullable(), pids: z.number().int().positive() }),
-        network: z.enum(['host', 'none']),
+        network: z.enum(['host', 'proxy', 'none']),
         task_images: z.record(z.string(), z.string()).optional().describe("Harbor tasks' image ids by task id: a resume refuses a rebuilt image"),
       })
       .optional()

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type Dockerode from 'dockerode';
 import { ErrorCode, RollerError } from '../core/errors.js';
+import { openProxyRelay, type ProxyRelay } from './docker-relay.js';
 import { chownTree } from './ownership.js';
 import type { ProcessOutcome, ProcessPlan, RunProcessOptions } from './process-runner.js';
 
@@ -37,9 +38,10 @@ export interface ContainerSpec {
   limits: ContainerLimits;
   /**
    * host: the host's network namespace (the proxy on the host's loopback; so is every other loopback service).
-   * none: no network at all (graders, and samples with --wire-trace off refuse it: their model is unreachable).
+   * proxy: no network but a relay to its recording proxy (docker-relay.ts): nothing else is reachable.
+   * none: no network at all (graders and verifiers).
    */
-  network: 'host' | 'none';
+  network: 'host' | 'proxy' | 'none';
   labels: Record<string, string>;
 }
 
@@ -63,6 +65,8 @@ export interface DockerRunOptions extends RunProcessOptions {
   mounts: Mount[];
   /** Variables added to the plan's (a Harbor task's [environment.env]); the plan's own win. */
   env?: Record<string, string>;
+  /** network 'proxy': the port of the recording proxy on the host's 127.0.0.1 (the relay listens on it inside). */
+  proxyPort?: number;
   docker: DockerApi;
 }
 
@@ -96,8 +100,13 @@ export async function runInDocker(plan: ProcessPlan, options: DockerRunOptions):
   let timedOut = false;
   let aborted = false;
   let exitCode: number | null = null;
+  let relay: ProxyRelay | undefined;
   try {
-    container = await create(plan, options);
+    if (spec.network === 'proxy') {
+      if (!options.proxyPort) throw new RollerError(ErrorCode.INVALID_OPTIONS, "docker: the 'proxy' network needs the recording proxy's port");
+      relay = await openProxyRelay(options.proxyPort);
+    }
+    container = await create(plan, options, relay);
     running.set(container.id, container);
     const kill = () => void container!.kill().catch(() => undefined); // already stopped: nothing to do
     const timer = setTimeout(() => {
@@ -128,6 +137,7 @@ export async function runInDocker(plan: ProcessPlan, options: DockerRunOptions):
   } finally {
     await container?.remove({ force: true, v: true }).catch(() => undefined);
     if (container) running.delete(container.id);
+    await relay?.close();
     stdout.end();
     stderr.end();
     await Promise.all([finished(stdout), finished(stderr)]);
@@ -146,13 +156,15 @@ export async function runInDocker(plan: ProcessPlan, options: DockerRunOptions):
   };
 }
 
-async function create(plan: ProcessPlan, options: DockerRunOptions): Promise<DockerContainer> {
+async function create(plan: ProcessPlan, options: DockerRunOptions, relay: ProxyRelay | undefined): Promise<DockerContainer> {
   const { container: spec } = options;
+  // A prompt on stdin comes from its file (in a mounted directory) by the image's shell: no stream to attach.
+  const command = plan.stdin === undefined ? [plan.command, ...plan.args] : ['/bin/sh', '-c', 'exec "$0" "$@" < "$ROLLER_STDIN"', plan.command, ...plan.args];
+  const mounts = [...options.mounts, ...(relay?.mounts ?? [])];
   try {
     return await options.docker.createContainer({
       Image: spec.image,
-      // A prompt on stdin comes from its file (in a mounted directory) by the image's shell: no stream to attach.
-      Cmd: plan.stdin === undefined ? [plan.command, ...plan.args] : ['/bin/sh', '-c', 'exec "$0" "$@" < "$ROLLER_STDIN"', plan.command, ...plan.args],
+      Cmd: relay ? relay.wrap(command) : command,
       Env: Object.entries({ ...options.env, ...plan.env, ...(plan.stdin === undefined ? {} : { ROLLER_STDIN: plan.stdin }) }).map(([k, v]) => `${k}=${v}`),
       WorkingDir: plan.cwd,
       User: `${spec.user.uid}:${spec.user.gid}`,
@@ -162,8 +174,8 @@ async function create(plan: ProcessPlan, options: DockerRunOptions): Promise<Doc
       OpenStdin: false,
       Labels: { ...spec.labels, [SAMPLE_LABEL]: '1' },
       HostConfig: {
-        Binds: options.mounts.map((m) => `${m.path}:${m.target ?? m.path}${m.readOnly ? ':ro' : ''}`),
-        NetworkMode: spec.network,
+        Binds: mounts.map((m) => `${m.path}:${m.target ?? m.path}${m.readOnly ? ':ro' : ''}`),
+        NetworkMode: spec.network === 'proxy' ? 'none' : spec.network,
         AutoRemove: false,
         Init: true, // a harness's background children are reaped and signalled with it
         PidsLimit: spec.limits.pids,

@@ -5,7 +5,10 @@
  * no container is left behind (checked when the engine stops).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectRuns, DUMMY_KEY, filesUnder, info, readJsonl, roller, sample } from '../support/collect-run.js';
@@ -33,23 +36,24 @@ async function collect(runName: string, args: string[]): Promise<{ run: string; 
 }
 
 describe.skipIf(!live)('collect --runner docker: the same outputs as the local runner, every harness', () => {
-  const harnesses: [string, string[]][] = [
-    ['claude-code', []],
-    ['codex', []],
-    ['opencode', []],
-    ['pi', ['--pi-subagent-extension']],
-    ['openclaw', []],
-    ['deepseek', []],
+  // Both networks across the harnesses: the host's, and none but a relay to the proxy.
+  const harnesses: [string, 'host' | 'proxy', string[]][] = [
+    ['claude-code', 'proxy', []],
+    ['codex', 'proxy', []],
+    ['opencode', 'host', []],
+    ['pi', 'proxy', ['--pi-subagent-extension']],
+    ['openclaw', 'host', []],
+    ['deepseek', 'proxy', []],
   ];
-  it.each(harnesses)('%s: the demo tasks in containers agree with the local run on participants, tokens, relations and SFT', async (harness, extra) => {
+  it.each(harnesses)('%s (%s network): the demo tasks in containers agree with the local run on participants, tokens, relations and SFT', async (harness, network, extra) => {
     const local = await collect(`${harness}-local`, ['--tasks', demo, '--harness', harness, ...extra]);
     expect(local.code, local.stderr).toBe(0);
-    const docker = await collect(`${harness}-docker`, ['--tasks', demo, '--harness', harness, '--runner', 'docker', '--image', image, ...extra]);
+    const docker = await collect(`${harness}-docker`, ['--tasks', demo, '--harness', harness, '--runner', 'docker', '--image', image, '--docker-network', network, ...extra]);
     expect(docker.code, docker.stderr).toBe(0);
     expect((await roller(['validate-run', docker.run])).code).toBe(0);
     expect(info(docker.run).samples.map((s) => s.status)).toEqual(['ok', 'ok', 'ok']);
     expect(comparableRun(docker.run)).toEqual(comparableRun(local.run));
-    expect(lockedContainer(docker.run)).toMatchObject({ image_id: expect.stringMatching(/^sha256:/), container: { user: '1000:1000', network: 'host', limits: { pids: 4096 } } });
+    expect(lockedContainer(docker.run)).toMatchObject({ image_id: expect.stringMatching(/^sha256:/), container: { user: '1000:1000', network, limits: { pids: 4096 } } });
     expect(lockedContainer(local.run)).toEqual({ image_id: null, container: undefined });
     for (const f of filesUnder(docker.run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
     // Everything roller wrote is roller's user's again (the container's user had the sample's HOME and work dir).
@@ -89,6 +93,31 @@ describe.skipIf(!live)('collect --runner docker: what the agent can reach', () =
     expect(links.status).toBe('error');
     expect(links.error?.code).toBe('ROLLER_UNSAFE_OUTPUT');
     expect(readdirSync(join(r.run, rows[1]!.path, 'results', 'out'))).toEqual(['safe.txt']);
+    expect(containersOf()).toBe('');
+  }, 5 * 60_000);
+
+  it('--docker-network proxy: the recording proxy is reached, a service on the host loopback is not (with host, it is)', async () => {
+    const server = createServer((_req, res) => res.end('host service')).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const probe = `curl -s -m 3 -o /dev/null -w "host-http=%{http_code}" http://127.0.0.1:${port}/ || echo " host-unreachable"\n`;
+      const tasks = await tasksFile('reach.jsonl', [{ id: 'reach', prompt: '[PROBE] Run probe.sh.', files: { 'probe.sh': probe } }]);
+      const said = async (network: string) => {
+        const r = await collect(`reach-${network}`, ['--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image, '--docker-network', network]);
+        expect(r.code, r.stderr).toBe(0);
+        const row = info(r.run).samples[0]!;
+        expect(sample(r.run, row).usage?.requests).toBe(2); // both model calls went through the proxy
+        return readFileSync(join(r.run, row.path, 'trace.jsonl'), 'utf8');
+      };
+      expect(await said('proxy')).toContain('host-unreachable');
+      expect(await said('host')).toContain('host-http=200');
+    } finally {
+      server.close();
+    }
+    const offline = await roller(['collect', '--output', join(tmp.path, 'runs'), '--run-name', 'reach-off', '--tasks', demo, '--harness', 'claude-code', '--runner', 'docker', '--image', image, '--docker-network', 'proxy', '--wire-trace', 'off']);
+    expect(offline.code).toBe(2);
+    expect(offline.stderr).toContain('--docker-network proxy reaches only the recording proxy, and --wire-trace off runs none');
     expect(containersOf()).toBe('');
   }, 5 * 60_000);
 
@@ -254,6 +283,27 @@ describe.skipIf(!live)('collect --tasks DIR: Harbor task directories, each in th
     const resumed = await roller(['collect', '--capture-calls', '--output', join(tmp.path, 'runs'), '--run-name', 'harbor-probe', ...args, '--resume']);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain('$.task_bundle_digest');
+    expect(containersOf()).toBe('');
+  }, 5 * 60_000);
+
+  it('roller oracle: each task solved by its own solution.sh and verified; a wrong solution, a failing one and a missing one are named, exit 1', async () => {
+    const good = await roller(['oracle', '--tasks', examples, '--json']);
+    expect(good.code, good.stderr).toBe(0);
+    const rows = good.stdout.trim().split('\n').map((l) => JSON.parse(l) as Json);
+    expect(rows.map((r) => [r.task, r.status, r.grade.scores.reward])).toEqual([['keep-notes', 'passed', 1], ['say-hello-only', 'passed', 1], ['write-hello', 'passed', 1]]);
+    const set = join(tmp.path, 'oracle-set');
+    cpSync(join(examples, 'write-hello'), join(set, 'wrong'), { recursive: true });
+    writeFileSync(join(set, 'wrong', 'solution', 'solve.sh'), 'echo bye > /app/hello.txt\n');
+    cpSync(join(examples, 'write-hello'), join(set, 'broken'), { recursive: true });
+    writeFileSync(join(set, 'broken', 'solution', 'solve.sh'), 'exit 3\n');
+    cpSync(join(examples, 'write-hello'), join(set, 'unsolved'), { recursive: true });
+    rmSync(join(set, 'unsolved', 'solution'), { recursive: true });
+    const bad = await roller(['oracle', '--tasks', set]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/^solution_failed\s+broken — solve.sh exited 3$/m);
+    expect(bad.stdout).toMatch(/^no_solution\s+unsolved — .*solution\/solve.sh is missing$/m);
+    expect(bad.stdout).toMatch(/^failed\s+wrong reward \{"reward":0\}/m);
+    expect(bad.stderr).toContain('0 of 3 tasks passed by their own solution');
     expect(containersOf()).toBe('');
   }, 5 * 60_000);
 

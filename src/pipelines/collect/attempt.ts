@@ -50,6 +50,8 @@ interface Attempt {
   simulator?: UserSimulator;
   /** The proxy's calls.jsonl, read once after the run (or why it could not be read). */
   calls?: Call[] | Error;
+  /** The port of the attempt's recording proxy on 127.0.0.1 (a container on the 'proxy' network reaches only it). */
+  proxyPort?: number;
   /** The first failure is the attempt's (later ones are consequences). */
   fail(status: 'error' | 'timeout', code: string, message: string): void;
 }
@@ -102,6 +104,7 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
     const upstream = s.upstreams.get(r.model.id)!;
     const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: a.captureWork, wireTrace: 'full', credential, ...proxyHeaders(s.harness) });
     const scope = pipeline?.proxy.captureScope ?? randomBytes(4).toString('hex');
+    if (pipeline) a.proxyPort = Number(new URL(pipeline.proxy.url).port);
     const run = await runPrompts(a, pipeline, upstream, standIn);
     await judgeRun(a, pipeline, run);
     await projectInto(a, pipeline, scope);
@@ -119,9 +122,9 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
 }
 
 /** The container of this sample (its task's image, resources and variables), on the host's network or none. */
-function inContainer(a: Attempt, docker: DockerPlan, network?: 'none'): Pick<DockerRunOptions, 'container' | 'docker' | 'env'> {
+function inContainer(a: Attempt, docker: DockerPlan, network?: 'none'): Pick<DockerRunOptions, 'container' | 'docker' | 'env' | 'proxyPort'> {
   const { container, env } = containerFor(docker, a.r.task);
-  return { container: network ? { ...container, network } : container, docker: docker.api, env };
+  return { container: network ? { ...container, network } : container, docker: docker.api, env, ...(a.proxyPort ? { proxyPort: a.proxyPort } : {}) };
 }
 
 /** HOME and the work dir at their own paths; the work dir also at the image's WORKDIR (where a Harbor task's files are). */

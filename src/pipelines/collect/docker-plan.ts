@@ -14,6 +14,8 @@ export interface DockerRequest {
   /** The container's user; absent: roller's own when it is not root, else 1000:1000 (the base image's `agent`). */
   user?: { uid: number; gid: number };
   limits?: Partial<ContainerLimits>;
+  /** host (default): the host's network; proxy: none but a relay to the sample's recording proxy. */
+  network?: 'host' | 'proxy';
   /** A Docker API client to use instead of the engine at DOCKER_HOST (unit tests). */
   api?: DockerApi;
 }
@@ -95,7 +97,7 @@ export async function dockerPlan(request: DockerRequest): Promise<DockerPlan> {
       image: request.image ?? '',
       user,
       limits: { ...DEFAULT_LIMITS, ...request.limits },
-      network: 'host',
+      network: request.network ?? 'host',
       labels: { 'dev.roller.host': hostname(), 'dev.roller.pid': String(process.pid) },
     },
     taskImages: new Map(),

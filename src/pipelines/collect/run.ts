@@ -112,6 +112,7 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   const harbor = bundle.tasks.some((t) => t.harbor);
   if (harbor && o.runner !== 'docker') throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.tasks}: Harbor tasks run in their own image: pass --runner docker (scripts/docker-engine.sh starts an engine)`);
   if (o.runner === 'docker' && !o.docker?.image && !harbor) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs: scripts/docker-engine.sh base-image builds one)');
+  if (o.docker?.network === 'proxy' && o.wireTrace === 'off') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--docker-network proxy reaches only the recording proxy, and --wire-trace off runs none: the harness could reach no model; use --docker-network host');
   const docker = o.runner === 'docker' ? await dockerPlan(o.docker ?? {}) : undefined;
   const adapter = harnessAdapter(o.harness);
   const runner = adapter.runner;

@@ -1,0 +1,2 @@
+#!/bin/bash
+printf "hi\n" > /app/hello.txt

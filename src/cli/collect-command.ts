@@ -7,7 +7,7 @@ import type { ProfileOption } from '../harnesses/profiles.js';
 import type { RunInfo } from '../schemas/run-info.js';
 import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
 import { captureDebugOption, nonNegativeInt, positiveInt, sinkSpecsOf, wireTraceOption, withSinkOptions } from './options.js';
-import { parseDockerUser, parseSize, type DockerRequest } from '../pipelines/collect/docker-plan.js';
+import { parseDockerUser, parseMemory, type DockerRequest } from '../pipelines/collect/docker-plan.js';
 import type { ContainerLimits } from '../sources/docker-runner.js';
 import { printLine } from './output.js';
 import { rollerVersion } from './version.js';
@@ -62,7 +62,7 @@ function positiveNumber(v: string): number {
 /** --image (absent: Harbor tasks bring their own) and the container's user and limits, as the library takes them. */
 function dockerRequest(opts: CollectCliOptions): DockerRequest {
   const limits: Partial<ContainerLimits> = {
-    ...(opts.memory ? { memoryBytes: parseSize(opts.memory, '--memory') } : {}),
+    ...(opts.memory ? { memoryBytes: parseMemory(opts.memory, '--memory') } : {}),
     ...(opts.cpus ? { nanoCpus: Math.round(opts.cpus * 1e9) } : {}),
     ...(opts.pidsLimit ? { pids: opts.pidsLimit } : {}),
   };

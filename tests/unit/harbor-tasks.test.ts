@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRollerError } from '../../src/core/errors.js';
 import { HARBOR_VERIFIER, loadHarborTasks, treeDigest } from '../../src/pipelines/collect/harbor-tasks.js';
-import { parseDockerUser, parseSize } from '../../src/pipelines/collect/docker-plan.js';
+import { parseDockerUser, parseMemory as parseSize } from '../../src/pipelines/collect/docker-plan.js';
 import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -48,6 +48,7 @@ describe('Harbor task directories as tasks', () => {
     task('bad-toml', { 'task.toml': '[agent\n', 'instruction.md': 'x', 'environment/Dockerfile': 'FROM x', 'tests/test.sh': '' });
     task('no-instruction', { 'task.toml': '', 'environment/Dockerfile': 'FROM x', 'tests/test.sh': '' });
     task('bad-timeout', { 'task.toml': '[agent]\ntimeout_sec = "soon"\n', 'instruction.md': 'x', 'environment/Dockerfile': 'FROM x', 'tests/test.sh': '' });
+    task('bad-memory', { 'task.toml': '[environment]\nmemory_mb = "lots"\n', 'instruction.md': 'x', 'environment/Dockerfile': 'FROM x', 'tests/test.sh': '' });
     task('bad-env', { 'task.toml': '[verifier.env]\nN = 3\n', 'instruction.md': 'x', 'environment/Dockerfile': 'FROM x', 'tests/test.sh': '' });
     const err = await loadHarborTasks(root).catch((e: unknown) => e);
     expect(isRollerError(err)).toBe(true);
@@ -56,6 +57,7 @@ describe('Harbor task directories as tasks', () => {
     expect(message).toContain(`${join(root, 'no-instruction', 'instruction.md')}: missing (the task's prompt)`);
     expect(message).toContain('[agent].timeout_sec must be a number of seconds above 0');
     expect(message).toContain('[verifier.env] must be a table of strings');
+    expect(message).toContain('[environment] memory_mb must be a number above 0');
     const empty = join(tmp.path, 'empty');
     mkdirSync(empty);
     await expect(loadHarborTasks(empty)).rejects.toThrow(/holds no Harbor task/);

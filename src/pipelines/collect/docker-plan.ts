@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Task } from '../../schemas/task.js';
 import { buildTaskImage, type TaskImage } from '../../sources/docker-images.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import { parseSize } from '../../core/sizes.js';
 import { connectDocker, DEFAULT_LIMITS, imageId, removeLeftovers, type ContainerLimits, type ContainerSpec, type DockerApi } from '../../sources/docker-runner.js';
 
 /** What --runner docker asks for: the image, and the container's user and limits (absent: the defaults). */
@@ -128,12 +129,9 @@ export function parseDockerUser(text: string): { uid: number; gid: number } {
   return { uid: Number(m[1]), gid: Number(m[2] ?? m[1]) };
 }
 
-/** A size as Docker and Harbor write it (`512m`, `2G`, `1.5g`, or bytes), in bytes. */
-export function parseSize(text: string, what: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?$/i.exec(text.trim());
-  if (!m) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${what} ${text}: a size such as 512m or 2g`);
-  const scale = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
-  const bytes = Math.round(Number(m[1]) * scale);
+/** --memory: a size (core/sizes.ts) Docker accepts, at least 6 MiB. */
+export function parseMemory(text: string, what: string): number {
+  const bytes = parseSize(text, what);
   if (bytes < 6 * 2 ** 20) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${what} ${text}: Docker needs at least 6 MiB`);
   return bytes;
 }

@@ -4,6 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import stableStringify from 'fast-json-stable-stringify';
 import { parse as parseToml } from 'smol-toml';
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import { parseSize } from '../../core/sizes.js';
 import { Task } from '../../schemas/task.js';
 import { checkValue } from '../../schemas/validate.js';
 import { formatJsonPath } from '../../core/json-locate.js';
@@ -90,7 +91,10 @@ async function harborTask(dir: string): Promise<Task> {
     if (!t || typeof t !== 'object' || Object.values(t).some((v) => typeof v !== 'string')) throw new Error(`${where('task.toml')}: ${what} must be a table of strings`);
     return Object.keys(t).length > 0 ? (t as Record<string, string>) : undefined;
   };
-  const memory = environment.memory_mb !== undefined ? Number(environment.memory_mb) * 2 ** 20 : typeof environment.memory === 'string' ? sizeOf(environment.memory) : undefined;
+  for (const key of ['memory_mb', 'cpus'] as const) {
+    if (environment[key] !== undefined && !(typeof environment[key] === 'number' && environment[key] > 0)) throw new Error(`${where('task.toml')}: [environment] ${key} must be a number above 0`);
+  }
+  const memory = environment.memory_mb !== undefined ? Number(environment.memory_mb) * 2 ** 20 : typeof environment.memory === 'string' ? parseSize(environment.memory, `${where('task.toml')}: [environment] memory`) : undefined;
   const agentTimeout = seconds(table('agent'), '[agent]');
   const verifierTimeout = seconds(verifier, '[verifier]');
   const verifierEnv = strings(verifier.env, '[verifier.env]');
@@ -114,13 +118,6 @@ async function harborTask(dir: string): Promise<Task> {
   const issues = checkValue(Task, value);
   if (issues.length > 0) throw new Error(`${dir}: ${issues.map((i) => `${formatJsonPath(i.path)}: ${i.message}`).join('; ')}`);
   return Task.parse(value);
-}
-
-/** `2G`, `512M` (Harbor's older `memory`), in bytes. */
-function sizeOf(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?$/i.exec(text.trim());
-  if (!m) return NaN;
-  return Number(m[1]) * { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 }[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g' | 't'];
 }
 
 /**

@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // The CLI tests spawn bin/roller, which runs the compiled dist/; `npm test` builds first.
     pool: 'forks',
+    // Nothing the suite started (a private dockerd, its mounts, a proxy relay) may outlive it.
+    globalSetup: ['tests/support/leftovers-check.ts'],
   },
 });

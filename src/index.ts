@@ -67,6 +67,9 @@ export { perIdNativeCapture } from './harnesses/native-capture.js';
 
 // Pipelines.
 export { collect, type CollectOptions, type CollectResult } from './pipelines/collect/run.js';
+export type { DockerRequest } from './pipelines/collect/docker-plan.js';
+export { checkHarborSolutions, type OracleResult } from './pipelines/harbor-oracle.js';
+export { loadHarborTasks } from './pipelines/collect/harbor-tasks.js';
 export { reprocess, type ReprocessOptions, type ReprocessReport } from './pipelines/reprocess/run.js';
 export { convertNative as convert, type ConvertOptions, type ConvertedSession } from './pipelines/convert.js';
 export { exportAtif, type ExportResult } from './pipelines/export-atif.js';

@@ -27,6 +27,7 @@ function sh(args: string[], env: NodeJS.ProcessEnv = process.env): { code: numbe
  * without apt skips, saying so. Everything roller made is checked gone at the end (containers, networks, mounts).
  */
 export function startTestEngine(): TestEngine | { reason: string } {
+  if (process.getuid?.() !== 0) return { reason: 'a private dockerd and its base image (debootstrap) need root; run the suite as root (CI does)' };
   const installed = sh([script, 'install']);
   if (installed.code !== 0) return { reason: installed.stderr.trim() };
   const dir = mkdtempSync(join(tmpdir(), 'roller-engine-'));

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { Grade } from '../schemas/run-info.js';
 import type { Task } from '../schemas/task.js';
 import { seedWorkDir } from '../sources/docker-images.js';
-import { runInDocker, type Mount } from '../sources/docker-runner.js';
-import { containerFor, dockerPlan, prepareTaskImages, type DockerPlan, type DockerRequest } from './collect/docker-plan.js';
-import { GRADER_SCRATCH, runGrader } from './collect/grader.js';
+import { runInDocker } from '../sources/docker-runner.js';
+import { containerFor, dockerPlan, prepareTaskImages, verifierMounts, workMounts, type DockerPlan, type DockerRequest } from './collect/docker-plan.js';
+import { runGrader } from './collect/grader.js';
 import { loadHarborTasks } from './collect/harbor-tasks.js';
 
 /** One Harbor task checked by its own solution: did solve.sh run, and what did the verifier say of its work. */
@@ -48,7 +48,7 @@ async function checkOne(plan: DockerPlan, task: Task): Promise<OracleResult> {
     const { container, workdir, env } = containerFor(plan, task);
     const image = plan.taskImages.get(task.id)!;
     if (workdir) await seedWorkDir(plan.api, plan.container, image, work, root);
-    const mounts: Mount[] = [{ path: home }, { path: work }, ...(workdir ? [{ path: work, target: workdir }] : [])];
+    const mounts = workMounts(home, work, workdir);
     const solved = await runInDocker(
       { command: 'bash', args: ['/solution/solve.sh'], cwd: workdir ?? work, env: { HOME: home, PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' } },
       { container: { ...container, network: 'none' }, docker: plan.api, env, mounts: [...mounts, { path: solution, target: '/solution', readOnly: true }], timeoutMs: (task.timeout_s ?? 600) * 1000, stdoutPath: join(root, 'solve-stdout.log'), stderrPath: join(root, 'solve-stderr.log') },
@@ -62,7 +62,7 @@ async function checkOne(plan: DockerPlan, task: Task): Promise<OracleResult> {
       sampleDir: root,
       defaultTimeoutS: task.timeout_s ?? 600,
       run: (p, run) =>
-        runInDocker(p, { ...run, container: { ...container, network: 'none' }, docker: plan.api, env, mounts: [...mounts, { path: join(harbor.dir, 'tests'), target: '/tests', readOnly: true }, { path: join(home, GRADER_SCRATCH), target: '/logs/verifier' }] }),
+        runInDocker(p, { ...run, container: { ...container, network: 'none' }, docker: plan.api, env, mounts: [...mounts, ...verifierMounts(task, home)] }),
     });
     return { task: task.id, status: grade.status === 'passed' ? 'passed' : grade.status === 'failed' ? 'failed' : 'error', grade, reason: grade.reason };
   } finally {

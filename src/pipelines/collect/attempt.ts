@@ -10,16 +10,16 @@ import { ErrorCode, isRollerError } from '../../core/errors.js';
 import { refuseLinksBelow } from '../../core/inside-root.js';
 import { harnessAdapter, proxyHeaders } from '../../harnesses/index.js';
 import type { CaptureFailure, HarnessRunner, RunLaunch } from '../../harnesses/adapter.js';
-import { runInDocker, type DockerRunOptions, type Mount } from '../../sources/docker-runner.js';
+import { runInDocker, type DockerRunOptions } from '../../sources/docker-runner.js';
 import { seedWorkDir } from '../../sources/docker-images.js';
-import { containerFor, type DockerPlan } from './docker-plan.js';
+import { containerFor, verifierMounts, workMounts, type DockerPlan } from './docker-plan.js';
 import { runProcess, type ProcessPlan } from '../../sources/process-runner.js';
 import { isolationWarning } from '../../sources/isolation.js';
 import { WIRE_LOG_FILE } from '../../sources/proxy/wire-log.js';
 import { startProxyPipeline } from '../proxy.js';
 import { keepCacheTrace } from './cache-trace.js';
 import { bypassMessage, changedConfigFiles, configStates, newStandIn, plantedConfigFiles, proxyAdmission } from './custody.js';
-import { GRADER_SCRATCH, runGrader } from './grader.js';
+import { runGrader } from './grader.js';
 import { firstUpstreamFailure } from './preflight.js';
 import { projectAttempt } from './project-attempt.js';
 import { fixedPrompts, simulatedPrompts } from './prompt-source.js';
@@ -125,18 +125,6 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
 function inContainer(a: Attempt, docker: DockerPlan, network?: 'none'): Pick<DockerRunOptions, 'container' | 'docker' | 'env' | 'proxyPort'> {
   const { container, env } = containerFor(docker, a.r.task);
   return { container: network ? { ...container, network } : container, docker: docker.api, env, ...(a.proxyPort ? { proxyPort: a.proxyPort } : {}) };
-}
-
-/** HOME and the work dir at their own paths; the work dir also at the image's WORKDIR (where a Harbor task's files are). */
-function sampleMounts(a: Attempt, docker: DockerPlan): Mount[] {
-  const { workdir } = containerFor(docker, a.r.task);
-  return [{ path: a.home }, { path: a.work }, ...(workdir ? [{ path: a.work, target: workdir }] : [])];
-}
-
-/** A Harbor verifier's: the task's tests/ read-only at /tests, the grader's scratch at /logs/verifier. */
-function verifierMounts(a: Attempt): Mount[] {
-  if (!a.r.task.harbor) return [];
-  return [{ path: join(a.r.task.harbor.dir, 'tests'), target: '/tests', readOnly: true }, { path: join(a.home, GRADER_SCRATCH), target: '/logs/verifier' }];
 }
 
 /** The task's files in the work directory; one that is the harness's own configuration is refused first. */
@@ -248,7 +236,7 @@ async function runPromptProcess(a: Attempt, plan: ProcessPlan, run: { timeoutMs:
   const homeConfig = await configStates(home, runner.homeConfigFiles ?? []);
   const outcome = s.docker
     ? // Host networking: the container reaches this sample's proxy on the host's loopback.
-      await runInDocker(plan, { ...run, ...inContainer(a, s.docker), mounts: [...sampleMounts(a, s.docker), { path: s.installDir, readOnly: true }] })
+      await runInDocker(plan, { ...run, ...inContainer(a, s.docker), mounts: [...workMounts(home, a.work, containerFor(s.docker, a.r.task).workdir), { path: s.installDir, readOnly: true }] })
     : await runProcess(plan, { ...run, isolation: s.isolation });
   result.harnessMs += outcome.durationMs;
   for (const f of await changedConfigFiles(home, homeConfig)) agentWroteHome.add(`~/${f}`);
@@ -383,7 +371,7 @@ async function gradeAndRecordDialogue(a: Attempt, outcome: ProcessOutcome | unde
       defaultTimeoutS: timeoutS,
       // The grader in the sample's image, with no network: what it judges is the work dir, not the internet. A Harbor
       // task's tests/ reaches its container only now, at /tests; its reward files come from /logs/verifier.
-      run: docker ? (plan, run) => runInDocker(plan, { ...run, ...inContainer(a, docker, 'none'), mounts: [...sampleMounts(a, docker), ...verifierMounts(a)] }) : (plan, run) => runProcess(plan, { ...run, isolation: s.isolation }),
+      run: docker ? (plan, run) => runInDocker(plan, { ...run, ...inContainer(a, docker, 'none'), mounts: [...workMounts(home, work, containerFor(docker, r.task).workdir), ...verifierMounts(r.task, home)] }) : (plan, run) => runProcess(plan, { ...run, isolation: s.isolation }),
     });
     if (result.grade.status === 'error' || result.grade.status === 'timeout') result.warnings.push(`grader: ${result.grade.reason}`);
   }

@@ -4,9 +4,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Task } from '../../schemas/task.js';
 import { buildTaskImage, type TaskImage } from '../../sources/docker-images.js';
+import { GRADER_SCRATCH } from './grader.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { parseSize } from '../../core/sizes.js';
-import { connectDocker, DEFAULT_LIMITS, imageId, removeLeftovers, type ContainerLimits, type ContainerSpec, type DockerApi } from '../../sources/docker-runner.js';
+import { connectDocker, DEFAULT_LIMITS, imageId, removeLeftovers, type ContainerLimits, type ContainerSpec, type DockerApi, type Mount } from '../../sources/docker-runner.js';
 
 /** What --runner docker asks for: the image, and the container's user and limits (absent: the defaults). */
 export interface DockerRequest {
@@ -59,6 +60,17 @@ async function fromImageIds(api: DockerApi, dockerfile: string): Promise<string[
     if (m[2]) stages.add(m[2].toLowerCase());
   }
   return ids;
+}
+
+/** HOME and the work dir at their own paths; the work dir also at the image's WORKDIR (where a Harbor task's files are). */
+export function workMounts(home: string, work: string, workdir: string | null): Mount[] {
+  return [{ path: home }, { path: work }, ...(workdir ? [{ path: work, target: workdir }] : [])];
+}
+
+/** A Harbor verifier's: the task's tests/ read-only at /tests, the grader's scratch (in HOME) at /logs/verifier. */
+export function verifierMounts(task: Task, home: string): Mount[] {
+  if (!task.harbor) return [];
+  return [{ path: join(task.harbor.dir, 'tests'), target: '/tests', readOnly: true }, { path: join(home, GRADER_SCRATCH), target: '/logs/verifier' }];
 }
 
 /** Each Harbor task's image, built from its environment/ once per digest (or its docker_image, when the engine has it). */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import { defaultCacheDir } from '../harnesses/cache-dir.js';
 import type { ProfileOption } from '../harnesses/profiles.js';
@@ -10,6 +10,7 @@ import { captureDebugOption, nonNegativeInt, positiveInt, sinkSpecsOf, wireTrace
 import { parseDockerUser, parseMemory, type DockerRequest } from '../pipelines/collect/docker-plan.js';
 import type { ContainerLimits } from '../sources/docker-runner.js';
 import { printLine } from './output.js';
+import { parseShard } from '../pipelines/scale/shard.js';
 import { rollerVersion } from './version.js';
 
 /** What commander hands the collect action (the options below, by their camelCase names). */
@@ -51,6 +52,7 @@ interface CollectCliOptions {
   sinkOption?: string[];
   sinkOptions?: string;
   sinkTimeout?: number;
+  shard?: string;
 }
 
 function positiveNumber(v: string): number {
@@ -112,6 +114,7 @@ export function registerCollectCommand(program: Command): void {
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
     .option('--harness-version <version>', 'run this released version of the harness CLI instead of the pinned one (roller harness versions NAME lists the verified ones); the lock records it')
     .option('--allow-unverified-version', 'run a --harness-version that is not in the version matrix')
+    .option('--shard <I/N|env>', "run only shard I of N (the requests whose index ≡ I mod N, counted from 0) into <run-name>.shard-I-of-N; env: from ROLLER_SHARD, a Slurm array or a Kubernetes Indexed Job; roller merge joins the shards")
     .option('--json', 'print the final run info as JSON on stdout');
   // The harnesses' own options (their profiles) come from the registry, loaded only when collect runs.
   program.hook('preSubcommand', async (_program, sub) => {
@@ -143,6 +146,7 @@ export function registerCollectCommand(program: Command): void {
         ...(opts.modelConfig ? { modelConfig: opts.modelConfig } : {}),
         output: opts.output,
         ...(opts.runName ? { runName: opts.runName } : {}),
+        ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
         concurrency: opts.concurrency,
         retries: opts.retries,
         resume: opts.resume ?? false,
@@ -252,4 +256,28 @@ export function registerOracleCommand(program: Command): void {
       process.stderr.write(`roller oracle: ${results.length - failed.length} of ${results.length} tasks passed by their own solution\n`);
       if (failed.length > 0) process.exitCode = 1;
     });
+}
+
+/**
+ * A collect's arguments checked as `roller collect` would parse them (without running it): what a launcher (slurm, k8s)
+ * passes to every shard. Its --output and --run-name; --shard and --resume are the launcher's to add.
+ */
+export async function checkedCollectArgs(args: readonly string[]): Promise<{ output: string; runName: string | undefined }> {
+  const program = new Command('roller');
+  registerCollectCommand(program);
+  const command = program.commands.find((c) => c.name() === 'collect')!;
+  await addProfileOptions(command);
+  command.exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  let parsed: { operands: string[]; unknown: string[] };
+  try {
+    parsed = command.parseOptions([...args]);
+  } catch (err) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `the collect arguments: ${(err as Error).message.replace(/^error: /, '')}`);
+  }
+  const extra = [...parsed.operands, ...parsed.unknown];
+  if (extra.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the collect arguments: ${extra.join(' ')} is not a collect option (roller collect --help lists them)`);
+  const opts = command.opts<CollectCliOptions>();
+  if (!opts.tasks) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'the collect arguments need --tasks');
+  for (const own of ['shard', 'resume'] as const) if (opts[own] !== undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the collect arguments: leave out --${own}; every shard runs with --shard env --resume`);
+  return { output: opts.output, runName: opts.runName };
 }

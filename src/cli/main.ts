@@ -8,6 +8,7 @@ import { PipeClosed } from './output.js';
 import { registerProxyCommands } from './proxy-commands.js';
 import { registerRecordCommands } from './record-commands.js';
 import { registerReprocessCommand } from './reprocess-command.js';
+import { registerScaleCommands } from './scale-commands.js';
 import { rollerVersion } from './version.js';
 
 /** The CLI: each command group is registered from its own file. */
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerReprocessCommand(program);
   registerCollectCommand(program);
   registerOracleCommand(program);
+  registerScaleCommands(program);
   return program;
 }
 

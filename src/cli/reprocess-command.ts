@@ -16,6 +16,7 @@ interface ReprocessCliOptions {
   sinkOption?: string[];
   sinkOptions?: string;
   sinkTimeout?: number;
+  shard?: string;
 }
 
 /** `roller reprocess`: a run projected again from its archive. */
@@ -29,6 +30,7 @@ export function registerReprocessCommand(program: Command): void {
     .option('--only <targets>', `re-project only these output families (${REPROCESS_TARGETS.join(',')}); the others are copied from the archive`)
     .option('--from-wire', "decode the calls again from each capture's raw/wire.frames with the proxy's decoders (after a decoder changed), instead of taking calls.jsonl")
     .option('--no-verify', "use each sample's archive without checking its published capture (hashes, attribution, references) first; recorded in reprocess.jsonl")
+    .option('--shard <I/N|env>', 'only the samples whose request index ≡ I (mod N), into a shard of the run that roller merge joins; env: from ROLLER_SHARD, a Slurm array or a Kubernetes Indexed Job')
     .option('--json', 'print the report as JSON on stdout');
   withSinkOptions(program.commands.at(-1)!)
     .action(async (dir: string, opts: ReprocessCliOptions) => {
@@ -42,6 +44,7 @@ export function registerReprocessCommand(program: Command): void {
         concurrency: opts.concurrency,
         only: only as ReprocessTarget[] | null,
         ...(opts.fromWire ? { fromWire: true } : {}),
+        ...(opts.shard ? { shard: (await import('../pipelines/scale/shard.js')).parseShard(opts.shard) } : {}),
         ...(opts.verify ? {} : { noVerify: true }),
         sinkSpecs: await sinkSpecsOf(opts),
         ...(opts.sinkTimeout ? { sinkTimeoutS: opts.sinkTimeout } : {}),

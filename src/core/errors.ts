@@ -70,6 +70,10 @@ export const ErrorCode = {
   SAMPLE_FAILED: 'ROLLER_SAMPLE_FAILED',
   /** The harness wrote more than one root session for one task. */
   SEVERAL_SESSIONS: 'ROLLER_SEVERAL_SESSIONS',
+  /** roller merge refused its parts (other locks, an index missing or twice): nothing was written. */
+  MERGE_REFUSED: 'ROLLER_MERGE_REFUSED',
+  /** The job queue (Redis) failed or a queued sample could not run (another lock, a worker's setup). */
+  QUEUE_FAILED: 'ROLLER_QUEUE_FAILED',
   /** A response stream broke its protocol (an event out of place, a frame that is not JSON). */
   STREAM_ANOMALY: 'ROLLER_STREAM_ANOMALY',
   /** The task output holds files roller does not copy. */

@@ -27,6 +27,13 @@ export const Lock = z
       })
       .optional()
       .describe('--runner docker: the user samples run as, their limits and network'),
+    part: z
+      .discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('shard'), index: NonNegativeInt, count: z.number().int().positive(), run_lock_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/) }),
+        z.strictObject({ kind: z.literal('worker'), worker: z.string().min(1), run_lock_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/) }),
+      ])
+      .optional()
+      .describe('a part of a run (--shard I/N, or a queue worker writing to its own --output): requests still lists the whole run; roller merge joins the parts'),
     harness_profile: z.string().optional().describe("a non-default harness profile (e.g. Pi's example sub-agent extension): a trajectory-semantic choice"),
     timeout_s: z.number().positive(),
     options: z.strictObject({

@@ -85,6 +85,10 @@ export const RunInfo = z
     samples: z.array(RunSampleRow),
     errors: z.array(RecordedError),
     resume_history: z.array(ResumeEntry).optional().describe('each --resume of the run, in order'),
+    merged_from: z
+      .array(z.strictObject({ part: z.string().min(1), dir: z.string().min(1), state: RunState, created_at: IsoTimestamp, updated_at: IsoTimestamp, resumes: NonNegativeInt }))
+      .optional()
+      .describe('roller merge: the parts (shards, queue workers\' outputs) this run was joined from, in the order given'),
   })
   .superRefine((info, ctx) => {
     if (info.progress.processed + info.progress.pending !== info.progress.total) {

@@ -16,6 +16,8 @@ export interface RunInfoFixed {
   delegationOff: string | null;
   requests: { total: number; tasks: number; models: number };
   resumeHistory: readonly ResumeEntry[];
+  /** roller merge: the parts the run was joined from. */
+  mergedFrom?: NonNullable<RunInfo['merged_from']>;
 }
 
 /** A collect run's info.json as it goes: its state, a row per finished sample, its errors; snapshot() writes out. */
@@ -63,6 +65,7 @@ export class RunInfoBook {
       samples: list,
       errors: this.errors,
       ...(f.resumeHistory.length > 0 ? { resume_history: [...f.resumeHistory] } : {}),
+      ...(f.mergedFrom ? { merged_from: f.mergedFrom } : {}),
     };
   }
 }

@@ -23,6 +23,7 @@ import { runSample, sampleDirOf, type SampleRequest, type SampleSettings } from 
 import { checkPromptSizes, loadTasks } from './tasks.js';
 import { isHarborTasks, loadHarborTasks } from './harbor-tasks.js';
 import { refuseModels, refuseRunOptions } from './refusals.js';
+import { inShard, runLockDigest, shardRunName, type Shard } from '../scale/shard.js';
 import { detectIsolation, isolationWarning } from '../../sources/isolation.js';
 import { DEFAULT_MAX_RESULTS_BYTES } from './results.js';
 import { createStageContext } from '../../core/context.js';
@@ -92,6 +93,8 @@ export interface CollectOptions {
   /** A resume found a finished sample it cannot reuse for a defect (its capture fails validation): it runs again. */
   onNotReused?: (sampleDir: string, why: string) => void;
   rollerVersion?: string;
+  /** --shard I/N: only the requests whose index ≡ I (mod N), into <run-name>.shard-I-of-N; lock.json names the whole run. */
+  shard?: Shard;
 }
 
 /** Present while a run without a lock is being recaptured (seeds/003 §7.4): nothing of it is reused. */
@@ -128,7 +131,10 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   // A harness run without its delegation tool cannot delegate: said now, not discovered in the answers.
   const delegationOff = runner.delegationOff?.({ captureCalls: o.captureCalls ?? false, profile: o.harnessProfile ?? null }) ?? null;
   if (delegationOff) o.onNotice?.(`${o.harness} runs without its delegation tool: ${delegationOff} (a task that asks it to delegate cannot)`);
-  const runName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  // Every shard must name the same run: a default name (the time) would differ from machine to machine.
+  if (o.shard && !o.runName) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--shard needs --run-name (the same on every shard: roller merge joins <run-name>.shard-I-of-N)');
+  const baseName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const runName = o.shard ? shardRunName(baseName, o.shard) : baseName;
   // The run directory and its process lock before anything runs: a second collect, resume or reprocess into the run
   // is refused while this one holds it; a lock left by a killed run is taken over only by --resume.
   // The user's sinks (--sink, or the library's `sinks`): loaded and their options checked before anything is made.
@@ -181,10 +187,12 @@ interface RunPlan {
 async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectResult> {
   const { bundle, models, simulators, runName, runDir } = plan;
   const docker = plan.docker && (await prepareTaskImages(forRun(plan.docker, runDir), bundle.tasks, o.onNotice));
-  const requests = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
+  const all = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
+  // A shard runs its share of the requests; its lock still lists them all (and names the shard).
+  const requests = all.filter((r) => inShard(r.index, o.shard));
   const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}), ...(o.onNotice ? { onProgress: o.onNotice } : {}) });
   const wireTrace = o.wireTrace ?? 'actf';
-  const lock = runLock(o, requests, bundle.digest, installed.version, models, simulators, docker, wireTrace);
+  const lock = runLock(o, all, bundle.digest, installed.version, models, simulators, docker, wireTrace);
 
   const previous = o.resume ? await previousInfo(runDir) : undefined;
   const { reusable, lockToWrite } = await resumeCheck(o, runDir, lock, requests, bundle.digest, wireTrace, previous);
@@ -193,7 +201,7 @@ async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectR
   const cleaned = o.resume ? await cleanLeftovers(runDir) : [];
   if (docker) await clearLeftoverContainers(docker, runDir, o.onNotice);
 
-  const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.docker?.image ?? null }) as Record<string, unknown>;
+  const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.docker?.image ?? null, ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}` } : {}) }) as Record<string, unknown>;
   const book = new RunInfoBook({
     rollerVersion: lock.roller_version,
     runName,
@@ -218,13 +226,14 @@ async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectR
   if (unisolated) o.onNotice?.(unisolated);
   // The sample stream, in request order: the run-level SFT files and the user's sinks take each finished sample.
   const order = new InOrder<FinishedSample>(requests.length);
+  const position = new Map(requests.map((r, i) => [r.index, i]));
   const samples = runSampleSinks(runDir, order, plan.user);
   samples.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
   let done = 0;
   const record = async (info: SampleInfo, status = info.status) => {
     book.add(info, status);
     o.onSample?.({ ...info, status }, { done: ++done, total: requests.length });
-    order.settle(info.index, finishedSample(sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } }), info));
+    order.settle(position.get(info.index)!, finishedSample(sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } }), info));
     await checkpoints.result();
   };
   await runRequests(o, requests, settings, [...models, ...simulators.values()], reusable, record).finally(() => endAttemptNotes(runDir));
@@ -309,6 +318,11 @@ function sampleSettings(
 
 /** The run's lock.json: what a resume must match before any harness starts. */
 function runLock(o: CollectOptions, requests: readonly { index: number; task: { id: string }; model: { id: string } }[], bundleDigest: string, harnessVersion: string, models: readonly ResolvedModel[], simulators: ReadonlyMap<string, ResolvedModel>, docker: RunPlan['docker'], wireTrace: WireTraceMode): Lock {
+  const lock = wholeRunLock(o, requests, bundleDigest, harnessVersion, models, simulators, docker, wireTrace);
+  return o.shard ? { ...lock, part: { kind: 'shard', index: o.shard.index, count: o.shard.count, run_lock_digest: runLockDigest(lock) } } : lock;
+}
+
+function wholeRunLock(o: CollectOptions, requests: readonly { index: number; task: { id: string }; model: { id: string } }[], bundleDigest: string, harnessVersion: string, models: readonly ResolvedModel[], simulators: ReadonlyMap<string, ResolvedModel>, docker: RunPlan['docker'], wireTrace: WireTraceMode): Lock {
   return {
     schema: LOCK_SCHEMA,
     roller_version: o.rollerVersion ?? '0.1.0',

@@ -23,6 +23,8 @@ import { runSampleSinks, type RunSamplesOutcome } from '../run-samples.js';
 import { openUserSinks, refuseCallSinksWithoutCalls, sinkDeadlines, type SinkSpec } from '../user-sinks.js';
 import { findHarness, isShippedAdapter } from '../../harnesses/index.js';
 import { InThreadPool, SamplePool, type Projector } from './pool.js';
+import { TrainingTally } from '../collect/training-summary.js';
+import { inShard, runLockDigest, type Shard } from '../scale/shard.js';
 import type { ReprocessTarget } from './targets.js';
 
 export interface ReprocessOptions {
@@ -43,6 +45,8 @@ export interface ReprocessOptions {
   /** --sink-timeout: seconds a user sink may take over one item, and to finish (default 120). */
   sinkTimeoutS?: number;
   onSample?(row: ReprocessRow, progress: { done: number; total: number }): void;
+  /** --shard I/N: only the samples whose request index ≡ I (mod N), into a shard of the run (roller merge joins them). */
+  shard?: Shard;
 }
 
 export interface ReprocessRow {
@@ -89,13 +93,17 @@ const HELD_BYTES = 64 * 2 ** 20;
  * or failed attempt, another source — is reported by path and never overwritten.
  */
 export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
-  const { runDir, samples, run } = await archiveSamples(o.input);
+  const archived = await archiveSamples(o.input);
+  const { runDir, samples, run } = o.shard ? await shardOf(archived, o.shard, o.input) : archived;
   const output = resolve(o.output);
   const archive = resolve(runDir);
   if (output === archive || output.startsWith(archive + sep)) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--output ${o.output} is inside the archive ${runDir}: reprocess writes a new run tree beside it and never modifies its input`);
   }
-  const lock = await readChecked(Lock, join(runDir, 'lock.json'), 'run lock (lock.json)');
+  const archiveLock = await readChecked(Lock, join(runDir, 'lock.json'), 'run lock (lock.json)');
+  if (o.shard && archiveLock.part) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--shard: ${runDir} is itself a part of a run (${archiveLock.part.kind}); reprocess the merged run in shards, or this part whole`);
+  // A shard's lock names the whole run and the shard, as collect --shard writes it.
+  const lock: Lock = o.shard ? { ...archiveLock, part: { kind: 'shard', index: o.shard.index, count: o.shard.count, run_lock_digest: runLockDigest(archiveLock) } } : archiveLock;
   const version = o.rollerVersion ?? '0.1.0';
   // An archive still being collected is not read; an output another process writes into is not written.
   const collecting = await inspectLock(join(runDir, RUN_LOCK_FILE));
@@ -158,7 +166,7 @@ async function reprocessLocked(o: ReprocessOptions, { runDir, samples, run, outp
   // Nothing written and the output already a run: its files stay as they are (a second reprocess writes nothing).
   const wroteRunFiles = written > 0 || !existsSync(join(output, 'info.json'));
   const outcome = await out.finish(wroteRunFiles);
-  if (wroteRunFiles && outcome) await writeRunFiles(runDir, output, run, outcome, rows);
+  if (wroteRunFiles && outcome) await writeRunFiles(output, lock, run, outcome, rows, o.shard);
   return {
     output,
     rows,
@@ -294,6 +302,14 @@ async function archiveSamples(given: string): Promise<{ runDir: string; samples:
   throw new RollerError(ErrorCode.INVALID_OPTIONS, `${infoPath}: neither a run's nor a sample's info.json (schema ${info.schema ?? 'missing'})`);
 }
 
+/** The archive's samples in shard I of N (request index ≡ I mod N); a sample directory is no run to shard. */
+async function shardOf(a: { runDir: string; samples: string[]; run: RunInfo }, shard: Shard, given: string): Promise<{ runDir: string; samples: string[]; run: RunInfo }> {
+  if (a.samples.length === 1 && resolve(given) === a.samples[0]) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--shard: ${given} is one sample; pass the run directory`);
+  const rows = a.run.samples.filter((r) => inShard(r.index, shard));
+  const paths = new Set(rows.map((r) => join(a.runDir, r.path)));
+  return { runDir: a.runDir, samples: a.samples.filter((s) => paths.has(s)), run: { ...a.run, samples: rows } };
+}
+
 /** Names the archive a sample's outputs derive from: its info.json and final capture manifest, and the roller doing it. */
 async function sourceKey(sample: string, version: string): Promise<string> {
   const h = createHash('sha256').update(version).update('\0');
@@ -325,9 +341,10 @@ async function readLog(path: string): Promise<Map<string, LogLine>> {
  * and status read from the new sample info.json (everything else as the archive has it, `run`), and the counts
  * of the run-level SFT files (written as the samples finished, OrderedRunSft).
  */
-async function writeRunFiles(runDir: string, output: string, run: RunInfo, counts: RunSamplesOutcome, reprocessed: readonly ReprocessRow[]): Promise<void> {
-  if (!existsSync(join(output, 'lock.json'))) await createRunLockSink({ path: join(output, 'lock.json') }).consume(itemsOf(await readChecked(Lock, join(runDir, 'lock.json'), 'run lock (lock.json)')), createStageContext());
+async function writeRunFiles(output: string, lock: Lock, run: RunInfo, counts: RunSamplesOutcome, reprocessed: readonly ReprocessRow[], shard: Shard | undefined): Promise<void> {
+  if (!existsSync(join(output, 'lock.json'))) await createRunLockSink({ path: join(output, 'lock.json') }).consume(itemsOf(lock), createStageContext());
   const present: RunInfo['samples'] = [];
+  const training = new TrainingTally();
   // A sample this reprocess could not project stays in the run as an error (its directory absent): never dropped.
   const failed = new Map(reprocessed.filter((r) => r.status === 'error').map((r) => [r.sample, r.error!]));
   for (const row of run.samples) {
@@ -342,12 +359,15 @@ async function writeRunFiles(runDir: string, output: string, run: RunInfo, count
     if (!existsSync(file)) continue;
     const s = JSON.parse(await readFile(file, 'utf8')) as SampleInfo;
     row.usage = s.usage;
+    training.add(s);
     present.push(row);
   }
   const sft = run.summary.sft_included !== undefined || counts.segmented > 0 ? { included: counts.included, segmented: counts.segmented, total: run.samples.length } : undefined;
   run.samples = run.samples.filter((r) => present.includes(r));
-  // The training tally is the archive's (the audits it counts are re-derived the same way per sample).
-  run.summary = runSummary(run.samples, { sft, training: run.summary.training });
+  // The training tally is the archive's (the audits it counts are re-derived the same way per sample); a shard's counts
+  // only its own samples.
+  run.summary = runSummary(run.samples, { sft, training: shard ? training.summary() : run.summary.training });
+  if (shard) run.config = { ...run.config, shard: `${shard.index}/${shard.count}` };
   run.usage = runUsageTotals(run.samples);
   if (run.samples.length !== run.progress.total) {
     // A partial reprocess (a sample directory, or samples that failed): the tree says what it holds.

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { shellWord, type LaunchPlan } from './launch-plan.js';
+
+export interface SlurmOptions {
+  plan: LaunchPlan;
+  /** The roller command the jobs run: this roller's node and bin/roller, by absolute path (the cluster shares them). */
+  roller: string[];
+  /** The directory the jobs run in (--output is relative to it). */
+  workDir: string;
+  /** Extra `#SBATCH` options for the shard array (--partition, --time, --cpus-per-task, --mem, …). */
+  sbatchOptions: string[];
+  /** At most this many shards at once (sbatch --array=0-(N-1)%M). */
+  maxRunning?: number;
+}
+
+export interface SlurmScripts {
+  dir: string;
+  shards: string;
+  merge: string;
+}
+
+/** Writes <output>/<run-name>.slurm/{shards,merge}.sbatch and a logs/ directory beside them. */
+export async function writeSlurmScripts(o: SlurmOptions): Promise<SlurmScripts> {
+  const dir = resolve(o.workDir, o.plan.output, `${o.plan.runName}.slurm`);
+  await mkdir(join(dir, 'logs'), { recursive: true, mode: 0o700 });
+  const array = `0-${o.plan.shards - 1}${o.maxRunning ? `%${o.maxRunning}` : ''}`;
+  const header = (name: string, extra: string[]) =>
+    ['#!/bin/bash', `#SBATCH --job-name=${shellWord(name)}`, ...extra.map((x) => `#SBATCH ${x}`), 'set -euo pipefail', `cd ${shellWord(o.workDir)}`, `export PATH=${shellWord(dirname(o.roller[0]!))}:"$PATH"`];
+  const shards = [
+    ...header(`roller-${o.plan.runName}`, [`--array=${array}`, `--output=${join(dir, 'logs', 'shard-%a.out')}`, `--error=${join(dir, 'logs', 'shard-%a.err')}`, ...o.sbatchOptions.map(shellWord)]),
+    // The shard number comes from the array task (SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN, of SLURM_ARRAY_TASK_COUNT).
+    `exec ${[...o.roller, ...o.plan.shardArgs].map(shellWord).join(' ')}`,
+    '',
+  ].join('\n');
+  const merge = [
+    ...header(`roller-${o.plan.runName}-merge`, [`--output=${join(dir, 'logs', 'merge.out')}`, `--error=${join(dir, 'logs', 'merge.err')}`]),
+    `exec ${[...o.roller, ...o.plan.mergeArgs].map(shellWord).join(' ')}`,
+    '',
+  ].join('\n');
+  const paths = { dir, shards: join(dir, 'shards.sbatch'), merge: join(dir, 'merge.sbatch') };
+  await writeFile(paths.shards, shards, { mode: 0o700 });
+  await writeFile(paths.merge, merge, { mode: 0o700 });
+  return paths;
+}
+
+/**
+ * Submits the shard array, then the merge with --dependency=afterany on it: the merge runs whatever became of the
+ * shards and names any sample still missing (a shard that failed is run again by hand: sbatch --array=I shards.sbatch).
+ */
+export async function submitSlurm(scripts: SlurmScripts, sbatch = 'sbatch'): Promise<{ shardsJob: string; mergeJob: string }> {
+  const run = async (args: string[]): Promise<string> => {
+    try {
+      const { stdout } = await promisify(execFile)(sbatch, ['--parsable', ...args]);
+      return stdout.trim().split(';')[0]!;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException & { stderr?: string };
+      if (e.code === 'ENOENT') throw new RollerError(ErrorCode.INVALID_OPTIONS, `${sbatch} is not on this machine's PATH: submit from a Slurm login node, or write the scripts only (--no-submit) and sbatch them there`);
+      throw new RollerError(ErrorCode.INVALID_OPTIONS, `sbatch ${args.join(' ')} failed: ${(e.stderr ?? e.message).trim()}`);
+    }
+  };
+  const shardsJob = await run([scripts.shards]);
+  const mergeJob = await run([`--dependency=afterany:${shardsJob}`, '--kill-on-invalid-dep=yes', scripts.merge]);
+  return { shardsJob, mergeJob };
+}

@@ -1,0 +1,139 @@
+/**
+ * Shards and `roller merge` on real Claude Code runs (scripted model): a run reprocessed in shards and merged is the run
+ * reprocessed whole, byte for byte but for MERGE_VOLATILE; a collect in shards, merged, is a one-process collect but
+ * for that and what the CLI draws at random; a shard resumes on its own; and every merge that cannot be right is
+ * refused before anything is written, naming what is wrong.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Lock } from '../../src/schemas/index.js';
+import { info, readJson, roller } from '../support/collect-run.js';
+import { comparableRun } from '../support/comparable-run.js';
+import { repoRoot } from '../support/paths.js';
+import { runDifferences, runFiles } from '../support/run-equality.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const tmp = useTempDir('merge');
+const demo = join(repoRoot, 'examples/tasks/demo.jsonl');
+const collectArgs = ['--tasks', demo, '--harness', 'claude-code', '--model', 'scripted/default', '--capture-calls', '--capture-debug', 'full'];
+
+async function ok(args: string[]): Promise<string> {
+  const r = await roller(args);
+  expect(r.code, `roller ${args.join(' ')}\n${r.stderr}`).toBe(0);
+  return r.stdout.trim();
+}
+
+/** A merge that must be refused: exit 2, the message, and no output left behind. */
+async function refused(parts: string[], output: string, message: RegExp): Promise<void> {
+  const r = await roller(['merge', ...parts, '--output', output]);
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).toContain('ROLLER_MERGE_REFUSED');
+  expect(existsSync(output)).toBe(false);
+  expect(readdirSync(join(output, '..')).filter((n) => n.includes('.merging-'))).toEqual([]);
+}
+
+describe('shards and roller merge (real Claude Code runs)', () => {
+  let whole = '';
+  let out = '';
+  beforeAll(async () => {
+    out = join(tmp.path, 'runs');
+    await ok(['collect', ...collectArgs, '--output', out, '--run-name', 'demo']);
+    whole = join(out, 'demo');
+  }, 10 * 60_000);
+
+  it('a run reprocessed in 3 shards and merged is the run reprocessed whole, byte for byte (but times and the merge\'s provenance)', async () => {
+    const parts = [0, 1, 2].map((i) => join(tmp.path, 'rp', `s${i}`));
+    for (const [i, dir] of parts.entries()) await ok(['reprocess', whole, '--shard', `${i}/3`, '--output', dir]);
+    const one = join(tmp.path, 'rp', 'whole');
+    await ok(['reprocess', whole, '--output', one]);
+    const merged = join(tmp.path, 'rp', 'merged');
+    await ok(['merge', ...parts, '--output', merged]);
+    expect((await roller(['validate-run', merged])).code).toBe(0);
+    // reprocess.jsonl is each reprocess's own log (what it did, when): the merge keeps the parts' where they are.
+    expect(runDifferences(one, merged, { skip: ['reprocess.jsonl'] })).toEqual([]);
+    const samples = runFiles(one).filter((f) => f.startsWith('samples/'));
+    expect(samples.length).toBeGreaterThan(20);
+    // Linked, not copied: the merged sample is the shard's file.
+    const first = samples[0]!;
+    const shardHolding = parts.find((p) => existsSync(join(p, first)))!;
+    expect(statSync(join(merged, first)).ino).toBe(statSync(join(shardHolding, first)).ino);
+    expect(info(merged).merged_from?.map((m) => m.part)).toEqual(['shard 0/3', 'shard 1/3', 'shard 2/3']);
+  }, 5 * 60_000);
+
+  it('a collect in 2 shards, merged, is the one-process collect (but times, the merge, and what the CLI draws at random); a shard resumes alone', async () => {
+    const shardOut = join(tmp.path, 'shards');
+    for (const i of [1, 0]) await ok(['collect', ...collectArgs, '--output', shardOut, '--run-name', 'demo', '--shard', `${i}/2`]);
+    const parts = [0, 1].map((i) => join(shardOut, `demo.shard-${i}-of-2`));
+    expect(info(parts[0]!).samples.map((s) => s.index)).toEqual([0, 2]);
+    expect(info(parts[1]!).samples.map((s) => s.index)).toEqual([1]);
+    const locks = parts.map((p) => readJson<Lock>(join(p, 'lock.json')));
+    expect(locks.map((l) => l.part)).toEqual([
+      { kind: 'shard', index: 0, count: 2, run_lock_digest: locks[0]!.part!.run_lock_digest },
+      { kind: 'shard', index: 1, count: 2, run_lock_digest: locks[0]!.part!.run_lock_digest },
+    ]);
+    expect(locks[0]!.requests).toEqual(readJson<Lock>(join(whole, 'lock.json')).requests); // the whole run's requests
+
+    // A shard run again with --resume reuses its finished samples.
+    const again = await roller(['collect', ...collectArgs, '--output', shardOut, '--run-name', 'demo', '--shard', '1/2', '--resume']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(info(parts[1]!).samples.map((s) => s.status)).toEqual(['skipped']);
+
+    const merged = join(tmp.path, 'merged-collect');
+    await ok(['merge', ...parts, '--output', merged]);
+    expect((await roller(['validate-run', merged])).code).toBe(0);
+    expect(info(merged).run_name).toBe('demo');
+    expect(info(merged).samples.map((s) => s.status)).toEqual(['ok', 'ok', 'ok']);
+    // The run's own files field by field; each sample by what two runs of a real CLI share (comparable-run).
+    const runLevel = (dir: string) => runFiles(dir).filter((f) => f.startsWith('samples/'));
+    expect(runDifferences(whole, merged, { harnessRandom: true, skip: [...runLevel(whole), ...runLevel(merged)] })).toEqual([]);
+    expect(comparableRun(merged)).toEqual(comparableRun(whole));
+  }, 10 * 60_000);
+
+  it('--move empties the shards into the run', async () => {
+    const src = join(tmp.path, 'rp');
+    const parts = [0, 1, 2].map((i) => join(tmp.path, 'moved', `s${i}`));
+    for (const [i, p] of parts.entries()) cpSync(join(src, `s${i}`), p, { recursive: true });
+    const merged = join(tmp.path, 'moved', 'run');
+    await ok(['merge', ...parts, '--output', merged, '--move']);
+    expect(runDifferences(join(src, 'merged'), merged)).toEqual([]);
+    for (const p of parts) expect(existsSync(join(p, 'samples', 'scripted_default')) ? readdirSync(join(p, 'samples', 'scripted_default')) : []).toEqual([]);
+  }, 60_000);
+
+  it('refuses, writing nothing: a shard missing or named twice, another split, another run, a sample missing or in two parts, an output in use', async () => {
+    const rp = join(tmp.path, 'rp');
+    const s = (i: number) => join(rp, `s${i}`);
+    const target = join(tmp.path, 'refused', 'run');
+    mkdirSync(join(tmp.path, 'refused'));
+    await refused([s(0), s(2)], target, /shard 1\/3 of the run is not among the parts/);
+    await refused([s(0), s(1), s(2), join(rp, 'whole')], target, /a whole run \(its lock.json names no shard or worker\)/);
+    const dup = join(tmp.path, 'refused', 's1-copy');
+    cpSync(s(1), dup, { recursive: true });
+    await refused([s(0), s(1), dup, s(2)], target, /a shard is named twice: 1\/3 in/);
+    // Another split of the same run.
+    const half = join(tmp.path, 'refused', 'half0');
+    await ok(['reprocess', whole, '--shard', '0/2', '--output', half]);
+    await refused([half, s(1), s(2)], target, /the shards split the run in different ways/);
+    // A shard of another run: collected with another timeout (the lock field is named).
+    const other = join(tmp.path, 'refused', 'other');
+    await ok(['collect', ...collectArgs, '--output', other, '--run-name', 'demo', '--shard', '1/3', '--timeout', '300']);
+    await refused([s(0), join(other, 'demo.shard-1-of-3'), s(2)], target, /is a part of another run[\s\S]*\$\.timeout_s: 600 vs 300/);
+    // A sample a killed shard left unfinished (no info.json) is missing, and named with its shard.
+    const cut = join(tmp.path, 'refused', 's2-cut');
+    cpSync(s(2), cut, { recursive: true });
+    const row = info(cut).samples[0]!;
+    rmSync(join(cut, row.path, 'info.json'));
+    await refused([s(0), s(1), cut], target, new RegExp(`1 of 3 requests have no finished sample in any part[\\s\\S]*${row.index} ${row.task_id} scripted/default \\(shard 2/3\\)`));
+    // The output already holds something.
+    cpSync(s(0), target, { recursive: true });
+    const r = await roller(['merge', s(0), s(1), s(2), '--output', target]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is there and not empty/);
+    rmSync(target, { recursive: true });
+    // --shard needs --run-name: the default one (a time) differs from machine to machine.
+    const noName = await roller(['collect', ...collectArgs, '--output', join(tmp.path, 'refused'), '--shard', '0/2']);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toMatch(/--shard needs --run-name/);
+  }, 5 * 60_000);
+});

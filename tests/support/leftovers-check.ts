@@ -1,6 +1,7 @@
 /**
  * vitest globalSetup: after the whole suite, nothing the tests started may be left — no private dockerd
- * (scripts/docker-engine.sh under a roller-engine-* directory), no mount under one, no proxy relay directory.
+ * (scripts/docker-engine.sh under a roller-engine-* directory), no mount under one, no proxy relay directory, no test
+ * Slurm cluster's or Redis server's daemon.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,15 @@ function leftovers(): string[] {
       }
     })();
     if (/dockerd .*roller-engine-/.test(cmd)) found.push(`dockerd still running (pid ${pid}): ${cmd.slice(0, 160)}`);
+    if (/munged .*roller-slurm-|redis-server .*roller-redis-/.test(cmd)) found.push(`test daemon still running (pid ${pid}): ${cmd.slice(0, 160)}`);
+    const conf = (() => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    if (/(^|\/)(slurmctld|slurmd) /.test(`${cmd} `) && /SLURM_CONF=[^\0]*roller-slurm-/.test(conf)) found.push(`Slurm daemon still running (pid ${pid}): ${cmd.slice(0, 160)}`);
   }
   for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
     const at = line.split(' ')[1] ?? '';

@@ -1,0 +1,45 @@
+/**
+ * `roller slurm` on a real Slurm cluster (slurmctld + slurmd + munge on loopback, started by the test): the demo tasks
+ * as a 3-shard array and a merge job that waits for it, through the real Claude Code CLI on the scripted model; the
+ * merged run validates and is the one-process run but for times, the merge, and what the CLI draws at random.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { info, roller } from '../support/collect-run.js';
+import { comparableRun } from '../support/comparable-run.js';
+import { repoRoot } from '../support/paths.js';
+import { runDifferences, runFiles } from '../support/run-equality.js';
+import { jobEnd, startTestCluster } from '../support/slurm-cluster.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+const cluster = startTestCluster();
+const tmp = useTempDir('slurm');
+const collectArgs = ['--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--model', 'scripted/default', '--capture-calls'];
+
+describe.skipIf('reason' in cluster)(`roller slurm on a real single-node cluster${'reason' in cluster ? ` (skipped: ${cluster.reason})` : ''}`, () => {
+  it('a 3-shard array and its merge job make the run a single process makes', async () => {
+    if ('reason' in cluster) return;
+    const out = join(tmp.path, 'runs');
+    const one = await roller(['collect', ...collectArgs, '--output', join(tmp.path, 'one'), '--run-name', 'demo']);
+    expect(one.code, one.stderr).toBe(0);
+
+    const submitted = await roller(['slurm', '--shards', '3', '--', ...collectArgs, '--output', out, '--run-name', 'demo'], { env: cluster.env });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const jobs = JSON.parse(submitted.stdout) as { shards_job: string; merge_job: string; run_dir: string; scripts: string };
+    expect(await jobEnd(cluster, jobs.merge_job, 8 * 60_000)).toBe('COMPLETED');
+    for (const i of [0, 1, 2]) expect(cluster.run(['scontrol', 'show', 'job', `${jobs.shards_job}_${i}`]).stdout).toMatch(/JobState=COMPLETED/);
+    // Each array task ran its own shard, found from Slurm's variables.
+    for (const i of [0, 1, 2]) expect(readFileSync(join(jobs.scripts, 'logs', `shard-${i}.out`), 'utf8').trim()).toBe(join(out, `demo.shard-${i}-of-3`));
+    expect(readFileSync(join(jobs.scripts, 'logs', 'merge.err'), 'utf8')).toMatch(/3 samples from 3 parts/);
+
+    const merged = join(out, 'demo');
+    expect(jobs.run_dir).toBe(merged);
+    expect((await roller(['validate-run', merged])).code).toBe(0);
+    expect(info(merged).samples.map((s) => [s.index, s.status])).toEqual([[0, 'ok'], [1, 'ok'], [2, 'ok']]);
+    const reference = join(tmp.path, 'one', 'demo');
+    const sampleFiles = (dir: string) => runFiles(dir).filter((f) => f.startsWith('samples/'));
+    expect(runDifferences(reference, merged, { harnessRandom: true, skip: [...sampleFiles(reference), ...sampleFiles(merged)] })).toEqual([]);
+    expect(comparableRun(merged)).toEqual(comparableRun(reference));
+  }, 12 * 60_000);
+});

@@ -11,6 +11,7 @@ import { parseDockerUser, parseMemory, type DockerRequest } from '../pipelines/c
 import type { ContainerLimits } from '../sources/docker-runner.js';
 import { printLine } from './output.js';
 import { parseShard } from '../pipelines/scale/shard.js';
+import { parseQueueUrl } from '../pipelines/scale/queue-jobs.js';
 import { rollerVersion } from './version.js';
 
 /** What commander hands the collect action (the options below, by their camelCase names). */
@@ -53,6 +54,8 @@ interface CollectCliOptions {
   sinkOptions?: string;
   sinkTimeout?: number;
   shard?: string;
+  queue?: string;
+  queueName: string;
 }
 
 function positiveNumber(v: string): number {
@@ -115,6 +118,8 @@ export function registerCollectCommand(program: Command): void {
     .option('--harness-version <version>', 'run this released version of the harness CLI instead of the pinned one (roller harness versions NAME lists the verified ones); the lock records it')
     .option('--allow-unverified-version', 'run a --harness-version that is not in the version matrix')
     .option('--shard <I/N|env>', "run only shard I of N (the requests whose index ≡ I mod N, counted from 0) into <run-name>.shard-I-of-N; env: from ROLLER_SHARD, a Slurm array or a Kubernetes Indexed Job; roller merge joins the shards")
+    .option('--queue <redis-url>', 'do not run samples here: queue each as a BullMQ job in this Redis (redis://HOST:PORT[/DB]) for roller worker processes that see --output at the same path; waits for them and finishes the run')
+    .option('--queue-name <name>', 'the BullMQ queue (--queue)', 'roller')
     .option('--json', 'print the final run info as JSON on stdout');
   // The harnesses' own options (their profiles) come from the registry, loaded only when collect runs.
   program.hook('preSubcommand', async (_program, sub) => {
@@ -147,6 +152,7 @@ export function registerCollectCommand(program: Command): void {
         output: opts.output,
         ...(opts.runName ? { runName: opts.runName } : {}),
         ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
+        ...(opts.queue ? { queue: { url: parseQueueUrl(opts.queue), name: opts.queueName } } : {}),
         concurrency: opts.concurrency,
         retries: opts.retries,
         resume: opts.resume ?? false,
@@ -278,6 +284,7 @@ export async function checkedCollectArgs(args: readonly string[]): Promise<{ out
   if (extra.length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the collect arguments: ${extra.join(' ')} is not a collect option (roller collect --help lists them)`);
   const opts = command.opts<CollectCliOptions>();
   if (!opts.tasks) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'the collect arguments need --tasks');
+  if (opts.queue) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'the collect arguments: leave out --queue; shards run their samples themselves');
   for (const own of ['shard', 'resume'] as const) if (opts[own] !== undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the collect arguments: leave out --${own}; every shard runs with --shard env --resume`);
   return { output: opts.output, runName: opts.runName };
 }

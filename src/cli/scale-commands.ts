@@ -6,6 +6,8 @@ import { ErrorCode, RollerError } from '../core/errors.js';
 import { checkedCollectArgs } from './collect-command.js';
 import { positiveInt } from './options.js';
 import { printLine } from './output.js';
+import { defaultCacheDir } from '../harnesses/cache-dir.js';
+import { rollerVersion } from './version.js';
 
 /** `roller merge`, `roller slurm`, `roller k8s`: a run past one machine, on engines that already exist. */
 export function registerScaleCommands(program: Command): void {
@@ -23,6 +25,44 @@ export function registerScaleCommands(program: Command): void {
       process.stderr.write(`roller merge: ${info.samples.length} samples from ${parts.length} parts into ${runDir} (${how || 'nothing to place'}); ${info.summary.ok} ok, ${info.summary.failed} failed; sft.jsonl holds ${info.summary.sft_included ?? 0}\n`);
       await printLine(opts.json ? JSON.stringify(info) : runDir);
       process.exitCode = info.summary.failed === 0 ? 0 : 1;
+    });
+
+  program
+    .command('worker')
+    .description('run queued samples (roller collect --queue) until stopped: any number of workers, on any machine that sees the run directories at the same paths; a worker killed mid-sample has its sample run again by another')
+    .requiredOption('--queue <redis-url>', 'the Redis of the queue (redis://HOST:PORT[/DB])')
+    .option('--queue-name <name>', 'the BullMQ queue', 'roller')
+    .option('--concurrency <n>', 'samples at once in this worker', positiveInt, 1)
+    .option('--lock <s>', "seconds a sample stays this worker's without word from it: a killed worker's sample runs again within about twice this", positiveInt, 30)
+    .option('--until-empty', 'leave once the queue holds no job waiting or running (else run until Ctrl-C)')
+    .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
+    .action(async (opts: { queue: string; queueName: string; concurrency: number; lock: number; untilEmpty?: boolean; cacheDir: string }) => {
+      const [{ runWorker }, { parseQueueUrl }] = await Promise.all([import('../pipelines/scale/queue-worker.js'), import('../pipelines/scale/queue-jobs.js')]);
+      const controller = new AbortController();
+      const onSignal = () => {
+        if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: leave now; the samples running here run again elsewhere
+        process.stderr.write('roller worker: stopping; the samples running here finish first (Ctrl-C again to leave at once)\n');
+        controller.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      const say = (line: string) => process.stderr.write(`roller worker: ${line}\n`);
+      const counts = await runWorker({
+        queue: { url: parseQueueUrl(opts.queue), name: opts.queueName },
+        concurrency: opts.concurrency,
+        lockS: opts.lock,
+        cacheDir: opts.cacheDir,
+        ...(opts.untilEmpty ? { untilEmpty: true } : {}),
+        signal: controller.signal,
+        rollerVersion,
+        onNotice: say,
+        onStart: (d) => say(`started ${d.index}_${d.task_id} (${d.model}) of ${d.run_dir}`),
+        onSample: (d, r) => say('error' in r ? `failed ${d.index}_${d.task_id} (${d.model}): ${r.error}` : `${r.status} ${d.index}_${d.task_id} (${d.model})${r.published ? '' : ' (another worker\'s copy was in place first: this one is dropped)'}`),
+      });
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      say(`${counts.processed} samples done, ${counts.failed} failed`);
+      process.exitCode = counts.failed === 0 ? 0 : 1;
     });
 
   program

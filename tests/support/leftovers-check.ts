@@ -3,8 +3,16 @@
  * (scripts/docker-engine.sh under a roller-engine-* directory), no mount under one, no proxy relay directory, no test
  * Slurm cluster's or Redis server's daemon.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+
+function cwdOf(pid: string): string {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return '';
+  }
+}
 
 function leftovers(): string[] {
   const found: string[] = [];
@@ -17,7 +25,9 @@ function leftovers(): string[] {
       }
     })();
     if (/dockerd .*roller-engine-/.test(cmd)) found.push(`dockerd still running (pid ${pid}): ${cmd.slice(0, 160)}`);
-    if (/munged .*roller-slurm-|redis-server .*roller-redis-/.test(cmd)) found.push(`test daemon still running (pid ${pid}): ${cmd.slice(0, 160)}`);
+    if (/munged .*roller-slurm-/.test(cmd)) found.push(`test munged still running (pid ${pid}): ${cmd.slice(0, 160)}`);
+    // Redis names itself by its address; its working directory is the test's.
+    if (/^redis-server /.test(cmd) && /roller-redis-/.test(cwdOf(pid))) found.push(`test redis-server still running (pid ${pid}): ${cmd.slice(0, 160)}`);
     const conf = (() => {
       try {
         return readFileSync(`/proc/${pid}/environ`, 'utf8');

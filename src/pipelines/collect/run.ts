@@ -11,7 +11,7 @@ import { Lock, LOCK_SCHEMA } from '../../schemas/lock.js';
 import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
-import { lockDifferences, redactConfig } from './lock.js';
+import { lockDifferences, redactConfig, redactUrl } from './lock.js';
 import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
 import { resolveSimulators } from './simulator-models.js';
@@ -24,6 +24,7 @@ import { checkPromptSizes, loadTasks } from './tasks.js';
 import { isHarborTasks, loadHarborTasks } from './harbor-tasks.js';
 import { refuseModels, refuseRunOptions } from './refusals.js';
 import { inShard, runLockDigest, shardRunName, type Shard } from '../scale/shard.js';
+import type { QueueTarget } from '../scale/queue-jobs.js';
 import { detectIsolation, isolationWarning } from '../../sources/isolation.js';
 import { DEFAULT_MAX_RESULTS_BYTES } from './results.js';
 import { createStageContext } from '../../core/context.js';
@@ -93,6 +94,8 @@ export interface CollectOptions {
   /** A resume found a finished sample it cannot reuse for a defect (its capture fails validation): it runs again. */
   onNotReused?: (sampleDir: string, why: string) => void;
   rollerVersion?: string;
+  /** --queue: samples are jobs on a BullMQ queue in Redis, run by `roller worker`s into this run directory (shared storage). */
+  queue?: QueueTarget;
   /** --shard I/N: only the requests whose index ≡ I (mod N), into <run-name>.shard-I-of-N; lock.json names the whole run. */
   shard?: Shard;
 }
@@ -111,28 +114,12 @@ export interface CollectResult {
  * any harness starts), info.json at checkpoints, run-level sft.jsonl at the end (partial on interrupt).
  */
 export async function collect(o: CollectOptions): Promise<CollectResult> {
-  const bundle = (await isHarborTasks(o.tasks)) ? await loadHarborTasks(o.tasks) : await loadTasks(o.tasks);
-  const harbor = bundle.tasks.some((t) => t.harbor);
-  if (harbor && o.runner !== 'docker') throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.tasks}: Harbor tasks run in their own image: pass --runner docker (scripts/docker-engine.sh starts an engine)`);
-  if (o.runner === 'docker' && !o.docker?.image && !harbor) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs: scripts/docker-engine.sh base-image builds one)');
-  if (o.docker?.network === 'proxy' && o.wireTrace === 'off') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--docker-network proxy reaches only the recording proxy, and --wire-trace off runs none: the harness could reach no model; use --docker-network host');
-  const docker = o.runner === 'docker' ? await dockerPlan(o.docker ?? {}) : undefined;
-  const adapter = harnessAdapter(o.harness);
-  const runner = adapter.runner;
-  if (!runner || !adapter.nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${o.harness}: roller cannot run it here (no pinned CLI); its native files convert with roller convert`);
-  o = { ...o, cacheTrace: refuseRunOptions(o, runner) };
-  const modelConfig = await loadModelConfig(o.modelConfig);
-  const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
-  refuseModels(o, runner, models, bundle.tasks);
-  checkPromptSizes(o.harness, runner.maxPromptBytes, bundle);
-  const simulators = resolveSimulators(bundle.tasks, o.harness, runner, modelConfig, o.tasks);
-  await checkModelApis(models);
-  await checkModelApis([...simulators.values()].filter((m) => !models.some((n) => n.id === m.id)), undefined, (m) => `user_simulator.model ${m.id} (${o.tasks})`);
-  // A harness run without its delegation tool cannot delegate: said now, not discovered in the answers.
-  const delegationOff = runner.delegationOff?.({ captureCalls: o.captureCalls ?? false, profile: o.harnessProfile ?? null }) ?? null;
-  if (delegationOff) o.onNotice?.(`${o.harness} runs without its delegation tool: ${delegationOff} (a task that asks it to delegate cannot)`);
+  const prepared = await prepareCollect(o);
+  o = prepared.options;
+  const { bundle, models, simulators, docker, delegationOff } = prepared;
   // Every shard must name the same run: a default name (the time) would differ from machine to machine.
   if (o.shard && !o.runName) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--shard needs --run-name (the same on every shard: roller merge joins <run-name>.shard-I-of-N)');
+  if (o.shard && o.queue) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--shard and --queue split a run two ways: give one');
   const baseName = o.runName ?? `${o.harness}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   const runName = o.shard ? shardRunName(baseName, o.shard) : baseName;
   // The run directory and its process lock before anything runs: a second collect, resume or reprocess into the run
@@ -170,6 +157,42 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   return result;
 }
 
+/** What a collect is checked and planned with before any run directory exists (a queue worker plans the same). */
+export interface PreparedCollect {
+  /** The options as the harness's runner settles them (its cache trace default). */
+  options: CollectOptions;
+  bundle: Awaited<ReturnType<typeof loadTasks>>;
+  models: ResolvedModel[];
+  simulators: Map<string, ResolvedModel>;
+  docker: DockerPlan | undefined;
+  delegationOff: string | null;
+}
+
+/** The tasks, models and runner of a collect, every option checked (refused with what to do) before anything runs. */
+export async function prepareCollect(o: CollectOptions): Promise<PreparedCollect> {
+  const bundle = (await isHarborTasks(o.tasks)) ? await loadHarborTasks(o.tasks) : await loadTasks(o.tasks);
+  const harbor = bundle.tasks.some((t) => t.harbor);
+  if (harbor && o.runner !== 'docker') throw new RollerError(ErrorCode.INVALID_OPTIONS, `${o.tasks}: Harbor tasks run in their own image: pass --runner docker (scripts/docker-engine.sh starts an engine)`);
+  if (o.runner === 'docker' && !o.docker?.image && !harbor) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--runner docker needs --image (an image with the runtime the harness CLI needs: scripts/docker-engine.sh base-image builds one)');
+  if (o.docker?.network === 'proxy' && o.wireTrace === 'off') throw new RollerError(ErrorCode.INVALID_OPTIONS, '--docker-network proxy reaches only the recording proxy, and --wire-trace off runs none: the harness could reach no model; use --docker-network host');
+  const docker = o.runner === 'docker' ? await dockerPlan(o.docker ?? {}) : undefined;
+  const adapter = harnessAdapter(o.harness);
+  const runner = adapter.runner;
+  if (!runner || !adapter.nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${o.harness}: roller cannot run it here (no pinned CLI); its native files convert with roller convert`);
+  o = { ...o, cacheTrace: refuseRunOptions(o, runner) };
+  const modelConfig = await loadModelConfig(o.modelConfig);
+  const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
+  refuseModels(o, runner, models, bundle.tasks);
+  checkPromptSizes(o.harness, runner.maxPromptBytes, bundle);
+  const simulators = resolveSimulators(bundle.tasks, o.harness, runner, modelConfig, o.tasks);
+  await checkModelApis(models);
+  await checkModelApis([...simulators.values()].filter((m) => !models.some((n) => n.id === m.id)), undefined, (m) => `user_simulator.model ${m.id} (${o.tasks})`);
+  // A harness run without its delegation tool cannot delegate: said now, not discovered in the answers.
+  const delegationOff = runner.delegationOff?.({ captureCalls: o.captureCalls ?? false, profile: o.harnessProfile ?? null }) ?? null;
+  if (delegationOff) o.onNotice?.(`${o.harness} runs without its delegation tool: ${delegationOff} (a task that asks it to delegate cannot)`);
+  return { options: o, bundle, models, simulators, docker, delegationOff };
+}
+
 interface RunPlan {
   bundle: Awaited<ReturnType<typeof loadTasks>>;
   models: ResolvedModel[];
@@ -184,15 +207,30 @@ interface RunPlan {
   user: UserSinkSet;
 }
 
-async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectResult> {
-  const { bundle, models, simulators, runName, runDir } = plan;
-  const docker = plan.docker && (await prepareTaskImages(forRun(plan.docker, runDir), bundle.tasks, o.onNotice));
-  const all = models.flatMap((model) => bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
-  // A shard runs its share of the requests; its lock still lists them all (and names the shard).
-  const requests = all.filter((r) => inShard(r.index, o.shard));
+/** A prepared collect made concrete for one run directory: its task images, requests, installed harness and lock. */
+export interface ResolvedRun {
+  docker: DockerPlan | undefined;
+  /** Every request of the run, in order (a shard runs some of them). */
+  all: SampleRequest[];
+  installed: InstalledHarness;
+  wireTrace: WireTraceMode;
+  lock: Lock;
+}
+
+export async function resolveRun(o: CollectOptions, p: Pick<PreparedCollect, 'bundle' | 'models' | 'simulators' | 'docker'>, runDir: string): Promise<ResolvedRun> {
+  const docker = p.docker && (await prepareTaskImages(forRun(p.docker, runDir), p.bundle.tasks, o.onNotice));
+  const all = p.models.flatMap((model) => p.bundle.tasks.map((task) => ({ task, model }))).map((r, index) => ({ ...r, index }));
   const installed = await installHarness(o.harness, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), ...(o.harnessVersion ? { version: o.harnessVersion } : {}), ...(o.onNotice ? { onProgress: o.onNotice } : {}) });
   const wireTrace = o.wireTrace ?? 'actf';
-  const lock = runLock(o, all, bundle.digest, installed.version, models, simulators, docker, wireTrace);
+  const lock = runLock(o, all, p.bundle.digest, installed.version, p.models, p.simulators, docker, wireTrace);
+  return { docker, all, installed, wireTrace, lock };
+}
+
+async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectResult> {
+  const { bundle, models, simulators, runName, runDir } = plan;
+  const { docker, all, installed, wireTrace, lock } = await resolveRun(o, plan, runDir);
+  // A shard runs its share of the requests; its lock still lists them all (and names the shard).
+  const requests = all.filter((r) => inShard(r.index, o.shard));
 
   const previous = o.resume ? await previousInfo(runDir) : undefined;
   const { reusable, lockToWrite } = await resumeCheck(o, runDir, lock, requests, bundle.digest, wireTrace, previous);
@@ -201,7 +239,7 @@ async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectR
   const cleaned = o.resume ? await cleanLeftovers(runDir) : [];
   if (docker) await clearLeftoverContainers(docker, runDir, o.onNotice);
 
-  const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.docker?.image ?? null, ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}` } : {}) }) as Record<string, unknown>;
+  const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.docker?.image ?? null, ...(o.queue ? { queue: redactUrl(o.queue.url), queue_name: o.queue.name } : {}), ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}` } : {}) }) as Record<string, unknown>;
   const book = new RunInfoBook({
     rollerVersion: lock.roller_version,
     runName,
@@ -236,7 +274,17 @@ async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectR
     order.settle(position.get(info.index)!, finishedSample(sampleDirOf(runDir, { index: info.index, task: { id: info.task_id }, model: { id: info.model } }), info));
     await checkpoints.result();
   };
-  await runRequests(o, requests, settings, [...models, ...simulators.values()], reusable, record).finally(() => endAttemptNotes(runDir));
+  const run = o.queue
+    ? (await import('../scale/queue-dispatch.js')).runOnQueue(o, o.queue, {
+        requests,
+        lock,
+        runDir,
+        reusable,
+        record,
+        fail: (r, message) => void book.errors.push({ code: ErrorCode.QUEUE_FAILED, message: `sample ${r.index} (${r.task.id}, ${r.model.id}) was not collected: ${message}; roller collect --resume --queue queues it again`, at: new Date().toISOString() }),
+      })
+    : runRequests(o, requests, settings, [...models, ...simulators.values()], reusable, record);
+  await run.finally(() => endAttemptNotes(runDir));
 
   book.state = 'finalizing';
   await checkpoints.force();
@@ -285,7 +333,7 @@ async function runRequests(o: CollectOptions, requests: readonly SampleRequest[]
 }
 
 /** What every sample of the run is collected with. */
-function sampleSettings(
+export function sampleSettings(
   o: CollectOptions,
   r: { installed: InstalledHarness; lock: Lock; runDir: string; bundle: RunPlan['bundle']; simulators: Map<string, ResolvedModel>; docker: RunPlan['docker']; wireTrace: WireTraceMode },
 ): SampleSettings {
@@ -387,7 +435,7 @@ async function resumeCheck(o: CollectOptions, runDir: string, lock: Lock, reques
 }
 
 /** One embedded scripted model server per scripted model id (its runaway cap scaled to the run); an API model's base. */
-async function startUpstreams(all: readonly ResolvedModel[], requests: number): Promise<{ servers: ScriptedModelServer[]; upstreams: Map<string, string> }> {
+export async function startUpstreams(all: readonly ResolvedModel[], requests: number): Promise<{ servers: ScriptedModelServer[]; upstreams: Map<string, string> }> {
   const servers: ScriptedModelServer[] = [];
   const upstreams = new Map<string, string>();
   for (const m of all) {

@@ -1,5 +1,11 @@
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { LaunchPlan } from './launch-plan.js';
+// Types only (erased at run time): the manifests are object literals of the Kubernetes API's own types, so a misspelt
+// field fails the build; the tests validate them against its schema too.
+import type { IJob } from 'kubernetes-models/batch/v1/Job';
+import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
+import type { IPodTemplateSpec } from 'kubernetes-models/v1/PodTemplateSpec';
+import type { IResourceRequirements } from 'kubernetes-models/v1/ResourceRequirements';
 
 export interface KubernetesOptions {
   plan: LaunchPlan;
@@ -21,7 +27,6 @@ export interface KubernetesOptions {
   uid: number;
 }
 
-type Json = Record<string, unknown>;
 
 /** A DNS-1123 name from the run name: lowercase, '-' for anything else, at most 52 characters (room for the suffixes). */
 export function jobName(runName: string, suffix: string): string {
@@ -34,11 +39,11 @@ export function jobName(runName: string, suffix: string): string {
  * Job of the merge, both running the commands of the launch plan Slurm runs. Kubernetes has no job dependency: apply the
  * merge once the shards' Job is complete (kubectl wait --for=condition=complete).
  */
-export function kubernetesManifests(o: KubernetesOptions): { shards: Json; merge: Json } {
+export function kubernetesManifests(o: KubernetesOptions): { shards: IJob; merge: IJob } {
   if (o.uid === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--uid 0: the pods never run as root');
-  const env = [{ name: 'ROLLER_SHARD_COUNT', value: String(o.plan.shards) }, ...o.secretEnv.map(secretRef)];
+  const env: IEnvVar[] = [{ name: 'ROLLER_SHARD_COUNT', value: String(o.plan.shards) }, ...o.secretEnv.map(secretRef)];
   const labels = { 'app.kubernetes.io/name': 'roller', 'app.kubernetes.io/instance': jobName(o.plan.runName, '').replace(/-$/, '') };
-  const pod = (name: string, args: string[]): Json => ({
+  const pod = (name: string, args: string[]): IPodTemplateSpec => ({
     metadata: { labels },
     spec: {
       restartPolicy: 'Never',
@@ -83,12 +88,12 @@ export function kubernetesManifests(o: KubernetesOptions): { shards: Json; merge
   };
 }
 
-function limits(o: KubernetesOptions): Json {
+function limits(o: KubernetesOptions): NonNullable<IResourceRequirements['limits']> {
   return { ...(o.cpu ? { cpu: o.cpu } : {}), ...(o.memory ? { memory: o.memory } : {}) };
 }
 
-function secretRef(spec: string): Json {
+function secretRef(spec: string): IEnvVar {
   const m = /^([A-Za-z_][A-Za-z0-9_]*)=([a-z0-9][a-z0-9.-]*)\/([-._A-Za-z0-9]+)$/.exec(spec);
   if (!m) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--secret-env ${spec}: NAME=SECRET/KEY (the variable the model config names, and the Secret and key holding it)`);
-  return { name: m[1], valueFrom: { secretKeyRef: { name: m[2], key: m[3] } } };
+  return { name: m[1]!, valueFrom: { secretKeyRef: { name: m[2]!, key: m[3]! } } };
 }

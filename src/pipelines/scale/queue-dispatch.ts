@@ -1,0 +1,147 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { redactUrl } from '../../core/redaction.js';
+import type { Lock } from '../../schemas/lock.js';
+import type { SampleInfo } from '../../schemas/run-info.js';
+import { cleanLeftovers } from '../collect/run-dir.js';
+import type { CollectOptions } from '../collect/run.js';
+import { sampleDirOf, type SampleRequest } from '../collect/sample.js';
+import { queueSpecOf, redisConnection, sampleJobId, type QueueTarget, type SampleJobData, type SampleJobResult } from './queue-jobs.js';
+import { runLockDigest } from './shard.js';
+
+/** Where workers build samples before publishing them into the run (one directory per worker process). */
+export const PARTS_DIR = '.parts';
+
+/** How often the coordinator asks Redis about samples it has heard nothing of (an event lost across a reconnect). */
+const RECONCILE_MS = 5_000;
+
+export interface QueueRun {
+  requests: readonly SampleRequest[];
+  lock: Lock;
+  runDir: string;
+  reusable: ReadonlyMap<number, SampleInfo>;
+  record(info: SampleInfo, status?: SampleInfo['status']): Promise<void>;
+  /** A sample no worker could collect (its job failed): the run records it as an error and goes on. */
+  fail(request: SampleRequest, message: string): void;
+}
+
+/**
+ * `roller collect --queue`: each sample not reused becomes a BullMQ job (its id fixed by the run's lock digest and the
+ * request index, so a resumed coordinator adds nothing twice); `roller worker`s anywhere run them and publish each into
+ * the run directory; this waits for every one (events, and a periodic look at those it has not heard of), recording
+ * each published sample as collect records its own. Ctrl-C removes the samples not started yet from the queue.
+ */
+export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: QueueRun): Promise<void> {
+  const { Queue, QueueEvents } = await import('bullmq');
+  const where = `Redis at ${redactUrl(target.url)} (queue ${target.name})`;
+  const connection = await redisConnection(target.url);
+  const eventsConnection = await redisConnection(target.url);
+  try {
+    await connection.connect();
+    await eventsConnection.connect();
+  } catch (err) {
+    connection.disconnect();
+    eventsConnection.disconnect();
+    throw new RollerError(ErrorCode.QUEUE_FAILED, `--queue: cannot reach ${where}: ${(err as Error).message}; start Redis (redis-server) or fix the URL`);
+  }
+  const queue = new Queue<SampleJobData, SampleJobResult>(target.name, { connection });
+  const events = new QueueEvents(target.name, { connection: eventsConnection });
+  const digest = runLockDigest(r.lock);
+  const spec = queueSpecOf(o);
+  const pending = new Map<string, SampleRequest>();
+  let settled: () => void = () => {};
+  const allSettled = new Promise<void>((resolve) => (settled = resolve));
+  const settle = async (jobId: string, failure?: string): Promise<void> => {
+    const request = pending.get(jobId);
+    if (!request) return;
+    pending.delete(jobId);
+    const info = failure === undefined ? await publishedInfo(r.runDir, request) : undefined;
+    if (info) await r.record(info);
+    else r.fail(request, failure ?? `the worker reported sample ${request.index} done, but ${sampleDirOf(r.runDir, request)}/info.json is not there: do the workers write into this run directory (the same path on shared storage)?`);
+    if (pending.size === 0) settled();
+  };
+  try {
+    await events.waitUntilReady();
+    o.onPlan?.(r.requests.length);
+    const toRun: SampleRequest[] = [];
+    for (const request of r.requests) {
+      const reused = r.reusable.get(request.index);
+      if (reused) await r.record(reused, 'skipped');
+      else toRun.push(request);
+    }
+    for (const request of toRun) pending.set(sampleJobId(digest, request.index), request);
+    events.on('active', ({ jobId }) => {
+      const request = pending.get(jobId);
+      if (request) o.onStart?.({ index: request.index, task_id: request.task.id, model: request.model.id });
+    });
+    events.on('completed', ({ jobId }) => void settle(jobId).catch(() => {}));
+    events.on('failed', ({ jobId, failedReason }) => void settle(jobId, `its job failed on the worker: ${failedReason}`).catch(() => {}));
+    events.on('stalled', ({ jobId }) => {
+      const request = pending.get(jobId);
+      if (request) o.onNotice?.(`sample ${request.index} (${request.task.id}): its worker stopped answering; it runs again on another`);
+    });
+    if (pending.size === 0) return;
+    // A job of an earlier coordinator of this run that has ended is removed, so that the sample runs again (a resume
+    // reuses only what it found published and sound); one still waiting or running is left to finish.
+    for (const [jobId] of pending) {
+      const old = await queue.getJob(jobId);
+      if (old && ['completed', 'failed'].includes(await old.getState())) await old.remove();
+    }
+    await queue.addBulk(
+      toRun.map((request) => ({
+        name: 'sample',
+        data: { spec, run_dir: r.runDir, run_lock_digest: digest, index: request.index, task_id: request.task.id, model: request.model.id },
+        opts: { jobId: sampleJobId(digest, request.index), attempts: 1, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } },
+      })),
+    );
+    o.onNotice?.(`${toRun.length} samples queued on ${where}; roller worker --queue … --queue-name ${target.name} runs them (on any machine that sees ${r.runDir})`);
+    const reconcile = setInterval(() => void lookAgain().catch(() => {}), RECONCILE_MS);
+    const lookAgain = async () => {
+      for (const jobId of [...pending.keys()]) {
+        const job = await queue.getJob(jobId);
+        if (!job) await settle(jobId, 'its job is gone from the queue (removed by hand, or Redis lost it)');
+        else if (job.finishedOn) await settle(jobId, job.failedReason ? `its job failed on the worker: ${job.failedReason}` : undefined);
+      }
+    };
+    const aborted = new Promise<void>((resolve) => o.signal?.addEventListener('abort', () => resolve(), { once: true }));
+    try {
+      await Promise.race([allSettled, aborted]);
+    } finally {
+      clearInterval(reconcile);
+    }
+    if (o.signal?.aborted) {
+      // Samples not started are taken off the queue; those running finish on their workers (a resume finds them).
+      for (const jobId of pending.keys()) {
+        const job = await queue.getJob(jobId);
+        if (job && ['waiting', 'delayed', 'prioritized'].includes(await job.getState())) await job.remove().catch(() => {});
+      }
+      return;
+    }
+    await removeParts(r.runDir);
+  } finally {
+    await events.close();
+    await queue.close();
+    connection.disconnect();
+    eventsConnection.disconnect();
+  }
+}
+
+/** The sample a worker published (its info.json, for this request), or undefined. */
+async function publishedInfo(runDir: string, request: SampleRequest): Promise<SampleInfo | undefined> {
+  try {
+    const info = JSON.parse(await readFile(join(sampleDirOf(runDir, request), 'info.json'), 'utf8')) as SampleInfo;
+    return info.index === request.index && info.task_id === request.task.id && info.model === request.model.id ? info : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the workers left building samples (a killed one's half-made sample, its temporary HOME): gone once all ended. */
+async function removeParts(runDir: string): Promise<void> {
+  const parts = join(runDir, PARTS_DIR);
+  if (!existsSync(parts)) return;
+  for (const name of await readdir(parts)) await cleanLeftovers(join(parts, name));
+  await rm(parts, { recursive: true, force: true });
+}

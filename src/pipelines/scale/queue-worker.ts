@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { redactUrl } from '../../core/redaction.js';
+import { Lock } from '../../schemas/lock.js';
+import type { SampleInfo } from '../../schemas/run-info.js';
+import type { ScriptedModelServer } from '../../sources/scripted-model/server.js';
+import { lockDifferences } from '../collect/lock.js';
+import { prepareCollect, resolveRun, sampleSettings, startUpstreams, type CollectOptions } from '../collect/run.js';
+import { runSample, sampleDirOf, type SampleRequest, type SampleSettings } from '../collect/sample.js';
+import { readChecked } from '../run-reader.js';
+import { PARTS_DIR } from './queue-dispatch.js';
+import { redisConnection, type QueueTarget, type SampleJobData, type SampleJobResult } from './queue-jobs.js';
+import { runLockDigest } from './shard.js';
+
+export interface WorkerOptions {
+  queue: QueueTarget;
+  /** Samples at once in this process. */
+  concurrency?: number;
+  cacheDir?: string;
+  /**
+   * Seconds a sample's job stays this worker's without word from it: a worker killed mid-sample has its job run again
+   * by another within about twice this (BullMQ's stalled-job check).
+   */
+  lockS?: number;
+  /** Leave once the queue holds no job waiting or running (anyone's); else run until stopped. */
+  untilEmpty?: boolean;
+  signal?: AbortSignal;
+  rollerVersion?: string;
+  onNotice?(message: string): void;
+  onSample?(data: SampleJobData, result: SampleJobResult | { error: string }): void;
+  onStart?(data: SampleJobData): void;
+}
+
+/** Everything a worker needs to run the samples of one run (by its lock digest), made once per run. */
+interface WorkerRun {
+  settings: SampleSettings;
+  requests: SampleRequest[];
+  servers: ScriptedModelServer[];
+}
+
+/**
+ * `roller worker`: runs queued samples (roller collect --queue) until stopped, any number of them on any machine that
+ * sees the run directories at the same paths. A run is planned here exactly as its collect planned it — the same tasks,
+ * models, pinned CLI — and refused when the lock this worker would write differs from the run's (the fields named).
+ * Each sample is built under <run>/.parts/<host>-<pid>/ and renamed into place whole: a worker killed mid-sample
+ * leaves nothing in the run, and BullMQ hands its job to another; if two copies finish, the first in place stays.
+ */
+export async function runWorker(o: WorkerOptions): Promise<{ processed: number; failed: number }> {
+  const { Worker, Queue, UnrecoverableError } = await import('bullmq');
+  const id = `${hostname()}-${process.pid}`;
+  const runs = new Map<string, Promise<WorkerRun>>();
+  const counts = { processed: 0, failed: 0 };
+  const connection = await redisConnection(o.queue.url);
+  try {
+    await connection.connect();
+  } catch (err) {
+    connection.disconnect();
+    throw new RollerError(ErrorCode.QUEUE_FAILED, `roller worker: cannot reach Redis at ${redactUrl(o.queue.url)}: ${(err as Error).message}`);
+  }
+  const planFor = (data: SampleJobData): Promise<WorkerRun> => {
+    let run = runs.get(data.run_lock_digest);
+    if (!run) {
+      run = planRun(data, o, id).catch((err: unknown) => {
+        runs.delete(data.run_lock_digest);
+        throw err;
+      });
+      runs.set(data.run_lock_digest, run);
+    }
+    return run;
+  };
+  const lockMs = Math.round((o.lockS ?? 30) * 1000);
+  const worker = new Worker<SampleJobData, SampleJobResult>(
+    o.queue.name,
+    async (job) => {
+      o.onStart?.(job.data);
+      let plan: WorkerRun;
+      try {
+        plan = await planFor(job.data);
+      } catch (err) {
+        // This worker cannot run this run's samples (another lock, a CLI it cannot install): no retry helps.
+        throw new UnrecoverableError(`worker ${id}: ${(err as Error).message}`);
+      }
+      const request = plan.requests[job.data.index];
+      if (!request || request.task.id !== job.data.task_id || request.model.id !== job.data.model) throw new UnrecoverableError(`worker ${id}: request ${job.data.index} is not ${job.data.task_id} × ${job.data.model} in this worker's plan of the run`);
+      return runAndPublish(request, plan.settings, job.data.run_dir, id);
+    },
+    { connection, autorun: false, concurrency: Math.max(1, o.concurrency ?? 1), lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: 2 },
+  );
+  worker.on('completed', (job, result) => {
+    counts.processed++;
+    o.onSample?.(job.data, result);
+  });
+  worker.on('failed', (job, err) => {
+    counts.failed++;
+    if (job) o.onSample?.(job.data, { error: err.message });
+  });
+  worker.on('error', (err) => o.onNotice?.(`queue: ${err.message}`));
+  const running = worker.run();
+  const stop = () => void worker.close().catch(() => {});
+  o.signal?.addEventListener('abort', stop, { once: true });
+  let idleCheck: NodeJS.Timeout | undefined;
+  if (o.untilEmpty) {
+    const queue = new Queue(o.queue.name, { connection });
+    idleCheck = setInterval(() => {
+      void queue
+        .getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')
+        .then((c) => {
+          if (Object.values(c).every((n) => n === 0)) stop();
+        })
+        .catch(() => {});
+    }, 1000);
+  }
+  try {
+    await running;
+  } finally {
+    if (idleCheck) clearInterval(idleCheck);
+    for (const run of runs.values()) await run.then((r) => Promise.all(r.servers.map((s) => s.close()))).catch(() => {});
+    connection.disconnect();
+  }
+  return counts;
+}
+
+/** The run a job belongs to, planned as its collect planned it; refused when this worker's lock would differ. */
+async function planRun(data: SampleJobData, o: WorkerOptions, id: string): Promise<WorkerRun> {
+  const runDir = data.run_dir;
+  if (!existsSync(join(runDir, 'lock.json'))) throw new RollerError(ErrorCode.QUEUE_FAILED, `${runDir}/lock.json is not here: this worker does not see the run directory (it must be at the same path on every worker: shared storage)`);
+  const options: CollectOptions = {
+    ...data.spec,
+    output: dirname(runDir),
+    runName: basename(runDir),
+    ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+    ...(o.rollerVersion ? { rollerVersion: o.rollerVersion } : {}),
+    ...(o.onNotice ? { onNotice: o.onNotice } : {}),
+  };
+  const prepared = await prepareCollect(options);
+  const resolved = await resolveRun(prepared.options, prepared, runDir);
+  if (runLockDigest(resolved.lock) !== data.run_lock_digest) {
+    const theirs = await readChecked(Lock, join(runDir, 'lock.json'), 'run lock (lock.json)');
+    const diff = lockDifferences(theirs, resolved.lock);
+    const version = theirs.roller_version !== resolved.lock.roller_version ? [`roller_version: ${theirs.roller_version} -> ${resolved.lock.roller_version}`] : [];
+    throw new RollerError(ErrorCode.QUEUE_FAILED, `this worker would collect ${runDir} under other conditions than its lock (run -> here):\n  ${[...version, ...diff].join('\n  ') || 'the task files or the lock changed'}`);
+  }
+  const part = join(runDir, PARTS_DIR, id);
+  await mkdir(part, { recursive: true, mode: 0o700 });
+  const settings = sampleSettings(prepared.options, { installed: resolved.installed, lock: resolved.lock, runDir: part, bundle: prepared.bundle, simulators: prepared.simulators, docker: resolved.docker, wireTrace: resolved.wireTrace });
+  const { servers, upstreams } = await startUpstreams([...prepared.models, ...prepared.simulators.values()], resolved.all.length);
+  settings.upstreams = upstreams;
+  return { settings, requests: resolved.all, servers };
+}
+
+/** One sample built in this worker's part, then renamed into the run; a copy already in place wins. */
+async function runAndPublish(request: SampleRequest, settings: SampleSettings, runDir: string, id: string): Promise<SampleJobResult> {
+  const built = sampleDirOf(settings.runDir, request);
+  await rm(built, { recursive: true, force: true }); // an earlier try of this sample in this process
+  const info: SampleInfo = await runSample(request, settings);
+  const target = sampleDirOf(runDir, request);
+  await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+  for (;;) {
+    try {
+      await rename(built, target);
+      return { index: request.index, status: info.status, published: true, worker: id };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+    }
+    if (existsSync(join(target, 'info.json'))) {
+      await rm(built, { recursive: true, force: true });
+      return { index: request.index, status: info.status, published: false, worker: id };
+    }
+    await rm(target, { recursive: true, force: true }); // not a published sample (no info.json): never one of ours
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The engines' launch files from one plan: the Slurm scripts and the Kubernetes manifests run the same shard and merge
+ * commands; the manifests are valid Kubernetes batch/v1 Jobs (the API's own schema, kubernetes-models) and hold no secret.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { kubernetesManifests } from '../../../src/pipelines/scale/kubernetes.js';
+import { launchPlan, shellWord } from '../../../src/pipelines/scale/launch-plan.js';
+import { writeSlurmScripts } from '../../../src/pipelines/scale/slurm.js';
+import { roller } from '../../support/collect-run.js';
+import { useTempDir } from '../../support/temp-dir.js';
+
+const tmp = useTempDir('launchers');
+const collectArgs = ['--tasks', 'tasks/my tasks.jsonl', '--harness', 'codex', '--model', 'openai/gpt-5', '--model-config', 'models.json', '--output', 'runs', '--run-name', 'big'];
+
+describe('launch files', () => {
+  const plan = launchPlan(collectArgs, { runName: 'big', output: 'runs', shards: 4 });
+
+  it('one plan: every shard runs collect --shard env --resume; the merge joins the four shard directories', () => {
+    expect(plan.shardArgs).toEqual(['collect', ...collectArgs, '--shard', 'env', '--resume']);
+    expect(plan.mergeArgs).toEqual(['merge', 'runs/big.shard-0-of-4', 'runs/big.shard-1-of-4', 'runs/big.shard-2-of-4', 'runs/big.shard-3-of-4', '--output', 'runs/big']);
+    expect(shellWord("it's a file")).toBe(`'it'\\''s a file'`);
+  });
+
+  it('Slurm: an array 0..N-1 (at most M at once) running the plan, and a merge script', async () => {
+    const scripts = await writeSlurmScripts({ plan, roller: ['/usr/bin/node', '/opt/roller/bin/roller'], workDir: '/home/me/project', sbatchOptions: ['--partition=cpu', '--time=04:00:00'], maxRunning: 2 });
+    const shards = readFileSync(scripts.shards, 'utf8');
+    expect(shards).toContain('#SBATCH --array=0-3%2\n');
+    expect(shards).toContain('#SBATCH --partition=cpu\n#SBATCH --time=04:00:00\n');
+    expect(shards).toContain(`exec /usr/bin/node /opt/roller/bin/roller ${plan.shardArgs.map(shellWord).join(' ')}\n`);
+    expect(shards).toContain("'tasks/my tasks.jsonl'");
+    expect(readFileSync(scripts.merge, 'utf8')).toContain(`exec /usr/bin/node /opt/roller/bin/roller ${plan.mergeArgs.map(shellWord).join(' ')}\n`);
+  });
+
+  it('Kubernetes: an Indexed Job of the shards and a merge Job, valid against the API schema, non-root, keys by reference', () => {
+    const m = kubernetesManifests({ plan, image: 'registry.local/roller:1', claim: 'roller-runs', mountPath: '/data', secretEnv: ['OPENAI_API_KEY=model-keys/openai'], uid: 1000, parallelism: 2, cpu: '2', memory: '4Gi', namespace: 'agents' });
+    for (const manifest of [m.shards, m.merge]) expect(() => new Job(manifest).validate()).not.toThrow();
+    expect(m.shards.spec).toMatchObject({ completionMode: 'Indexed', completions: 4, parallelism: 2 });
+    const shard = m.shards.spec!.template.spec!.containers[0]!;
+    expect([...shard.command!, ...shard.args!]).toEqual(['roller', ...plan.shardArgs]);
+    expect(shard.env).toEqual([{ name: 'ROLLER_SHARD_COUNT', value: '4' }, { name: 'OPENAI_API_KEY', valueFrom: { secretKeyRef: { name: 'model-keys', key: 'openai' } } }]);
+    expect(m.shards.spec!.template.spec!.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+    const merge = m.merge.spec!.template.spec!.containers[0]!;
+    expect([...merge.command!, ...merge.args!]).toEqual(['roller', ...plan.mergeArgs]);
+    // A manifest that breaks the schema is caught by the same check.
+    expect(() => new Job({ ...m.shards, spec: { ...m.shards.spec!, completions: '4' as unknown as number } }).validate()).toThrow(/completions must be integer/);
+    expect(() => kubernetesManifests({ plan, image: 'i', claim: 'c', mountPath: '/d', secretEnv: ['OPENAI_API_KEY=sk-live-123'], uid: 1000 })).toThrow(/NAME=SECRET\/KEY/);
+  });
+
+  it('roller k8s writes the YAML the library builds; roller slurm --no-submit the scripts; bad collect arguments are refused first', async () => {
+    const out = join(tmp.path, 'k8s');
+    const r = await roller(['k8s', '--shards', '3', '--image', 'roller:dev', '--claim', 'runs', '--out-dir', out, '--', '--tasks', 't.jsonl', '--run-name', 'demo']);
+    expect(r.code, r.stderr).toBe(0);
+    const shards = parse(readFileSync(join(out, 'shards.yaml'), 'utf8')) as Record<string, unknown>;
+    expect(() => new Job(shards).validate()).not.toThrow();
+    expect(r.stderr).toContain('kubectl wait --for=condition=complete --timeout=-1s job/roller-demo-shards');
+    const noName = await roller(['slurm', '--shards', '2', '--no-submit', '--', '--tasks', 't.jsonl']);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toMatch(/need --run-name/);
+    const typo = await roller(['slurm', '--shards', '2', '--no-submit', '--', '--tasks', 't.jsonl', '--run-name', 'x', '--modle', 'a']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/the collect arguments: .*--modle/);
+    const own = await roller(['k8s', '--shards', '2', '--image', 'i', '--claim', 'c', '--', '--tasks', 't.jsonl', '--run-name', 'x', '--shard', '0/2']);
+    expect(own.code).toBe(2);
+    expect(own.stderr).toMatch(/leave out --shard/);
+  });
+});

@@ -12,7 +12,7 @@ import { rollerBin } from '../support/paths.js';
 import { roller } from '../support/roller-cli.js';
 
 const pages = join(repoRoot, 'docs', 'commands');
-const MARKER = /<!-- help: roller ([a-z -]+?) -->\n```text\n([\s\S]*?)```/g;
+const MARKER = /<!-- help: roller ([a-z0-9 -]+?) -->\n```text\n([\s\S]*?)```/g;
 const update = process.env.ROLLER_UPDATE_DOCS === '1';
 
 /**
@@ -45,7 +45,7 @@ describe('docs/commands against --help', () => {
   });
 
   it('every command roller --help lists has a page with its help', async () => {
-    const listed = (await help([])).split('Commands:')[1]!.split('\n').map((l) => /^ {2}([a-z][a-z-]*)/.exec(l)?.[1]).filter((c): c is string => c !== undefined && c !== 'help');
+    const listed = (await help([])).split('Commands:')[1]!.split('\n').map((l) => /^ {2}([a-z][a-z0-9-]*)/.exec(l)?.[1]).filter((c): c is string => c !== undefined && c !== 'help');
     const documented = new Set(files.flatMap((f) => [...readFileSync(join(pages, f), 'utf8').matchAll(MARKER)].map((m) => m[1]!.split(' ')[0]!)));
     expect(listed.filter((c) => !documented.has(c))).toEqual([]);
   });

@@ -83,19 +83,7 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
       if (request) o.onNotice?.(`sample ${request.index} (${request.task.id}): its worker stopped answering; it runs again on another`);
     });
     if (pending.size === 0) return;
-    // A job of an earlier coordinator of this run that has ended is removed, so that the sample runs again (a resume
-    // reuses only what it found published and sound); one still waiting or running is left to finish.
-    for (const [jobId] of pending) {
-      const old = await queue.getJob(jobId);
-      if (old && ['completed', 'failed'].includes(await old.getState())) await old.remove();
-    }
-    await queue.addBulk(
-      toRun.map((request) => ({
-        name: 'sample',
-        data: { spec, run_dir: r.runDir, run_lock_digest: digest, index: request.index, task_id: request.task.id, model: request.model.id },
-        opts: { jobId: sampleJobId(digest, request.index), attempts: 1, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } },
-      })),
-    );
+    await enqueue(queue, toRun.map((request) => ({ spec, run_dir: r.runDir, run_lock_digest: digest, index: request.index, task_id: request.task.id, model: request.model.id })));
     o.onNotice?.(`${toRun.length} samples queued on ${where}; roller worker --queue … --queue-name ${target.name} runs them (on any machine that sees ${r.runDir})`);
     const reconcile = setInterval(() => void lookAgain().catch(() => {}), RECONCILE_MS);
     const lookAgain = async () => {
@@ -111,20 +99,37 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
     } finally {
       clearInterval(reconcile);
     }
-    if (o.signal?.aborted) {
-      // Samples not started are taken off the queue; those running finish on their workers (a resume finds them).
-      for (const jobId of pending.keys()) {
-        const job = await queue.getJob(jobId);
-        if (job && ['waiting', 'delayed', 'prioritized'].includes(await job.getState())) await job.remove().catch(() => {});
-      }
-      return;
-    }
-    await removeParts(r.runDir);
+    // Interrupted: samples not started are taken off the queue; those running finish on their workers (a resume finds them).
+    if (o.signal?.aborted) await unqueue(queue, [...pending.keys()]);
+    else await removeParts(r.runDir);
   } finally {
     await events.close();
     await queue.close();
     connection.disconnect();
     eventsConnection.disconnect();
+  }
+}
+
+type SampleQueue = import('bullmq').Queue<SampleJobData, SampleJobResult>;
+
+/**
+ * The samples as jobs. A job of an earlier coordinator of this run that has ended is removed first, so that its sample
+ * runs again (a resume reuses only what it found published and sound); one still waiting or running is left to finish.
+ */
+async function enqueue(queue: SampleQueue, jobs: readonly SampleJobData[]): Promise<void> {
+  for (const data of jobs) {
+    const old = await queue.getJob(sampleJobId(data.run_lock_digest, data.index));
+    if (old && ['completed', 'failed'].includes(await old.getState())) await old.remove();
+  }
+  const keep = { age: 7 * 86_400 };
+  await queue.addBulk(jobs.map((data) => ({ name: 'sample', data, opts: { jobId: sampleJobId(data.run_lock_digest, data.index), attempts: 1, removeOnComplete: keep, removeOnFail: keep } })));
+}
+
+/** The jobs not started yet, taken off the queue. */
+async function unqueue(queue: SampleQueue, jobIds: readonly string[]): Promise<void> {
+  for (const jobId of jobIds) {
+    const job = await queue.getJob(jobId);
+    if (job && ['waiting', 'delayed', 'prioritized'].includes(await job.getState())) await job.remove().catch(() => {});
   }
 }
 

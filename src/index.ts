@@ -71,6 +71,13 @@ export type { DockerRequest } from './pipelines/collect/docker-plan.js';
 export { checkHarborSolutions, type OracleResult } from './pipelines/harbor-oracle.js';
 export { loadHarborTasks } from './pipelines/collect/harbor-tasks.js';
 export { reprocess, type ReprocessOptions, type ReprocessReport } from './pipelines/reprocess/run.js';
+// Past one machine: shards of a run and their merge, queue workers, the launch files of Slurm and Kubernetes.
+export { inShard, parseShard, shardFromEnv, shardRunName, runLockDigest, type Shard } from './pipelines/scale/shard.js';
+export { merge, MERGE_VOLATILE, type MergeOptions, type MergeResult } from './pipelines/scale/merge.js';
+export { runWorker, type WorkerOptions } from './pipelines/scale/queue-worker.js';
+export type { QueueTarget } from './pipelines/scale/queue-jobs.js';
+export { launchPlan, type LaunchPlan } from './pipelines/scale/launch-plan.js';
+export { writeSlurmScripts, submitSlurm, type SlurmOptions } from './pipelines/scale/slurm.js';
 export { convertNative as convert, type ConvertOptions, type ConvertedSession } from './pipelines/convert.js';
 export { exportAtif, type ExportResult } from './pipelines/export-atif.js';
 export { finalizeCapture, finalizeNativeCapture, type CallSource, type FinalizeCaptureOptions } from './pipelines/capture/finalize.js';

@@ -61,7 +61,9 @@ export function registerScaleCommands(program: Command): void {
       });
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      say(`${counts.processed} samples done, ${counts.failed} failed`);
+      const cpu = process.cpuUsage();
+      // roller's own CPU (this process: proxy, projection, capture), the harness processes' apart.
+      say(`${counts.processed} samples done, ${counts.failed} failed; roller's own CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms${counts.setupCpuMs === null ? '' : ` (${counts.setupCpuMs} ms of it starting and planning the run)`}`);
       process.exitCode = counts.failed === 0 ? 0 : 1;
     });
 

@@ -39,6 +39,11 @@ export interface MergeResult {
   placed: Placed;
 }
 
+interface Holder {
+  part: Part;
+  dir: string;
+}
+
 interface Part {
   dir: string;
   lock: Lock;
@@ -161,8 +166,9 @@ function lockFieldDifferences(a: Lock, b: Lock): string[] {
  * For each request of the run, the part holding its finished sample (its info.json written, for that request): exactly
  * one. A sample a killed part left half-written has no info.json and counts as missing.
  */
-async function placeRequests(parts: readonly Part[], lock: Lock): Promise<Map<number, { part: Part; dir: string; info: SampleInfo }>> {
-  const holders = new Map<number, { part: Part; dir: string; info: SampleInfo }>();
+async function placeRequests(parts: readonly Part[], lock: Lock): Promise<Map<number, Holder>> {
+  // Where each sample is, not its info (read again when it is placed): memory stays flat however many samples.
+  const holders = new Map<number, Holder>();
   const twice: string[] = [];
   const missing: number[] = [];
   for (const r of lock.requests) {
@@ -173,7 +179,7 @@ async function placeRequests(parts: readonly Part[], lock: Lock): Promise<Map<nu
       if (!info) continue;
       const already = holders.get(r.index);
       if (already) twice.push(`${r.index} (${r.task_id}, ${r.model}): ${already.dir} and ${dir}`);
-      else holders.set(r.index, { part, dir, info });
+      else holders.set(r.index, { part, dir });
     }
     if (!holders.has(r.index)) missing.push(r.index);
   }
@@ -212,7 +218,7 @@ async function finishedInfo(dir: string, r: Lock['requests'][number]): Promise<S
 }
 
 /** The merged run, built in `building`: samples in place, then lock.json, info.json and the run-level SFT files. */
-async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holders: Map<number, { part: Part; dir: string; info: SampleInfo }>, building: string, output: string): Promise<Omit<MergeResult, 'runDir'>> {
+async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holders: Map<number, Holder>, building: string, output: string): Promise<Omit<MergeResult, 'runDir'>> {
   const firstInfo = parts.find((p) => p.info)?.info;
   const { shard: _shard, ...config } = (firstInfo?.config ?? {}) as Record<string, unknown>;
   const book = new RunInfoBook({
@@ -240,8 +246,9 @@ async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holder
       placed.linked += n.linked;
       placed.copied += n.copied;
       placed.moved += n.moved;
-      book.add(held.info);
-      order.settle(r.index, finishedSample(target, held.info));
+      const info = (await finishedInfo(target, r))!;
+      book.add(info);
+      order.settle(r.index, finishedSample(target, info));
       o.onSample?.(r.index + 1, lock.requests.length);
     }
   } finally {

@@ -48,11 +48,12 @@ interface WorkerRun {
  * Each sample is built under <run>/.parts/<host>-<pid>/ and renamed into place whole: a worker killed mid-sample
  * leaves nothing in the run, and BullMQ hands its job to another; if two copies finish, the first in place stays.
  */
-export async function runWorker(o: WorkerOptions): Promise<{ processed: number; failed: number }> {
+export async function runWorker(o: WorkerOptions): Promise<{ processed: number; failed: number; setupCpuMs: number | null }> {
   const { Worker, Queue, UnrecoverableError } = await import('bullmq');
   const id = `${hostname()}-${process.pid}`;
   const runs = new Map<string, Promise<WorkerRun>>();
-  const counts = { processed: 0, failed: 0 };
+  // This process's CPU when its first run was planned: what starting and planning cost, apart from the samples.
+  const counts: { processed: number; failed: number; setupCpuMs: number | null } = { processed: 0, failed: 0, setupCpuMs: null };
   const connection = await redisConnection(o.queue.url);
   try {
     await connection.connect();
@@ -63,7 +64,10 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
   const planFor = (data: SampleJobData): Promise<WorkerRun> => {
     let run = runs.get(data.run_lock_digest);
     if (!run) {
-      run = planRun(data, o, id).catch((err: unknown) => {
+      run = planRun(data, o, id).then((planned) => {
+        if (counts.setupCpuMs === null) counts.setupCpuMs = cpuMs();
+        return planned;
+      }, (err: unknown) => {
         runs.delete(data.run_lock_digest);
         throw err;
       });
@@ -121,6 +125,11 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
     connection.disconnect();
   }
   return counts;
+}
+
+function cpuMs(): number {
+  const c = process.cpuUsage();
+  return Math.round((c.user + c.system) / 1000);
 }
 
 /** The run a job belongs to, planned as its collect planned it; refused when this worker's lock would differ. */

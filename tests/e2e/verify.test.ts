@@ -18,7 +18,8 @@ describe('roller verify (real CLIs, offline)', () => {
       (r) => ({ ...r, code: 0 }),
       (err: { stdout: string; stderr: string; code: number }) => ({ stdout: err.stdout, stderr: err.stderr, code: err.code }),
     );
-    expect(code, stderr).toBe(notRun ? 1 : 0);
+    // The scenario lines (with a failure's reason) go with the exit code: a failure in CI says which and why.
+    expect(code, `${stdout}\n${stderr}`).toBe(notRun ? 1 : 0);
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(scenarios.length);
     for (const s of scenarios) {

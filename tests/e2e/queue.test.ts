@@ -82,6 +82,27 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     for (const f of filesUnder(run)) expect(readFileSync(f).includes(PASSWORD), f).toBe(false);
   }, 12 * 60_000);
 
+  it('the collect killed with SIGKILL mid-run: the workers go on; --resume reuses what they published and waits for the rest', async () => {
+    const out = join(tmp.path, 'coordinator-killed');
+    const args = ['collect', ...base(), '--output', out, '--run-name', 'six', '--queue', url, '--queue-name', 'coordinator-kill'];
+    const coordinator = start(args);
+    await coordinator.until(/6 samples queued/);
+    const worker = start(['worker', '--queue', url, '--queue-name', 'coordinator-kill', '--lock', '3', '--until-empty']);
+    await coordinator.until(/\[1\/6\] ok/);
+    coordinator.child.kill('SIGKILL');
+    await coordinator.done;
+    const resumed = await roller([...args, '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await worker.done).code).toBe(0);
+    const run = join(out, 'six');
+    const statuses = info(run).samples.map((s) => s.status);
+    expect(statuses).toHaveLength(6);
+    expect(statuses.filter((s) => s === 'skipped').length).toBeGreaterThanOrEqual(1); // published before the resume
+    expect(statuses.every((s) => s === 'ok' || s === 'skipped')).toBe(true);
+    expect(info(run).resume_history).toHaveLength(1);
+    expect((await roller(['validate-run', run])).code).toBe(0);
+  }, 5 * 60_000);
+
   it('a worker that would collect under another lock refuses the job; the run records that sample as not collected', async () => {
     const changing = await tasksFile('changing.jsonl', [{ id: 'greet', prompt: '[HELLO] hi' }]);
     const out = join(tmp.path, 'refused');

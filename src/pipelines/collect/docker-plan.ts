@@ -97,12 +97,16 @@ const DEFAULT_USER = { uid: 1000, gid: 1000 };
 
 /** Connects to the engine and checks the image is there (never pulled): a clear error before anything runs. */
 export async function dockerPlan(request: DockerRequest): Promise<DockerPlan> {
-  const connected = request.api ? { docker: request.api } : await connectDocker();
-  if ('reason' in connected) throw new RollerError(ErrorCode.DOCKER_FAILED, `--runner docker: ${connected.reason}; or use --runner local`);
-  const id = request.image ? await imageId(connected.docker, request.image) : null;
   const own = process.getuid?.() ?? 0;
   const user = request.user ?? (own === 0 ? DEFAULT_USER : { uid: own, gid: process.getgid?.() ?? own });
   if (user.uid === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--docker-user 0: samples never run as root in their container; name another uid');
+  // Only root can hand the sample's directories to another user (lchown); anyone else's container runs as themselves.
+  if (own !== 0 && (user.uid !== own || user.gid !== (process.getgid?.() ?? own))) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--docker-user ${user.uid}:${user.gid}: roller runs as ${own}:${process.getgid?.() ?? own} and can hand the sample's directories only to itself; leave --docker-user out (your own user), or run roller as root`);
+  }
+  const connected = request.api ? { docker: request.api } : await connectDocker();
+  if ('reason' in connected) throw new RollerError(ErrorCode.DOCKER_FAILED, `--runner docker: ${connected.reason}; or use --runner local`);
+  const id = request.image ? await imageId(connected.docker, request.image) : null;
   return {
     api: connected.docker,
     imageId: id,

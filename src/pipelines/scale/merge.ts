@@ -4,7 +4,6 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
-import { InOrder } from '../../core/in-order.js';
 import { ensurePrivateDir } from '../../core/private-dir.js';
 import { describeHolder, inspectLock } from '../../core/process-lock.js';
 import { Lock } from '../../schemas/lock.js';
@@ -234,11 +233,10 @@ async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holder
     mergedFrom: parts.map((p) => ({ part: p.label, dir: p.dir, state: p.info?.state ?? 'interrupted', created_at: p.info?.created_at ?? p.lock.created_at, updated_at: p.info?.updated_at ?? p.lock.created_at, resumes: p.info?.resume_history?.length ?? 0 })),
   });
   for (const p of parts) book.errors.push(...(p.info?.errors ?? []));
-  const order = new InOrder<FinishedSample>(lock.requests.length);
-  const samples = runSampleSinks(building, order, await openUserSinks([]));
-  samples.catch(() => {}); // awaited below
   const placed: Placed = { linked: 0, copied: 0, moved: 0 };
-  try {
+  // Pulled by the run-level sinks, one sample at a time: a sample is placed only when the one before has been written,
+  // so nothing piles up however many samples there are.
+  async function* inRequestOrder(): AsyncGenerator<FinishedSample> {
     for (const r of lock.requests) {
       const held = holders.get(r.index)!;
       const target = join(building, relative(held.part.dir, held.dir));
@@ -248,12 +246,11 @@ async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holder
       placed.moved += n.moved;
       const info = (await finishedInfo(target, r))!;
       book.add(info);
-      order.settle(r.index, finishedSample(target, info));
       o.onSample?.(r.index + 1, lock.requests.length);
+      yield finishedSample(target, info);
     }
-  } finally {
-    order.settleRest();
   }
+  const samples = runSampleSinks(building, inRequestOrder(), await openUserSinks([]));
   const written = await samples;
   book.sftCounts = { included: written.included, segmented: written.segmented, total: lock.requests.length };
   book.state = 'finished';

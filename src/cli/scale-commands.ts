@@ -4,27 +4,29 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import { checkedCollectArgs } from './collect-command.js';
-import { positiveInt } from './options.js';
+import { positiveInt, reportSinkFailures, sinkSpecsOf, withSinkOptions } from './options.js';
 import { printLine } from './output.js';
 import { defaultCacheDir } from '../harnesses/cache-dir.js';
 import { rollerVersion } from './version.js';
 
 /** `roller merge`, `roller slurm`, `roller k8s`: a run past one machine, on engines that already exist. */
 export function registerScaleCommands(program: Command): void {
-  program
+  const mergeCommand = program
     .command('merge')
     .description("join a run's shards (roller collect --shard I/N) into the run: the same lock on every shard, every request exactly once; samples hard-linked (or moved), info.json, lock.json, sft.jsonl and sft_segments.jsonl built as collect builds them")
     .argument('<parts...>', "the shards' run directories (<run-name>.shard-I-of-N)")
     .requiredOption('--output <dir>', 'the merged run directory (must not exist, or be empty)')
     .option('--move', 'move each sample into the run instead of hard-linking it (the shards are emptied)')
-    .option('--json', 'print the merged run info as JSON on stdout')
-    .action(async (parts: string[], opts: { output: string; move?: boolean; json?: boolean }) => {
+    .option('--json', 'print the merged run info as JSON on stdout');
+  withSinkOptions(mergeCommand)
+    .action(async (parts: string[], opts: { output: string; move?: boolean; json?: boolean; sink?: string[]; sinkOption?: string[]; sinkOptions?: string; sinkTimeout?: number }) => {
       const { merge } = await import('../pipelines/scale/merge.js');
-      const { runDir, info, placed } = await merge({ parts, output: opts.output, mode: opts.move ? 'move' : 'link' });
+      const { runDir, info, placed, sinkFailures } = await merge({ parts, output: opts.output, mode: opts.move ? 'move' : 'link', sinkSpecs: await sinkSpecsOf(opts), ...(opts.sinkTimeout ? { sinkTimeoutS: opts.sinkTimeout } : {}) });
       const how = [placed.linked ? `${placed.linked} files linked` : '', placed.copied ? `${placed.copied} copied (another filesystem)` : '', placed.moved ? `${placed.moved} samples moved` : ''].filter(Boolean).join(', ');
       process.stderr.write(`roller merge: ${info.samples.length} samples from ${parts.length} parts into ${runDir} (${how || 'nothing to place'}); ${info.summary.ok} ok, ${info.summary.failed} failed; sft.jsonl holds ${info.summary.sft_included ?? 0}\n`);
       await printLine(opts.json ? JSON.stringify(info) : runDir);
       process.exitCode = info.summary.failed === 0 ? 0 : 1;
+      reportSinkFailures('merge', sinkFailures);
     });
 
   program

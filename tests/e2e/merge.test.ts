@@ -4,7 +4,7 @@
  * for that and what the CLI draws at random; a shard resumes on its own; and every merge that cannot be right is
  * refused before anything is written, naming what is wrong.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Lock } from '../../src/schemas/index.js';
@@ -49,8 +49,11 @@ describe('shards and roller merge (real Claude Code runs)', () => {
     const one = join(tmp.path, 'rp', 'whole');
     await ok(['reprocess', whole, '--output', one]);
     const merged = join(tmp.path, 'rp', 'merged');
-    await ok(['merge', ...parts, '--output', merged]);
+    // A sink of the user's own gets the merged run's samples, in request order: here a second run-level sft.jsonl.
+    const copy = join(tmp.path, 'rp', 'sft-by-sink.jsonl');
+    await ok(['merge', ...parts, '--output', merged, '--sink', 'run-sft', '--sink-option', `run-sft.path=${copy}`]);
     expect((await roller(['validate-run', merged])).code).toBe(0);
+    expect(readFileSync(copy, 'utf8')).toBe(readFileSync(join(one, 'sft.jsonl'), 'utf8'));
     // reprocess.jsonl is each reprocess's own log (what it did, when): the merge keeps the parts' where they are.
     expect(runDifferences(one, merged, { skip: ['reprocess.jsonl'] })).toEqual([]);
     const samples = runFiles(one).filter((f) => f.startsWith('samples/'));

@@ -16,7 +16,8 @@ import { sampleDirOf } from '../collect/sample.js';
 import { finishedSample, type FinishedSample } from '../finished-sample.js';
 import { readChecked } from '../run-reader.js';
 import { runSampleSinks } from '../run-samples.js';
-import { openUserSinks } from '../user-sinks.js';
+import { openUserSinks, refuseCallSinksWithoutCalls, sinkDeadlines, type SinkSpec } from '../user-sinks.js';
+import type { SinkFailure, UserSinks } from '../../sinks/user-sink.js';
 import { linkTree, moveTree, type Placed } from './link-tree.js';
 import { runLockDigest } from './shard.js';
 
@@ -27,6 +28,11 @@ export interface MergeOptions {
   output: string;
   /** move: rename each sample into the run (the parts are emptied); link (default): hard links, the parts untouched. */
   mode?: 'link' | 'move';
+  /** Sinks of a user's own (as collect's): they get the merged run's finished samples (and their calls), in request order. */
+  sinkSpecs?: SinkSpec[];
+  sinks?: UserSinks[];
+  /** Seconds a user sink may take over one item, and to finish (default 120). */
+  sinkTimeoutS?: number;
   /** Progress: one call per sample placed. */
   onSample?: (done: number, total: number) => void;
 }
@@ -36,6 +42,8 @@ export interface MergeResult {
   info: RunInfo;
   /** Files hard-linked, copied where a link was not possible (another filesystem), and samples moved (--move). */
   placed: Placed;
+  /** User sinks that failed (the run's own files are complete regardless). */
+  sinkFailures: SinkFailure[];
 }
 
 interface Holder {
@@ -250,12 +258,14 @@ async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holder
       yield finishedSample(target, info);
     }
   }
-  const samples = runSampleSinks(building, inRequestOrder(), await openUserSinks([]));
+  const user = await openUserSinks(o.sinkSpecs ?? [], o.sinks ?? [], process.cwd(), sinkDeadlines(o.sinkTimeoutS));
+  if (!lock.options.capture_calls) await refuseCallSinksWithoutCalls(user, 'the run was collected without --capture-calls');
+  const samples = runSampleSinks(building, inRequestOrder(), user);
   const written = await samples;
   book.sftCounts = { included: written.included, segmented: written.segmented, total: lock.requests.length };
   book.state = 'finished';
   await createRunLockSink({ path: join(building, 'lock.json') }).consume(itemsOf(lock), createStageContext());
   const info = book.snapshot();
   await createRunInfoSink({ path: join(building, 'info.json') }).consume(itemsOf(info), createStageContext());
-  return { info, placed };
+  return { info, placed, sinkFailures: written.sinkFailures };
 }

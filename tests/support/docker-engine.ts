@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { repoRoot } from './paths.js';
+import { sh } from './sh.js';
 
 /** A private Docker engine for one test file (scripts/docker-engine.sh): started at import, stopped after its tests. */
 export interface TestEngine {
@@ -17,10 +17,6 @@ export interface TestEngine {
 
 const script = join(repoRoot, 'scripts', 'docker-engine.sh');
 
-function sh(args: string[], env: NodeJS.ProcessEnv = process.env): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(args[0]!, args.slice(1), { encoding: 'utf8', env, timeout: 10 * 60_000 });
-  return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: (r.stderr ?? '') + (r.error ? String(r.error) : '') };
-}
 
 /**
  * The engine, or why there is none: docker.io is installed when it is missing and apt is there (root); a machine

@@ -1,16 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { repoRoot } from './paths.js';
+import { sh } from './sh.js';
 
 const script = join(repoRoot, 'scripts', 'redis-server.sh');
 
-function sh(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(args[0]!, args.slice(1), { encoding: 'utf8', timeout: 5 * 60_000 });
-  return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: (r.stderr ?? '') + (r.error ? String(r.error) : '') };
-}
 
 /**
  * A private Redis for one test file (scripts/redis-server.sh, with a password): installed when missing and apt is there

@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { repoRoot } from './paths.js';
+import { sh } from './sh.js';
 
 const script = join(repoRoot, 'scripts', 'slurm-cluster.sh');
 
@@ -14,10 +14,6 @@ export interface TestCluster {
   run(args: string[]): { code: number; stdout: string; stderr: string };
 }
 
-function sh(args: string[], env: NodeJS.ProcessEnv = process.env): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(args[0]!, args.slice(1), { encoding: 'utf8', env, timeout: 5 * 60_000 });
-  return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: (r.stderr ?? '') + (r.error ? String(r.error) : '') };
-}
 
 /**
  * A private single-node Slurm cluster for one test file (scripts/slurm-cluster.sh): slurm-wlm and munge installed when

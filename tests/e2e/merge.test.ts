@@ -121,7 +121,7 @@ describe('shards and roller merge (real Claude Code runs)', () => {
     // A shard of another run: collected with another timeout (the lock field is named).
     const other = join(tmp.path, 'refused', 'other');
     await ok(['collect', ...collectArgs, '--output', other, '--run-name', 'demo', '--shard', '1/3', '--timeout', '300']);
-    await refused([s(0), join(other, 'demo.shard-1-of-3'), s(2)], target, /is a part of another run[\s\S]*\$\.timeout_s: 600 vs 300/);
+    await refused([s(0), join(other, 'demo.shard-1-of-3'), s(2)], target, /is a part of another run[\s\S]*\$\.timeout_s: 600 -> 300/);
     // A sample a killed shard left unfinished (no info.json) is missing, and named with its shard.
     const cut = join(tmp.path, 'refused', 's2-cut');
     cpSync(s(2), cut, { recursive: true });

@@ -15,6 +15,7 @@ import { RUN_LOCK_FILE } from '../collect/run-dir.js';
 import { sampleDirOf } from '../collect/sample.js';
 import { finishedSample, type FinishedSample } from '../finished-sample.js';
 import { readChecked } from '../run-reader.js';
+import { lockDifferences } from '../collect/lock.js';
 import { runSampleSinks } from '../run-samples.js';
 import { openUserSinks, refuseCallSinksWithoutCalls, sinkDeadlines, type SinkSpec } from '../user-sinks.js';
 import type { SinkFailure, UserSinks } from '../../sinks/user-sink.js';
@@ -153,20 +154,12 @@ function sameLock(parts: readonly Part[]): Lock {
   return { ...whole, created_at: created };
 }
 
-/** Field paths where two parts' locks differ (created_at and the part itself aside), roller_version included. */
+/** Where two parts' locks differ (the part itself aside), roller_version included: collect's own lockDifferences. */
 function lockFieldDifferences(a: Lock, b: Lock): string[] {
-  const out: string[] = [];
-  const walk = (x: unknown, y: unknown, path: string): void => {
-    if (out.length >= MAX_NAMED || JSON.stringify(x) === JSON.stringify(y)) return;
-    if (x && y && typeof x === 'object' && typeof y === 'object' && Array.isArray(x) === Array.isArray(y)) {
-      for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], Array.isArray(x) ? `${path}[${k}]` : `${path}.${k}`);
-      return;
-    }
-    out.push(`${path}: ${JSON.stringify(x) ?? 'absent'} vs ${JSON.stringify(y) ?? 'absent'}`);
-  };
-  const strip = ({ created_at: _c, part: _p, ...rest }: Lock) => rest;
-  walk(strip(a), strip(b), '$');
-  return out;
+  const { part: _a, ...x } = a;
+  const { part: _b, ...y } = b;
+  const version = x.roller_version !== y.roller_version ? [`$.roller_version: ${x.roller_version} -> ${y.roller_version}`] : [];
+  return [...version, ...lockDifferences(x, y, MAX_NAMED)];
 }
 
 /**

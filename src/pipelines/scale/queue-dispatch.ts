@@ -52,7 +52,10 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
   const spec = queueSpecOf(o);
   const pending = new Map<string, SampleRequest>();
   let settled: () => void = () => {};
-  const allSettled = new Promise<void>((resolve) => (settled = resolve));
+  let broke: (err: unknown) => void = () => {};
+  // Every sample heard of; or recording one failed (a full disk writing info.json): the run stops waiting and says so.
+  const allSettled = new Promise<void>((resolve, reject) => ((settled = resolve), (broke = reject)));
+  allSettled.catch(() => {}); // awaited below
   const settle = async (jobId: string, failure?: string): Promise<void> => {
     const request = pending.get(jobId);
     if (!request) return;
@@ -76,8 +79,8 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
       const request = pending.get(jobId);
       if (request) o.onStart?.({ index: request.index, task_id: request.task.id, model: request.model.id });
     });
-    events.on('completed', ({ jobId }) => void settle(jobId).catch(() => {}));
-    events.on('failed', ({ jobId, failedReason }) => void settle(jobId, `its job failed on the worker: ${failedReason}`).catch(() => {}));
+    events.on('completed', ({ jobId }) => void settle(jobId).catch(broke));
+    events.on('failed', ({ jobId, failedReason }) => void settle(jobId, `its job failed on the worker: ${failedReason}`).catch(broke));
     events.on('stalled', ({ jobId }) => {
       const request = pending.get(jobId);
       if (request) o.onNotice?.(`sample ${request.index} (${request.task.id}): its worker stopped answering; it runs again on another`);
@@ -85,12 +88,13 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
     if (pending.size === 0) return;
     await enqueue(queue, toRun.map((request) => ({ spec, run_dir: r.runDir, run_lock_digest: digest, index: request.index, task_id: request.task.id, model: request.model.id })));
     o.onNotice?.(`${toRun.length} samples queued on ${where}; roller worker --queue … --queue-name ${target.name} runs them (on any machine that sees ${r.runDir})`);
+    // A Redis hiccup while looking again is tried again at the next look; a failure to record a sample is not.
     const reconcile = setInterval(() => void lookAgain().catch(() => {}), RECONCILE_MS);
     const lookAgain = async () => {
       for (const jobId of [...pending.keys()]) {
         const job = await queue.getJob(jobId);
-        if (!job) await settle(jobId, 'its job is gone from the queue (removed by hand, or Redis lost it)');
-        else if (job.finishedOn) await settle(jobId, job.failedReason ? `its job failed on the worker: ${job.failedReason}` : undefined);
+        if (!job) await settle(jobId, 'its job is gone from the queue (removed by hand, or Redis lost it)').catch(broke);
+        else if (job.finishedOn) await settle(jobId, job.failedReason ? `its job failed on the worker: ${job.failedReason}` : undefined).catch(broke);
       }
     };
     const aborted = new Promise<void>((resolve) => o.signal?.addEventListener('abort', () => resolve(), { once: true }));

@@ -117,7 +117,8 @@ export function describeSinkConformance<T>(name: string, sut: SinkUnderTest<T>):
       for (const w of opened) expect(w.destroyed || w.writableFinished).toBe(true);
     });
 
-    it.skipIf(sut.outputs === 'own')('stall test (needs the outputs in hand; skipped for a sink writing its own destination): a destination that takes N items and hangs lets the source produce at most N + capacity', async () => {
+    // The stall test needs the outputs in hand: a sink writing its own destination (a database) has no such test.
+    if (sut.outputs !== 'own') it('stall test: a destination that takes N items and hangs lets the source produce at most N + capacity', async () => {
       const N = 7;
       const stalled: Writable[] = [];
       const destination = stallingDestination(N);

@@ -9,6 +9,7 @@ import { registerProxyCommands } from './proxy-commands.js';
 import { registerRecordCommands } from './record-commands.js';
 import { registerReprocessCommand } from './reprocess-command.js';
 import { registerScaleCommands } from './scale-commands.js';
+import { registerViewCommand } from './view-command.js';
 import { rollerVersion } from './version.js';
 
 /** The CLI: each command group is registered from its own file. */
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerCollectCommand(program);
   registerOracleCommand(program);
   registerScaleCommands(program);
+  registerViewCommand(program);
   return program;
 }
 

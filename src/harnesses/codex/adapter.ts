@@ -14,6 +14,9 @@ import { CODEX_RAW_SCHEMA, findRollouts, markForkReplays, readThread, threadsOfT
 import { codexSftBlocker } from './sft-rules.js';
 import { rootThreadOfStdout, replyOfStdout } from './reported.js';
 
+/** Codex's multi_agent v2 (`--enable multi_agent_v2`): a child is a warm fork of its parent's thread. */
+export const CODEX_MULTI_AGENT_V2_PROFILE = 'codex-multi-agent-v2';
+
 /** Codex (reference/harnesses/codex.md): one rollout per thread, joined by response id; a session is a root and its children. */
 export const codexAdapter: HarnessAdapter = {
   name: 'codex',
@@ -87,12 +90,16 @@ export const codexAdapter: HarnessAdapter = {
   runner: {
     pin: { package: '@openai/codex', version: '0.171.0', bin: 'codex' },
     verify: CODEX_VERIFY,
+    profiles: [
+      { name: null, option: '--codex-multi-agent', value: 'v1', description: "Codex's default sub-agents (spawn_agent / wait)" },
+      { name: CODEX_MULTI_AGENT_V2_PROFILE, option: '--codex-multi-agent', value: 'v2', description: 'multi_agent v2: each child a warm fork of its parent thread (--enable multi_agent_v2)' },
+    ],
     nativeRoot: (home) => home,
     plan(l: RunLaunch) {
       const options = (l.harnessOptions ?? {}) as Pick<CodexLaunch, 'roles' | 'agentsMaxDepth'>;
       return codexPlan({
         ...launchFields(l),
-        extraArgs: [...(l.model ? ['-m', l.model] : []), ...(l.thinking ? ['-c', `model_reasoning_effort="${l.thinking}"`] : []), ...(l.extraArgs ?? [])],
+        extraArgs: [...(l.model ? ['-m', l.model] : []), ...(l.thinking ? ['-c', `model_reasoning_effort="${l.thinking}"`] : []), ...(l.profile === CODEX_MULTI_AGENT_V2_PROFILE ? ['--enable', 'multi_agent_v2'] : []), ...(l.extraArgs ?? [])],
         ...(options.roles ? { roles: options.roles } : {}),
         ...(options.agentsMaxDepth ? { agentsMaxDepth: options.agentsMaxDepth } : {}),
         ...(l.continueSession ? { resumeThreadId: l.continueSession } : {}),

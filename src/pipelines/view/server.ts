@@ -1,0 +1,78 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { answer } from './api.js';
+import { viewAssets } from './assets.js';
+import type { ViewData } from './view-data.js';
+
+const TYPES: Record<string, string> = { 'index.html': 'text/html; charset=utf-8', 'style.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8' };
+
+// The page loads nothing from elsewhere, and a value in a run's files can never become markup or a request.
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+export interface ViewServer {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * `roller view`'s server (node's http): the page's three files and the JSON API over a run's files, read-only.
+ * On loopback a request must name a loopback host (a page elsewhere cannot reach it by DNS rebinding).
+ */
+export async function startViewServer(data: ViewData, options: { host?: string; port?: number } = {}): Promise<ViewServer> {
+  const host = options.host ?? '127.0.0.1';
+  const assets = await viewAssets('server');
+  void data.table.index(); // the run table's sample columns fill in while the first page is read
+  const loopback = /^(127\.|::1$|localhost$)/.test(host);
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => send(res, 500, { error: { code: 'INTERNAL', message: (err as Error).message } }));
+  });
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    if (loopback && !/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(hostHeader)) return send(res, 403, { error: { code: 'HOST_REFUSED', message: `Host ${req.headers.host ?? '(none)'} is not this machine: open the view at its loopback address` } });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: { code: 'METHOD', message: 'the view is read-only: GET only' } });
+    const url = new URL(req.url ?? '/', 'http://view');
+    const file = url.pathname === '/' ? 'index.html' : url.pathname.slice(1);
+    if (file in TYPES) {
+      res.writeHead(200, { 'content-type': TYPES[file]!, ...SECURITY_HEADERS });
+      res.end(req.method === 'HEAD' ? undefined : assets[file as keyof typeof assets]);
+      return;
+    }
+    if (url.pathname.startsWith('/api/')) {
+      try {
+        return send(res, 200, await answer(data, url.pathname.slice('/api/'.length), url.searchParams));
+      } catch (err) {
+        if (err instanceof RollerError) return send(res, err.code === ErrorCode.FILE_NOT_FOUND ? 404 : 400, { error: { code: err.code, message: err.message } });
+        throw err;
+      }
+    }
+    send(res, 404, { error: { code: 'FILE_NOT_FOUND', message: `nothing at ${url.pathname}` } });
+  }
+  server.listen(options.port ?? 0, host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function send(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...SECURITY_HEADERS });
+  res.end(body);
+}

@@ -418,6 +418,7 @@ function partView(p: Json): HTMLElement {
     : p.kind === 'tool_call' ? h('div', {}, h('b', {}, p.name), ' ', h('span', { class: 'mono' }, p.id), longText(p.input, 2000))
     : p.kind === 'tool_result' ? h('div', {}, h('span', { class: 'mono' }, `for ${p.id}`), p.error ? pill('error', 'status-error') : null, longText(p.text, 2000))
     : p.kind === 'image' ? h('span', { class: 'muted' }, `image (${p.media})`)
+    : p.kind === 'encrypted' ? h('span', { class: 'muted' }, `encrypted content (${fmt(p.chars)} characters)`)
     : h('details', {}, h('summary', {}, p.type), h('pre', {}, p.json));
   return h('div', { class: `part part-${p.kind}` }, h('div', { class: 'kind' }, p.kind.replace('_', ' ')), body);
 }

@@ -9,6 +9,7 @@ export type ReadablePart =
   | { kind: 'tool_call'; id: string; name: string; input: string }
   | { kind: 'tool_result'; id: string; text: string; error?: boolean }
   | { kind: 'image'; media: string }
+  | { kind: 'encrypted'; chars: number }
   | { kind: 'other'; type: string; json: string };
 
 export interface ReadableTurn {
@@ -72,15 +73,24 @@ function chatParts(m: Json): ReadablePart[] {
   return parts;
 }
 
+function responsesContent(c: Json): ReadablePart {
+  if (/text$/.test(String(c?.type))) return { kind: 'text', text: String(c.text) };
+  if (c?.type === 'refusal') return { kind: 'text', text: String(c.refusal) };
+  if (c?.type === 'input_image') return { kind: 'image', media: 'input_image' };
+  if (c?.type === 'encrypted_content') return { kind: 'encrypted', chars: String(c.encrypted_content ?? '').length };
+  return { kind: 'other', type: String(c?.type), json: json(c) };
+}
+
 /** A Responses item: a message becomes a turn; the other items are parts of the turn of the role that made them. */
 function responsesItem(item: Json): { role: string; parts: ReadablePart[] } {
+  const content = (c: unknown): ReadablePart[] => (typeof c === 'string' ? [{ kind: 'text', text: c }] : ((c ?? []) as Json[]).map(responsesContent));
   switch (item?.type) {
     case 'message':
     case undefined:
-      return {
-        role: String(item?.role ?? 'user'),
-        parts: typeof item?.content === 'string' ? [{ kind: 'text', text: item.content }] : ((item?.content ?? []) as Json[]).map((c) => (/text$/.test(String(c?.type)) ? { kind: 'text', text: String(c.text) } : c?.type === 'input_image' ? { kind: 'image', media: 'input_image' } : { kind: 'other', type: String(c?.type), json: json(c) })),
-      };
+      return { role: String(item?.role ?? 'user'), parts: content(item?.content) };
+    case 'agent_message':
+      // multi_agent v2: one agent's message to another (Codex 0.140+)
+      return { role: `agent ${item.author ?? '?'} → ${item.recipient ?? '?'}`, parts: content(item.content) };
     case 'reasoning':
       return { role: 'assistant', parts: [{ kind: 'reasoning', text: ((item.summary ?? []) as Json[]).map((s) => s.text).join('\n') || ((item.content ?? []) as Json[]).map((s) => s.text).join('\n'), ...(item.encrypted_content ? { redacted: true } : {}) }] };
     case 'function_call':

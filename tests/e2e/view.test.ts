@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join, relative } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -193,6 +193,10 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
   });
 
   it('Codex v2 (a warm fork) and OpenClaw nested (root, child, grandchild): each tree with the tokens roller usage prints, every relation linking its calls', async () => {
+    // multi_agent v2 it is: the lock says so, and the parent's messages to its child are agent_message items.
+    expect(readJson<Json>(join(runs.codex, 'lock.json')).harness_profile).toBe('codex-multi-agent-v2');
+    const codexSample = readJson<RunInfo>(join(runs.codex, 'info.json')).samples[0]!;
+    expect(readFileSync(join(runs.codex, codexSample.path, 'capture/attempt-0001/calls.jsonl'), 'utf8')).toContain('"type":"agent_message"');
     for (const [run, depth] of [[runs.codex, 2], [runs.openclaw, 3]] as const) {
       const view = await serve(run);
       const { page, problems } = await watchedPage(browser);
@@ -253,6 +257,39 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       const samples = await fetchJson(`${view.url.replace(/#.*$/, '')}api/samples`);
       expect(samples.rows.map((s: Json) => s.task_id)).toEqual(['background']);
     } finally {
+      await view.stop();
+    }
+  });
+
+  it('a damaged run: a sample without info.json is a row that says so, a cut calls.jsonl line an error naming file and line; the rest shows', async () => {
+    const damaged = join(tmp.path, 'damaged');
+    cpSync(runs.claude, damaged, { recursive: true });
+    const info = readJson<RunInfo>(join(damaged, 'info.json'));
+    const gone = info.samples.find((s) => s.task_id === 'hello-only')!;
+    rmSync(join(damaged, gone.path, 'info.json'));
+    const cut = info.samples.find((s) => s.task_id === 'parallel')!;
+    const callsPath = join(damaged, cut.path, 'capture/attempt-0001/calls.jsonl');
+    const lines = readFileSync(callsPath, 'utf8').split('\n');
+    lines[1] = lines[1]!.slice(0, 100);
+    writeFileSync(callsPath, lines.join('\n'));
+    const view = await serve(damaged);
+    const { page, problems } = await watchedPage(browser);
+    try {
+      await page.goto(view.url);
+      await page.waitForFunction(() => document.body.dataset.ready && !document.getElementById('indexing'));
+      expect(await page.getAttribute(`#samples tr[data-index="${gone.index}"] td:nth-child(5)`, 'title')).toBe(`${join(gone.path, 'info.json')}: ENOENT`);
+      expect(await page.$$eval('#samples tbody tr', (r) => r.length)).toBe(info.samples.length);
+      await rendered(page, `#/sample/${cut.index}`);
+      expect(await page.textContent('#error')).toContain(`${callsPath}:2: not a call record`);
+      await rendered(page, `#/sample/${gone.index}`);
+      expect(await page.textContent('#error')).toContain(join(damaged, gone.path, 'info.json'));
+      const fine = info.samples.find((s) => s.task_id === 'background')!;
+      await rendered(page, `#/sample/${fine.index}`);
+      expect(await page.$('#error')).toBeNull();
+      // The failed API answers are the only console errors (the browser logs each 4xx).
+      expect(problems.filter((p) => !/status of 40[04]/.test(p))).toEqual([]);
+    } finally {
+      await page.close();
       await view.stop();
     }
   });

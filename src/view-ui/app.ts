@@ -117,10 +117,18 @@ const link = (parts: (string | number)[], query?: Record<string, string | number
 };
 
 let renderSeq = 0;
+/** Shows the page being built now (a page with a slow part shows the rest first); render() shows it when done. */
+type Commit = () => void;
+
 async function render(): Promise<void> {
   const seq = ++renderSeq;
   const r = route();
   const page = h('div');
+  const commit: Commit = () => {
+    if (seq !== renderSeq) return;
+    if (main.firstChild !== page) main.replaceChildren(page);
+    document.body.dataset.firstAt ??= String(Math.round(performance.now()));
+  };
   try {
     const run = await getRun();
     if (r.path.length === 0 && run.only !== null) {
@@ -129,13 +137,14 @@ async function render(): Promise<void> {
     }
     if (r.path[0] === 'sample' && r.path[2] === 'call') await callPage(page, run, Number(r.path[1]), r.path[3]!);
     else if (r.path[0] === 'sample' && r.path[2] === 'trajectory') await trajectoryPage(page, run, Number(r.path[1]), r.query);
-    else if (r.path[0] === 'sample') await samplePage(page, run, Number(r.path[1]));
+    else if (r.path[0] === 'sample') await samplePage(page, run, Number(r.path[1]), commit);
     else await runPage(page, run, r.query, seq);
   } catch (err) {
     page.replaceChildren(h('div', { class: 'error-box', id: 'error' }, (err as Error).message));
   }
   if (seq !== renderSeq) return;
-  main.replaceChildren(page);
+  commit();
+  document.body.dataset.readyAt = String(Math.round(performance.now()));
   document.body.dataset.ready = String(seq);
 }
 
@@ -264,14 +273,13 @@ function treeOf(participants: Json[]): Tree[] {
 
 const flatten = (trees: Tree[]): Json[] => trees.flatMap((t) => [t.p, ...flatten(t.kids)]);
 
-async function samplePage(page: HTMLElement, run: Json, index: number): Promise<void> {
+async function samplePage(page: HTMLElement, run: Json, index: number, commit: Commit): Promise<void> {
   const sample = await get(`sample/${index}`);
   const info = sample.info;
   setCrumbs(run, [`sample ${index} ${info.task_id}`, null]);
-  const callsOf = new Map<string, Json[]>();
-  for (const c of sample.calls) callsOf.set(c.participant_id ?? '', [...(callsOf.get(c.participant_id ?? '') ?? []), c]);
-  const callBySpawn = new Map<string, Json>();
-  for (const c of sample.calls) for (const t of c.tool_refs) callBySpawn.set(t.id, c);
+  // The call that spawned each child, from the spawn relations (the calls index may still be read).
+  const spawnCall = new Map<string, string>();
+  for (const r of sample.relations) if (r.type === 'spawn' && r.child_participant_id && r.parent_call_id !== 'unknown') spawnCall.set(r.child_participant_id, r.parent_call_id);
   append(page, [
     h('h1', {}, `${info.task_id} `, statusEl(info.status)),
     h('p', { class: 'muted' }, `${info.model} · ${info.harness.name} ${info.harness.version} · ${sample.path}`),
@@ -292,14 +300,14 @@ async function samplePage(page: HTMLElement, run: Json, index: number): Promise<
   const manifestOf = new Map<string, Json>((sample.capture?.participants ?? []).map((p: Json) => [p.participant_id, p]));
   const node = (t: Tree): HTMLElement => {
     const p = t.p;
-    const spawner = p.spawn_tool_call_id ? callBySpawn.get(p.spawn_tool_call_id) : null;
-    const calls = manifestOf.get(p.participant)?.call_ids ?? (callsOf.get(p.participant) ?? []).map((c: Json) => c.call_id);
+    const spawner = spawnCall.get(p.participant);
+    const calls: string[] = manifestOf.get(p.participant)?.call_ids ?? [];
     return h('li', {},
       h('div', { class: 'participant', 'data-participant': p.participant },
         h('b', {}, p.role), ' ', h('span', { class: 'id' }, p.participant), ' ', statusEl(p.status),
         h('div', { class: 'tokens', 'data-tokens': JSON.stringify(p.tokens) }, p.tokens ? tokensText(p.tokens) : h('span', { class: 'muted' }, 'tokens unknown')),
         h('div', { class: 'muted' }, `${p.messages ?? 0} messages · ${calls.length} calls`,
-          p.spawn_tool_call_id ? [' · spawned by ', spawner ? h('a', { href: link(['sample', index, 'call', spawner.call_id]) }, p.spawn_tool_call_id) : p.spawn_tool_call_id] : null),
+          p.spawn_tool_call_id ? [' · spawned by ', spawner ? h('a', { href: link(['sample', index, 'call', spawner]) }, p.spawn_tool_call_id) : p.spawn_tool_call_id] : null),
         p.reason ? h('div', { class: 'muted' }, p.reason) : null,
       ),
       t.kids.length ? h('ul', { class: 'tree' }, ...t.kids.map(node)) : null,
@@ -307,11 +315,9 @@ async function samplePage(page: HTMLElement, run: Json, index: number): Promise<
   };
   page.append(h('h2', {}, `agent tree (${sample.participants.length} participants)`), sample.participants.length ? h('ul', { class: 'tree root', id: 'agent-tree' }, ...trees.map(node)) : h('p', { class: 'muted' }, 'no participants recorded'));
 
-  // Timeline and calls.
-  if (sample.calls.length > 0) {
-    page.append(h('h2', {}, `timeline (${sample.calls.length} model calls)`), timeline(sample, flatten(trees), index));
-    page.append(h('h2', {}, 'calls'), callsTable(sample, index));
-  } else page.append(h('p', { class: 'muted' }, sample.capture ? 'the capture holds no calls' : 'no capture (collect with --capture-calls to record every model call)'));
+  // Timeline and calls: filled in once the capture's calls are indexed (a big calls.jsonl is read once).
+  const callsSection = h('div', { id: 'calls-section' }, sample.capture ? h('p', { class: 'muted' }, `reading the capture's calls.jsonl (${fmt(Math.round(sample.calls_bytes / 1e6))} MB)…`) : null);
+  page.append(callsSection);
 
   if (sample.relations.length > 0) {
     page.append(h('h2', {}, `relations (${sample.relations.length})`), h('table', { id: 'relations' },
@@ -333,10 +339,23 @@ async function samplePage(page: HTMLElement, run: Json, index: number): Promise<
     h('dt', {}, 'warnings'), h('dd', {}, (rt.warnings ?? []).length ? h('ul', {}, ...rt.warnings.map((w: string) => h('li', {}, w))) : 'none'),
   ));
 
-  if (sample.has.dialogue) {
-    const d = await get(`sample/${index}/dialogue`);
-    page.append(h('h2', {}, 'dialogue'), dialogueView(d));
+  const dialogue = h('div');
+  page.append(dialogue);
+  commit();
+
+  let calls: Json[] = [];
+  try {
+    calls = sample.capture ? (await get(`sample/${index}/calls`)).calls : [];
+  } catch (err) {
+    // The rest of the sample stays on the page: the tree, relations and audits come from other files.
+    callsSection.replaceChildren(h('div', { class: 'error-box', id: 'error' }, (err as Error).message));
+    return;
   }
+  if (calls.length > 0) {
+    const withCalls = { ...sample, calls };
+    callsSection.replaceChildren(h('h2', {}, `timeline (${calls.length} model calls)`), timeline(withCalls, flatten(trees), index), h('h2', {}, 'calls'), callsTable(withCalls, index));
+  } else callsSection.replaceChildren(h('p', { class: 'muted' }, sample.capture ? 'the capture holds no calls' : 'no capture (collect with --capture-calls to record every model call)'));
+  if (sample.has.dialogue) dialogue.append(h('h2', {}, 'dialogue'), dialogueView(await get(`sample/${index}/dialogue`)));
 }
 
 const callLink = (index: number, id: string | null | undefined): Child => (id && id !== 'unknown' ? h('a', { href: link(['sample', index, 'call', id]), class: 'mono' }, id) : id ?? '–');

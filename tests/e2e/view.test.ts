@@ -281,6 +281,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       expect(await page.$$eval('#samples tbody tr', (r) => r.length)).toBe(info.samples.length);
       await rendered(page, `#/sample/${cut.index}`);
       expect(await page.textContent('#error')).toContain(`${callsPath}:2: not a call record`);
+      expect(await page.$$eval('#agent-tree .participant', (p) => p.length), 'the tree still shows').toBe(3);
       await rendered(page, `#/sample/${gone.index}`);
       expect(await page.textContent('#error')).toContain(join(damaged, gone.path, 'info.json'));
       const fine = info.samples.find((s) => s.task_id === 'background')!;

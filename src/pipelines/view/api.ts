@@ -7,7 +7,7 @@ const int = (v: string | undefined | null, what: string): number => {
 };
 
 /**
- * The view's API: one JSON value per path (`run`, `samples`, `sample/I`, `sample/I/call/ID`, `sample/I/actf/OFFSET`,
+ * The view's API: one JSON value per path (`run`, `samples`, `sample/I`, `sample/I/calls`, `sample/I/call/ID`, `sample/I/actf/OFFSET`,
  * `sample/I/sft/OFFSET`, `sample/I/segment/ORDER/OFFSET`, `sample/I/dialogue`). The server answers them; the static
  * export writes each under data/ by the same key. Only `samples` takes query parameters (the server pages and
  * sorts the table; a static export holds it whole).
@@ -28,6 +28,7 @@ export async function answer(data: ViewData, key: string, params: URLSearchParam
   if (p[0] === 'sample' && p.length >= 2) {
     const index = int(p[1], 'sample');
     if (p.length === 2) return data.sample(index);
+    if (p[2] === 'calls' && p.length === 3) return data.calls(index);
     if (p[2] === 'call' && p.length === 4) return data.call(index, p[3]!);
     if (p[2] === 'actf' && p.length === 4) return data.actf(index, int(p[3], 'offset'));
     if (p[2] === 'sft' && p.length === 4) return data.sft(index, int(p[3], 'offset'));

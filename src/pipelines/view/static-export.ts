@@ -41,9 +41,11 @@ export async function exportStatic(data: ViewData, outDir: string, onSample?: (d
     await put('samples-all', { rows: data.table.rows, total: data.table.rows.length });
     let done = 0;
     for (const row of data.table.rows) {
-      const sample = (await answer(data, `sample/${row.index}`)) as { calls: { call_id: string }[]; has: { actf: boolean; sft: boolean; segments: { order: number }[]; dialogue: boolean } };
+      const sample = (await answer(data, `sample/${row.index}`)) as { has: { actf: boolean; sft: boolean; segments: { order: number }[]; dialogue: boolean } };
       await put(`sample/${row.index}`, sample);
-      for (const c of sample.calls) await put(`sample/${row.index}/call/${c.call_id}`, await data.call(row.index, c.call_id));
+      const { calls } = (await data.calls(row.index)) as { calls: { call_id: string }[] };
+      await put(`sample/${row.index}/calls`, { calls });
+      for (const c of calls) await put(`sample/${row.index}/call/${c.call_id}`, await data.call(row.index, c.call_id));
       const pages = async (key: string) => {
         for (let offset = 0; ; offset += TRAJECTORY_PAGE) {
           const page = (await answer(data, `${key}/${offset}`)) as { more: boolean };

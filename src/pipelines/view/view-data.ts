@@ -23,8 +23,9 @@ interface SampleCache {
   dir: string;
   info: SampleInfo;
   capture: string | null;
-  calls: CallSummary[];
-  byId: Map<string, CallSummary>;
+  /** The calls index, built when first asked for (a 2 GB calls.jsonl is read once, at disk speed). */
+  calls(): Promise<{ list: CallSummary[]; byId: Map<string, CallSummary> }>;
+  callsBytes: number;
   relations: Json[];
   manifest: Json | null;
 }
@@ -104,13 +105,22 @@ export class ViewData {
     const capturePath = info.runtime.capture?.path ?? null;
     const capture = capturePath ? this.inside(dir, capturePath) : null;
     const has = (f: string) => capture !== null && existsSync(join(capture, f));
-    const calls = has('calls.jsonl') ? await indexCalls(join(capture!, 'calls.jsonl')) : [];
+    const callsPath = has('calls.jsonl') ? join(capture!, 'calls.jsonl') : null;
+    let indexed: Promise<{ list: CallSummary[]; byId: Map<string, CallSummary> }> | null = null;
+    const calls = () =>
+      (indexed ??= (callsPath ? indexCalls(callsPath) : Promise.resolve([] as CallSummary[])).then((list) => ({ list, byId: new Map(list.map((c) => [c.call_id, c])) })));
     const relations = has('relations.jsonl') ? (await readFile(join(capture!, 'relations.jsonl'), 'utf8')).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Json) : [];
     const manifest = has('manifest.json') ? (JSON.parse(await readFile(join(capture!, 'manifest.json'), 'utf8')) as Json) : null;
-    return { dir, info, capture, calls, byId: new Map(calls.map((c) => [c.call_id, c])), relations, manifest };
+    return { dir, info, capture, calls, callsBytes: callsPath ? (await stat(callsPath)).size : 0, relations, manifest };
   }
 
-  /** The sample page: its info.json, the agent tree, every call's summary, the relations, and which files it has. */
+  /** Every call's summary (sample/I/calls): the sample page's timeline and calls table, asked for after the rest. */
+  async calls(index: number): Promise<Json> {
+    const { list } = await (await this.load(index)).calls();
+    return { calls: list.map(({ at: _at, ...c }) => c) };
+  }
+
+  /** The sample page: its info.json, the agent tree, the relations, and which files it has (its calls: calls()). */
   async sample(index: number): Promise<Json> {
     const s = await this.load(index);
     const manifestParticipants = ((s.manifest?.participants ?? []) as Json[]).map((p) => ({ participant_id: p.participant_id, call_ids: p.call_ids ?? [], model: p.model ?? null, spawn_result: p.spawn_result ?? null }));
@@ -120,7 +130,7 @@ export class ViewData {
       info: s.info,
       participants: s.info.runtime.participants ?? [],
       capture: s.manifest ? { path: s.info.runtime.capture?.path, status: s.manifest.capture_status ?? null, coverage: s.manifest.coverage ?? null, lifecycle: s.manifest.lifecycle?.status ?? null, participants: manifestParticipants } : null,
-      calls: s.calls.map(({ at: _at, ...c }) => c),
+      calls_bytes: s.callsBytes,
       relations: s.relations,
       has: {
         actf: s.info.trajectory.actf !== null && existsSync(join(s.dir, s.info.trajectory.actf)),
@@ -134,7 +144,8 @@ export class ViewData {
   /** One call whole: the request as the model saw it, the response, usage, latency, statuses and the relations naming it. */
   async call(index: number, callId: string): Promise<Json> {
     const s = await this.load(index);
-    const summary = s.byId.get(callId);
+    const { list, byId } = await s.calls();
+    const summary = byId.get(callId);
     if (!summary || !s.capture) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `sample ${index} has no call ${callId}`);
     const record = await readCallAt(join(s.capture, 'calls.jsonl'), summary.at);
     const { context, output, ...fields } = record as Json;
@@ -153,7 +164,7 @@ export class ViewData {
         out: s.relations.filter((r) => r.parent_call_id === callId || (toolIds.has(r.tool_call_id) && r.in_call_id !== callId)),
         in: s.relations.filter((r) => r.in_call_id === callId),
       },
-      neighbours: neighboursOf(s.calls, summary),
+      neighbours: neighboursOf(list, summary),
     };
   }
 

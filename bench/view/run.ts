@@ -1,0 +1,138 @@
+/**
+ * `roller view` on big runs (issue 52), measured in Debian's Chromium (playwright-core):
+ *  1. a run of 10,000 samples (the README demo's three real Claude Code samples, copied round-robin, big files
+ *     hard-linked): the run page, and the same page sorted by tokens once every sample's info.json is read;
+ *  2. a sample of 2,000 calls with 64 KB and with 1 MB request bodies (the demo's delegation calls, repeated with new
+ *     ids and padded): its sample page (the calls index built on first open), a call page, the trajectory page.
+ * For each page, from navigation start: first contentful paint, the page's content shown (app.js's data-first-at: on
+ * the sample page the tree, before the calls index), and everything rendered (data-ready-at) — targets <= 1 s — and
+ * the server's peak RSS (target <= 200 MB).
+ *
+ *   npm run bench:view
+ *   npm run bench:view -- --samples 10000 --calls 2000 --body-kb 64,1024
+ */
+/// <reference lib="dom" />
+import { spawn } from 'node:child_process';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { collect } from '../../src/index.js';
+import type { RunInfo, SampleInfo } from '../../src/schemas/run-info.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const bin = join(root, 'bin', 'roller');
+const arg = (name: string, fallback: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1]! : fallback);
+const nSamples = Number(arg('--samples', '10000'));
+const nCalls = Number(arg('--calls', '2000'));
+const bodyKbs = arg('--body-kb', '64,1024').split(',').map(Number);
+const chromiumPath = arg('--chromium', '/usr/bin/chromium');
+const work = mkdtempSync(join(tmpdir(), 'roller-bench-view-'));
+
+/** Every file of `from` linked into `to` (directories made); info.json excluded (each copy writes its own). */
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    if (e.isDirectory()) linkTree(join(from, e.name), join(to, e.name));
+    else if (e.name !== 'info.json' || from.includes('capture')) linkSync(join(from, e.name), join(to, e.name));
+  }
+}
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const demo = join(work, 'runs');
+  const r = await collect({ tasks: join(root, 'examples/tasks/demo.jsonl'), harness: 'claude-code', models: ['scripted/default'], captureCalls: true, output: demo, runName: 'demo' });
+  const demoRun = join(demo, 'demo');
+  const info = JSON.parse(readFileSync(join(demoRun, 'info.json'), 'utf8')) as RunInfo;
+  void r;
+  console.log(`demo run collected in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  // 1. N samples.
+  const big = join(work, 'big');
+  const rows: RunInfo['samples'] = [];
+  for (let i = 0; i < nSamples; i++) {
+    const src = info.samples[i % info.samples.length]!;
+    const path = `samples/scripted_default/${String(i).padStart(5, '0')}_${src.task_id}`;
+    linkTree(join(demoRun, src.path), join(big, path));
+    const sampleInfo = JSON.parse(readFileSync(join(demoRun, src.path, 'info.json'), 'utf8')) as SampleInfo;
+    writeFileSync(join(big, path, 'info.json'), JSON.stringify({ ...sampleInfo, index: i, elapsed_ms: sampleInfo.elapsed_ms + (i % 97) }));
+    rows.push({ ...src, index: i, path, usage: src.usage ? { ...src.usage, input: src.usage.input + (i % 1013) } : null });
+  }
+  writeFileSync(join(big, 'info.json'), JSON.stringify({ ...info, run_name: 'big', progress: { total: nSamples, processed: nSamples, pending: 0 }, samples: rows }));
+
+  // 2. Samples of M calls with padded bodies: the delegate sample's calls repeated, one participant each in turn.
+  const deleg = info.samples.find((s) => s.task_id === 'delegate')!;
+  const sampleInfo = JSON.parse(readFileSync(join(demoRun, deleg.path, 'info.json'), 'utf8')) as SampleInfo;
+  const source = readFileSync(join(demoRun, deleg.path, sampleInfo.runtime.capture!.path, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const longRuns: string[] = [];
+  for (const kb of bodyKbs) {
+    const longRun = join(work, `long-${kb}kb`);
+    const longPath = 'samples/scripted_default/0000_delegate';
+    linkTree(join(demoRun, deleg.path), join(longRun, longPath));
+    writeFileSync(join(longRun, longPath, 'info.json'), JSON.stringify({ ...sampleInfo, index: 0 }));
+    writeFileSync(join(longRun, 'info.json'), JSON.stringify({ ...info, run_name: 'long', samples: [{ ...deleg, index: 0, path: longPath }] }));
+    const capture = join(longRun, longPath, sampleInfo.runtime.capture!.path);
+    rmSync(join(capture, 'calls.jsonl'));
+    const fd = openSync(join(capture, 'calls.jsonl'), 'w');
+    const pad = 'x'.repeat(kb * 1024);
+    const start = Date.parse(source[0]!.started_at);
+    for (let i = 0; i < nCalls; i++) {
+      const c = source[i % source.length]!;
+      const at = (ms: number) => new Date(start + i * 50 + ms).toISOString();
+      const context = { ...c.context, metadata: { ...(c.context.metadata ?? {}), bench_padding: pad } };
+      writeSync(fd, `${JSON.stringify({ ...c, call_id: `c-bench-${String(i).padStart(6, '0')}`, seq: i, started_at: at(0), first_byte_at: at(5), ended_at: at(40), context })}\n`);
+    }
+    closeSync(fd);
+    console.log(`a sample of ${nCalls} calls: ${(statSync(join(capture, 'calls.jsonl')).size / 1e9).toFixed(2)} GB calls.jsonl (${relative(work, longRun)})`);
+    longRuns.push(longRun);
+  }
+  console.log(`synthetic: ${nSamples} samples (${relative(work, big)})`);
+
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'], headless: true });
+  const results: string[] = [];
+  const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+  const plan: [string, string[]][] = [[big, ['#/', '#/?sort=tokens&desc=1', `#/sample/${nSamples - 1}`]], ...longRuns.map((r): [string, string[]] => [r, ['#/sample/0', `#/sample/0/call/c-bench-${String(nCalls - 1).padStart(6, '0')}`, '#/sample/0/trajectory']])];
+  for (const [run, pages] of plan) {
+    const child = spawn(bin, ['view', run], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = (await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())))).replace(/#.*$/, '');
+    let peakKb = 0;
+    const timer = setInterval(() => {
+      try {
+        peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0));
+      } catch {
+        // ended
+      }
+    }, 50);
+    for (const route of pages) {
+      if (route === '#/?sort=tokens&desc=1') {
+        // every sample's info.json read: the columns the page sorts by are known
+        const t = performance.now();
+        for (;;) {
+          const page = (await (await fetch(`${url}api/samples?limit=1`)).json()) as { indexed: number; total: number };
+          if (page.indexed === page.total) break;
+          await new Promise((r2) => setTimeout(r2, 100));
+        }
+        results.push(`  the server read ${nSamples} samples' info.json in ${((performance.now() - t) / 1000).toFixed(1)} s after its first page (in the background)`);
+      }
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(`${url}${route}`);
+      await page.waitForFunction(() => document.body.dataset.ready, undefined, { timeout: 120_000 });
+      const m = await page.evaluate(() => ({
+        fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN,
+        first: Number(document.body.dataset.firstAt),
+        ready: Number(document.body.dataset.readyAt),
+      }));
+      results.push(`  ${relative(work, run).padEnd(11)} ${route.padEnd(32)} first paint ${m.fcp.toFixed(0).padStart(5)} ms · content ${m.first.toFixed(0).padStart(5)} ms  ${pass(m.first <= 1000)} · all rendered ${m.ready.toFixed(0).padStart(5)} ms  ${pass(m.ready <= 1000)}`);
+      await page.close();
+    }
+    clearInterval(timer);
+    child.kill('SIGINT');
+    results.push(`  server peak RSS ${(peakKb / 1024).toFixed(0)} MB  ${pass(peakKb / 1024 <= 200)} (<= 200 MB)`);
+  }
+  await browser.close();
+  console.log(results.join('\n'));
+  rmSync(work, { recursive: true, force: true });
+}
+
+await main();

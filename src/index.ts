@@ -85,5 +85,9 @@ export { startProxyPipeline, startRecordingProxy, projectWireLog } from './pipel
 export { openUserSinks, sinkSpecs, type SinkSpec, type UserSinkSet } from './pipelines/user-sinks.js';
 export { finishedSample } from './pipelines/finished-sample.js';
 export { openRun, type OpenedRun, type RunSample } from './pipelines/run-reader.js';
+// roller view: a run's answers for a page, served (loopback, read-only) or written as a static site.
+export { ViewData } from './pipelines/view/view-data.js';
+export { startViewServer, type ViewServer } from './pipelines/view/server.js';
+export { exportStatic, type StaticExportReport } from './pipelines/view/static-export.js';
 export { nativeUsage, formatNativeUsage, type NativeUsageReport } from './pipelines/native-usage.js';
 export { scanUsage, type ScannedParticipant, type UsageScan } from './harnesses/claude-code/usage-scan.js';

@@ -132,7 +132,8 @@ async function main(): Promise<void> {
   }
   await browser.close();
   console.log(results.join('\n'));
-  rmSync(work, { recursive: true, force: true });
+  if (!process.argv.includes('--keep')) rmSync(work, { recursive: true, force: true });
+  else console.log(`kept ${work}`);
 }
 
 await main();

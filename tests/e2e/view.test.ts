@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join, relative } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -316,8 +316,28 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       expect((await ask('/api/../../etc/passwd')).status).toBe(404);
       const page = await ask('/');
       expect(page.body).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+      // The port taken: a clear error, no stack trace.
+      const taken = await roller(['view', runs.codex, '--port', port]);
+      expect(taken.code).toBe(2);
+      expect(taken.stderr).toContain(`cannot serve on 127.0.0.1:${port} (EADDRINUSE): pass another --port`);
+      expect(taken.stderr).not.toContain('    at ');
     } finally {
       await view.stop();
+    }
+    // A run that changes while it is viewed (a collect still running): the run and its table are read again.
+    const live = join(tmp.path, 'live');
+    cpSync(runs.codex, live, { recursive: true });
+    const liveView = await serve(live);
+    try {
+      const base = liveView.url.replace(/#.*$/, '');
+      expect((await fetchJson(`${base}api/run`)).info.state).toBe('finished');
+      const info = readJson<Json>(join(live, 'info.json'));
+      writeFileSync(join(live, 'info.json.next'), JSON.stringify({ ...info, state: 'running', samples: [...info.samples, { ...info.samples[0], index: 1, task_id: 'later' }] }));
+      renameSync(join(live, 'info.json.next'), join(live, 'info.json'));
+      expect((await fetchJson(`${base}api/run`)).info.state).toBe('running');
+      expect((await fetchJson(`${base}api/samples`)).rows.map((r: Json) => r.task_id)).toEqual(['fork', 'later']);
+    } finally {
+      await liveView.stop();
     }
     const none = await roller(['view', join(tmp.path, 'no-such-run')]);
     expect(none.code).toBe(2);

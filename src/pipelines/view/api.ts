@@ -14,8 +14,12 @@ const int = (v: string | undefined | null, what: string): number => {
  */
 export async function answer(data: ViewData, key: string, params: URLSearchParams = new URLSearchParams()): Promise<unknown> {
   const p = key.split('/').map((s) => decodeURIComponent(s));
-  if (p[0] === 'run' && p.length === 1) return data.run();
+  if (p[0] === 'run' && p.length === 1) {
+    await data.refresh();
+    return data.run();
+  }
   if (p[0] === 'samples' && p.length === 1) {
+    await data.refresh();
     return data.samplesPage({
       offset: params.has('offset') ? int(params.get('offset'), 'offset') : 0,
       limit: params.has('limit') ? int(params.get('limit'), 'limit') : undefined,

@@ -57,7 +57,13 @@ export async function startViewServer(data: ViewData, options: { host?: string; 
   server.listen(options.port ?? 0, host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL'
+          ? new RollerError(ErrorCode.PORT_UNAVAILABLE, `cannot serve on ${host}:${options.port ?? 0} (${err.code}): pass another --port, or none for any free one${err.code === 'EADDRNOTAVAIL' ? ', and a --host this machine has' : ''}`)
+          : err,
+      ),
+    );
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -36,23 +36,48 @@ interface SampleCache {
  * serves them, the static export writes them. Samples' call indexes are kept for the few last opened (bounded).
  */
 export class ViewData {
-  readonly table: RunTable;
+  table!: RunTable;
+  info!: RunInfo;
   private samples = new Map<number, Promise<SampleCache>>();
+  /** info.json's mtime and size when read: a run still being collected is read again when it changes. */
+  private infoStamp = '';
 
   private constructor(
     readonly runDir: string,
-    readonly info: RunInfo,
+    info: RunInfo,
+    stamp: string,
     readonly lock: Lock | null,
     /** The sample a SAMPLE_DIR argument named: the view shows only it. */
     readonly only: number | null,
   ) {
-    this.table = new RunTable(runDir, only === null ? info : { ...info, samples: info.samples.filter((s) => s.index === only) });
+    this.use(info, stamp);
+  }
+
+  private use(info: RunInfo, stamp: string): void {
+    this.info = info;
+    this.infoStamp = stamp;
+    this.table = new RunTable(this.runDir, this.only === null ? info : { ...info, samples: info.samples.filter((s) => s.index === this.only) });
+    this.samples.clear();
+  }
+
+  /**
+   * Reads the run's info.json again when it changed (a collect still running, a resume): the run page of a live run
+   * is current on reload. A half-written file cannot be seen (roller replaces info.json atomically).
+   */
+  async refresh(): Promise<void> {
+    const path = join(this.runDir, SAMPLE_FILE.info);
+    const st = await stat(path);
+    if (stampOf(st) === this.infoStamp) return;
+    this.use(await readChecked(RunInfo, path, "run's info.json"), stampOf(st));
+    void this.table.index();
   }
 
   static async open(given: string): Promise<ViewData> {
     const found = await locate(given);
     if (found.kind === 'capture') throw new RollerError(ErrorCode.INVALID_OPTIONS, `${given} is a capture directory: pass the run (<output>/<run-name>) or the sample it belongs to`);
-    const info = await readChecked(RunInfo, join(found.runDir, SAMPLE_FILE.info), "run's info.json");
+    const infoPath = join(found.runDir, SAMPLE_FILE.info);
+    const stamp = stampOf(await stat(infoPath));
+    const info = await readChecked(RunInfo, infoPath, "run's info.json");
     const lock = existsSync(join(found.runDir, 'lock.json')) ? await readChecked(Lock, join(found.runDir, 'lock.json'), 'run lock.json') : null;
     let only: number | null = null;
     if (found.kind === 'sample') {
@@ -60,7 +85,7 @@ export class ViewData {
       if (!row) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${given}: the run's info.json lists no sample at ${found.path}`);
       only = row.index;
     }
-    return new ViewData(found.runDir, info, lock, only);
+    return new ViewData(found.runDir, info, stamp, lock, only);
   }
 
   run(): Json {
@@ -204,6 +229,8 @@ export class ViewData {
     return { offset, items: page.items, more: page.more, total: page.total ?? this.totals.get(id) ?? null, head: page.head, bytes: st.size };
   }
 }
+
+const stampOf = (st: { mtimeMs: number; size: number }) => `${st.mtimeMs}:${st.size}`;
 
 /** The same participant's previous and next calls (by seq), for stepping through a conversation. */
 function neighboursOf(calls: CallSummary[], c: CallSummary): { prev: string | null; next: string | null } {

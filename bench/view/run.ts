@@ -3,7 +3,8 @@
  *  1. a run of 10,000 samples (the README demo's three real Claude Code samples, copied round-robin, big files
  *     hard-linked): the run page, and the same page sorted by tokens once every sample's info.json is read;
  *  2. a sample of 2,000 calls with 64 KB and with 1 MB request bodies (the demo's delegation calls, repeated with new
- *     ids and padded): its sample page (the calls index built on first open), a call page, the trajectory page.
+ *     ids and padded) and a trace_ACTF.json of 2,000 steps as big: its sample page (the calls index built on first
+ *     open), a call page, the trajectory page at its first steps and at its last (read as a token stream up to them).
  * For each page, from navigation start: first contentful paint, the page's content shown (app.js's data-first-at: on
  * the sample page the tree, before the calls index), and everything rendered (data-ready-at) — targets <= 1 s — and
  * the server's peak RSS (target <= 200 MB).
@@ -84,7 +85,21 @@ async function main(): Promise<void> {
       writeSync(fd, `${JSON.stringify({ ...c, call_id: `c-bench-${String(i).padStart(6, '0')}`, seq: i, started_at: at(0), first_byte_at: at(5), ended_at: at(40), context })}\n`);
     }
     closeSync(fd);
-    console.log(`a sample of ${nCalls} calls: ${(statSync(join(capture, 'calls.jsonl')).size / 1e9).toFixed(2)} GB calls.jsonl (${relative(work, longRun)})`);
+    // Its trace_ACTF.json as long as the calls: a step per call, each with the body's padding as a tool result.
+    const actfPath = join(longRun, longPath, sampleInfo.trajectory.actf!);
+    const actf = JSON.parse(readFileSync(actfPath, 'utf8')) as { steps: Record<string, any>[] } & Record<string, unknown>;
+    rmSync(actfPath);
+    const { steps, ...actfHead } = actf;
+    const head = JSON.stringify(actfHead);
+    const afd = openSync(actfPath, 'w');
+    writeSync(afd, `${head.slice(0, -1)},"steps":[`);
+    for (let i = 0; i < nCalls; i++) {
+      const step = steps[i % steps.length]!;
+      writeSync(afd, `${i ? ',' : ''}${JSON.stringify({ ...step, step_id: i + 1, observation: [{ toolCallId: `bench-${i}`, content: pad, isError: false }] })}`);
+    }
+    writeSync(afd, ']}');
+    closeSync(afd);
+    console.log(`a sample of ${nCalls} calls: ${(statSync(join(capture, 'calls.jsonl')).size / 1e9).toFixed(2)} GB calls.jsonl, ${(statSync(actfPath).size / 1e9).toFixed(2)} GB trace_ACTF.json (${relative(work, longRun)})`);
     longRuns.push(longRun);
   }
   console.log(`synthetic: ${nSamples} samples (${relative(work, big)})`);
@@ -92,7 +107,7 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'], headless: true });
   const results: string[] = [];
   const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-  const plan: [string, string[]][] = [[big, ['#/', '#/?sort=tokens&desc=1', `#/sample/${nSamples - 1}`]], ...longRuns.map((r): [string, string[]] => [r, ['#/sample/0', `#/sample/0/call/c-bench-${String(nCalls - 1).padStart(6, '0')}`, '#/sample/0/trajectory']])];
+  const plan: [string, string[]][] = [[big, ['#/', '#/?sort=tokens&desc=1', `#/sample/${nSamples - 1}`]], ...longRuns.map((r): [string, string[]] => [r, ['#/sample/0', `#/sample/0/call/c-bench-${String(nCalls - 1).padStart(6, '0')}`, '#/sample/0/trajectory', `#/sample/0/trajectory?a=${Math.max(0, nCalls - 50)}`]])];
   for (const [run, pages] of plan) {
     const child = spawn(bin, ['view', run], { stdio: ['ignore', 'pipe', 'inherit'] });
     const url = (await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())))).replace(/#.*$/, '');

@@ -433,10 +433,14 @@ function timeline(sample: Json, participants: Json[], index: number): HTMLElemen
   return h('div', { class: 'timeline', id: 'timeline' }, svg);
 }
 
+/** conversation.json (roller.conversation/v1): the turns by who said them, and why the dialogue ended. */
 function dialogueView(d: Json): HTMLElement {
-  const turns: Json[] = Array.isArray(d?.turns) ? d.turns : Array.isArray(d?.messages) ? d.messages : [];
+  const turns: Json[] = Array.isArray(d?.turns) ? d.turns : [];
   if (turns.length === 0) return h('details', { id: 'dialogue' }, h('summary', {}, 'conversation.json'), h('pre', {}, JSON.stringify(d, null, 1)));
-  return h('div', { id: 'dialogue' }, ...turns.map((t: Json, i: number) => h('div', { class: 'turn' }, h('div', { class: 'role' }, `${i + 1}. ${t.role ?? t.speaker ?? 'turn'}`), h('div', { class: 'part' }, longText(typeof t.content === 'string' ? t.content : typeof t.text === 'string' ? t.text : JSON.stringify(t, null, 1))))));
+  const t = d.termination;
+  return h('div', { id: 'dialogue' },
+    h('p', { class: 'muted' }, `${turns.length} messages · ${Object.entries(d.models ?? {}).map(([k, v]) => `${k}: ${v}`).join(' · ')}${t ? ` · ended: ${t.reason}${t.after_turn ? ` after turn ${t.after_turn}` : ''}${t.detail ? ` (${t.detail})` : ''}` : ''}`),
+    ...turns.map((x) => h('div', { class: 'turn' }, h('div', { class: 'role' }, `${x.turn ?? ''}. ${x.role}${x.source ? ` (${x.source})` : ''}`), h('div', { class: 'part' }, longText(typeof x.text === 'string' ? x.text : JSON.stringify(x, null, 1))))));
 }
 
 // ---- call page ----

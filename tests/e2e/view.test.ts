@@ -60,7 +60,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
   const tmp = useTempDir('view');
   const { collectValidRun } = collectRuns(tmp);
   let browser: Browser;
-  const runs: Record<'claude' | 'codex' | 'openclaw', string> = { claude: '', codex: '', openclaw: '' };
+  const runs: Record<'claude' | 'codex' | 'openclaw' | 'compact', string> = { claude: '', codex: '', openclaw: '', compact: '' };
   let before: Record<string, Record<string, string>> = {};
 
   beforeAll(async () => {
@@ -74,6 +74,10 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       ], ['--harness', 'claude-code', '--model', 'scripted/default', '--concurrency', '2']),
       collectValidRun('codex-v2', [{ id: 'fork', prompt: '[MAIN:wait] use a sub-agent to read notes.txt', files: NOTES }], ['--harness', 'codex', '--codex-multi-agent', 'v2']),
     ]);
+    // A real compaction (Claude Code, its window made small): SFT segments, each with where its targets start.
+    const models = join(tmp.path, 'compact-models.json');
+    writeFileSync(models, JSON.stringify({ models: { 'scripted/default': { context_window: 100000, auto_compact_percent: 12 } } }));
+    runs.compact = await collectValidRun('compact', [{ id: 'compact', prompt: '[COMPACT] Check notes.txt in several steps.', files: NOTES }], ['--harness', 'claude-code', '--model', 'scripted/default', '--model-config', models]);
     runs.openclaw = await collectValidRun('openclaw-nested', [{ id: 'nested', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', files: NOTES }], ['--harness', 'openclaw']);
     before = Object.fromEntries(Object.values(runs).map((r) => [r, digestOf(r)]));
   }, 10 * 60_000);
@@ -192,6 +196,30 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
     }
   });
 
+  it('a compacted sample: each SFT segment beside the ACTF, its context messages apart from its targets', async () => {
+    const view = await serve(runs.compact);
+    const { page, problems } = await watchedPage(browser);
+    try {
+      await page.goto(view.url);
+      await page.waitForFunction(() => document.body.dataset.ready);
+      const row = readJson<RunInfo>(join(runs.compact, 'info.json')).samples[0]!;
+      const metas = readJson<Json>(join(runs.compact, row.path, 'info.json')).trajectory.sft_segments as Json[];
+      expect(metas.length).toBe(2);
+      for (const meta of metas) {
+        await rendered(page, `#/sample/${row.index}/trajectory?view=segment-${meta.order}`);
+        const seg = readJson<Json>(join(runs.compact, row.path, meta.path));
+        const shown = seg.messages.slice(0, 50) as Json[];
+        const marks = await page.$$eval('#sft [data-target]', (els) => els.map((e) => (e as HTMLElement).dataset.target));
+        expect(marks, `segment ${meta.order}`).toEqual(shown.filter((m) => m.role !== 'system').map((m) => String(m.role === 'assistant' && shown.indexOf(m) >= seg.target_start_index)));
+        expect(await page.textContent('#sft')).toContain(`messages before ${seg.target_start_index} are context`);
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await view.stop();
+    }
+  });
+
   it('Codex v2 (a warm fork) and OpenClaw nested (root, child, grandchild): each tree with the tokens roller usage prints, every relation linking its calls', async () => {
     // multi_agent v2 it is: the lock says so, and the parent's messages to its child are agent_message items.
     expect(readJson<Json>(join(runs.codex, 'lock.json')).harness_profile).toBe('codex-multi-agent-v2');
@@ -236,6 +264,19 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       expect(await page.$$eval('#samples tbody tr', (r) => r.length)).toBe(info.samples.length);
       await rendered(page, '#/?q=parallel');
       expect(await page.$$eval('#samples tbody tr td:nth-child(2)', (t) => t.map((x) => x.textContent))).toEqual(['parallel']);
+      // The page's own sort and filter (a static export holds the table whole) order rows as the server does.
+      const server = await serve(runs.claude);
+      try {
+        const base = server.url.replace(/#.*$/, '');
+        await fetchUntilIndexed(base);
+        for (const query of ['sort=tokens&desc=1', 'sort=duration', 'q=hello', 'status=ok&sort=cost&desc=1', 'sort=subagents&desc=1', 'sort=sft']) {
+          await rendered(page, `#/?${query}`);
+          const shown = await page.$$eval('#samples tbody tr', (rows) => rows.map((r) => Number((r as HTMLElement).dataset.index)));
+          expect(shown, query).toEqual((await fetchJson(`${base}api/samples?${query}`)).rows.map((r: Json) => r.index));
+        }
+      } finally {
+        await server.stop();
+      }
       const row = info.samples.find((s) => s.task_id === 'parallel')!;
       await checkTree(page, runs.claude, row, await usageTokens(runs.claude));
       const first = await page.$eval('#calls a', (a) => a.textContent!);
@@ -349,6 +390,15 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
     expect(again.stderr).toContain(`${tmp.path} is not empty`);
   });
 });
+
+/** Until the server has read every sample's info.json (its table's sample columns are known). */
+async function fetchUntilIndexed(base: string): Promise<void> {
+  for (;;) {
+    const page = await fetchJson(`${base}api/samples?limit=1`);
+    if (page.indexed === page.total) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 function fetchJson(url: string): Promise<Json> {
   return fetch(url).then((r) => r.json() as Promise<Json>);

@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'], headless: true });
   const results: string[] = [];
   const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-  const plan: [string, string[]][] = [[big, ['#/', '#/?sort=tokens&desc=1', `#/sample/${nSamples - 1}`]], ...longRuns.map((r): [string, string[]] => [r, ['#/sample/0', `#/sample/0/call/c-bench-${String(nCalls - 1).padStart(6, '0')}`, '#/sample/0/trajectory', `#/sample/0/trajectory?a=${Math.max(0, nCalls - 50)}`]])];
+  const plan: [string, string[]][] = [[big, ['#/', '#/?sort=tokens&desc=1', `#/sample/${nSamples - 1}`]], ...longRuns.map((r): [string, string[]] => [r, ['#/sample/0', '#/sample/0?again', `#/sample/0/call/c-bench-${String(nCalls - 1).padStart(6, '0')}`, '#/sample/0/trajectory', `#/sample/0/trajectory?a=${Math.max(0, nCalls - 50)}`]])];
   for (const [run, pages] of plan) {
     const child = spawn(bin, ['view', run], { stdio: ['ignore', 'pipe', 'inherit'] });
     const url = (await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())))).replace(/#.*$/, '');

@@ -226,8 +226,20 @@ export class ViewData {
     const id = `${path}:${st.size}:${st.mtimeMs}`;
     const page = await readArrayPage(path, key, offset, TRAJECTORY_PAGE);
     if (page.total !== null) this.totals.set(id, page.total);
-    return { offset, items: page.items, more: page.more, total: page.total ?? this.totals.get(id) ?? null, head: page.head, bytes: st.size };
+    const items = page.items.map((item, i) => clipStrings(item, `${relative(this.runDir, path)}, ${key}[${offset + i}]`));
+    return { offset, items, more: page.more, total: page.total ?? this.totals.get(id) ?? null, head: page.head, bytes: st.size };
   }
+}
+
+/** A trajectory page's strings past this many characters are cut (a page of 50 steps with 1 MB tool results each was 50 MB). */
+export const CLIP_CHARS = 32 * 1024;
+
+/** The value with each string longer than CLIP_CHARS cut there, saying how much more there is and where it is whole. */
+export function clipStrings(value: unknown, where: string): unknown {
+  if (typeof value === 'string') return value.length <= CLIP_CHARS ? value : `${value.slice(0, CLIP_CHARS)}\n… [${value.length - CLIP_CHARS} more characters: the whole text is in ${where}]`;
+  if (Array.isArray(value)) return value.map((v) => clipStrings(v, where));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clipStrings(v, where)]));
+  return value;
 }
 
 const stampOf = (st: { mtimeMs: number; size: number }) => `${st.mtimeMs}:${st.size}`;

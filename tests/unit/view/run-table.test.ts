@@ -37,3 +37,13 @@ describe("the run table: the run's rows at once, each sample's info.json read in
     expect(q({ sort: 'score' }).rows[0]).toMatchObject({ task_id: 'gamma', score: 1, grade: 'passed', harness: 'pi', sft: { eligible: true } });
   });
 });
+
+describe('trajectory pages: strings past 32 K characters are cut, saying how much more and where it is whole', () => {
+  it('cuts nested strings only', async () => {
+    const { clipStrings, CLIP_CHARS } = await import('../../../src/pipelines/view/view-data.js');
+    const long = 'a'.repeat(CLIP_CHARS + 5);
+    const clipped = clipStrings({ step_id: 3, observation: [{ content: long, isError: false }], short: 'b' }, 'trace_ACTF.json, steps[2]') as { observation: { content: string }[]; short: string; step_id: number };
+    expect(clipped.observation[0]!.content).toBe(`${'a'.repeat(CLIP_CHARS)}\n… [5 more characters: the whole text is in trace_ACTF.json, steps[2]]`);
+    expect([clipped.short, clipped.step_id]).toEqual(['b', 3]);
+  });
+});

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * `roller view` in a real Chromium (Debian's, under playwright-core) over runs the real CLIs made here: Claude Code
- * with parallel and background sub-agents, a dialogue and graded tasks; Codex multi_agent v2 (a warm fork); OpenClaw
+ * with parallel and background sub-agents, the README demo's delegation, a dialogue and graded tasks; Codex multi_agent v2 (a warm fork); OpenClaw
  * nested (root, child, grandchild). The tree shows what `roller usage` prints, a call shows its request and response,
  * relations lead to the calls they name, the table filters and sorts, trajectories page; no console error, no request
  * off loopback; the static export opens from file:// with the same pages; the run's files are never changed.
@@ -60,7 +60,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
   const tmp = useTempDir('view');
   const { collectValidRun } = collectRuns(tmp);
   let browser: Browser;
-  const runs: Record<'claude' | 'codex' | 'openclaw' | 'compact', string> = { claude: '', codex: '', openclaw: '', compact: '' };
+  const runs: Record<'claude' | 'codex' | 'openclaw' | 'compact' | 'plain', string> = { claude: '', codex: '', openclaw: '', compact: '', plain: '' };
   let before: Record<string, Record<string, string>> = {};
 
   beforeAll(async () => {
@@ -71,6 +71,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
         { id: 'background', prompt: '[MAIN:background] Use a background sub-agent to read notes.txt.', files: NOTES },
         exampleTask('dialogue.jsonl', 'dialogue'),
         ...['write-file', 'hello-only'].map((id) => exampleTask('graded.jsonl', id)),
+        exampleTask('demo.jsonl', 'delegate'), // the README demo's delegation
       ], ['--harness', 'claude-code', '--model', 'scripted/default', '--concurrency', '2']),
       collectValidRun('codex-v2', [{ id: 'fork', prompt: '[MAIN:wait] use a sub-agent to read notes.txt', files: NOTES }], ['--harness', 'codex', '--codex-multi-agent', 'v2']),
     ]);
@@ -78,6 +79,10 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
     const models = join(tmp.path, 'compact-models.json');
     writeFileSync(models, JSON.stringify({ models: { 'scripted/default': { context_window: 100000, auto_compact_percent: 12 } } }));
     runs.compact = await collectValidRun('compact', [{ id: 'compact', prompt: '[COMPACT] Check notes.txt in several steps.', files: NOTES }], ['--harness', 'claude-code', '--model', 'scripted/default', '--model-config', models]);
+    // collect's default: no --capture-calls, so no capture/ — the tree and trajectories come from the native files.
+    const plain = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--model', 'scripted/default', '--output', join(tmp.path, 'runs'), '--run-name', 'plain']);
+    expect(plain.code, plain.stderr).toBe(0);
+    runs.plain = join(tmp.path, 'runs', 'plain');
     runs.openclaw = await collectValidRun('openclaw-nested', [{ id: 'nested', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', files: NOTES }], ['--harness', 'openclaw']);
     before = Object.fromEntries(Object.values(runs).map((r) => [r, digestOf(r)]));
   }, 10 * 60_000);
@@ -125,10 +130,10 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       expect(grades.filter((g) => g[1] !== '–').sort()).toEqual([['hello-only', 'failed', '0'], ['write-file', 'passed', '1']]);
 
       const usage = await usageTokens(runs.claude);
-      for (const task of ['parallel', 'background']) {
+      for (const [task, agents] of [['parallel', 3], ['background', 2], ['delegate', 2]] as const) {
         const row = info.samples.find((s) => s.task_id === task)!;
         const ids = await checkTree(page, runs.claude, row, usage);
-        expect(ids.length, `${task}: root and its sub-agents`).toBe(task === 'parallel' ? 3 : 2);
+        expect(ids.length, `${task}: root and its sub-agents`).toBe(agents);
         expect(await page.$$eval('#timeline rect.call', (r) => r.length)).toBe(readJson<Json>(join(runs.claude, row.path, 'info.json')).usage.requests);
         expect(await page.$$eval('#timeline line.rel.spawn', (r) => r.length)).toBe(ids.length - 1);
       }
@@ -213,6 +218,25 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
         expect(marks, `segment ${meta.order}`).toEqual(shown.filter((m) => m.role !== 'system').map((m) => String(m.role === 'assistant' && shown.indexOf(m) >= seg.target_start_index)));
         expect(await page.textContent('#sft')).toContain(`messages before ${seg.target_start_index} are context`);
       }
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await view.stop();
+    }
+  });
+
+  it("a run collected without --capture-calls (collect's default): the tree from the native files, no calls, the trajectory", async () => {
+    const view = await serve(runs.plain);
+    const { page, problems } = await watchedPage(browser);
+    try {
+      await page.goto(view.url);
+      await page.waitForFunction(() => document.body.dataset.ready && !document.getElementById('indexing'));
+      const info = readJson<RunInfo>(join(runs.plain, 'info.json'));
+      const row = info.samples.find((s) => s.task_id === 'delegate')!;
+      expect((await checkTree(page, runs.plain, row, await usageTokens(runs.plain))).length).toBe(2);
+      expect(await page.textContent('#calls-section')).toContain('no capture (collect with --capture-calls');
+      await rendered(page, `#/sample/${row.index}/trajectory`);
+      expect(await page.$$eval('#actf .turn', (t) => t.length)).toBe(readJson<Json>(join(runs.plain, row.path, 'trace_ACTF.json')).steps.length);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

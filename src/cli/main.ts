@@ -10,6 +10,7 @@ import { registerRecordCommands } from './record-commands.js';
 import { registerReprocessCommand } from './reprocess-command.js';
 import { registerScaleCommands } from './scale-commands.js';
 import { registerViewCommand } from './view-command.js';
+import { registerQueryCommand } from './query-command.js';
 import { rollerVersion } from './version.js';
 
 /** The CLI: each command group is registered from its own file. */
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerOracleCommand(program);
   registerScaleCommands(program);
   registerViewCommand(program);
+  registerQueryCommand(program);
   return program;
 }
 

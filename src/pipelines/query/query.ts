@@ -1,0 +1,85 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { ErrorCode, RollerError } from '../../core/errors.js';
+import { defineRunViews, sampleFilesOf } from './run-views.js';
+
+export type QueryFormat = 'table' | 'csv' | 'json';
+
+export interface RunQuery {
+  /** The connection, the views defined: run more statements on it. */
+  db: DuckDBConnection;
+  close(): void;
+}
+
+/** An in-memory DuckDB with the views over these runs' files (`roller query`; the library's SQL over runs). */
+export async function openRunQuery(runDirs: string[]): Promise<RunQuery> {
+  if (runDirs.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'name at least one run directory');
+  const files = await sampleFilesOf(runDirs);
+  const instance = await DuckDBInstance.create(':memory:');
+  const db = await instance.connect();
+  try {
+    await defineRunViews(db, runDirs, files);
+  } catch (err) {
+    db.closeSync();
+    instance.closeSync();
+    throw err;
+  }
+  return {
+    db,
+    close: () => {
+      db.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+/**
+ * Runs one SQL statement and writes its rows as they stream out of DuckDB: a table (aligned, for a person), CSV or
+ * JSON lines. A DuckDB error (bad SQL, a missing column) is a typed error quoting DuckDB's message.
+ */
+export async function queryRuns(runDirs: string[], sql: string, format: QueryFormat, write: (line: string) => Promise<void>): Promise<number> {
+  const q = await openRunQuery(runDirs);
+  try {
+    let result;
+    try {
+      result = await q.db.stream(sql);
+    } catch (err) {
+      throw new RollerError(ErrorCode.INVALID_OPTIONS, `the query failed: ${(err as Error).message.trim()}`);
+    }
+    const names = result.columnNames();
+    let rows = 0;
+    const table: string[][] = [];
+    if (format === 'csv') await write(names.map(csvCell).join(','));
+    for await (const chunk of result.yieldRowsJs()) {
+      for (const raw of chunk) {
+        rows++;
+        const row = raw.map(plain);
+        if (format === 'json') await write(JSON.stringify(Object.fromEntries(names.map((n, i) => [n, row[i] ?? null]))));
+        else if (format === 'csv') await write(row.map((v) => csvCell(v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v))).join(','));
+        else table.push(row.map((v) => (v === null || v === undefined ? 'NULL' : typeof v === 'string' ? v : JSON.stringify(v))));
+      }
+    }
+    if (format === 'table') for (const line of alignedTable(names, table)) await write(line);
+    return rows;
+  } finally {
+    q.close();
+  }
+}
+
+/** DuckDB's JS values as JSON can hold them: a BIGINT a number while exact (a string past 2^53), a timestamp in ISO form. */
+function plain(v: unknown): unknown {
+  if (typeof v === 'bigint') return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v.toString();
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) return v.map(plain);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+  return v;
+}
+
+const csvCell = (s: string) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+
+function alignedTable(names: string[], rows: string[][]): string[] {
+  const cut = (s: string) => (s.length > 80 ? `${s.slice(0, 79)}…` : s).replace(/\n/g, ' ');
+  const cells = [names, ...rows].map((r) => r.map(cut));
+  const widths = names.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`];
+}

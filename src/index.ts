@@ -89,5 +89,7 @@ export { openRun, type OpenedRun, type RunSample } from './pipelines/run-reader.
 export { ViewData } from './pipelines/view/view-data.js';
 export { startViewServer, type ViewServer } from './pipelines/view/server.js';
 export { exportStatic, type StaticExportReport } from './pipelines/view/static-export.js';
+// SQL over runs (DuckDB views on their files).
+export { openRunQuery, queryRuns, type QueryFormat, type RunQuery } from './pipelines/query/query.js';
 export { nativeUsage, formatNativeUsage, type NativeUsageReport } from './pipelines/native-usage.js';
 export { scanUsage, type ScannedParticipant, type UsageScan } from './harnesses/claude-code/usage-scan.js';

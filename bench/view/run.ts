@@ -14,15 +14,13 @@
  */
 /// <reference lib="dom" />
 import { spawn } from 'node:child_process';
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { collect } from '../../src/index.js';
-import type { RunInfo, SampleInfo } from '../../src/schemas/run-info.js';
+import type { SampleInfo } from '../../src/schemas/run-info.js';
+import { demoRun, linkTree, replicateRun, repoRoot as root } from '../support/synthetic-run.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(root, 'bin', 'roller');
 const arg = (name: string, fallback: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1]! : fallback);
 const nSamples = Number(arg('--samples', '10000'));
@@ -31,46 +29,26 @@ const bodyKbs = arg('--body-kb', '64,1024').split(',').map(Number);
 const chromiumPath = arg('--chromium', '/usr/bin/chromium');
 const work = mkdtempSync(join(tmpdir(), 'roller-bench-view-'));
 
-/** Every file of `from` linked into `to` (directories made); info.json excluded (each copy writes its own). */
-function linkTree(from: string, to: string): void {
-  mkdirSync(to, { recursive: true });
-  for (const e of readdirSync(from, { withFileTypes: true })) {
-    if (e.isDirectory()) linkTree(join(from, e.name), join(to, e.name));
-    else if (e.name !== 'info.json' || from.includes('capture')) linkSync(join(from, e.name), join(to, e.name));
-  }
-}
-
 async function main(): Promise<void> {
   const t0 = performance.now();
-  const demo = join(work, 'runs');
-  const r = await collect({ tasks: join(root, 'examples/tasks/demo.jsonl'), harness: 'claude-code', models: ['scripted/default'], captureCalls: true, output: demo, runName: 'demo' });
-  const demoRun = join(demo, 'demo');
-  const info = JSON.parse(readFileSync(join(demoRun, 'info.json'), 'utf8')) as RunInfo;
-  void r;
+  const demo = await demoRun(work);
+  const demoRunDir = demo.dir;
+  const info = demo.info;
   console.log(`demo run collected in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   // 1. N samples.
   const big = join(work, 'big');
-  const rows: RunInfo['samples'] = [];
-  for (let i = 0; i < nSamples; i++) {
-    const src = info.samples[i % info.samples.length]!;
-    const path = `samples/scripted_default/${String(i).padStart(5, '0')}_${src.task_id}`;
-    linkTree(join(demoRun, src.path), join(big, path));
-    const sampleInfo = JSON.parse(readFileSync(join(demoRun, src.path, 'info.json'), 'utf8')) as SampleInfo;
-    writeFileSync(join(big, path, 'info.json'), JSON.stringify({ ...sampleInfo, index: i, elapsed_ms: sampleInfo.elapsed_ms + (i % 97) }));
-    rows.push({ ...src, index: i, path, usage: src.usage ? { ...src.usage, input: src.usage.input + (i % 1013) } : null });
-  }
-  writeFileSync(join(big, 'info.json'), JSON.stringify({ ...info, run_name: 'big', progress: { total: nSamples, processed: nSamples, pending: 0 }, samples: rows }));
+  replicateRun(demo, big, nSamples);
 
   // 2. Samples of M calls with padded bodies: the delegate sample's calls repeated, one participant each in turn.
   const deleg = info.samples.find((s) => s.task_id === 'delegate')!;
-  const sampleInfo = JSON.parse(readFileSync(join(demoRun, deleg.path, 'info.json'), 'utf8')) as SampleInfo;
-  const source = readFileSync(join(demoRun, deleg.path, sampleInfo.runtime.capture!.path, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const sampleInfo = JSON.parse(readFileSync(join(demoRunDir, deleg.path, 'info.json'), 'utf8')) as SampleInfo;
+  const source = readFileSync(join(demoRunDir, deleg.path, sampleInfo.runtime.capture!.path, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
   const longRuns: string[] = [];
   for (const kb of bodyKbs) {
     const longRun = join(work, `long-${kb}kb`);
     const longPath = 'samples/scripted_default/0000_delegate';
-    linkTree(join(demoRun, deleg.path), join(longRun, longPath));
+    linkTree(join(demoRunDir, deleg.path), join(longRun, longPath));
     writeFileSync(join(longRun, longPath, 'info.json'), JSON.stringify({ ...sampleInfo, index: 0 }));
     writeFileSync(join(longRun, 'info.json'), JSON.stringify({ ...info, run_name: 'long', samples: [{ ...deleg, index: 0, path: longPath }] }));
     const capture = join(longRun, longPath, sampleInfo.runtime.capture!.path);

@@ -150,8 +150,10 @@ async function render(): Promise<void> {
   document.body.dataset.ready = String(seq);
 }
 
+/** The trail from the run to this page; on the run page the run is plain text, elsewhere a link back to it. */
 function setCrumbs(run: Json, ...items: [string, string | null][]): void {
-  crumbs.replaceChildren(h('a', { href: '#/' }, `run ${run.info.run_name}`), ...items.map(([text, href]) => (href ? h('a', { href }, text) : h('span', {}, text))));
+  const name = `run ${run.info.run_name}`;
+  crumbs.replaceChildren(items.length ? h('a', { href: '#/' }, name) : h('span', {}, name), ...items.map(([text, href]) => (href ? h('a', { href }, text) : h('span', {}, text))));
   document.title = [...items.map(([t]) => t).reverse(), `run ${run.info.run_name}`, 'roller view'].join(' · ');
 }
 
@@ -200,7 +202,6 @@ let refreshTimer: number | undefined;
 
 async function runPage(page: HTMLElement, run: Json, query: URLSearchParams, seq: number): Promise<void> {
   setCrumbs(run);
-  crumbs.replaceChildren(h('span', {}, `run ${run.info.run_name}`));
   const info = run.info;
   const state = { sort: query.get('sort') ?? 'index', desc: query.get('desc') === '1', q: query.get('q') ?? '', status: query.get('status') ?? '', offset: Number(query.get('offset') ?? 0) };
   const limit = run.page as number;

@@ -93,6 +93,20 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
     for (const [run, digest] of Object.entries(before)) expect(digestOf(run)).toEqual(digest);
   });
 
+  /** `roller view RUN` and a watched page on it, its first page rendered; both closed after `fn`. */
+  async function onView(run: string, fn: (v: { page: Page; problems: string[]; requests: string[]; url: string }) => Promise<void>): Promise<void> {
+    const view = await serve(run);
+    const watched = await watchedPage(browser);
+    try {
+      await watched.page.goto(view.url);
+      await watched.page.waitForFunction(() => document.body.dataset.ready);
+      await fn({ ...watched, url: view.url });
+    } finally {
+      await watched.page.close();
+      await view.stop();
+    }
+  }
+
   /** Every participant's tokens on the sample page are those `roller usage` prints; returns the tree's ids. */
   async function checkTree(page: Page, run: string, row: RunInfo['samples'][number], expected: Map<string, Map<string, Json>>): Promise<string[]> {
     await rendered(page, `#/sample/${row.index}`);
@@ -104,10 +118,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
   }
 
   it('the run page lists every sample; filtering, status and sorting by tokens work; the delegation trees show the tokens roller usage prints', async () => {
-    const view = await serve(runs.claude);
-    const { page, problems, requests } = await watchedPage(browser);
-    try {
-      await page.goto(view.url);
+    await onView(runs.claude, async ({ page, problems, requests, url }) => {
       await page.waitForFunction(() => document.body.dataset.ready && !document.getElementById('indexing'));
       const info = readJson<RunInfo>(join(runs.claude, 'info.json'));
       const tasks = async () => page.$$eval('#samples tbody tr td:nth-child(2)', (tds) => tds.map((t) => t.textContent));
@@ -143,19 +154,12 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       await rendered(page, `#/sample/${dialogue.index}`);
       expect(await page.$$eval('#dialogue .turn', (t) => t.length)).toBeGreaterThanOrEqual(3);
       expect(problems).toEqual([]);
-      expect(requests.filter((u) => !u.startsWith(view.url.replace(/\/$/, '')))).toEqual([]);
-    } finally {
-      await page.close();
-      await view.stop();
-    }
+      expect(requests.filter((u) => !u.startsWith(url.replace(/\/$/, '')))).toEqual([]);
+    });
   });
 
   it('a call shows its request and response; a relation leads to the call it names; the trajectory pages ACTF beside SFT', async () => {
-    const view = await serve(runs.claude);
-    const { page, problems, requests } = await watchedPage(browser);
-    try {
-      await page.goto(view.url);
-      await page.waitForFunction(() => document.body.dataset.ready);
+    await onView(runs.claude, async ({ page, problems, requests, url }) => {
       const info = readJson<RunInfo>(join(runs.claude, 'info.json'));
       const row = info.samples.find((s) => s.task_id === 'parallel')!;
       await rendered(page, `#/sample/${row.index}`);
@@ -194,19 +198,12 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       expect(await page.$$eval('#actf .turn', (t) => t.length)).toBe(Math.min(actf.steps.length, 50));
       expect(await page.$$eval('#sft [data-target="true"]', (t) => t.length)).toBe(sft.messages.slice(0, 50).filter((m: Json) => m.role === 'assistant').length);
       expect(problems).toEqual([]);
-      expect(requests.filter((u) => !u.startsWith(view.url.replace(/\/$/, '')))).toEqual([]);
-    } finally {
-      await page.close();
-      await view.stop();
-    }
+      expect(requests.filter((u) => !u.startsWith(url.replace(/\/$/, '')))).toEqual([]);
+    });
   });
 
   it('a compacted sample: each SFT segment beside the ACTF, its context messages apart from its targets', async () => {
-    const view = await serve(runs.compact);
-    const { page, problems } = await watchedPage(browser);
-    try {
-      await page.goto(view.url);
-      await page.waitForFunction(() => document.body.dataset.ready);
+    await onView(runs.compact, async ({ page, problems }) => {
       const row = readJson<RunInfo>(join(runs.compact, 'info.json')).samples[0]!;
       const metas = readJson<Json>(join(runs.compact, row.path, 'info.json')).trajectory.sft_segments as Json[];
       expect(metas.length).toBe(2);
@@ -219,17 +216,11 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
         expect(await page.textContent('#sft')).toContain(`messages before ${seg.target_start_index} are context`);
       }
       expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-      await view.stop();
-    }
+    });
   });
 
   it("a run collected without --capture-calls (collect's default): the tree from the native files, no calls, the trajectory", async () => {
-    const view = await serve(runs.plain);
-    const { page, problems } = await watchedPage(browser);
-    try {
-      await page.goto(view.url);
+    await onView(runs.plain, async ({ page, problems }) => {
       await page.waitForFunction(() => document.body.dataset.ready && !document.getElementById('indexing'));
       const info = readJson<RunInfo>(join(runs.plain, 'info.json'));
       const row = info.samples.find((s) => s.task_id === 'delegate')!;
@@ -238,10 +229,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       await rendered(page, `#/sample/${row.index}/trajectory`);
       expect(await page.$$eval('#actf .turn', (t) => t.length)).toBe(readJson<Json>(join(runs.plain, row.path, 'trace_ACTF.json')).steps.length);
       expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-      await view.stop();
-    }
+    });
   });
 
   it('Codex v2 (a warm fork) and OpenClaw nested (root, child, grandchild): each tree with the tokens roller usage prints, every relation linking its calls', async () => {
@@ -250,11 +238,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
     const codexSample = readJson<RunInfo>(join(runs.codex, 'info.json')).samples[0]!;
     expect(readFileSync(join(runs.codex, codexSample.path, 'capture/attempt-0001/calls.jsonl'), 'utf8')).toContain('"type":"agent_message"');
     for (const [run, depth] of [[runs.codex, 2], [runs.openclaw, 3]] as const) {
-      const view = await serve(run);
-      const { page, problems } = await watchedPage(browser);
-      try {
-        await page.goto(view.url);
-        await page.waitForFunction(() => document.body.dataset.ready);
+      await onView(run, async ({ page, problems }) => {
         const info = readJson<RunInfo>(join(run, 'info.json'));
         const ids = await checkTree(page, run, info.samples[0]!, await usageTokens(run));
         expect(ids.length, run).toBe(depth);
@@ -268,10 +252,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
           expect(await page.$$eval('#request .turn', (t) => t.length)).toBeGreaterThan(0);
         }
         expect(problems).toEqual([]);
-      } finally {
-        await page.close();
-        await view.stop();
-      }
+      });
     }
   });
 
@@ -337,10 +318,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
     const lines = readFileSync(callsPath, 'utf8').split('\n');
     lines[1] = lines[1]!.slice(0, 100);
     writeFileSync(callsPath, lines.join('\n'));
-    const view = await serve(damaged);
-    const { page, problems } = await watchedPage(browser);
-    try {
-      await page.goto(view.url);
+    await onView(damaged, async ({ page, problems }) => {
       await page.waitForFunction(() => document.body.dataset.ready && !document.getElementById('indexing'));
       expect(await page.getAttribute(`#samples tr[data-index="${gone.index}"] td:nth-child(5)`, 'title')).toBe(`${join(gone.path, 'info.json')}: ENOENT`);
       expect(await page.$$eval('#samples tbody tr', (r) => r.length)).toBe(info.samples.length);
@@ -354,10 +332,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       expect(await page.$('#error')).toBeNull();
       // The failed API answers are the only console errors (the browser logs each 4xx).
       expect(problems.filter((p) => !/status of 40[04]/.test(p))).toEqual([]);
-    } finally {
-      await page.close();
-      await view.stop();
-    }
+    });
   });
 
   it('refuses a Host that is not loopback, any method but GET, a path outside the API; a missing run and a non-empty --static are clear errors', async () => {

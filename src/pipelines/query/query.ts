@@ -1,4 +1,4 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { defineRunViews, sampleFilesOf } from './run-views.js';
 
@@ -14,6 +14,8 @@ export interface RunQuery {
 export async function openRunQuery(runDirs: string[]): Promise<RunQuery> {
   if (runDirs.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'name at least one run directory');
   const files = await sampleFilesOf(runDirs);
+  // Loaded here, not at import: importing the library must not load DuckDB's 50 MB native library.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const db = await instance.connect();
   try {

@@ -27,7 +27,7 @@ export async function answer(data: ViewData, key: string, params: URLSearchParam
       desc: params.get('desc') === '1',
       q: params.get('q') ?? '',
       status: params.get('status') ?? '',
-    } as never);
+    });
   }
   if (p[0] === 'sample' && p.length >= 2) {
     const index = int(p[1], 'sample');

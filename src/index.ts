@@ -80,6 +80,7 @@ export { launchPlan, type LaunchPlan } from './pipelines/scale/launch-plan.js';
 export { writeSlurmScripts, submitSlurm, type SlurmOptions } from './pipelines/scale/slurm.js';
 export { convertNative as convert, type ConvertOptions, type ConvertedSession } from './pipelines/convert.js';
 export { exportAtif, type ExportResult } from './pipelines/export-atif.js';
+export { exportRunData, type DataExportFormat, type DataExportOptions } from './pipelines/export-data.js';
 export { finalizeCapture, finalizeNativeCapture, type CallSource, type FinalizeCaptureOptions } from './pipelines/capture/finalize.js';
 export { startProxyPipeline, startRecordingProxy, projectWireLog } from './pipelines/proxy.js';
 export { openUserSinks, sinkSpecs, type SinkSpec, type UserSinkSet } from './pipelines/user-sinks.js';

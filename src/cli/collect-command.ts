@@ -12,7 +12,7 @@ import type { ContainerLimits } from '../sources/docker-runner.js';
 import { printLine } from './output.js';
 import { parseShard } from '../pipelines/scale/shard.js';
 import { parseQueueUrl } from '../pipelines/scale/queue-jobs.js';
-import { rollerVersion } from './version.js';
+import { rollerVersion } from '../core/version.js';
 
 /** What commander hands the collect action (the options below, by their camelCase names). */
 interface CollectCliOptions {

@@ -54,11 +54,26 @@ export function registerConvertCommands(program: Command): void {
 
   program
     .command('export')
-    .description('export every sample with an ACTF as an ATIF-v1.7 trajectory.json (Harbor) under <run>/atif or --output; the run is not modified')
+    .description(
+      'export a run (the run is not modified): --format atif (default) every sample with an ACTF as an ATIF-v1.7 trajectory.json (Harbor) under <run>/atif; ' +
+        '--format hf a Hugging Face dataset directory (Parquet shards of the SFT records, a segments config, a dataset card) under <run>/hf; ' +
+        "--format parquet the samples, participants, calls and relations tables (roller query's columns) under <run>/parquet",
+    )
     .argument('<dir>', 'a run directory (<output>/<run-name>)')
-    .option('--output <dir>', 'where the trajectories go (default: <run>/atif)')
-    .action(async (dir: string, opts: { output?: string }) => {
-      const r = await (await import('../pipelines/export-atif.js')).exportAtif(dir, opts.output ?? join(dir, 'atif'));
+    .option('--format <format>', 'atif, hf or parquet', 'atif')
+    .option('--output <dir>', 'where it goes (default: <run>/<format>); hf and parquet refuse a directory that is not empty')
+    .option('--max-shard-bytes <n>', "hf, parquet: a shard is closed before its rows' JSON passes this many bytes (default 268435456)", positiveInt)
+    .action(async (dir: string, opts: { format: string; output?: string; maxShardBytes?: number }) => {
+      const output = opts.output ?? join(dir, opts.format);
+      if (opts.format === 'hf' || opts.format === 'parquet') {
+        const { exportRunData } = await import('../pipelines/export-data.js');
+        const r = await exportRunData(dir, opts.format, output, opts.maxShardBytes === undefined ? {} : { maxShardBytes: opts.maxShardBytes });
+        process.stderr.write(`${r.received} samples read, ${r.written} ${opts.format === 'hf' ? 'gave training rows' : 'written'}: ${output}\n`);
+        return;
+      }
+      if (opts.format !== 'atif') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--format ${opts.format}: expected atif, hf or parquet`);
+      if (opts.maxShardBytes !== undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--max-shard-bytes is for --format hf or parquet');
+      const r = await (await import('../pipelines/export-atif.js')).exportAtif(dir, output);
       for (const e of r.exported) await printLine(`exported ${e.path} (${e.status})`);
       for (const s of r.skipped) await printLine(`skipped ${s.path}: ${s.reason}`);
       for (const f of r.failed) process.stderr.write(`roller export: ${f.path}: not exported: ${f.error}\n`);

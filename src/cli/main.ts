@@ -11,7 +11,7 @@ import { registerReprocessCommand } from './reprocess-command.js';
 import { registerScaleCommands } from './scale-commands.js';
 import { registerViewCommand } from './view-command.js';
 import { registerQueryCommand } from './query-command.js';
-import { rollerVersion } from './version.js';
+import { rollerVersion } from '../core/version.js';
 
 /** The CLI: each command group is registered from its own file. */
 export function buildProgram(): Command {

@@ -3,7 +3,7 @@ import { ErrorCode, RollerError } from '../core/errors.js';
 import { REPROCESS_TARGETS, type ReprocessTarget } from '../pipelines/reprocess/targets.js';
 import { positiveInt, reportSinkFailures, sinkSpecsOf, withSinkOptions } from './options.js';
 import { printLine } from './output.js';
-import { rollerVersion } from './version.js';
+import { rollerVersion } from '../core/version.js';
 
 interface ReprocessCliOptions {
   output: string;

@@ -7,7 +7,7 @@ import { checkedCollectArgs } from './collect-command.js';
 import { positiveInt, reportSinkFailures, sinkSpecsOf, withSinkOptions } from './options.js';
 import { printLine } from './output.js';
 import { defaultCacheDir } from '../harnesses/cache-dir.js';
-import { rollerVersion } from './version.js';
+import { rollerVersion } from '../core/version.js';
 
 /** `roller merge`, `roller slurm`, `roller k8s`: a run past one machine, on engines that already exist. */
 export function registerScaleCommands(program: Command): void {

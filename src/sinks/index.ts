@@ -11,6 +11,8 @@ import { AtifOptions, createAtifSink } from './atif/sink.js';
 import { CallsJsonlOptions, createCallsJsonlSink } from './calls-jsonl/sink.js';
 import { CaptureManifestOptions, createCaptureManifestSink } from './capture-manifest/sink.js';
 import { ConversionJsonOptions, createConversionJsonSink } from './conversion/sink.js';
+import { createHfDatasetSink, HfDatasetOptions } from './hf-dataset/sink.js';
+import { createParquetTablesSink, ParquetTablesOptions } from './parquet-tables/sink.js';
 import { createRelationsSink, RelationsJsonlOptions } from './relations/sink.js';
 import { createRunInfoSink, RunInfoOptions } from './run-info/sink.js';
 import { createRunLockSink, RunLockOptions } from './run-lock/sink.js';
@@ -53,6 +55,8 @@ export const sinks = {
   usage: { input: 'document', options: UsageJsonOptions, create: createUsageJsonSink },
   conversion: { input: 'document', options: ConversionJsonOptions, create: createConversionJsonSink },
   atif: { input: 'records', options: AtifOptions, create: createAtifSink },
+  'hf-dataset': { input: 'samples', options: HfDatasetOptions, create: createHfDatasetSink },
+  'parquet-tables': { input: 'samples', options: ParquetTablesOptions, create: createParquetTablesSink },
 } as const satisfies Record<string, SinkDefinition>;
 
 export type SinkName = keyof typeof sinks;
@@ -62,6 +66,9 @@ export * from './atif/sink.js';
 export * from './calls-jsonl/sink.js';
 export * from './capture-manifest/sink.js';
 export * from './conversion/sink.js';
+export * from './hf-dataset/sink.js';
+export * from './parquet-tables/sink.js';
+export { sftRecordOfRow } from './hf-dataset/rows.js';
 export * from './user-sink.js';
 export * from './relations/sink.js';
 export * from './run-info/sink.js';

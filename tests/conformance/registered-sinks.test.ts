@@ -5,10 +5,11 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import { finishedSample } from '../../src/pipelines/finished-sample.js';
 import type { Call, Relation, SampleInfo } from '../../src/schemas/index.js';
-import { sinks, type SinkName } from '../../src/sinks/index.js';
+import { sftRecordOfRow, sinks, type SinkName } from '../../src/sinks/index.js';
 import { describeSinkConformance, type ConformanceEnv, type SinkUnderTest } from '../../src/testing/sink-conformance.js';
 import { recordExamples } from '../support/record-examples.js';
 
@@ -47,7 +48,25 @@ const jsonlSink = <T>(name: SinkName, file: string, item: (i: number) => T, expe
 const sample = (kind: 'linear' | 'segments') => (i: number) =>
   finishedSample(`/nonexistent/${i}`, { index: i, status: 'ok' } as unknown as SampleInfo, { linear: kind === 'linear' ? Buffer.from(`{"i":${i}}\n`) : null, segments: kind === 'segments' ? Buffer.from(`{"i":${i},"s":1}\n`) : null });
 
-const UNDER_TEST: Record<SinkName, SinkUnderTest<any>> = {
+/** Every row of a Parquet directory's files (name order), as plain values: hyparquet, not the writer (DuckDB). */
+async function parquetRows(dir: string): Promise<Json[]> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.parquet')).sort();
+  const rows: Json[] = [];
+  for (const n of names) {
+    const bytes = await readFile(join(dir, n));
+    rows.push(...((await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer })) as Json[]));
+  }
+  return rows;
+}
+const sftRecord = (i: number) => ({ messages: [{ role: 'user', content: `task ${i}` }, { role: 'assistant', reasoning_content: '', content: `done ${i}`, tool_calls: [] }], tools: [] });
+/** A finished sample of an ok run whose linear SFT record is already encoded (no files needed). */
+const trainingSample = (i: number) =>
+  finishedSample(`/nonexistent/run/samples/m/${String(i).padStart(4, '0')}_t`, { index: i, task_id: `t${i}`, model: 'm', status: 'ok', harness: { name: 'claude-code', version: '1' }, usage: null, runtime: {} } as unknown as SampleInfo, {
+    linear: Buffer.from(`${JSON.stringify(sftRecord(i))}\n`),
+    segments: null,
+  });
+
+const UNDER_TEST: Partial<Record<SinkName, SinkUnderTest<any>>> = {
   'calls-jsonl': jsonlSink('calls-jsonl', 'calls.jsonl', call),
   relations: jsonlSink('relations', 'relations.jsonl', (i) => ({ ...(recordExamples.relation as Relation), relation_id: `r-conf-${i}` })),
   trace: jsonlSink('trace', 'trace.jsonl', (i) => ({ type: 'assistant', uuid: `u${i}`, message: { id: `m${i}` } })),
@@ -104,10 +123,25 @@ const UNDER_TEST: Record<SinkName, SinkUnderTest<any>> = {
   },
 };
 
+UNDER_TEST['hf-dataset'] = {
+  create: (env) => sinks['hf-dataset'].create({ output: join(env.dir, 'hf') }, env.open),
+  item: trainingSample,
+  readBack: async (env) => (await parquetRows(join(env.dir, 'hf', 'data'))).map((r) => sftRecordOfRow(r as never)),
+  expected: (items: { index: number }[]) => items.map((s) => sftRecord(s.index)),
+  capacity: 1,
+};
+UNDER_TEST['parquet-tables'] = {
+  create: (env) => sinks['parquet-tables'].create({ output: join(env.dir, 'tables') }, env.open),
+  item: trainingSample,
+  readBack: async (env) => (await parquetRows(join(env.dir, 'tables', 'samples'))).map((r) => r.task_id),
+  expected: (items: { index: number }[]) => items.map((s) => `t${s.index}`),
+  capacity: 1,
+};
+
 describe('the sink registry', () => {
   it('every registered sink is under the conformance suite here', () => {
     expect(Object.keys(UNDER_TEST).sort()).toEqual(Object.keys(sinks).sort());
   });
 });
 
-for (const [name, sut] of Object.entries(UNDER_TEST)) describeSinkConformance(name, sut);
+for (const [name, sut] of Object.entries(UNDER_TEST)) describeSinkConformance(name, sut!);

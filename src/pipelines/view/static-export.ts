@@ -1,7 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { buildDirectory } from '../../core/built-directory.js';
 import { dirname, join, resolve } from 'node:path';
-import { ErrorCode, RollerError } from '../../core/errors.js';
 import { answer, staticFileOf } from './api.js';
 import { viewAssets } from './assets.js';
 import { TRAJECTORY_PAGE, type ViewData } from './view-data.js';
@@ -20,21 +19,17 @@ export interface StaticExportReport {
  */
 export async function exportStatic(data: ViewData, outDir: string, onSample?: (done: number, total: number) => void): Promise<StaticExportReport> {
   const out = resolve(outDir);
-  if (existsSync(out) && readdirSync(out).length > 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${out} is not empty: name a new directory for the static view`);
-  const building = `${out}.building-${process.pid}`;
-  await rm(building, { recursive: true, force: true });
-  await mkdir(building, { recursive: true });
   let files = 0;
   let bytes = 0;
-  const write = async (name: string, text: string) => {
-    const path = join(building, name);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
-    files++;
-    bytes += Buffer.byteLength(text);
-  };
-  const put = async (key: string, value: unknown) => write(staticFileOf(key), `rollerData(${JSON.stringify(key)},${JSON.stringify(value)});\n`);
-  try {
+  await buildDirectory(out, 'the static view', async (building) => {
+    const write = async (name: string, text: string) => {
+      const path = join(building, name);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, text);
+      files++;
+      bytes += Buffer.byteLength(text);
+    };
+    const put = async (key: string, value: unknown) => write(staticFileOf(key), `rollerData(${JSON.stringify(key)},${JSON.stringify(value)});\n`);
     for (const [name, text] of Object.entries(await viewAssets('static'))) await write(name, text);
     await put('run', data.run());
     await data.table.index();
@@ -59,11 +54,6 @@ export async function exportStatic(data: ViewData, outDir: string, onSample?: (d
       if (sample.has.dialogue) await put(`sample/${row.index}/dialogue`, await data.dialogue(row.index));
       onSample?.(++done, data.table.rows.length);
     }
-    await rm(out, { recursive: true, force: true });
-    await rename(building, out);
-  } catch (err) {
-    await rm(building, { recursive: true, force: true });
-    throw err;
-  }
+  });
   return { out, files, bytes };
 }

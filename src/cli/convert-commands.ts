@@ -57,13 +57,27 @@ export function registerConvertCommands(program: Command): void {
     .description(
       'export a run (the run is not modified): --format atif (default) every sample with an ACTF as an ATIF-v1.7 trajectory.json (Harbor) under <run>/atif; ' +
         '--format hf a Hugging Face dataset directory (Parquet shards of the SFT records, a segments config, a dataset card) under <run>/hf; ' +
-        "--format parquet the samples, participants, calls and relations tables (roller query's columns) under <run>/parquet",
+        "--format parquet the samples, participants, calls and relations tables (roller query's columns) under <run>/parquet; " +
+        '--format otlp one OpenTelemetry trace per sample (GenAI spans: invoke_agent per agent, chat per call, execute_tool per tool call) to --endpoint',
     )
     .argument('<dir>', 'a run directory (<output>/<run-name>)')
-    .option('--format <format>', 'atif, hf or parquet', 'atif')
+    .option('--format <format>', 'atif, hf, parquet or otlp', 'atif')
     .option('--output <dir>', 'where it goes (default: <run>/<format>); hf and parquet refuse a directory that is not empty')
     .option('--max-shard-bytes <n>', "hf, parquet: a shard is closed before its rows' JSON passes this many bytes (default 268435456)", positiveInt)
-    .action(async (dir: string, opts: { format: string; output?: string; maxShardBytes?: number }) => {
+    .option('--endpoint <url>', 'otlp: the collector base URL, /v1/traces appended (default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option('--protocol <protocol>', 'otlp: http/protobuf or http/json (default: OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf)')
+    .option('--content', "otlp: also send every call's messages (off by default)")
+    .action(async (dir: string, opts: { format: string; output?: string; maxShardBytes?: number; endpoint?: string; protocol?: string; content?: boolean }) => {
+      if (opts.format === 'otlp') {
+        if (opts.output !== undefined || opts.maxShardBytes !== undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--format otlp sends traces to --endpoint; --output and --max-shard-bytes are for files');
+        if (opts.protocol !== undefined && opts.protocol !== 'http/protobuf' && opts.protocol !== 'http/json') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--protocol ${opts.protocol}: expected http/protobuf or http/json (grpc is not supported)`);
+        const { exportRunData } = await import('../pipelines/export-data.js');
+        const otlp = { ...(opts.endpoint ? { endpoint: opts.endpoint } : {}), ...(opts.protocol ? { protocol: opts.protocol as 'http/json' } : {}), content: opts.content === true };
+        const r = await exportRunData(dir, 'otlp', '', { otlp });
+        process.stderr.write(`${r.received} samples read, ${r.written} sent as traces${r.skipped ? `, ${r.skipped} without captured calls sent nothing (collect with --capture-calls)` : ''}\n`);
+        return;
+      }
+      if (opts.endpoint !== undefined || opts.protocol !== undefined || opts.content) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--endpoint, --protocol and --content are for --format otlp');
       const output = opts.output ?? join(dir, opts.format);
       if (opts.format === 'hf' || opts.format === 'parquet') {
         const { exportRunData } = await import('../pipelines/export-data.js');
@@ -71,7 +85,7 @@ export function registerConvertCommands(program: Command): void {
         process.stderr.write(`${r.received} samples read, ${r.written} ${opts.format === 'hf' ? 'gave training rows' : 'written'}: ${output}\n`);
         return;
       }
-      if (opts.format !== 'atif') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--format ${opts.format}: expected atif, hf or parquet`);
+      if (opts.format !== 'atif') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--format ${opts.format}: expected atif, hf, parquet or otlp`);
       if (opts.maxShardBytes !== undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--max-shard-bytes is for --format hf or parquet');
       const r = await (await import('../pipelines/export-atif.js')).exportAtif(dir, output);
       for (const e of r.exported) await printLine(`exported ${e.path} (${e.status})`);

@@ -1,26 +1,35 @@
 import { createStageContext } from '../core/context.js';
 import type { SinkReport } from '../core/stage.js';
 import { createHfDatasetSink } from '../sinks/hf-dataset/sink.js';
+import { createOtlpSink, type OtlpOptions } from '../sinks/otlp/sink.js';
 import { createParquetTablesSink } from '../sinks/parquet-tables/sink.js';
 import { openRun } from './run-reader.js';
 
-export type DataExportFormat = 'hf' | 'parquet';
+export type DataExportFormat = 'hf' | 'parquet' | 'otlp';
 
 export interface DataExportOptions {
   /** A shard (or table file) is closed before its rows' JSON passes this many bytes. */
   maxShardBytes?: number;
+  /** otlp: where and how (the OTEL_EXPORTER_OTLP_* variables otherwise), and whether messages go too. */
+  otlp?: Pick<OtlpOptions, 'endpoint' | 'protocol' | 'content'>;
   signal?: AbortSignal;
 }
 
 /**
- * `roller export RUN --format hf|parquet`: the run's samples in request order (each sample's info.json checked as it
+ * `roller export RUN --format hf|parquet|otlp`: the run's samples in request order (each sample's info.json checked as it
  * is reached) into the registered sink of that format — the same sink `--sink hf-dataset` / `--sink parquet-tables`
  * gives collect, reprocess and merge. A damaged or missing sample stops the export with its path; nothing partial is
  * left (the output is built beside its place).
  */
-export async function exportRunData(runDir: string, format: DataExportFormat, output: string, options: DataExportOptions = {}): Promise<SinkReport> {
+export async function exportRunData(runDir: string, format: DataExportFormat, output: string, options: DataExportOptions = {}): Promise<SinkReport & { skipped?: number }> {
   const run = await openRun(runDir);
+  const ctx = createStageContext(options.signal ? { signal: options.signal } : {});
+  if (format === 'otlp') {
+    const sink = createOtlpSink(options.otlp ?? {});
+    const report = await sink.consume(run.samples(), ctx);
+    return { ...report, skipped: sink.skipped() };
+  }
   const shard = options.maxShardBytes === undefined ? {} : { max_shard_bytes: options.maxShardBytes };
   const sink = format === 'hf' ? createHfDatasetSink({ output, ...shard }) : createParquetTablesSink({ output, ...shard });
-  return sink.consume(run.samples(), createStageContext(options.signal ? { signal: options.signal } : {}));
+  return sink.consume(run.samples(), ctx);
 }

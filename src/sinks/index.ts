@@ -12,6 +12,7 @@ import { CallsJsonlOptions, createCallsJsonlSink } from './calls-jsonl/sink.js';
 import { CaptureManifestOptions, createCaptureManifestSink } from './capture-manifest/sink.js';
 import { ConversionJsonOptions, createConversionJsonSink } from './conversion/sink.js';
 import { createHfDatasetSink, HfDatasetOptions } from './hf-dataset/sink.js';
+import { createOtlpSink, OtlpOptions } from './otlp/sink.js';
 import { createParquetTablesSink, ParquetTablesOptions } from './parquet-tables/sink.js';
 import { createRelationsSink, RelationsJsonlOptions } from './relations/sink.js';
 import { createRunInfoSink, RunInfoOptions } from './run-info/sink.js';
@@ -57,6 +58,7 @@ export const sinks = {
   atif: { input: 'records', options: AtifOptions, create: createAtifSink },
   'hf-dataset': { input: 'samples', options: HfDatasetOptions, create: createHfDatasetSink },
   'parquet-tables': { input: 'samples', options: ParquetTablesOptions, create: createParquetTablesSink },
+  otlp: { input: 'samples', options: OtlpOptions, create: createOtlpSink },
 } as const satisfies Record<string, SinkDefinition>;
 
 export type SinkName = keyof typeof sinks;
@@ -68,6 +70,7 @@ export * from './capture-manifest/sink.js';
 export * from './conversion/sink.js';
 export * from './hf-dataset/sink.js';
 export * from './parquet-tables/sink.js';
+export * from './otlp/sink.js';
 export { sftRecordOfRow } from './hf-dataset/rows.js';
 export * from './user-sink.js';
 export * from './relations/sink.js';

@@ -6,11 +6,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { finishedSample } from '../../src/pipelines/finished-sample.js';
 import type { Call, Relation, SampleInfo } from '../../src/schemas/index.js';
 import { sftRecordOfRow, sinks, type SinkName } from '../../src/sinks/index.js';
 import { describeSinkConformance, type ConformanceEnv, type SinkUnderTest } from '../../src/testing/sink-conformance.js';
+import { startReceiver } from '../support/otlp-receiver.js';
 import { recordExamples } from '../support/record-examples.js';
 
 type Json = Record<string, any>;
@@ -136,6 +137,22 @@ UNDER_TEST['parquet-tables'] = {
   readBack: async (env) => (await parquetRows(join(env.dir, 'tables', 'samples'))).map((r) => r.task_id),
   expected: (items: { index: number }[]) => items.map((s) => `t${s.index}`),
   capacity: 1,
+};
+
+/** The otlp sink's collector: a receiver decoding with OpenTelemetry's generated protobuf code. */
+const receiver = await startReceiver();
+afterAll(() => receiver.close());
+UNDER_TEST.otlp = {
+  create: () => {
+    receiver.spans.length = 0;
+    return sinks.otlp.create({ endpoint: receiver.url, batch_spans: 64 });
+  },
+  // A sample with one captured call: its trace is an agent span and a chat span.
+  item: (i: number) => ({ ...trainingSample(i), calls: async function* () { yield { ...call(i), participant_id: null, ended_at: (recordExamples.call as Call).started_at }; } }),
+  readBack: async () => receiver.spans.filter((s) => s.parentSpanId === '').map((s) => s.attributes['roller.index']),
+  expected: (items: { index: number }[]) => items.map((s) => s.index),
+  capacity: 1,
+  outputs: 'own',
 };
 
 describe('the sink registry', () => {

@@ -187,7 +187,7 @@ describe('roller export --format hf | parquet', () => {
 
     const unknown = await roller(['export', runs.demo, '--format', 'arrow', '--output', join(tmp.path, 'never')]);
     expect(unknown.code).not.toBe(0);
-    expect(unknown.stderr).toContain('--format arrow: expected atif, hf or parquet');
+    expect(unknown.stderr).toContain('--format arrow: expected atif, hf, parquet or otlp');
 
     const damaged = join(tmp.path, 'runs', 'damaged');
     cpSync(runs.multi, damaged, { recursive: true });

@@ -8,6 +8,10 @@ export function runUsageTotals(rows: readonly { path: string; usage: UsageTotals
   const total = (k: 'input' | 'cached_input' | 'cache_creation' | 'output' | 'reasoning' | 'requests') => rows.reduce((a, r) => a + (r.usage?.[k] ?? 0), 0);
   const costs = rows.map((r) => r.usage?.cost_usd).filter((c): c is number => typeof c === 'number');
   const partialSamples = rows.filter((r) => r.usage?.partial).map((r) => r.path);
+  // Priced in all only when every sample's calls were (a partial sum would pass for a total).
+  const used = rows.filter((r) => r.usage !== null);
+  const table = used.find((r) => r.usage?.price_table)?.usage?.price_table;
+  const priced = used.length > 0 && used.every((r) => typeof r.usage?.priced_cost_usd === 'number') ? used.reduce((a, r) => a + r.usage!.priced_cost_usd!, 0) : null;
   return {
     input: total('input'),
     cached_input: total('cached_input'),
@@ -16,6 +20,7 @@ export function runUsageTotals(rows: readonly { path: string; usage: UsageTotals
     reasoning: total('reasoning'),
     cost_usd: costs.length > 0 ? costs.reduce((a, b) => a + b, 0) : null,
     requests: total('requests'),
+    ...(table ? { priced_cost_usd: priced, price_table: table } : {}),
     ...(partialSamples.length > 0 ? { partial: { missing: [], samples: partialSamples, reason: "these samples' totals leave tokens out (each sample's usage.partial says which participants and why)" } } : {}),
   };
 }

@@ -35,6 +35,10 @@ export interface SampleUsage {
   /** Each participant's own tokens summed once (a child's tokens are never also the parent's). */
   totals: Tokens;
   cost_usd: number | null;
+  /** Its calls priced from a maintained table (info.json usage.priced_cost_usd), and which of the two to use. */
+  priced_cost_usd: number | null;
+  cost_source: string;
+  price_table: string | null;
   /** Against what the harness itself reported (Claude Code's result event), when it reported something. */
   reconciliation: { source: string; main_agent_agrees: boolean; all_agents_agree: boolean; differences: string[] } | null;
 }
@@ -44,6 +48,8 @@ export interface UsageReport {
   samples: SampleUsage[];
   totals: Tokens;
   cost_usd: number | null;
+  /** Every sample priced, summed (null when one was not). */
+  priced_cost_usd: number | null;
 }
 
 
@@ -63,6 +69,7 @@ export async function usageReport(dir: string): Promise<UsageReport> {
   const samples: SampleUsage[] = [];
   const totals = zeroTokens();
   let cost: number | null = null;
+  let priced: number | null = 0;
   for (const row of run.samples) {
     if (!existsSync(join(runDir, row.path, 'info.json'))) continue; // a sample not written yet (a run under way)
     const sample = await opened.sample(row);
@@ -96,9 +103,12 @@ export async function usageReport(dir: string): Promise<UsageReport> {
     addTokens(totals, sampleTotals);
     const c = info.usage?.cost_usd ?? null;
     if (c !== null) cost = (cost ?? 0) + c;
-    samples.push({ path: row.path, task_id: info.task_id, model: info.model, status: row.status, tree: tree.map(strip), totals: sampleTotals, cost_usd: c, reconciliation: reconcile(info, tree, sampleTotals) });
+    const p = info.usage?.priced_cost_usd ?? null;
+    priced = p === null || priced === null ? null : priced + p;
+    const source = info.usage?.cost_source ?? (c !== null ? 'reported' : 'unknown');
+    samples.push({ path: row.path, task_id: info.task_id, model: info.model, status: row.status, tree: tree.map(strip), totals: sampleTotals, cost_usd: c, priced_cost_usd: p, cost_source: source, price_table: info.usage?.price_table ?? null, reconciliation: reconcile(info, tree, sampleTotals) });
   }
-  return { run: runDir, samples, totals, cost_usd: cost };
+  return { run: runDir, samples, totals, cost_usd: cost, priced_cost_usd: samples.length > 0 ? priced : null };
 }
 
 function strip(n: UsageNode & { parent?: unknown; reason?: unknown }): UsageNode {
@@ -110,23 +120,30 @@ function strip(n: UsageNode & { parent?: unknown; reason?: unknown }): UsageNode
 export const formatTokens = (t: Tokens) => `in ${t.input} · cache write ${t.cache_creation} · cache read ${t.cache_read} · out ${t.output}${t.reasoning ? ` (reasoning ${t.reasoning})` : ''}`;
 const fmt = formatTokens;
 
+/** Both costs where both exist: the one the harness reported and the one priced from the calls (with its table). */
+function costs(reported: number | null | undefined, priced: number | null | undefined, table: string | null | undefined): string {
+  const parts = [...(typeof reported === 'number' ? [`$${reported.toFixed(4)} reported`] : []), ...(typeof priced === 'number' ? [`$${priced.toFixed(4)} priced (${table ?? 'price table'})`] : [])];
+  return parts.length ? ` · ${parts.join(' · ')}` : '';
+}
+
 /** The report as text: one tree per sample, then the run's totals. */
 export function formatUsage(r: UsageReport): string[] {
   const lines: string[] = [];
   for (const s of r.samples) {
-    lines.push(`${s.path} [${s.status}] ${fmt(s.totals)}${s.cost_usd === null ? '' : ` · $${s.cost_usd.toFixed(4)}`}`);
+    lines.push(`${s.path} [${s.status}] ${fmt(s.totals)}${costs(s.cost_usd, s.priced_cost_usd, s.price_table)}`);
     if (s.reconciliation) {
       lines.push(`  ${s.reconciliation.differences.length === 0 ? 'agrees with' : 'DIFFERS from'} the harness's own totals (${s.reconciliation.source})${s.reconciliation.differences.length ? `: ${s.reconciliation.differences.join('; ')}` : ''}`);
     }
     const walk = (n: UsageNode, indent: string) => {
-      lines.push(`${indent}${n.role} ${n.native_id}${n.spawn_tool_call_id ? ` (spawned by ${n.spawn_tool_call_id})` : ''}: ${n.messages} messages, ${fmt(n.tokens)}, ${n.status}${n.status_source ? ` — ${n.status_source}` : ''}${n.note ? ` — ${n.note}` : ''}`);
+      const priced = n as { priced_cost_usd?: number | null; price_table?: string };
+      lines.push(`${indent}${n.role} ${n.native_id}${n.spawn_tool_call_id ? ` (spawned by ${n.spawn_tool_call_id})` : ''}: ${n.messages} messages, ${fmt(n.tokens)}${costs(null, priced.priced_cost_usd, priced.price_table)}, ${n.status}${n.status_source ? ` — ${n.status_source}` : ''}${n.note ? ` — ${n.note}` : ''}`);
       if (n.compaction) lines.push(`${indent}  + ${n.compaction.calls} compaction summary call(s) (wire usage; no native message): ${fmt(n.compaction.tokens)}`);
       if (n.auxiliary) lines.push(`${indent}  + ${n.auxiliary.calls} call(s) of ${n.auxiliary.rule} (wire usage): ${fmt(n.auxiliary.tokens)}`);
       for (const c of n.children) walk(c, `${indent}  `);
     };
     for (const n of s.tree) walk(n, '  ');
   }
-  lines.push(`run ${r.run}: ${r.samples.length} samples, ${fmt(r.totals)}${r.cost_usd === null ? '' : ` · $${r.cost_usd.toFixed(4)}`}`);
+  lines.push(`run ${r.run}: ${r.samples.length} samples, ${fmt(r.totals)}${costs(r.cost_usd, r.priced_cost_usd, r.samples.find((s) => s.price_table)?.price_table)}`);
   return lines;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HarnessName, IsoTimestamp, NonNegativeInt, RecordedError, SampleStatus, UsageTotals } from './common.js';
+import { HarnessName, IsoTimestamp, NonNegativeInt, PricedCost, RecordedError, SampleStatus, UsageTotals } from './common.js';
 
 export const RUN_INFO_SCHEMA = 'roller.run-info/v1';
 
@@ -129,6 +129,8 @@ export const RuntimeParticipant = z
     status: z.string(),
     status_source: z.string().nullable(),
     reason: z.string().nullable().optional(),
+    cost_usd: z.number().nullable().optional().describe('the cost the harness reported for it'),
+    ...PricedCost.shape,
   })
   .catchall(z.unknown());
 export type RuntimeParticipant = z.infer<typeof RuntimeParticipant>;

@@ -176,6 +176,27 @@ describe('roller export --format hf | parquet', () => {
     expect((await withHyparquet(join(dataset, 'data'))).map((x) => sftRecordOfRow(x as never))).toEqual(sftLines(join(tmp.path, 'runs', 'sinked', 'sft.jsonl')));
   });
 
+  it("costs: each Claude Code sample priced from its calls equals the cost Claude Code reported (two tables, one answer); Codex on a model the table lacks is unknown, saying why; roller usage shows both", async () => {
+    const demo = readJson<RunInfo>(join(runs.demo, 'info.json'));
+    for (const row of demo.samples) {
+      const usage = readJson<Json>(join(runs.demo, row.path, 'info.json')).usage;
+      expect(usage.cost_usd, row.path).toBeGreaterThan(0);
+      expect(usage.priced_cost_usd).toBeCloseTo(usage.cost_usd, 9);
+      expect(usage).toMatchObject({ cost_source: 'reported', price_table: expect.stringMatching(/^genai-prices@/) });
+    }
+    expect(demo.usage.priced_cost_usd).toBeCloseTo(demo.usage.cost_usd!, 9);
+    const delegate = readJson<Json>(join(runs.demo, demo.samples.find((s) => s.task_id === 'delegate')!.path, 'info.json'));
+    const [root, child] = delegate.runtime.participants as [Json, Json];
+    expect(child.cost_source).toMatch(/^priced\(genai-prices@/); // Claude Code reports one total, at the root
+    expect(root.priced_cost_usd + child.priced_cost_usd).toBeCloseTo(delegate.usage.priced_cost_usd, 9);
+    const text = (await roller(['usage', runs.demo])).stdout;
+    expect(text).toMatch(/\$\d+\.\d{4} reported · \$\d+\.\d{4} priced \(genai-prices@/);
+
+    const codex = readJson<RunInfo>(join(runs.codex, 'info.json'));
+    const usage = readJson<Json>(join(runs.codex, codex.samples[0]!.path, 'info.json')).usage;
+    expect(usage).toMatchObject({ cost_usd: null, priced_cost_usd: null, cost_source: 'unknown', priced_cost_note: expect.stringContaining('is not in genai-prices@') });
+  });
+
   it('refused, nothing written: an output that is not empty, a format not known, a damaged sample (named)', async () => {
     const busy = join(tmp.path, 'busy');
     cpSync(join(tmp.path, 'hf-demo'), busy, { recursive: true });

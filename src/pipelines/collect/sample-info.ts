@@ -5,6 +5,8 @@ import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
 import { createSampleInfoSink } from '../../sinks/sample-info/sink.js';
 import { partialUsage, type ParticipantUsage } from '../../schemas/participant-usage.js';
+import { costSource, PRICE_TABLE, type SummedPrice } from '../../transforms/cost/price-table.js';
+import { participantPrice, samplePrices, type SamplePrices } from '../sample-prices.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
 import type { AttemptResult } from './sample.js';
@@ -39,7 +41,8 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     { target: 'actf', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
     { target: 'sft', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
   ];
-  const usage = sampleUsage(result);
+  const prices = await samplePrices(dir, result.capture?.path);
+  const usage = sampleUsage(result, prices);
   const info: SampleInfo = {
     schema: SAMPLE_INFO_SCHEMA,
     task_id: head.task_id,
@@ -69,7 +72,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       model_identity_audit: result.audits?.modelIdentity ?? null,
       ...(result.audits?.wireEffort ? { wire_effort_audit: result.audits.wireEffort } : {}),
       ...(result.audits?.thinking ? { thinking_audit: result.audits.thinking } : {}),
-      participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, status: p.status, status_source: p.status_source, ...(p.status_meaning ? { status_meaning: p.status_meaning } : {}), ...(p.replayed_records_skipped !== undefined ? { replayed_records_skipped: p.replayed_records_skipped } : {}), ...(p.resumed_by?.length ? { resumed_by: p.resumed_by, spawn_status: p.spawn_status } : {}), reason: p.reason })),
+      participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, ...participantCost(p, participantPrice(p.participant, prices)), status: p.status, status_source: p.status_source, ...(p.status_meaning ? { status_meaning: p.status_meaning } : {}), ...(p.replayed_records_skipped !== undefined ? { replayed_records_skipped: p.replayed_records_skipped } : {}), ...(p.resumed_by?.length ? { resumed_by: p.resumed_by, spawn_status: p.spawn_status } : {}), reason: p.reason })),
       capture: result.capture,
       ...(result.compactionCalls?.length ? { compaction_calls: result.compactionCalls } : {}),
       ...(result.auxiliaryCalls?.length ? { auxiliary_calls: result.auxiliaryCalls } : {}),
@@ -89,7 +92,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
 type FinishedResult = Parameters<typeof finishSample>[2];
 
 /** The sample's tokens: its participants' and the calls no native record holds (compaction summaries, auxiliary calls). */
-function sampleUsage(result: FinishedResult): SampleInfo['usage'] {
+function sampleUsage(result: FinishedResult, prices: SamplePrices): SampleInfo['usage'] {
   if (result.participants.length === 0) return null;
   const calls = [...(result.compactionCalls ?? []), ...(result.auxiliaryCalls ?? [])];
   const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + calls.reduce((a, c) => a + c.tokens[k], 0);
@@ -100,10 +103,15 @@ function sampleUsage(result: FinishedResult): SampleInfo['usage'] {
     cache_creation: sum('cache_creation'),
     output: sum('output'),
     reasoning: sum('reasoning'),
-    cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null,
+    ...participantCost({ cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null }, prices.sample),
     requests: result.requests,
     ...(partial ? { partial } : {}),
   };
+}
+
+/** The cost a harness reported and the one priced from the calls (with the table, or why not), and which to use. */
+function participantCost(p: { cost_usd: number | null }, priced: SummedPrice) {
+  return { cost_usd: p.cost_usd, priced_cost_usd: priced.usd, cost_source: costSource(p.cost_usd, priced.usd), price_table: PRICE_TABLE, ...(priced.reason ? { priced_cost_note: priced.reason } : {}) };
 }
 
 /** Whether the sample's SFT is training data, and the first reason it is not (a failure, then the audits in order). */

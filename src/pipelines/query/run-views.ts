@@ -140,7 +140,8 @@ export async function defineRunViews(db: DuckDBConnection, runDirs: string[], fi
       json->'harness'->>'name' AS harness, json->'harness'->>'version' AS harness_version, json->>'status' AS status, json->'error'->>'message' AS error,
       ${BIG("json->>'elapsed_ms'")} AS elapsed_ms, ${BIG("json->'usage'->>'input'")} AS input, ${BIG("json->'usage'->>'cache_creation'")} AS cache_creation,
       ${BIG("json->'usage'->>'cached_input'")} AS cache_read, ${BIG("json->'usage'->>'output'")} AS output, ${BIG("json->'usage'->>'reasoning'")} AS reasoning,
-      (json->'usage'->>'cost_usd')::DOUBLE AS cost_usd, ${BIG("json->'usage'->>'requests'")} AS requests,
+      (json->'usage'->>'cost_usd')::DOUBLE AS cost_usd, (json->'usage'->>'priced_cost_usd')::DOUBLE AS priced_cost_usd, json->'usage'->>'cost_source' AS cost_source,
+      ${BIG("json->'usage'->>'requests'")} AS requests,
       (json->'runtime'->'sft_eligibility'->>'eligible')::BOOLEAN AS sft_eligible, json->'runtime'->'sft_eligibility'->>'reason' AS sft_reason,
       json->'grade'->>'status' AS grade, json->'grade'->'scores' AS scores,
       json_array_length(json->'runtime'->'participants') - 1 AS subagents
@@ -149,7 +150,8 @@ export async function defineRunViews(db: DuckDBConnection, runDirs: string[], fi
     SELECT run, sample, json->>'task_id' AS task_id, json->>'model' AS model, p->>'participant' AS participant, p->>'role' AS role, p->>'parent' AS parent,
       (p->>'depth')::INTEGER AS depth, p->>'spawn_tool_call_id' AS spawn_tool_call_id, ${BIG("p->>'messages'")} AS messages,
       ${BIG("p->'tokens'->>'input'")} AS input, ${BIG("p->'tokens'->>'cache_creation'")} AS cache_creation, ${BIG("p->'tokens'->>'cache_read'")} AS cache_read,
-      ${BIG("p->'tokens'->>'output'")} AS output, ${BIG("p->'tokens'->>'reasoning'")} AS reasoning, p->>'status' AS status, p->>'reason' AS reason
+      ${BIG("p->'tokens'->>'output'")} AS output, ${BIG("p->'tokens'->>'reasoning'")} AS reasoning, (p->>'cost_usd')::DOUBLE AS cost_usd,
+      (p->>'priced_cost_usd')::DOUBLE AS priced_cost_usd, p->>'cost_source' AS cost_source, p->>'status' AS status, p->>'reason' AS reason
     FROM sample_json, unnest(coalesce(json_extract(json, '$.runtime.participants[*]'), []::JSON[])) AS t(p)`);
 
   const calls = files.flatMap((f) => (f.calls ? [f.calls] : []));

@@ -2,6 +2,7 @@ import { ROOT_CONTEXT as ROOT, SpanKind, SpanStatusCode, trace, type Attributes,
 import type { Call } from '../../schemas/call.js';
 import type { FinishedSample } from '../../schemas/finished-sample.js';
 import { readableRequest, readableResponse, type ReadablePart } from '../../transforms/protocols/readable.js';
+import { costSource, PRICE_TABLE, priceCall } from '../../transforms/cost/price-table.js';
 import { wireProtocol } from '../../transforms/protocols/index.js';
 import { sampleLocation } from '../sample-location.js';
 import { GENAI, OPERATION, PROVIDER } from './genai-names.js';
@@ -19,7 +20,7 @@ interface CallFacts {
   content?: Attributes;
 }
 
-type Participant = { participant: string; role: string; native_id: string; parent: string | null; depth: number; spawn_tool_call_id: string | null; status: string; tokens: Record<string, number> };
+type Participant = { participant: string; role: string; native_id: string; parent: string | null; depth: number; spawn_tool_call_id: string | null; status: string; tokens: Record<string, number>; cost_usd?: number | null; priced_cost_usd?: number | null };
 
 const time = (iso: string) => new Date(iso);
 const ms = (iso: string | null | undefined) => (iso ? Date.parse(iso) : NaN);
@@ -88,6 +89,7 @@ export async function sampleTrace(sample: FinishedSample, tracer: Tracer, option
       'roller.participant.role': p.role,
       'roller.participant.depth': p.depth,
       'roller.participant.status': p.status,
+      ...costAttributes(p.cost_usd, p.priced_cost_usd),
       ...(p.spawn_tool_call_id ? { 'roller.spawn_tool_call_id': p.spawn_tool_call_id } : {}),
       ...(p === root ? { 'roller.run': where.run, 'roller.sample': where.sample, 'roller.index': info.index, 'roller.task_id': info.task_id, 'roller.model': info.model, 'roller.harness': info.harness.name, 'roller.harness.version': info.harness.version, 'roller.status': info.status } : {}),
     };
@@ -140,12 +142,22 @@ function chatSpan(tracer: Tracer, c: CallFacts, parent: Context): Span {
     'roller.protocol': call.protocol,
     ...(call.http_status !== null ? { 'http.response.status_code': call.http_status } : {}),
     ...(call.first_byte_at ? { 'roller.ttfb_ms': ms(call.first_byte_at) - ms(call.started_at) } : {}),
+    ...costAttributes(null, priceCall(call).usd),
     ...(c.content ?? {}),
   };
   const s = tracer.startSpan(`${OPERATION.chat} ${model}`, { kind: SpanKind.CLIENT, startTime: time(call.started_at), attributes }, parent);
   if (call.execution_status !== 'completed' || (call.http_status ?? 0) >= 400) s.setStatus({ code: SpanStatusCode.ERROR, message: `${call.execution_status}${call.http_status ? ` (HTTP ${call.http_status})` : ''}${call.errors[0] ? `: ${call.errors[0].message}` : ''}` });
   s.end(time(call.ended_at ?? call.started_at));
   return s;
+}
+
+/** Both costs where both exist, and which one to use (the same rule as info.json's cost_source). */
+function costAttributes(reported: number | null | undefined, priced: number | null | undefined): Attributes {
+  return {
+    ...(typeof reported === 'number' ? { 'roller.cost_usd.reported': reported } : {}),
+    ...(typeof priced === 'number' ? { 'roller.cost_usd.priced': priced, 'roller.price_table': PRICE_TABLE } : {}),
+    'roller.cost_source': costSource(reported, priced ?? null),
+  };
 }
 
 /**

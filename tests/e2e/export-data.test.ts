@@ -167,6 +167,22 @@ describe('roller export --format hf | parquet', () => {
     }
   });
 
+  it("roller query over Parquet exports answers the docs' examples as over the runs themselves", async () => {
+    const examples = [...readFileSync(join(repoRoot, 'docs/commands/query.md'), 'utf8').matchAll(/<!-- example: ([a-z-]+) -->\n```sql\n([\s\S]*?)```/g)].map((m) => m[2]!.trim()).filter((q) => !/\b(steps|runs)\b/.test(q));
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+    const runsGiven = [runs.demo, runs.multi];
+    const exported = runsGiven.map((r) => join(tmp.path, `tables-${r.split('/').at(-1)}`));
+    const ask = async (dirs: string[], sql: string) => {
+      const r = await roller(['query', ...dirs, sql, '--format', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    for (const sql of examples) expect(await ask(exported, sql), sql).toBe(await ask(runsGiven, sql));
+    const mixed = await roller(['query', runs.demo, exported[0]!, 'SELECT 1']);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('not both at once');
+  });
+
   it('--sink hf-dataset in collect writes the dataset of the run it collects (the same sink as export)', async () => {
     const dataset = join(tmp.path, 'collected-hf');
     const tasks = join(tmp.path, 'sink-tasks.jsonl');

@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import { PARQUET_TABLES } from '../../sinks/parquet-tables/sink.js';
 import { defineRunViews, sampleFilesOf } from './run-views.js';
 
 export type QueryFormat = 'table' | 'csv' | 'json';
@@ -13,13 +16,18 @@ export interface RunQuery {
 /** An in-memory DuckDB with the views over these runs' files (`roller query`; the library's SQL over runs). */
 export async function openRunQuery(runDirs: string[]): Promise<RunQuery> {
   if (runDirs.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'name at least one run directory');
-  const files = await sampleFilesOf(runDirs);
+  const exports = runDirs.filter(isParquetExport);
+  if (exports.length > 0 && exports.length < runDirs.length) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${exports[0]} is a Parquet export and ${runDirs.find((d) => !isParquetExport(d))} a run: query runs, or Parquet exports, not both at once`);
+  }
+  const files = exports.length > 0 ? [] : await sampleFilesOf(runDirs);
   // Loaded here, not at import: importing the library must not load DuckDB's 50 MB native library.
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:');
   const db = await instance.connect();
   try {
-    await defineRunViews(db, runDirs, files);
+    if (exports.length > 0) await defineExportViews(db, exports);
+    else await defineRunViews(db, runDirs, files);
   } catch (err) {
     db.closeSync();
     instance.closeSync();
@@ -32,6 +40,17 @@ export async function openRunQuery(runDirs: string[]): Promise<RunQuery> {
       instance.closeSync();
     },
   };
+}
+
+/** A directory `roller export --format parquet` wrote: its tables, and no run info.json. */
+export const isParquetExport = (dir: string): boolean => !existsSync(join(dir, 'info.json')) && PARQUET_TABLES.every((t) => existsSync(join(dir, t)));
+
+/** The views of the tables a Parquet export holds (samples, participants, calls, relations), over every export named. */
+async function defineExportViews(db: DuckDBConnection, dirs: string[]): Promise<void> {
+  for (const table of PARQUET_TABLES) {
+    const files = dirs.map((d) => `'${join(resolve(d), table).replace(/'/g, "''")}/*.parquet'`);
+    await db.run(`CREATE VIEW ${table} AS SELECT * FROM read_parquet([${files.join(', ')}], union_by_name = true)`);
+  }
 }
 
 /**

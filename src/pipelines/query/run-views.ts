@@ -154,6 +154,11 @@ export async function defineRunViews(db: DuckDBConnection, runDirs: string[], fi
       (p->>'priced_cost_usd')::DOUBLE AS priced_cost_usd, p->>'cost_source' AS cost_source, p->>'status' AS status, p->>'reason' AS reason
     FROM sample_json, unnest(coalesce(json_extract(json, '$.runtime.participants[*]'), []::JSON[])) AS t(p)`);
 
+  await defineFileViews(db, files);
+}
+
+/** The views over the files samples name: `calls` (without request bodies), `relations`, `steps` (ACTF). */
+async function defineFileViews(db: DuckDBConnection, files: SampleFiles[]): Promise<void> {
   const calls = files.flatMap((f) => (f.calls ? [f.calls] : []));
   const callColumns = `{call_id: 'VARCHAR', seq: 'BIGINT', protocol: 'VARCHAR', participant_id: 'VARCHAR', request_model: 'VARCHAR', response_model: 'VARCHAR',
     started_at: 'VARCHAR', first_byte_at: 'VARCHAR', ended_at: 'VARCHAR', http_status: 'INTEGER', usage: 'JSON', tool_refs: 'JSON', execution_status: 'VARCHAR',

@@ -9,7 +9,8 @@
  *   npm run bench:export                         # 20,000 and 100,000 samples
  *   npm run bench:export -- --sizes 2000,10000
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,14 +23,17 @@ const arg = (name: string, fallback: string) => (process.argv.includes(name) ? p
 const sizes = arg('--sizes', '20000,100000').split(',').map(Number);
 const work = mkdtempSync(join(tmpdir(), 'roller-bench-export-'));
 
-/** The CLI under /usr/bin/time: wall time and the process's peak RSS. */
-function timed(args: string[], env: NodeJS.ProcessEnv = process.env): { s: number; rssMb: number; stderr: string } {
+/** The CLI under /usr/bin/time (not blocking this process: the collector answers from here): wall time and peak RSS. */
+async function timed(args: string[]): Promise<{ s: number; rssMb: number; stderr: string }> {
   const t = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', 'ROLLER_MAXRSS_KB %M', join(repoRoot, 'bin', 'roller'), ...args], { encoding: 'utf8', env, maxBuffer: 1 << 26 });
+  const child = spawn('/usr/bin/time', ['-f', 'ROLLER_MAXRSS_KB %M', join(repoRoot, 'bin', 'roller'), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const [code] = (await once(child, 'close')) as [number];
   const s = (performance.now() - t) / 1000;
-  if (r.status !== 0) throw new Error(`roller ${args.join(' ')}: ${r.stderr}`);
-  const kb = Number(/ROLLER_MAXRSS_KB (\d+)/.exec(r.stderr)![1]);
-  return { s, rssMb: kb / 1024, stderr: r.stderr };
+  if (code !== 0) throw new Error(`roller ${args.join(' ')}: ${stderr}`);
+  const kb = Number(/ROLLER_MAXRSS_KB (\d+)/.exec(stderr)![1]);
+  return { s, rssMb: kb / 1024, stderr };
 }
 
 async function main(): Promise<void> {
@@ -71,12 +75,12 @@ async function main(): Promise<void> {
     }
     const parseCalls = (performance.now() - t) / 1000;
 
-    const hf = timed(['export', big, '--format', 'hf', '--output', join(work, `hf-${n}`)]);
+    const hf = await timed(['export', big, '--format', 'hf', '--output', join(work, `hf-${n}`)]);
     const shards = readFileSync(join(work, `hf-${n}`, 'README.md'), 'utf8').match(/num_examples: (\d+)/)![1];
-    const tables = timed(['export', big, '--format', 'parquet', '--output', join(work, `tables-${n}`)]);
+    const tables = await timed(['export', big, '--format', 'parquet', '--output', join(work, `tables-${n}`)]);
     received = 0;
-    const otlp = timed(['export', big, '--format', 'otlp', '--endpoint', endpoint]);
-    const query = timed(['query', join(work, `tables-${n}`), 'SELECT role, count(*) AS agents, sum(input) AS input, sum(cache_read) AS cache_read, sum(output) AS output FROM participants GROUP BY role ORDER BY role', '--format', 'json']);
+    const otlp = await timed(['export', big, '--format', 'otlp', '--endpoint', endpoint]);
+    const query = await timed(['query', join(work, `tables-${n}`), 'SELECT role, count(*) AS agents, sum(input) AS input, sum(cache_read) AS cache_read, sum(output) AS output FROM participants GROUP BY role ORDER BY role', '--format', 'json']);
     const mb = (b: number) => (b / (1 << 20)).toFixed(0);
     console.log(`  SFT: ${mb(sftBytes)} MB in ${n} trace_SFT.json; calls: ${mb(callBytes)} MB in ${n} calls.jsonl`);
     console.log(`  hf       ${hf.s.toFixed(1)} s (${(sftBytes / (1 << 20) / hf.s).toFixed(0)} MB/s) vs JSON.parse of the SFT files ${parseSft.toFixed(1)} s: ratio ${(parseSft / hf.s).toFixed(2)}; peak RSS ${hf.rssMb.toFixed(0)} MB; ${shards} rows`);

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 
 export interface LazyDuckdb {
@@ -13,11 +16,13 @@ export interface LazyDuckdb {
 export function lazyDuckdb(memoryLimit = '256MB'): LazyDuckdb {
   let opened: Promise<{ close(): void; db: DuckDBConnection }> | undefined;
   let closed = false;
+  let spill: string | undefined;
   return {
     connection: async () => {
       opened ??= (async () => {
         const { DuckDBInstance } = await import('@duckdb/node-api');
-        const instance = await DuckDBInstance.create(':memory:', { memory_limit: memoryLimit, threads: '2' });
+        spill = await mkdtemp(join(tmpdir(), 'roller-duckdb-'));
+        const instance = await DuckDBInstance.create(':memory:', { memory_limit: memoryLimit, threads: '1', temp_directory: spill });
         const db = await instance.connect();
         return {
           db,
@@ -33,6 +38,7 @@ export function lazyDuckdb(memoryLimit = '256MB'): LazyDuckdb {
       if (closed || !opened) return;
       closed = true;
       (await opened.catch(() => undefined))?.close();
+      if (spill) await rm(spill, { recursive: true, force: true });
     },
   };
 }

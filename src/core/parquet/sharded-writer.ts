@@ -41,7 +41,9 @@ interface Stage {
 /**
  * Rows into size-bounded Parquet shards, in the order given. Each shard's rows are staged as JSON lines (written
  * through `open`, waiting on the disk) and converted by DuckDB's COPY with every column typed (nothing inferred), then
- * the staging file is removed (snappy, as pyarrow and the Hub write by default: every Parquet reader has it): memory holds one row at a time, the disk one shard's JSON. Shards are named for their
+ * the staging file is removed (snappy, as pyarrow and the Hub write by default: every Parquet reader has it; row
+ * groups of 256 rows: DuckDB converts 2,048 rows at a time, so a shard, not the run, bounds its memory). Memory holds
+ * one row at a time, the disk one shard's JSON. Shards are named for their
  * place among all of them (`-of-N`) only when the last is written.
  */
 export class ShardedParquet {
@@ -121,7 +123,7 @@ export class ShardedParquet {
     const source = `read_json('${sql(stage.path)}', format = 'newline_delimited', columns = ${duckdbColumns(this.options.columns)}, maximum_object_size = ${objectLimit(stage.longest)})`;
     try {
       await db.run(`SET memory_limit = '${memoryLimit(stage.longest)}'`);
-      await db.run(`COPY (SELECT * FROM ${source}) TO '${sql(target)}' (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 2048)`);
+      await db.run(`COPY (SELECT * FROM ${source}) TO '${sql(target)}' (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 256)`);
     } catch (err) {
       throw new RollerError(ErrorCode.SINK_WRITE_FAILED, `writing ${target} failed (${(err as Error).message.trim()}); check disk space`, { cause: err });
     }

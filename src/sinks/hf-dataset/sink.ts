@@ -19,7 +19,7 @@ import { SEGMENT_COLUMNS, sftRow, TRAINING_COLUMNS } from './rows.js';
 export const HfDatasetOptions = z
   .strictObject({
     output: z.string().min(1).describe('the dataset directory (made; refused when it exists and is not empty)'),
-    max_shard_bytes: z.number().int().positive().default(256 << 20).describe("a shard is closed before its records' JSON passes this many bytes (its Parquet file is smaller)"),
+    max_shard_bytes: z.number().int().positive().default(64 << 20).describe("a shard is closed before its records' JSON passes this many bytes (its Parquet file is smaller)"),
     title: z.string().min(1).optional().describe("the dataset card's title (default: the run's name)"),
   })
   .describe('a Hugging Face dataset directory: Parquet shards of the SFT records (config default = sft.jsonl, config segments = sft_segments.jsonl) with a provenance column, and a dataset card');

@@ -13,7 +13,7 @@ import { callRow, participantRows, relationRow, sampleRow, TABLE_COLUMNS, type T
 export const ParquetTablesOptions = z
   .strictObject({
     output: z.string().min(1).describe('the directory of the tables (made; refused when it exists and is not empty)'),
-    max_shard_bytes: z.number().int().positive().default(256 << 20).describe("a table's file is closed before its rows' JSON passes this many bytes"),
+    max_shard_bytes: z.number().int().positive().default(64 << 20).describe("a table's file is closed before its rows' JSON passes this many bytes"),
   })
   .describe("the run's samples, participants, calls and relations as Parquet tables (<output>/<table>/<table>-00000-of-0000N.parquet), with the columns of roller query's views");
 export type ParquetTablesOptions = z.input<typeof ParquetTablesOptions>;

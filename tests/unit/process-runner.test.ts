@@ -43,12 +43,14 @@ describe('process runner, isolated (a PID namespace of its own)', () => {
     expect(parent).toBe('parent=1'); // roller's process is not in its world
     const killed = await run('kill -9 $$', 'killed');
     expect(killed).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
-    await run(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 0.3; exit 0`, 'daemon');
+    // A duration no other process on the machine has (a plain `sleep 300` elsewhere would be taken for the daemon).
+    const marker = `300.${process.pid}`;
+    await run(`setsid sh -c 'echo $$ > ${pidFile}; exec sleep ${marker}' </dev/null >/dev/null 2>&1 & sleep 0.3; exit 0`, 'daemon');
     // Its pid is the namespace's: find the daemon by its command line instead.
     const { execFileSync } = await import('node:child_process');
     const left = () => {
       try {
-        return execFileSync('pgrep', ['-f', 'exec sleep 300|^sleep 300$'], { encoding: 'utf8' });
+        return execFileSync('pgrep', ['-f', `sleep ${marker.replace('.', '\\.')}$`], { encoding: 'utf8' });
       } catch {
         return '';
       }

@@ -1,9 +1,10 @@
 import { createStageContext } from '../core/context.js';
+import { collectGarbage } from '../core/heap.js';
 import type { SinkReport } from '../core/stage.js';
 import { createHfDatasetSink } from '../sinks/hf-dataset/sink.js';
 import { createOtlpSink, type OtlpOptions } from '../sinks/otlp/sink.js';
 import { createParquetTablesSink } from '../sinks/parquet-tables/sink.js';
-import { openRun } from './run-reader.js';
+import { openRun, type RunSample } from './run-reader.js';
 
 export type DataExportFormat = 'hf' | 'parquet' | 'otlp';
 
@@ -23,13 +24,33 @@ export interface DataExportOptions {
  */
 export async function exportRunData(runDir: string, format: DataExportFormat, output: string, options: DataExportOptions = {}): Promise<SinkReport & { skipped?: number }> {
   const run = await openRun(runDir);
+  const samples = collectingGarbage(run.samples());
   const ctx = createStageContext(options.signal ? { signal: options.signal } : {});
   if (format === 'otlp') {
     const sink = createOtlpSink(options.otlp ?? {});
-    const report = await sink.consume(run.samples(), ctx);
+    const report = await sink.consume(samples, ctx);
     return { ...report, skipped: sink.skipped() };
   }
   const shard = options.maxShardBytes === undefined ? {} : { max_shard_bytes: options.maxShardBytes };
   const sink = format === 'hf' ? createHfDatasetSink({ output, ...shard }) : createParquetTablesSink({ output, ...shard });
-  return sink.consume(run.samples(), ctx);
+  return sink.consume(samples, ctx);
+}
+
+/** How far RSS may grow past where the last full collection left it (bench/export: flat at ~300 MB instead of 654 MB). */
+const GC_GROWTH = 128 << 20;
+
+/**
+ * The samples, with a full collection whenever RSS has grown GC_GROWTH past where the last one left it: V8 collects the
+ * garbage of large records lazily. What a collection cannot free raises the mark, so a run that truly needs more
+ * memory is never collected sample after sample.
+ */
+async function* collectingGarbage(samples: AsyncIterable<RunSample>): AsyncGenerator<RunSample> {
+  let mark = process.memoryUsage.rss();
+  for await (const sample of samples) {
+    yield sample;
+    if (process.memoryUsage.rss() - mark > GC_GROWTH) {
+      collectGarbage();
+      mark = process.memoryUsage.rss();
+    }
+  }
 }

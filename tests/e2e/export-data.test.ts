@@ -186,7 +186,7 @@ describe('roller export --format hf | parquet', () => {
   it('--sink hf-dataset in collect writes the dataset of the run it collects (the same sink as export)', async () => {
     const dataset = join(tmp.path, 'collected-hf');
     const tasks = join(tmp.path, 'sink-tasks.jsonl');
-    writeFileSync(tasks, demoTasks().map((t) => JSON.stringify(t)).join('\n'));
+    writeFileSync(tasks, demoTasks().filter((t) => t.id === 'write-file').map((t) => JSON.stringify(t)).join('\n'));
     const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'scripted/default', '--output', join(tmp.path, 'runs'), '--run-name', 'sinked', '--sink', 'hf-dataset', '--sink-option', `hf-dataset.output=${dataset}`]);
     expect(r.code, r.stderr).toBe(0);
     expect((await withHyparquet(join(dataset, 'data'))).map((x) => sftRecordOfRow(x as never))).toEqual(sftLines(join(tmp.path, 'runs', 'sinked', 'sft.jsonl')));

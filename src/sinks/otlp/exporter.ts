@@ -25,10 +25,13 @@ export function otlpTarget(endpoint: string | undefined, protocol: string | unde
   return { url, protocol: chosen };
 }
 
-/** The OpenTelemetry SDK's own OTLP/HTTP trace exporter for that protocol, loaded when first needed. */
-export async function otlpExporter(target: { url: string; protocol: OtlpProtocol }, timeoutMillis = 30_000): Promise<SpanExporter> {
+/**
+ * The OpenTelemetry SDK's own OTLP/HTTP trace exporter for that protocol, loaded when first needed. Its timeout (retries
+ * included) is the exporter's: OTEL_EXPORTER_OTLP_TRACES_TIMEOUT / OTEL_EXPORTER_OTLP_TIMEOUT, 10 s by default.
+ */
+export async function otlpExporter(target: { url: string; protocol: OtlpProtocol }): Promise<SpanExporter> {
   const { OTLPTraceExporter } = target.protocol === 'http/json' ? await import('@opentelemetry/exporter-trace-otlp-http') : await import('@opentelemetry/exporter-trace-otlp-proto');
-  return new OTLPTraceExporter({ url: target.url, timeoutMillis });
+  return new OTLPTraceExporter({ url: target.url });
 }
 
 /** One batch sent and answered (the exporter retries what the spec calls retryable); a refusal is a typed error. */

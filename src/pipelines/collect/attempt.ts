@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { scriptErrorOf } from './script-error.js';
 import type { Call } from '../../schemas/call.js';
 import { readCallsLazily } from '../../sources/archive/calls-reader.js';
@@ -24,7 +24,7 @@ import { firstUpstreamFailure } from './preflight.js';
 import { projectAttempt } from './project-attempt.js';
 import { fixedPrompts, simulatedPrompts } from './prompt-source.js';
 import { copyResults } from './results.js';
-import { ATTEMPT_DIR_PREFIX, noteAttempt } from './run-dir.js';
+import { ATTEMPT_DIR_PREFIX, noteAttempt, removeScratch } from './run-dir.js';
 import type { AttemptResult, SampleRequest, SampleSettings } from './sample.js';
 import { refuseHarnessConfigFiles } from './tasks.js';
 import { UserSimulator } from './user-simulator.js';
@@ -114,7 +114,8 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
     await brokeOff(a, err);
   } finally {
     await keepFailedAttemptEvidence(a);
-    await rm(runtime, { recursive: true, force: true });
+    const failed = await removeScratch(runtime);
+    if (failed) result.warnings.push(`the attempt's temporary directory ${runtime} was not removed (${failed}): a process the harness started may still be writing there`);
     await forget();
   }
   result.elapsedMs = Date.now() - started;

@@ -67,16 +67,16 @@ export async function leftoverAttempts(runDir: string): Promise<AttemptRecord[]>
  * Removes what a killed run left: each noted attempt's temporary directory — only a roller-sample-* directory
  * directly under the system's temp directory, never a link — and the notes. Returns the directories removed.
  */
-export async function cleanLeftovers(runDir: string): Promise<string[]> {
+export async function cleanLeftovers(runDir: string, notice?: (message: string) => void): Promise<string[]> {
   const removed: string[] = [];
   const temps = new Set([tmpdir(), await realpath(tmpdir())]);
   for (const a of await leftoverAttempts(runDir)) {
     const safe = a.runtime !== '' && temps.has(dirname(a.runtime)) && basename(a.runtime).startsWith(ATTEMPT_DIR_PREFIX);
     const st = safe ? await lstat(a.runtime).catch(() => undefined) : undefined;
-    if (st?.isDirectory()) {
-      await rm(a.runtime, { recursive: true, force: true });
-      removed.push(a.runtime);
-    }
+    if (!st?.isDirectory()) continue;
+    const failed = await removeScratch(a.runtime);
+    if (failed) notice?.(`could not remove ${a.runtime}, which a killed run of ${runDir} left (${failed}); a process of that run may still be writing there: remove it by hand once it has ended`);
+    else removed.push(a.runtime);
   }
   await rm(join(runDir, RUNNING_DIR), { recursive: true, force: true });
   // The run-level files it was writing (renamed into place only at a run's end): their temporary files.
@@ -84,6 +84,19 @@ export async function cleanLeftovers(runDir: string): Promise<string[]> {
     if (/^(sft|sft_segments)\.jsonl\.\d+\.tmp$/.test(name)) await rm(join(runDir, name), { force: true });
   }
   return removed;
+}
+
+/**
+ * Removes a sample's temporary directory, retrying while something still ends in it (a process's last writes make
+ * rmdir fail with ENOTEMPTY); the error's message if it could not, so that a caller says so instead of crashing.
+ */
+export async function removeScratch(dir: string): Promise<string | undefined> {
+  try {
+    await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 /** The notes' directory, once every attempt of this run has ended (empty then): nothing of it stays in the run. */

@@ -231,9 +231,10 @@ async function collectLocked(o: CollectOptions, plan: RunPlan): Promise<CollectR
   const previous = o.resume ? await previousInfo(runDir) : undefined;
   const { reusable, lockToWrite } = await resumeCheck(o, runDir, lock, requests, bundle.digest, wireTrace, previous);
   if (lockToWrite) await createRunLockSink({ path: join(runDir, 'lock.json') }).consume(itemsOf(lockToWrite), createStageContext());
-  // What a killed run left (its samples' temporary directories) goes once this resume is known to continue it.
-  const cleaned = o.resume ? await cleanLeftovers(runDir) : [];
+  // A killed run's containers go first: one still running writes into its sample's temporary directory.
   if (docker) await clearLeftoverContainers(docker, runDir, o.onNotice);
+  // What a killed run left (its samples' temporary directories) goes once this resume is known to continue it.
+  const cleaned = o.resume ? await cleanLeftovers(runDir, o.onNotice) : [];
 
   const config = redactConfig({ harness: o.harness, models: o.models, model_config: o.modelConfig ?? null, tasks: o.tasks, concurrency: o.concurrency ?? 1, retries: o.retries ?? 0, timeout_s: lock.timeout_s, ...lock.options, harness_profile: lock.harness_profile ?? null, runner: o.runner ?? 'local', image: o.docker?.image ?? null, ...(o.queue ? { queue: redactUrl(o.queue.url), queue_name: o.queue.name } : {}), ...(o.shard ? { shard: `${o.shard.index}/${o.shard.count}` } : {}) }) as Record<string, unknown>;
   const book = new RunInfoBook({

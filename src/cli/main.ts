@@ -43,11 +43,19 @@ export async function main(argv: string[]): Promise<void> {
     if (abandonedSinks() > 0) process.exit(process.exitCode ?? 0);
   } catch (err) {
     if (err instanceof PipeClosed) return; // the reader left; the exit code says what we found so far
-    if (isRollerError(err)) {
-      process.stderr.write(`roller: ${err.message} [${err.code}]\n`);
-      process.exitCode = 2;
-      return;
-    }
-    throw err;
+    process.exitCode = reportFailure(err, (text) => process.stderr.write(text), process.env.ROLLER_DEBUG === '1');
   }
+}
+
+/** What a command that failed says, and its exit code: 2 for roller's own refusals, 70 for anything else (a bug). */
+export function reportFailure(err: unknown, write: (text: string) => void, debug: boolean): number {
+  if (isRollerError(err)) {
+    write(`roller: ${err.message} [${err.code}]\n`);
+    return 2;
+  }
+  // Not one of roller's own errors: one line saying what, and what to do; the stack only when asked for.
+  const e = err instanceof Error ? err : new Error(String(err));
+  write(`roller: unexpected error: ${e.message}\n`);
+  write(debug ? `${e.stack ?? ''}\n` : 'roller: this is a bug in roller; rerun with ROLLER_DEBUG=1 to see where it happened, and report it with that output\n');
+  return 70;
 }

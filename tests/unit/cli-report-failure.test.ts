@@ -1,0 +1,32 @@
+/** A command that fails says so in a line or two, never a crash trace: roller's refusals exit 2, anything else 70. */
+import { describe, expect, it } from 'vitest';
+import { reportFailure } from '../../src/cli/main.js';
+import { ErrorCode, RollerError } from '../../src/core/errors.js';
+
+function report(err: unknown, debug = false): { code: number; text: string } {
+  let text = '';
+  const code = reportFailure(err, (t) => (text += t), debug);
+  return { code, text };
+}
+
+describe('reportFailure', () => {
+  it("roller's own error: its message and stable code, exit 2", () => {
+    const r = report(new RollerError(ErrorCode.INVALID_OPTIONS, '--tasks x.jsonl: no such file'));
+    expect(r).toEqual({ code: 2, text: `roller: --tasks x.jsonl: no such file [${ErrorCode.INVALID_OPTIONS}]\n` });
+  });
+
+  it('anything else: what happened and what to do, no stack; exit 70', () => {
+    const err = Object.assign(new Error("ENOTEMPTY: directory not empty, rmdir '/tmp/x'"), { code: 'ENOTEMPTY' });
+    const r = report(err);
+    expect(r.code).toBe(70);
+    expect(r.text).toContain("roller: unexpected error: ENOTEMPTY: directory not empty, rmdir '/tmp/x'\n");
+    expect(r.text).toContain('ROLLER_DEBUG=1');
+    expect(r.text).not.toMatch(/\n\s+at /);
+  });
+
+  it('ROLLER_DEBUG=1: the stack too', () => {
+    const r = report(new Error('boom'), true);
+    expect(r.text).toMatch(/\n\s+at /);
+    expect(report('a string thrown').text).toContain('unexpected error: a string thrown');
+  });
+});

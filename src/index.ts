@@ -85,7 +85,7 @@ export { finalizeCapture, finalizeNativeCapture, type CallSource, type FinalizeC
 export { startProxyPipeline, startRecordingProxy, projectWireLog } from './pipelines/proxy.js';
 export { openUserSinks, sinkSpecs, type SinkSpec, type UserSinkSet } from './pipelines/user-sinks.js';
 export { finishedSample } from './pipelines/finished-sample.js';
-export { openRun, type OpenedRun, type RunSample } from './pipelines/run-reader.js';
+export { openRun, type OpenedRun, type RunHead, type RunSample, type SampleRow } from './pipelines/run-reader.js';
 // roller view: a run's answers for a page, served (loopback, read-only) or written as a static site.
 export { ViewData } from './pipelines/view/view-data.js';
 export { startViewServer, type ViewServer } from './pipelines/view/server.js';

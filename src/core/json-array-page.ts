@@ -1,6 +1,9 @@
 import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream';
 import Assembler from 'stream-json/assembler.js';
+import pick from 'stream-json/filters/pick.js';
 import parser from 'stream-json/parser.js';
+import streamArray from 'stream-json/streamers/stream-array.js';
 import { ErrorCode, RollerError } from './errors.js';
 
 export interface ArrayPage {
@@ -12,6 +15,8 @@ export interface ArrayPage {
   more: boolean;
   /** The array's length, when the read reached its end (it stops one element past the page otherwise). */
   total: number | null;
+  /** Whether the document has the member at all. */
+  found: boolean;
 }
 
 interface Token {
@@ -95,5 +100,23 @@ export async function readArrayPage(path: string, key: string, offset: number, l
   // Stopped inside the array, the head's current value is still the root object.
   const root = { ...((head.current ?? {}) as Record<string, unknown>) };
   if (found) delete root[key];
-  return { head: root, items, more, total: stopped ? null : found ? total : 0 };
+  return { head: root, items, more, total: stopped ? null : found ? total : 0, found };
+}
+
+/**
+ * Each element of the array member `key` of a JSON document `{..., key: [...], ...}`, one at a time in order: only the
+ * element being read is assembled (stream-json's pick and streamArray), so a run's info.json of a million rows streams.
+ * Bad JSON is a typed error naming the file.
+ */
+export async function* arrayMemberElements(path: string, key: string): AsyncGenerator<unknown> {
+  // pipeline() destroys every stage when one fails, and the error reaches the iteration of the last.
+  const elements = pipeline(createReadStream(path), parser.asStream({ packValues: true, streamValues: false }), pick.asStream({ filter: key, once: true }), streamArray.asStream(), () => {});
+  try {
+    for await (const { value } of elements as AsyncIterable<{ value: unknown }>) yield value;
+  } catch (err) {
+    if (err instanceof RollerError) throw err;
+    throw new RollerError(ErrorCode.JSON_INVALID, `${path}: not valid JSON (${(err as Error).message})`);
+  } finally {
+    elements.destroy();
+  }
 }

@@ -37,7 +37,7 @@ export async function exportAtif(runDir: string, output = join(runDir, 'atif')):
   const result: ExportResult = { exported: [], skipped: [], failed: [] };
   // A run collected with --no-keep-thinking: sub-agents re-read from trace.jsonl lose their reasoning as the main ACTF did.
   const keepThinking = (run.config as { keep_thinking?: unknown } | undefined)?.keep_thinking !== false;
-  for (const row of run.samples) {
+  for await (const row of opened.rows()) {
     try {
       const done = await exportSample(runDir, await opened.sample(row), output, keepThinking);
       if (typeof done === 'string') result.skipped.push({ path: row.path, reason: done });

@@ -48,7 +48,10 @@ async function* collectingGarbage(samples: AsyncIterable<RunSample>): AsyncGener
   let mark = process.memoryUsage.rss();
   for await (const sample of samples) {
     yield sample;
-    if (process.memoryUsage.rss() - mark > GC_GROWTH) {
+    const rss = process.memoryUsage.rss();
+    // Memory returned meanwhile (a Parquet shard's conversion done) lowers the mark: growth counts from the low point.
+    if (rss < mark) mark = rss;
+    else if (rss - mark > GC_GROWTH) {
       collectGarbage();
       mark = process.memoryUsage.rss();
     }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCallsLazily } from '../sources/archive/calls-reader.js';
 import { priceCall, sumPrices, type CallPrice, type SummedPrice } from '../transforms/cost/price-table.js';
+import { addTo } from '../core/multimap.js';
 
 export interface SamplePrices {
   /** Every call of the sample (its agents', compaction summaries', auxiliary calls'). */
@@ -21,7 +22,7 @@ export async function samplePrices(sampleDir: string, capturePath: string | null
   for (const call of await readCallsLazily(file)) {
     const price = priceCall(call);
     all.push(price);
-    if (call.participant_id) by.set(call.participant_id, [...(by.get(call.participant_id) ?? []), price]);
+    if (call.participant_id) addTo(by, call.participant_id, price);
   }
   return { sample: sumPrices(all), participants: new Map([...by].map(([id, prices]) => [id, sumPrices(prices)])) };
 }

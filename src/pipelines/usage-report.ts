@@ -65,12 +65,12 @@ export async function usageReport(dir: string): Promise<UsageReport> {
   if (found.kind === 'capture') throw new RollerError(ErrorCode.INVALID_OPTIONS, `${dir} is a capture attempt: roller usage takes a run or one of its samples (roller view-capture shows a capture's calls and tokens)`);
   const runDir = found.runDir;
   const opened = await openRun(runDir);
-  const run = found.kind === 'sample' ? { ...opened.info, samples: opened.info.samples.filter((r) => join(runDir, r.path) === found.sampleDir) } : opened.info;
   const samples: SampleUsage[] = [];
   const totals = zeroTokens();
   let cost: number | null = null;
   let priced: number | null = 0;
-  for (const row of run.samples) {
+  for await (const row of opened.rows()) {
+    if (found.kind === 'sample' && join(runDir, row.path) !== found.sampleDir) continue;
     if (!existsSync(join(runDir, row.path, 'info.json'))) continue; // a sample not written yet (a run under way)
     const sample = await opened.sample(row);
     const info = sample.info;

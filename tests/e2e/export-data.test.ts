@@ -240,5 +240,21 @@ describe('roller export --format hf | parquet', () => {
       expect(existsSync(out)).toBe(false);
       expect(readdirSync(tmp.path).filter((n) => n.startsWith(`damaged-${format}.building`))).toEqual([]);
     }
+
+    // The run's own info.json: its rows are streamed, each checked as it is reached; a bad row or a cut file is named.
+    const badRow = join(tmp.path, 'runs', 'bad-row');
+    cpSync(runs.multi, badRow, { recursive: true });
+    const runInfo = readJson<RunInfo>(join(badRow, 'info.json'));
+    (runInfo.samples[2] as Record<string, unknown>).index = 'two';
+    writeFileSync(join(badRow, 'info.json'), JSON.stringify(runInfo, null, 2));
+    const rowRefused = await roller(['export', badRow, '--format', 'hf', '--output', join(tmp.path, 'bad-row-hf')]);
+    expect(rowRefused.code).toBe(2);
+    expect(rowRefused.stderr).toContain(`${join(badRow, 'info.json')} is not a valid run info.json ($.samples[2].index: `);
+    expect(existsSync(join(tmp.path, 'bad-row-hf'))).toBe(false);
+    writeFileSync(join(badRow, 'info.json'), JSON.stringify(runInfo).slice(0, 900));
+    const cut = await roller(['export', badRow, '--format', 'parquet', '--output', join(tmp.path, 'cut-parquet')]);
+    expect(cut.code).toBe(2);
+    expect(cut.stderr).toContain(`${join(badRow, 'info.json')}: `);
+    expect(cut.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -22,7 +22,9 @@ export function lazyDuckdb(memoryLimit = '256MB'): LazyDuckdb {
       opened ??= (async () => {
         const { DuckDBInstance } = await import('@duckdb/node-api');
         spill = await mkdtemp(join(tmpdir(), 'roller-duckdb-'));
-        const instance = await DuckDBInstance.create(':memory:', { memory_limit: memoryLimit, threads: '1', temp_directory: spill });
+        // DuckDB's jemalloc keeps a conversion's freed pages (~100 MB a shard, growing over shards) until a background
+        // thread returns them: with it, RSS falls back between shards (bench/export).
+        const instance = await DuckDBInstance.create(':memory:', { memory_limit: memoryLimit, threads: '1', temp_directory: spill, allocator_background_threads: 'true' });
         const db = await instance.connect();
         return {
           db,

@@ -5,6 +5,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { abortReason, ErrorCode, RollerError } from '../errors.js';
+import { collectGarbage } from '../heap.js';
 import type { OpenOutput } from '../output.js';
 import { duckdbColumns, type Columns } from './columns.js';
 
@@ -121,6 +122,9 @@ export class ShardedParquet {
     const target = join(this.options.dir, `.${this.options.prefix}-${pad(this.shards.length)}.parquet`);
     const db = await this.options.duckdb();
     const source = `read_json('${sql(stage.path)}', format = 'newline_delimited', columns = ${duckdbColumns(this.options.columns)}, maximum_object_size = ${objectLimit(stage.longest)})`;
+    // The conversion's memory (~100 MB for a shard of large records) must not stack on the garbage V8 let build up
+    // while the shard was staged: a full collection first (bench/export: peak RSS 365 -> 2xx MB at 100,000 samples).
+    collectGarbage();
     try {
       await db.run(`SET memory_limit = '${memoryLimit(stage.longest)}'`);
       await db.run(`COPY (SELECT * FROM ${source}) TO '${sql(target)}' (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 256)`);

@@ -1,4 +1,5 @@
 import type { NativeRecord } from './native-session.js';
+import { addTo } from '../../core/multimap.js';
 
 type Json = Record<string, any>;
 
@@ -20,7 +21,7 @@ export function activeBranch(records: readonly NativeRecord[]): readonly NativeR
   for (const r of records) {
     const parent = r.record.parentUuid;
     if (typeof r.record.uuid !== 'string' || typeof parent !== 'string' || r.record.isSidechain === true) continue;
-    children.set(parent, [...(children.get(parent) ?? []), r]);
+    addTo(children, parent, r);
   }
   const dead = new Set<string>();
   for (const kids of children.values()) {

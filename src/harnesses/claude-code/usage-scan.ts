@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { usageTokens, zeroTokens, type TokensByKind } from './participants.js';
 import { startWorker } from '../../core/worker-exec-argv.js';
+import { addTo } from '../../core/multimap.js';
 
 /** Only assistant records carry usage; Claude Code writes compact JSON, so this marker is in each of them. */
 const MARKER = Buffer.from('"type":"assistant"');
@@ -358,7 +359,7 @@ export function scanFiles(list: readonly string[]): UsageScan {
         up = sideParent.get(up) ?? null;
       }
       const chain = m.agentId !== null ? `agent:${m.agentId}` : `sidechain:${root ?? file}`;
-      chains.set(chain, [...(chains.get(chain) ?? []), key]);
+      addTo(chains, chain, key);
     }
     const counted = (keys: readonly string[]): Pick<ScannedParticipant, 'tokens' | 'messages' | 'tokens_unknown'> => {
       const snapshots = keys.filter((k) => !final.has(k)).length;

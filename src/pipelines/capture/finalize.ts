@@ -17,6 +17,7 @@ import { callEvidence, evidenceWatch, type CallEvidence, type DeliveryRecogniser
 import { deliveryOf } from '../../harnesses/index.js';
 import { relationsFromEvidence } from '../../transforms/capture/relations.js';
 import { CallTally, captureOutcome } from '../../transforms/capture/statuses.js';
+import { addTo } from '../../core/multimap.js';
 
 /** A capture's calls: held (an array) or read again on demand (each call is looked at twice: decide, then write). */
 export type CallSource = readonly Call[] | (() => AsyncIterable<Call>);
@@ -158,7 +159,7 @@ async function observeCalls(o: FinalizeCaptureOptions) {
     for (const k of ['input', 'cached_input', 'cache_creation', 'output', 'reasoning'] as const) totals[k] += c.usage.normalized?.[k] ?? 0;
     if (c.identity_status !== 'attributed') unattributed++;
     if (c.participant_id !== null) {
-      callIdsOf.set(c.participant_id, [...(callIdsOf.get(c.participant_id) ?? []), c.call_id]);
+      addTo(callIdsOf, c.participant_id, c.call_id);
       if (!modelOf.has(c.participant_id)) modelOf.set(c.participant_id, c.response_model);
     }
   }

@@ -21,6 +21,7 @@ import { openUserSinks, refuseCallSinksWithoutCalls, sinkDeadlines, type SinkSpe
 import type { SinkFailure, UserSinks } from '../../sinks/user-sink.js';
 import { linkTree, moveTree, type Placed } from './link-tree.js';
 import { runLockDigest } from './shard.js';
+import { addTo } from '../../core/multimap.js';
 
 export interface MergeOptions {
   /** The parts' run directories: every shard of a run (--shard I/N), or queue workers' own outputs. */
@@ -142,7 +143,7 @@ function sameLock(parts: readonly Part[]): Lock {
     if (counts.size > 1) throw new RollerError(ErrorCode.MERGE_REFUSED, `the shards split the run in different ways (${[...counts].map((n) => `of ${n}`).join(', ')}): merge shards of one split`);
     const count = shards[0]!.count;
     const byIndex = new Map<number, string[]>();
-    for (const p of parts) byIndex.set((p.lock.part as { index: number }).index, [...(byIndex.get((p.lock.part as { index: number }).index) ?? []), p.dir]);
+    for (const p of parts) addTo(byIndex, (p.lock.part as { index: number }).index, p.dir);
     const twice = [...byIndex].filter(([, dirs]) => dirs.length > 1);
     if (twice.length > 0) throw new RollerError(ErrorCode.MERGE_REFUSED, `a shard is named twice: ${twice.map(([i, dirs]) => `${i}/${count} in ${dirs.join(' and ')}`).join('; ')}`);
     const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !byIndex.has(i));

@@ -6,6 +6,7 @@ import { costSource, PRICE_TABLE, priceCall } from '../../transforms/cost/price-
 import { wireProtocol } from '../../transforms/protocols/index.js';
 import { sampleLocation } from '../sample-location.js';
 import { GENAI, OPERATION, PROVIDER } from './genai-names.js';
+import { addTo } from '../../core/multimap.js';
 
 /** What a sample's trace holds: one invoke_agent span per participant, a chat span per call, an execute_tool span per tool call. */
 export interface SampleTrace {
@@ -53,11 +54,23 @@ export async function sampleTrace(sample: FinishedSample, tracer: Tracer, option
   const people = new Map<string, Participant>([[root.participant, root], ...declared.filter((p) => p !== root).map((p) => [p.participant, p] as const)]);
   const owner = (c: CallFacts) => (c.call.participant_id && people.has(c.call.participant_id) ? c.call.participant_id : root.participant);
   const callsOf = new Map<string, CallFacts[]>();
-  for (const c of calls) callsOf.set(owner(c), [...(callsOf.get(owner(c)) ?? []), c]);
+  const callById = new Map<string, CallFacts>();
+  for (const c of calls) {
+    addTo(callsOf, owner(c), c);
+    callById.set(c.call.call_id, c);
+  }
 
   // Each agent's span covers its own calls and its descendants' spans.
   const span = new Map<string, { start: number; end: number }>();
-  for (const [id, own] of callsOf) span.set(id, { start: Math.min(...own.map((c) => ms(c.call.started_at))), end: Math.max(...own.map((c) => ms(c.call.ended_at ?? c.call.started_at))) });
+  for (const [id, own] of callsOf) {
+    // A loop, not Math.min(...): an agent with a hundred thousand calls would overflow the spread's stack.
+    const times = { start: Infinity, end: -Infinity };
+    for (const c of own) {
+      times.start = Math.min(times.start, ms(c.call.started_at));
+      times.end = Math.max(times.end, ms(c.call.ended_at ?? c.call.started_at));
+    }
+    span.set(id, times);
+  }
   const byDepth = [...people.values()].sort((a, b) => b.depth - a.depth);
   for (const p of byDepth) {
     const own = span.get(p.participant);
@@ -107,7 +120,7 @@ export async function sampleTrace(sample: FinishedSample, tracer: Tracer, option
         const into = inContext.get(ref.id);
         const target = into ? chatSpans.get(into) : undefined;
         const start = ms(c.call.ended_at ?? c.call.started_at);
-        const intoCall = into ? calls.find((x) => x.call.call_id === into) : undefined;
+        const intoCall = into ? callById.get(into) : undefined;
         const end = intoCall ? Math.max(start, ms(intoCall.call.started_at)) : start;
         const links: Link[] = target ? [{ context: target.spanContext(), attributes: { 'roller.relation': 'result_in_context' } }] : [];
         const tool = tracer.startSpan(

@@ -1,13 +1,14 @@
 import type { Call } from '../../schemas/call.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { withCallFields } from '../../schemas/call-context.js';
+import { addTo } from '../../core/multimap.js';
 
 /** Each native output id (response / message id) with the participants that claim it. */
 export type OutputOwners = ReadonlyMap<string, readonly string[]>;
 
 export function outputOwners(participants: readonly ParticipantUsage[]): OutputOwners {
   const owners = new Map<string, string[]>();
-  for (const p of participants) for (const id of p.message_ids) owners.set(id, [...(owners.get(id) ?? []), p.participant]);
+  for (const p of participants) for (const id of p.message_ids) addTo(owners, id, p.participant);
   return owners;
 }
 

@@ -7,6 +7,7 @@ import { formatJsonPath } from '../../core/json-locate.js';
 import { anthropicSystem, anthropicTools } from '../protocols/anthropic-request.js';
 import { anthropicRequestMessages, anthropicResponseMessage } from './anthropic-context.js';
 import { toolNames, Unavailable } from './project.js';
+import { addTo } from '../../core/multimap.js';
 
 type Json = Record<string, any>;
 
@@ -115,7 +116,7 @@ function checkOneToOne(actf: Actf, turns: readonly Call[]): void {
   const byResponse = new Map<string, Call[]>();
   for (const c of turns) {
     if (!c.response_id) throw new Unavailable(`call ${c.call_id}: no response id to match an ACTF step`);
-    byResponse.set(c.response_id, [...(byResponse.get(c.response_id) ?? []), c]);
+    addTo(byResponse, c.response_id, c);
   }
   for (const [id, calls] of byResponse) if (calls.length > 1) throw new Unavailable(`response ${id} came from ${calls.length} calls`);
   steps.forEach((id, i) => {

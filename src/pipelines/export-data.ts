@@ -36,7 +36,7 @@ export async function exportRunData(runDir: string, format: DataExportFormat, ou
   return sink.consume(samples, ctx);
 }
 
-/** How far RSS may grow past where the last full collection left it (bench/export: flat at ~300 MB instead of 654 MB). */
+/** How far RSS may grow past its low point since the last full collection (bench/export). */
 const GC_GROWTH = 128 << 20;
 
 /**

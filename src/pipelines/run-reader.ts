@@ -74,8 +74,7 @@ async function readRunHead(dir: string, infoPath: string): Promise<{ info: RunHe
   // Checked with no rows in place of its rows (each row is checked when read); a missing list is the schema's to say.
   const issues = checkValue(RunInfo, page.found ? { ...page.head, samples: [] } : page.head);
   if (issues.length > 0) throw invalid(infoPath, 'run info.json', issues);
-  const { samples: _none, ...info } = { ...(page.head as RunInfo) };
-  return { info, sampleCount: page.total ?? 0 };
+  return { info: page.head as RunHead, sampleCount: page.total ?? 0 }; // readArrayPage left the rows out of its head
 }
 
 async function* checkedRows(infoPath: string): AsyncGenerator<SampleRow> {

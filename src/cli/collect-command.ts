@@ -84,7 +84,7 @@ export function registerCollectCommand(program: Command): void {
     .requiredOption('--tasks <file>', 'tasks JSONL: one {"id","prompt", "followups"?, "files"?, "output_dirs"?, "timeout_s"?, "user_simulator"?, "grader"?} per line (followups: later prompts in the same session, for a harness whose CLI names its session)')
     .option('--harness <name>', 'the harness CLI to run (roller harness list names those roller can run)', 'claude-code')
     .option('--model <provider/model>', 'repeatable; scripted/<name> starts the embedded scripted model', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
-    .option('--model-config <file>', 'JSON {"models": {"provider/model": {"api_base", "api_key_env"}}}; keys only from the environment')
+    .option('--model-config <file>', 'JSON {"models": {"provider/model": {"api_base", "api_key_env", "model"?, "protocol"?, "headers"?}}} (examples/models/); keys only from the environment')
     .option('--output <dir>', 'parent directory of runs', 'runs')
     .option('--run-name <name>', 'the run directory under --output (default: harness and time)')
     .option('--concurrency <n>', 'samples at once', positiveInt, 1)
@@ -148,6 +148,7 @@ export function registerCollectCommand(program: Command): void {
         tasks: opts.tasks,
         harness: opts.harness,
         models: opts.model ?? ['scripted/default'],
+        ...(opts.model ? {} : { modelsDefaulted: true }),
         ...(opts.modelConfig ? { modelConfig: opts.modelConfig } : {}),
         output: opts.output,
         ...(opts.runName ? { runName: opts.runName } : {}),

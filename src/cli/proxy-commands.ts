@@ -70,9 +70,14 @@ export function registerProxyCommands(program: Command): void {
     .option('--script <file>', 'script file (JSON); default: the embedded script')
     .option('--port <n>', 'port (0 picks a free one)', portOption, 0)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
-    .action(async (opts: { script?: string; port: number; host: string }) => {
+    .option('--require-key-env <name>', "serve as a provider's API: every request must carry the key in this environment variable (x-api-key or Bearer), else 401")
+    .option('--models <ids>', 'the model names it serves, comma-separated (another is a 404, as a provider answers); default: any')
+    .action(async (opts: { script?: string; port: number; host: string; requireKeyEnv?: string; models?: string }) => {
       const script = opts.script ? await (await import('../sources/scripted-model/script.js')).loadScript(opts.script) : undefined;
-      const server = await (await import('../sources/scripted-model/server.js')).startScriptedModel({ ...(script ? { script } : {}), port: opts.port, host: opts.host });
+      const requireKey = opts.requireKeyEnv === undefined ? undefined : process.env[opts.requireKeyEnv];
+      if (opts.requireKeyEnv !== undefined && !requireKey) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--require-key-env ${opts.requireKeyEnv}: that environment variable is not set`);
+      const models = opts.models?.split(',').map((m) => m.trim()).filter(Boolean);
+      const server = await (await import('../sources/scripted-model/server.js')).startScriptedModel({ ...(script ? { script } : {}), port: opts.port, host: opts.host, ...(requireKey ? { requireKey } : {}), ...(models?.length ? { models } : {}) });
       await printLine(server.url);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);

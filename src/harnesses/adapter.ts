@@ -1,5 +1,6 @@
 import type { Rejected } from '../core/rejected.js';
 import type { Actf } from '../schemas/actf.js';
+import type { ApiProtocol } from '../schemas/api-protocol.js';
 import type { Call } from '../schemas/call.js';
 import type { NativeCapture, NativeCompactions } from '../schemas/native-capture.js';
 import type { ParticipantUsage } from '../schemas/participant-usage.js';
@@ -149,8 +150,11 @@ export interface HarnessRunner {
   captureFailure?(home: string, exitCode: number): Promise<CaptureFailure | null>;
   /** What the CLI itself reported about the run (Claude Code's result events), for info.json. */
   reported?(stdoutPaths: readonly string[]): Promise<Record<string, unknown> | null>;
-  /** Takes API models from --model-config (else scripted models only). */
-  readonly apiModels: boolean;
+  /**
+   * The model API protocols its provider configuration can be pointed at, its own first (the default of a model config
+   * that names none); a model in any other is refused before anything runs.
+   */
+  readonly protocols: readonly ApiProtocol[];
   /** Applies a model's context_window / auto_compact_percent. */
   readonly contextSettings: boolean;
   /** Its tools come only from captured requests: tools_capture.jsonl stays in the sample (Codex, seeds/003 §2.1). */
@@ -208,6 +212,8 @@ export interface RunLaunch {
   apiKey: string;
   /** An API model's name (absent: the scripted model the provider config names). */
   model?: string;
+  /** The protocol the provider configuration speaks (one of the runner's `protocols`; absent: its first). */
+  protocol?: ApiProtocol;
   /** --thinking. */
   thinking?: string;
   /** --capture-calls: calls are recorded (OpenCode offers its sub-agent `task` tool only then, seeds/000). */

@@ -1,5 +1,6 @@
 import { writeFileInside } from '../core/inside-root.js';
 import { join } from 'node:path';
+import type { ApiProtocol } from '../schemas/api-protocol.js';
 
 /**
  * The environment of a harness that keeps everything under one fresh HOME: nothing inherited but PATH
@@ -32,8 +33,15 @@ export interface HarnessLaunch {
   recorded?: boolean;
   /** Handed to the CLI; forwarded by the proxy, never written. */
   apiKey: string;
+  /** The model id the CLI asks its provider for (absent: the scripted model's name in roller's provider config). */
+  model?: string;
+  /** The protocol its provider configuration speaks (absent: the harness's own). */
+  protocol?: ApiProtocol;
   extraArgs?: string[];
 }
+
+/** The model id roller's provider configuration names when the run names none (the embedded scripted model answers any). */
+export const SCRIPTED_MODEL_ID = 'scripted-model';
 
 /** The fields of a run's launch every harness's plan takes as they are (a plan adds its own after). */
 export const launchFields = (l: HarnessLaunch): HarnessLaunch => ({
@@ -44,6 +52,8 @@ export const launchFields = (l: HarnessLaunch): HarnessLaunch => ({
   baseUrl: l.baseUrl,
   ...(l.recorded === false ? { recorded: false } : {}),
   apiKey: l.apiKey,
+  ...(l.model ? { model: l.model } : {}),
+  ...(l.protocol ? { protocol: l.protocol } : {}),
   ...(l.extraArgs ? { extraArgs: l.extraArgs } : {}),
 });
 
@@ -56,3 +66,20 @@ export async function promptFile(launch: HarnessLaunch, name = 'prompt'): Promis
   await writeFileInside(launch.home, path, launch.prompt, 0o600);
   return path;
 }
+
+/**
+ * The base URL a provider SDK is given for roller's proxy: OpenAI's SDKs, and the AI SDK's providers of every protocol,
+ * take a base ending in /v1 and append the endpoint (`/chat/completions`, `/responses`, `/messages`); Anthropic's own SDK
+ * takes the bare base and appends `/v1/messages`.
+ */
+export function sdkBaseUrl(baseUrl: string, protocol: ApiProtocol | undefined, sdk: 'vendor' | 'ai-sdk' = 'vendor'): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  return protocol === 'anthropic-messages' && sdk === 'vendor' ? base : `${base}/v1`;
+}
+
+/** pi-ai's `api` names (Pi's models.json, OpenClaw's models.providers) of the protocols roller records. */
+export const PI_AI_API: Readonly<Record<ApiProtocol, string>> = {
+  'openai-chat-completions': 'openai-completions',
+  'anthropic-messages': 'anthropic-messages',
+  'openai-responses': 'openai-responses',
+};

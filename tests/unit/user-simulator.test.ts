@@ -81,7 +81,7 @@ describe('the simulator client over real HTTP (scripted model, recording proxy)'
     server = await startScriptedModel({ script });
     const task = Task.parse({ id: 'd', prompt: 'Open', user_simulator: { model: 'scripted/x', instructions: '[SIM:t] A user.', stop: '[[END]]' } });
     const model = { id: 'scripted/x', kind: 'scripted', script, apiKey: 'k-dummy' } as const;
-    const sim = await UserSimulator.start(task.user_simulator!, model, server.url, join(tmp.path, 'cap'), task.prompt, 10_000);
+    const sim = await UserSimulator.start(task.user_simulator!, model, { url: server.url }, join(tmp.path, 'cap'), task.prompt, 10_000);
     const source = simulatedPrompts(task, sim, runner(['first reply', 'second reply']));
     // The Task Agent's reply quotes a user-message tag ("Again"): the system-named scenario still wins.
     expect(await source.next(0, '0')).toEqual({ kind: 'next', text: 'Again, please.' });
@@ -104,7 +104,7 @@ describe('the simulator client over real HTTP (scripted model, recording proxy)'
   it('a reply the harness never printed ends the dialogue as the Task Agent failing, without asking the simulator', async () => {
     server = await startScriptedModel({ script });
     const task = Task.parse({ id: 'd', prompt: 'Open', user_simulator: { model: 'scripted/x', instructions: '[SIM:t]' } });
-    const sim = await UserSimulator.start(task.user_simulator!, { id: 'scripted/x', kind: 'scripted', script, apiKey: 'k' }, server.url, join(tmp.path, 'cap2'), task.prompt, 10_000);
+    const sim = await UserSimulator.start(task.user_simulator!, { id: 'scripted/x', kind: 'scripted', script, apiKey: 'k' }, { url: server.url }, join(tmp.path, 'cap2'), task.prompt, 10_000);
     const next = await simulatedPrompts(task, sim, runner([])).next(0, '0');
     await sim.close();
     expect(next).toMatchObject({ kind: 'fail', code: 'ROLLER_HARNESS_FAILED' });

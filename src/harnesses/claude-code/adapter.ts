@@ -116,7 +116,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
     sessionOfStdout,
     replyOfStdout,
     reported: claudeCodeResult,
-    apiModels: true,
+    protocols: ['anthropic-messages'],
     configFiles: ['.claude/settings.json', '.claude/settings.local.json'],
     homeConfigFiles: ['.claude/settings.json', '.claude/settings.local.json'],
     contextSettings: true,

@@ -110,7 +110,7 @@ export const codexAdapter: HarnessAdapter = {
     replyOfStdout,
     thinkingLevels: ['minimal', 'low', 'medium', 'high', 'xhigh'],
     keepsToolsCapture: true,
-    apiModels: false,
+    protocols: ['openai-responses'], // wire_api "responses": the only one this Codex speaks
     configFiles: ['.codex/config.toml'],
     homeConfigFiles: ['config.toml'], // HOME is CODEX_HOME
     contextSettings: false,

@@ -2,7 +2,7 @@ import { mkdirInside, writeFileInside } from '../../core/inside-root.js';
 import { join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import { promptFile, type HarnessLaunch } from '../launch.js';
+import { promptFile, SCRIPTED_MODEL_ID, type HarnessLaunch } from '../launch.js';
 
 /** Verified against @openai/codex 0.171.0 (reference/harnesses/codex.md). */
 export const CODEX_VERIFIED_VERSIONS = ['0.171.0'] as const;
@@ -35,12 +35,12 @@ const toml = (s: string) => JSON.stringify(s); // a TOML basic string is JSON-co
  * (wire_api responses), approvals never, and the features that phone home at start-up off (plugins,
  * remote_plugin, apps, tool_suggest, skill_mcp_dependency_install); no login shell.
  */
-export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'rollerHeaders' | 'websocket' | 'roles' | 'agentsMaxDepth'>): string {
+export function codexConfig(launch: Pick<CodexLaunch, 'baseUrl' | 'model' | 'rollerHeaders' | 'websocket' | 'roles' | 'agentsMaxDepth'>): string {
   const headers = Object.entries(launch.rollerHeaders ?? {})
     .map(([k, v]) => `${toml(k)} = ${toml(v)}`)
     .join(', ');
   return [
-    'model = "scripted-model"',
+    `model = ${toml(launch.model ?? SCRIPTED_MODEL_ID)}`,
     'model_provider = "roller"',
     'approval_policy = "never"',
     'sandbox_mode = "danger-full-access"',

@@ -1,4 +1,5 @@
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
+import { requestSetup } from '../../transforms/protocols/request-setup.js';
 import type { Call } from '../../schemas/call.js';
 import type { ContentBlock } from '../../schemas/content.js';
 import { newStep, timingOf } from '../../transforms/actf/step.js';
@@ -85,8 +86,9 @@ export function deepSeekToActf(session: DshSession, calls?: readonly Call[]): Ac
     }
   }
   const header = session.events.find((e) => e.type === 'request/header')?.data.header as Json | undefined;
-  const wire = calls?.find((c) => c.native_identity.session_id === session.header.id && Array.isArray((c.context as Json | null)?.tools))?.context as Json | undefined;
-  const wireSystem = wire ? ((wire.messages ?? []) as Json[]).filter((m) => m.role === 'system').map((m) => String(m.content)) : [];
+  const wireCall = calls?.find((c) => c.native_identity.session_id === session.header.id && Array.isArray((c.context as Json | null)?.tools));
+  const wire = wireCall ? requestSetup(wireCall.protocol, wireCall.context as Json) : undefined;
+  const wireSystem = wire?.system ?? [];
   const nativeTools = Array.isArray(header?.tools)
     ? (header.tools as Json[]).map((t) => ({ type: 'function' as const, function: { name: String(t.name), ...(typeof t.description === 'string' ? { description: t.description } : {}), parameters: (t.parameters ?? {}) as Record<string, unknown> } }))
     : null;
@@ -94,7 +96,7 @@ export function deepSeekToActf(session: DshSession, calls?: readonly Call[]): Ac
     schema_version: ACTF_SCHEMA_VERSION,
     system_prompt: wire ? wireSystem.join('\n\n') : typeof header?.system === 'string' ? header.system : '',
     system_prompt_source: wire && wireSystem.length > 0 ? 'wire' : typeof header?.system === 'string' ? 'native' : 'none',
-    tools: wire ? (wire.tools as Actf['tools']) : nativeTools,
+    tools: wire ? (wire.tools as Actf['tools'] | null) : nativeTools,
     tools_source: wire ? 'wire' : nativeTools ? 'native_derived' : 'none',
     steps,
     timing: timingOf(steps),

@@ -86,7 +86,7 @@ export const deepSeekAdapter: HarnessAdapter = {
       return deepSeekPlan({ ...launchFields(l), runtime: l.runtime, ...(readerTool ? { readerTool } : {}) });
     },
     thinkingLevels: [], // roller sets no reasoning level for dsh: --thinking is refused for it
-    apiModels: false,
+    protocols: ['openai-chat-completions'], // its DeepSeek provider (llm-deepseek): Chat Completions
     configFiles: [],
     contextSettings: false,
     maxPromptBytes: DSH_MAX_PROMPT_BYTES,

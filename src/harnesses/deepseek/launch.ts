@@ -62,6 +62,8 @@ export async function deepSeekPlan(launch: HarnessLaunch & { runtime: string; re
       '# roller: its driver in place of headless-runner (src/harnesses/deepseek/driver.ts)',
       '- id: headless-runner',
       '  disabled: true',
+      // The model every agent of the run starts on (dsh's own default is deepseek-v4-flash).
+      ...(launch.model ? ['- id: agent-default-model', '  config:', '    provider: deepseek-official', `    model: ${JSON.stringify(launch.model)}`] : []),
       '- insert:',
       '    - id: roller-headless-runner',
       `      name: ${JSON.stringify(driver)}`,

@@ -105,7 +105,7 @@ export const openClawAdapter: HarnessAdapter = {
     cacheTraceInNative: OPENCLAW_CACHE_TRACE_IN_STATE,
     captureFailure: openClawCaptureFailure,
     thinkingLevels: [], // exec runs with thinking off here
-    apiModels: false,
+    protocols: ['openai-chat-completions', 'anthropic-messages', 'openai-responses'], // models.providers api: openai-completions, anthropic-messages, openai-responses
     configFiles: ['.openclaw/openclaw.json'],
     contextSettings: false,
     // `openclaw agent --message-file` reads at most 4 MiB.

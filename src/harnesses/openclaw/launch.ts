@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
+import { isolatedHomeEnv, PI_AI_API, promptFile, SCRIPTED_MODEL_ID, sdkBaseUrl, type HarnessLaunch } from '../launch.js';
 import type { GatewaySessionSpec } from './gateway-session.js';
 
 /**
@@ -45,12 +45,13 @@ export interface OpenClawAgent {
 }
 
 export async function openclawPlan(
-  launch: HarnessLaunch & { runtime: string; model?: string; mode?: OpenClawMode; timeoutS?: number; cacheTrace?: boolean; agents?: OpenClawAgent[] },
+  launch: HarnessLaunch & { runtime: string; mode?: OpenClawMode; timeoutS?: number; cacheTrace?: boolean; agents?: OpenClawAgent[] },
 ): Promise<ProcessPlan> {
   const mode = launch.mode ?? 'gateway';
   const state = openClawStateDir(launch.home);
   await mkdirInside(launch.home, state);
-  const model = launch.model ?? 'scripted-model';
+  const model = launch.model ?? SCRIPTED_MODEL_ID;
+  const protocol = launch.protocol ?? 'openai-chat-completions';
   const config = join(launch.home, '.openclaw', 'openclaw.json');
   const port = mode === 'gateway' ? await freePort() : 0;
   await writeFileInside(launch.home, config,
@@ -62,9 +63,9 @@ export async function openclawPlan(
           mode: 'replace',
           providers: {
             roller: {
-              baseUrl: `${launch.baseUrl}/v1`,
+              baseUrl: sdkBaseUrl(launch.baseUrl, protocol),
               apiKey: '${ROLLER_PROVIDER_KEY}', // read from the environment by OpenClaw, never written here
-              api: 'openai-completions',
+              api: PI_AI_API[protocol],
               models: [{ id: model, name: model, reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 4096 }],
             },
           },

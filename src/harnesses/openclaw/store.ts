@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { requestSetup } from '../../transforms/protocols/request-setup.js';
 import { dirname, join } from 'node:path';
 import { openReadonlySqlite } from '../../core/sqlite.js';
 import { decompress } from 'fzstd';
@@ -255,11 +256,11 @@ export function openClawToActf(s: OpenClawSession, options: { wire?: readonly Ca
   const actf = piToActf(withAnnouncementInputs(s, options.trace ?? null, options.wire).transcript);
   const traced = [...(options.trace?.runs.values() ?? [])].filter((r) => r.sessionId === s.transcript.id).flatMap((r) => r.contexts)[0]?.system ?? null;
   const fromTrace = traced !== null ? { system_prompt: traced, system_prompt_source: 'cache_trace' as const } : null;
-  const request = options.wire?.find((c) => Array.isArray((c.context as Json | null)?.tools))?.context as Json | undefined;
-  if (request) {
-    const system = ((request.messages ?? []) as Json[]).filter((m) => m.role === 'system' || m.role === 'developer').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+  const requestCall = options.wire?.find((c) => Array.isArray((c.context as Json | null)?.tools));
+  if (requestCall) {
+    const { system, tools } = requestSetup(requestCall.protocol, requestCall.context as Json);
     const prompt = system.length > 0 ? { system_prompt: system.join('\n\n'), system_prompt_source: 'wire' as const } : (fromTrace ?? {});
-    return { ...actf, ...prompt, tools: request.tools as Actf['tools'], tools_source: 'wire' };
+    return { ...actf, ...prompt, tools: tools as Actf['tools'] | null, tools_source: 'wire' };
   }
   if (!s.compiled) return fromTrace ? { ...actf, ...fromTrace } : actf;
   const tools = Array.isArray(s.compiled.tools)

@@ -1,4 +1,5 @@
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
+import { requestSetup } from '../../transforms/protocols/request-setup.js';
 import type { Call } from '../../schemas/call.js';
 import { newStep, timingOf } from '../../transforms/actf/step.js';
 import { sessionVersion, wireOutput } from './tokens.js';
@@ -66,13 +67,13 @@ export function openCodeToActf(store: OpenCodeStore, sessionId: string, options:
   // The session's calls by its header; releases before 1.17 send none: a store of one session owns every call of its capture.
   const sole = store.sessions.length === 1 && options.wire?.every((c) => c.native_identity.session_id === undefined);
   const mine = options.wire?.filter((c) => (sole || c.native_identity.session_id === sessionId) && Array.isArray((c.context as Json | null)?.tools));
-  const first = mine?.[0]?.context as Json | undefined;
-  const system = first ? ((first.messages ?? []) as Json[]).filter((x) => x.role === 'system').map((x) => (typeof x.content === 'string' ? x.content : JSON.stringify(x.content))) : [];
+  const first = mine?.[0];
+  const { system, tools } = requestSetup(first?.protocol ?? 'openai-chat-completions', first?.context as Json | undefined);
   return {
     schema_version: ACTF_SCHEMA_VERSION,
     system_prompt: system.join('\n\n'),
     system_prompt_source: system.length > 0 ? 'wire' : 'none',
-    tools: first ? (first.tools as Actf['tools']) : null,
+    tools: first ? (tools as Actf['tools'] | null) : null,
     tools_source: first ? 'wire' : 'none',
     steps,
     timing: timingOf(steps),

@@ -68,7 +68,6 @@ export const openCodeAdapter: HarnessAdapter = {
     plan: (l) =>
       opencodePlan({
         ...launchFields(l),
-        ...(l.model ? { model: l.model } : {}),
         ...(l.version ? { version: l.version } : {}),
         captureCalls: l.captureCalls === true,
         // A later prompt continues the root session the first run printed (never --continue: the newest may be a child's).
@@ -77,7 +76,7 @@ export const openCodeAdapter: HarnessAdapter = {
     sessionOfStdout,
     replyOfStdout,
     thinkingLevels: [], // its run command takes no reasoning level here: --thinking is refused for it
-    apiModels: false,
+    protocols: ['openai-chat-completions', 'anthropic-messages', 'openai-responses'], // its bundled @ai-sdk/openai-compatible, anthropic and openai providers
     configFiles: ['opencode.json', 'opencode.jsonc', '.opencode/opencode.json', '.opencode/opencode.jsonc'],
     homeConfigFiles: ['.config/opencode/opencode.json', '.config/opencode/opencode.jsonc', '.config/opencode/config.json'],
     contextSettings: false,

@@ -1,7 +1,8 @@
 import { mkdirInside, writeFileInside } from '../../core/inside-root.js';
 import { join } from 'node:path';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
+import { isolatedHomeEnv, promptFile, SCRIPTED_MODEL_ID, sdkBaseUrl, type HarnessLaunch } from '../launch.js';
+import type { ApiProtocol } from '../../schemas/api-protocol.js';
 import { releasedSince } from '../release.js';
 
 /**
@@ -10,6 +11,13 @@ import { releasedSince } from '../release.js';
  * up. So for them the CLI is started once with --version (setting its cache up) and an empty list written before the run.
  */
 const MODELS_FETCH_REGRESSION = { from: '1.1.27', until: '1.1.53' };
+
+/** The AI SDK provider package OpenCode bundles for each protocol (it installs no other offline). */
+const OPENCODE_PROVIDER_PACKAGE: Readonly<Record<ApiProtocol, string>> = {
+  'openai-chat-completions': '@ai-sdk/openai-compatible',
+  'anthropic-messages': '@ai-sdk/anthropic',
+  'openai-responses': '@ai-sdk/openai',
+};
 
 /** Where OpenCode keeps its database under a HOME laid out by opencodePlan (XDG dirs inside it). */
 export const openCodeDataDir = (home: string) => join(home, '.local', 'share', 'opencode');
@@ -20,11 +28,12 @@ export const openCodeDataDir = (home: string) => join(home, '.local', 'share', '
  * small (title) model, auto-update, share, models.dev and LSP downloads off — and an npm registry that does
  * not answer, so its background plugin install cannot reach the network.
  */
-export async function opencodePlan(launch: HarnessLaunch & { model?: string; version?: string; captureCalls?: boolean }): Promise<ProcessPlan> {
+export async function opencodePlan(launch: HarnessLaunch & { version?: string; captureCalls?: boolean }): Promise<ProcessPlan> {
   const config = join(launch.home, '.config', 'opencode');
   await mkdirInside(launch.home, config);
   for (const d of ['.local/share', '.local/state', '.cache']) await mkdirInside(launch.home, join(launch.home, d));
-  const model = launch.model ?? 'scripted-model';
+  const model = launch.model ?? SCRIPTED_MODEL_ID;
+  const protocol = launch.protocol ?? 'openai-chat-completions';
   // The model and its provider, also given as OPENCODE_CONFIG_CONTENT below: it outranks every config file (a
   // project's opencode.json included), so nothing in the work dir or HOME can move the model calls.
   const connection = {
@@ -32,9 +41,9 @@ export async function opencodePlan(launch: HarnessLaunch & { model?: string; ver
     small_model: `roller/${model}`,
     provider: {
       roller: {
-        npm: '@ai-sdk/openai-compatible',
+        npm: OPENCODE_PROVIDER_PACKAGE[protocol],
         name: 'roller',
-        options: { baseURL: `${launch.baseUrl}/v1`, apiKey: '{env:ROLLER_PROVIDER_KEY}' },
+        options: { baseURL: sdkBaseUrl(launch.baseUrl, protocol, 'ai-sdk'), apiKey: '{env:ROLLER_PROVIDER_KEY}' },
         models: { [model]: { name: model, tool_call: true, limit: { context: 128000, output: 4096 } } },
       },
     },

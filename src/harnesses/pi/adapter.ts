@@ -79,7 +79,7 @@ export const piAdapter: HarnessAdapter = {
     sessionOfStdout,
     replyOfStdout,
     thinkingLevels: [], // roller's profile turns thinking off (compat.supportsReasoningEffort false)
-    apiModels: false,
+    protocols: ['openai-chat-completions', 'anthropic-messages', 'openai-responses'], // models.json api: openai-completions, anthropic-messages, openai-responses
     configFiles: ['.pi/settings.json', '.pi/models.json'],
     homeConfigFiles: ['.pi/agent/settings.json', '.pi/agent/models.json'],
     contextSettings: false,

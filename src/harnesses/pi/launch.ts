@@ -6,7 +6,7 @@ import { readdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProcessPlan } from '../../sources/process-runner.js';
-import { isolatedHomeEnv, promptFile, type HarnessLaunch } from '../launch.js';
+import { isolatedHomeEnv, PI_AI_API, promptFile, SCRIPTED_MODEL_ID, sdkBaseUrl, type HarnessLaunch } from '../launch.js';
 import { releasedSince } from '../release.js';
 
 /** The first release of the matrix that reads the prompt of `-p` from stdin (0.45.7 and before take it as an argument). */
@@ -24,10 +24,11 @@ export const piEventsFile = (home: string) => join(piAgentDir(home), 'roller-eve
  * recording proxy, and roller's identity header injected through models.json — Pi sends no session header
  * of its own; the proxy removes x-roller-* before forwarding and keeps the value as identity.
  */
-export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId?: string; subagentExtension?: boolean; version?: string }): Promise<ProcessPlan> {
+export async function piPlan(launch: HarnessLaunch & { sessionId?: string; subagentExtension?: boolean; version?: string }): Promise<ProcessPlan> {
   const agent = piAgentDir(launch.home);
   await mkdirInside(launch.home, agent);
-  const model = launch.model ?? 'scripted-model';
+  const model = launch.model ?? SCRIPTED_MODEL_ID;
+  const protocol = launch.protocol ?? 'openai-chat-completions';
   if (launch.subagentExtension) await installSubagentExtension(launch.bin, agent, `roller/${model}`);
   // roller's recorder: an observing extension (contexts, provider payloads, turn boundaries); releases without
   // extensions (before 0.35) leave it unloaded and write no events.
@@ -38,12 +39,12 @@ export async function piPlan(launch: HarnessLaunch & { model?: string; sessionId
       {
         providers: {
           roller: {
-            baseUrl: `${launch.baseUrl}/v1`,
-            api: 'openai-completions',
+            baseUrl: sdkBaseUrl(launch.baseUrl, protocol),
+            api: PI_AI_API[protocol],
             apiKey: 'ROLLER_PROVIDER_KEY', // the name of the variable holding the key, never the key
             // Only through roller's proxy, which removes it: never sent to a model API directly.
             ...(launch.recorded === false ? {} : { headers: { 'x-roller-session-id': launch.sessionId ?? randomUUID() } }),
-            compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+            ...(protocol === 'openai-chat-completions' ? { compat: { supportsDeveloperRole: false, supportsReasoningEffort: false } } : {}),
             models: [{ id: model, name: model, reasoning: false, input: ['text'], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
           },
         },

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { requestSetup } from '../../transforms/protocols/request-setup.js';
 import { join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { ACTF_SCHEMA_VERSION, type Actf, type ActfStep } from '../../schemas/actf.js';
@@ -246,14 +247,14 @@ export function piToActf(s: PiSession, options: { wire?: readonly Call[] } = {})
   const ids = new Set(steps.map((x) => x.native_ids?.response_id).filter(Boolean));
   // Releases before 0.60 name no response id: then a session's capture (its own proxy) is all its calls.
   const byId = options.wire?.find((c) => c.response_id !== null && ids.has(c.response_id));
-  const first = (ids.size === 0 && steps.length > 0 ? options.wire?.find((c) => Array.isArray((c.context as Json | null)?.tools)) : byId)?.context as Json | undefined;
-  const system = first ? ((first.messages ?? []) as Json[]).filter((x) => x.role === 'system' || x.role === 'developer').map((x) => textOf(x.content)) : [];
+  const firstCall = ids.size === 0 && steps.length > 0 ? options.wire?.find((c) => Array.isArray((c.context as Json | null)?.tools)) : byId;
+  const { system, tools } = requestSetup(firstCall?.protocol ?? 'openai-chat-completions', firstCall?.context as Json | undefined);
   return {
     schema_version: ACTF_SCHEMA_VERSION,
     system_prompt: system.join('\n\n'),
     system_prompt_source: system.length > 0 ? 'wire' : 'none',
-    tools: first && Array.isArray(first.tools) ? (first.tools as Actf['tools']) : null,
-    tools_source: first && Array.isArray(first.tools) ? 'wire' : 'none',
+    tools: tools as Actf['tools'] | null,
+    tools_source: tools ? 'wire' : 'none',
     steps,
     timing: timingOf(steps),
   };

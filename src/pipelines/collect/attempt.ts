@@ -26,6 +26,7 @@ import { fixedPrompts, simulatedPrompts } from './prompt-source.js';
 import { copyResults } from './results.js';
 import { ATTEMPT_DIR_PREFIX, noteAttempt, removeScratch } from './run-dir.js';
 import type { AttemptResult, SampleRequest, SampleSettings } from './sample.js';
+import type { ModelUpstream } from './models.js';
 import { refuseHarnessConfigFiles } from './tasks.js';
 import { UserSimulator } from './user-simulator.js';
 import { writeDialogueFiles } from './user-simulator-files.js';
@@ -102,7 +103,7 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
     const standIn = newStandIn();
     const credential = { standIn, key: r.model.apiKey };
     const upstream = s.upstreams.get(r.model.id)!;
-    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ upstream, outDir: a.captureWork, wireTrace: 'full', credential, ...proxyHeaders(s.harness) });
+    const pipeline = s.wireTrace === 'off' ? null : await startProxyPipeline({ ...proxyUpstream(upstream), outDir: a.captureWork, wireTrace: 'full', credential, ...proxyHeaders(s.harness) });
     const scope = pipeline?.proxy.captureScope ?? randomBytes(4).toString('hex');
     if (pipeline) a.proxyPort = Number(new URL(pipeline.proxy.url).port);
     const run = await runPrompts(a, pipeline, upstream, standIn);
@@ -120,6 +121,11 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
   }
   result.elapsedMs = Date.now() - started;
   return result;
+}
+
+/** The proxy options of a model's upstream. */
+function proxyUpstream(u: ModelUpstream): { upstream: string; clientBasePath?: string; upstreamHeaders?: Readonly<Record<string, string>> } {
+  return { upstream: u.url, ...(u.clientBasePath ? { clientBasePath: u.clientBasePath } : {}), ...(u.headers ? { upstreamHeaders: u.headers } : {}) };
 }
 
 /** The container of this sample (its task's image, resources and variables), on the host's network or none. */
@@ -144,7 +150,7 @@ async function writeTaskFiles({ r, s, runner, work }: Attempt): Promise<void> {
  * the session the first prompt opened), each its own process within the sample's one timeout; the first that fails
  * ends the sample. The simulator and the proxy are closed before this returns.
  */
-async function runPrompts(a: Attempt, pipeline: ProxyPipeline | null, upstream: string, standIn: string): Promise<PromptsRun> {
+async function runPrompts(a: Attempt, pipeline: ProxyPipeline | null, upstream: ModelUpstream, standIn: string): Promise<PromptsRun> {
   const { r, s, runner, runtime, logs, timeoutS, fail } = a;
   const done: PromptsRun = { outcome: undefined, lastStderr: logs.stderr, lastPromptRan: false, outOfTime: 0, promptsRun: 0, agentWroteHome: new Set() };
   const spec = r.task.user_simulator;
@@ -209,18 +215,20 @@ async function runPrompts(a: Attempt, pipeline: ProxyPipeline | null, upstream: 
 }
 
 /** What every prompt's launch of the sample shares: the CLI, its HOME and work dir, the proxy (or the model's own base). */
-function launchOf(a: Attempt, pipeline: ProxyPipeline | null, upstream: string, standIn: string): Omit<RunLaunch, 'prompt'> {
+function launchOf(a: Attempt, pipeline: ProxyPipeline | null, upstream: ModelUpstream, standIn: string): Omit<RunLaunch, 'prompt'> {
   const { r, s, home, work, timeoutS } = a;
   return {
     bin: s.bin,
     version: s.harnessVersion,
     home,
     work,
-    baseUrl: pipeline ? pipeline.proxy.url : upstream.replace(/\/+$/, ''),
+    // No proxy (--wire-trace off): the SDK base less the /v1 the harness's SDK puts back (refusals.ts checks it ends so).
+    baseUrl: pipeline ? pipeline.proxy.url : upstream.url.replace(/\/+$/, '').slice(0, upstream.clientBasePath ? -upstream.clientBasePath.length : undefined),
     ...(pipeline ? {} : { recorded: false }),
     // --wire-trace off runs no proxy; it is refused for a model with a key (collect/run.ts), so this is never one.
     apiKey: pipeline ? standIn : r.model.apiKey,
     ...(r.model.kind === 'api' ? { model: r.model.modelName } : {}),
+    ...(r.model.protocol ? { protocol: r.model.protocol } : {}),
     ...(s.thinking ? { thinking: s.thinking } : {}),
     captureCalls: s.captureCalls,
     cacheTrace: s.cacheTrace,

@@ -1,12 +1,28 @@
 import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import { formatJsonPath } from '../../core/json-locate.js';
+import { isSecretKey, looksLikeCredential, SECRET_HEADERS } from '../../core/redaction.js';
+import { API_PROTOCOLS, type ApiProtocol } from '../../schemas/api-protocol.js';
 import { DEFAULT_SCRIPT } from '../../sources/scripted-model/default-script.js';
 import type { Script } from '../../sources/scripted-model/script.js';
 
 /** A model a sample runs against: the embedded scripted model, or an API named in --model-config. */
 export type ResolvedModel =
-  | { id: string; kind: 'scripted'; script: Script; apiKey: string; context?: ContextSettings }
-  | { id: string; kind: 'api'; apiBase: string; apiKey: string; modelName: string; config: Record<string, unknown>; context?: ContextSettings };
+  | { id: string; kind: 'scripted'; script: Script; apiKey: string; protocol?: ApiProtocol; context?: ContextSettings }
+  | {
+      id: string;
+      kind: 'api';
+      apiBase: string;
+      apiKey: string;
+      modelName: string;
+      /** As the config asks (absent: the harness's own protocol). */
+      protocol?: ApiProtocol;
+      /** Non-secret headers the proxy adds to every request to this API. */
+      headers: Record<string, string>;
+      config: Record<string, unknown>;
+      context?: ContextSettings;
+    };
 
 /**
  * How much context the harness may use before it compacts (a model config's `context_window` and
@@ -19,26 +35,43 @@ export interface ContextSettings {
   autoCompactPercent?: number;
 }
 
-function contextSettings(id: string, entry: Record<string, unknown> | undefined): ContextSettings | undefined {
-  if (!entry) return undefined;
-  const out: ContextSettings = {};
-  const window = entry.context_window;
-  const percent = entry.auto_compact_percent;
-  if (window !== undefined) {
-    if (typeof window !== 'number' || !Number.isInteger(window) || window <= 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}'.context_window must be a positive integer (tokens)`);
-    out.window = window;
-  }
-  if (percent !== undefined) {
-    if (typeof percent !== 'number' || !(percent > 0 && percent <= 100)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}'.auto_compact_percent must be a number in (0, 100]`);
-    out.autoCompactPercent = percent;
-  }
-  return out.window === undefined && out.autoCompactPercent === undefined ? undefined : out;
-}
+/** Headers the proxy itself sets or that would carry a credential: never from a model config. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'connection', 'upgrade', 'accept-encoding', 'te', 'trailer', 'keep-alive']);
+
+const HeaderName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not an HTTP header name')
+  .refine((n) => !SECRET_HEADERS.has(n.toLowerCase()) && !isSecretKey(n), 'a credential header: keys come only from api_key_env, which roller keeps in its proxy')
+  .refine((n) => !RESERVED_HEADERS.has(n.toLowerCase()) && !n.toLowerCase().startsWith('x-roller-'), 'set by the proxy itself');
+
+/** One entry of --model-config's `models` (seeds/003 §7, DESIGN §10). */
+export const ModelEntry = z
+  .strictObject({
+    api_base: z
+      .string()
+      .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'an http(s) URL')
+      .optional()
+      .describe("the API's base URL as its SDK takes it: Anthropic Messages https://api.anthropic.com; OpenAI protocols up to /v1 (https://api.openai.com/v1, http://127.0.0.1:8000/v1)"),
+    api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional().describe('the variable holding the key (never the key itself)'),
+    model: z.string().min(1).optional().describe('the model id the API takes (default: the part after provider/)'),
+    protocol: z.enum(API_PROTOCOLS).optional().describe("the API's wire protocol (default: the harness's own)"),
+    headers: z
+      .record(HeaderName, z.string().refine((v) => !looksLikeCredential(v) && !/[\r\n]/.test(v), 'looks like a credential (keys only from api_key_env) or holds a line break'))
+      .optional()
+      .describe('non-secret headers added to every request (OpenRouter HTTP-Referer, an API version)'),
+    context_window: z.number().int().positive().optional().describe('tokens the harness treats as the window'),
+    auto_compact_percent: z.number().gt(0).lte(100).optional().describe('compact at this percentage of the window'),
+  })
+  .describe('an API model (api_base) or the context settings of a scripted/<name> model');
+export type ModelEntry = z.infer<typeof ModelEntry>;
 
 export interface ModelConfigFile {
-  /** An API model needs api_base; a scripted/<name> entry may only set context settings. */
-  models: Record<string, { api_base?: string; api_key_env?: string; model?: string; context_window?: number; auto_compact_percent?: number } & Record<string, unknown>>;
+  models: Record<string, ModelEntry>;
+  /** The file it was read from (for messages). */
+  path?: string;
 }
+
+const ModelConfig = z.strictObject({ models: z.record(z.string(), ModelEntry) });
 
 const SCRIPTS: Record<string, Script> = { default: DEFAULT_SCRIPT };
 
@@ -50,9 +83,17 @@ export async function loadModelConfig(path: string | undefined): Promise<ModelCo
   } catch (err) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config ${path}: ${(err as Error).message}`);
   }
-  const models = (parsed as { models?: unknown }).models;
-  if (!models || typeof models !== 'object') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config ${path}: expected {"models": {"provider/model": {"api_base": ..., "api_key_env": ...}}}`);
-  return parsed as ModelConfigFile;
+  const result = ModelConfig.safeParse(parsed);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${formatJsonPath(i.path as (string | number)[])}: ${i.message}`).join('; ');
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config ${path}: ${issues} (expected {"models": {"provider/model": {"api_base", "api_key_env", "model"?, "protocol"?, "headers"?}}}; examples/models/ has one per harness)`);
+  }
+  return { models: result.data.models, path };
+}
+
+function contextSettings(entry: ModelEntry | undefined): ContextSettings | undefined {
+  if (!entry || (entry.context_window === undefined && entry.auto_compact_percent === undefined)) return undefined;
+  return { ...(entry.context_window !== undefined ? { window: entry.context_window } : {}), ...(entry.auto_compact_percent !== undefined ? { autoCompactPercent: entry.auto_compact_percent } : {}) };
 }
 
 /**
@@ -63,18 +104,63 @@ export async function loadModelConfig(path: string | undefined): Promise<ModelCo
 export function resolveModel(id: string, config: ModelConfigFile, env: NodeJS.ProcessEnv = process.env): ResolvedModel {
   const [provider, ...rest] = id.split('/');
   if (!provider || rest.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model '${id}': expected provider/model, e.g. scripted/default`);
+  const entry = config.models[id];
+  const context = contextSettings(entry);
   if (provider === 'scripted') {
     const script = SCRIPTS[rest.join('/')];
     if (!script) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model '${id}': no embedded script '${rest.join('/')}' (there is: ${Object.keys(SCRIPTS).map((s) => `scripted/${s}`).join(', ')})`);
-    const context = contextSettings(id, config.models[id]);
-    return { id, kind: 'scripted', script, apiKey: 'roller-scripted-model-dummy-key', ...(context ? { context } : {}) };
+    if (entry?.api_base !== undefined || entry?.api_key_env !== undefined) {
+      throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}' is the embedded scripted model, which takes no api_base or key; name a served model something else (e.g. local/scripted with api_base)`);
+    }
+    return { id, kind: 'scripted', script, apiKey: 'roller-scripted-model-dummy-key', ...(entry?.protocol ? { protocol: entry.protocol } : {}), ...(context ? { context } : {}) };
   }
-  const entry = config.models[id];
   if (!entry) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model '${id}' is not in --model-config (models there: ${Object.keys(config.models).join(', ') || 'none'})`);
-  if (typeof entry.api_base !== 'string') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}' has no api_base`);
+  if (entry.api_base === undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}' has no api_base`);
   const keyEnv = entry.api_key_env;
   const apiKey = keyEnv ? env[keyEnv] : undefined;
   if (keyEnv && !apiKey) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model '${id}': the environment variable ${keyEnv} named by --model-config is not set`);
-  const context = contextSettings(id, entry);
-  return { id, kind: 'api', apiBase: entry.api_base, apiKey: apiKey ?? '', modelName: entry.model ?? rest.join('/'), config: entry, ...(context ? { context } : {}) };
+  return {
+    id,
+    kind: 'api',
+    apiBase: entry.api_base,
+    apiKey: apiKey ?? '',
+    modelName: entry.model ?? rest.join('/'),
+    ...(entry.protocol ? { protocol: entry.protocol } : {}),
+    headers: entry.headers ?? {},
+    config: entry,
+    ...(context ? { context } : {}),
+  };
+}
+
+/** The protocol a model is called in by a harness that speaks `spoken` (its own first); one it cannot speak is refused. */
+export function protocolFor(model: ResolvedModel, harness: string, spoken: readonly ApiProtocol[]): ApiProtocol {
+  const protocol = model.protocol ?? spoken[0]!;
+  if (!spoken.includes(protocol)) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model ${model.id}: its protocol ${protocol} (--model-config) is not one ${harness} speaks (${spoken.join(', ')}); nothing was run. Use a base that serves ${spoken.join(' or ')}, or another harness`);
+  }
+  return protocol;
+}
+
+/** Where a model's calls go from the attempt's proxy: the API base (or the run's scripted model) and what the proxy adds. */
+export interface ModelUpstream {
+  url: string;
+  /** The prefix the harness's SDK puts before an OpenAI endpoint (/v1), which an OpenAI-protocol api_base already ends at. */
+  clientBasePath?: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * An API model's upstream: an OpenAI-protocol api_base is the SDK base (…/v1, or a provider's own prefix), so the /v1
+ * the harness's SDK puts before `/chat/completions` or `/responses` is the base's; an Anthropic api_base is the bare
+ * base Anthropic's SDK appends `/v1/messages` to, and paths pass as they are.
+ */
+export function apiUpstream(model: Extract<ResolvedModel, { kind: 'api' }>): ModelUpstream {
+  const openai = (model.protocol ?? 'openai-chat-completions') !== 'anthropic-messages';
+  return { url: model.apiBase, ...(openai ? { clientBasePath: '/v1' } : {}), ...(Object.keys(model.headers).length > 0 ? { headers: model.headers } : {}) };
+}
+
+/** What the lock records of a model: never a key; an API model's base, upstream model id and protocol as resolved. */
+export function lockedModel(m: ResolvedModel): Record<string, unknown> {
+  if (m.kind === 'scripted') return { kind: 'scripted', ...(m.context ? { context: m.context } : {}), ...(m.protocol ? { protocol: m.protocol } : {}) };
+  return { ...m.config, model: m.modelName, ...(m.protocol ? { protocol: m.protocol } : {}) };
 }

@@ -4,7 +4,7 @@ import { checkProfile } from '../../harnesses/profiles.js';
 import { releasedSince } from '../../harnesses/release.js';
 import { VERIFIED_VERSIONS } from '../../harnesses/verified-versions.js';
 import type { Task } from '../../schemas/task.js';
-import type { ResolvedModel } from './models.js';
+import type { ModelConfigFile, ResolvedModel } from './models.js';
 import type { CollectOptions } from './run.js';
 
 /**
@@ -53,15 +53,15 @@ export function refuseModels(o: CollectOptions, runner: HarnessRunner, models: r
   if (compacting && !runner.contextSettings) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: context_window / auto_compact_percent of '${compacting.id}' are applied to claude-code only in this version, not ${o.harness}`);
   }
-  if (!runner.apiModels && models.some((m) => m.kind === 'api')) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `collect with ${o.harness} runs only scripted/<name> models in this version (its provider config points at the embedded model)`);
-  }
   if (o.wireTrace === 'off') {
     // No proxy stands between the CLI and the model API: the CLI is given the base as it is, and a CLI appends its
     // own path to it, so a query or userinfo (which the proxy would carry) cannot be kept.
     for (const m of models) {
       if (m.kind !== 'api') continue;
       const url = new URL(m.apiBase);
+      if (m.protocol !== 'anthropic-messages' && !/\/v1\/?$/.test(url.pathname)) {
+        throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id}'s api_base ${url.origin}${url.pathname} does not end in /v1, which ${o.harness}'s SDK puts before ${m.protocol === 'openai-responses' ? '/responses' : '/chat/completions'} itself; only roller's recording proxy maps another prefix. Use --wire-trace actf (the default)`);
+      }
       if (url.search || url.username || url.password) {
         throw new RollerError(ErrorCode.INVALID_OPTIONS, `--wire-trace off: model ${m.id}'s api_base has ${url.search ? 'a query' : 'userinfo'}, which only roller's recording proxy carries to the model API; use --wire-trace actf (the default)`);
       }
@@ -71,4 +71,19 @@ export function refuseModels(o: CollectOptions, runner: HarnessRunner, models: r
       if (m.apiKey) o.onNotice?.(`--key-in-harness: model ${m.id}'s key is given to the harness itself (--wire-trace off runs no proxy); every tool the agent runs can read it`);
     }
   }
+}
+
+/**
+ * --model-config without --model: the run would be the embedded scripted model's, and the API models the config names
+ * (that no user simulator uses) would be silently left out. Refused, naming them.
+ */
+export function refuseUnusedModelConfig(o: CollectOptions, config: ModelConfigFile, simulators: ReadonlyMap<string, ResolvedModel>): void {
+  const unused = Object.entries(config.models)
+    .filter(([id, entry]) => entry.api_base !== undefined && !simulators.has(id) && !o.models.includes(id))
+    .map(([id]) => id);
+  if (unused.length === 0) return;
+  throw new RollerError(
+    ErrorCode.INVALID_OPTIONS,
+    `--model-config ${o.modelConfig} names ${unused.join(', ')}, but no --model was given, so the run would use only ${o.models.join(', ')} (the embedded scripted model); pass --model ${unused[0]} (repeat --model for more)`,
+  );
 }

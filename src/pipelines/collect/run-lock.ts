@@ -10,7 +10,7 @@ import { readChecked } from '../run-reader.js';
 import { runLockDigest } from '../scale/shard.js';
 import { lockedContainer, type DockerPlan } from './docker-plan.js';
 import { lockDifferences, redactConfig } from './lock.js';
-import type { ResolvedModel } from './models.js';
+import { lockedModel, type ResolvedModel } from './models.js';
 import { DEFAULT_MAX_RESULTS_BYTES } from './results.js';
 import { reusableSample } from './reuse.js';
 import type { CollectOptions } from './run.js';
@@ -34,7 +34,7 @@ function wholeRunLock(o: CollectOptions, requests: readonly { index: number; tas
     task_bundle_digest: bundleDigest,
     harness: { name: o.harness, version: harnessVersion },
     // The simulators' models too: a resume under another simulator model configuration is refused.
-    models: Object.fromEntries([...models, ...simulators.values()].map((m) => [m.id, redactConfig(m.kind === 'api' ? m.config : { kind: 'scripted', ...(m.context ? { context: m.context } : {}) })])),
+    models: Object.fromEntries([...models, ...simulators.values()].map((m) => [m.id, redactConfig(lockedModel(m))])),
     image_id: docker?.imageId ?? null,
     ...(docker ? { container: lockedContainer(docker) } : {}),
     timeout_s: o.timeoutS ?? 600,

@@ -10,7 +10,7 @@ import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
 import { redactConfig, redactUrl } from './lock.js';
-import { loadModelConfig, resolveModel, type ResolvedModel } from './models.js';
+import { apiUpstream, loadModelConfig, protocolFor, resolveModel, type ModelUpstream, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
 import { resolveSimulators } from './simulator-models.js';
 import { RunInfoBook, resumeHistoryOf } from './run-info-book.js';
@@ -21,7 +21,7 @@ export { MIGRATION_MARKER } from './run-lock.js';
 import { runSample, sampleDirOf, type SampleRequest, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
 import { isHarborTasks, loadHarborTasks } from './harbor-tasks.js';
-import { refuseModels, refuseRunOptions } from './refusals.js';
+import { refuseModels, refuseRunOptions, refuseUnusedModelConfig } from './refusals.js';
 import { inShard, shardRunName, type Shard } from '../scale/shard.js';
 import type { QueueTarget } from '../scale/queue-jobs.js';
 import { detectIsolation, isolationWarning } from '../../sources/isolation.js';
@@ -41,6 +41,8 @@ export interface CollectOptions {
   /** A harness the registry can run (a runner and a capture contract). */
   harness: string;
   models: string[];
+  /** `models` is the CLI's default (no --model given): a model config naming API models is then refused, not ignored. */
+  modelsDefaulted?: boolean;
   modelConfig?: string;
   output: string;
   runName?: string;
@@ -177,10 +179,12 @@ export async function prepareCollect(o: CollectOptions): Promise<PreparedCollect
   if (!runner || !adapter.nativeCapture) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--harness ${o.harness}: roller cannot run it here (no pinned CLI); its native files convert with roller convert`);
   o = { ...o, cacheTrace: refuseRunOptions(o, runner) };
   const modelConfig = await loadModelConfig(o.modelConfig);
-  const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig));
+  // Each model in the protocol the harness is configured to call it in (its own, or the config's where it speaks it).
+  const models: ResolvedModel[] = o.models.map((m) => resolveModel(m, modelConfig)).map((m) => ({ ...m, protocol: protocolFor(m, o.harness, runner.protocols) }));
   refuseModels(o, runner, models, bundle.tasks);
   checkPromptSizes(o.harness, runner.maxPromptBytes, bundle);
   const simulators = resolveSimulators(bundle.tasks, o.harness, runner, modelConfig, o.tasks);
+  if (o.modelsDefaulted) refuseUnusedModelConfig(o, modelConfig, simulators);
   await checkModelApis(models);
   await checkModelApis([...simulators.values()].filter((m) => !models.some((n) => n.id === m.id)), undefined, (m) => `user_simulator.model ${m.id} (${o.tasks})`);
   // A harness run without its delegation tool cannot delegate: said now, not discovered in the answers.
@@ -362,15 +366,15 @@ export function sampleSettings(
 }
 
 /** One embedded scripted model server per scripted model id (its runaway cap scaled to the run); an API model's base. */
-export async function startUpstreams(all: readonly ResolvedModel[], requests: number): Promise<{ servers: ScriptedModelServer[]; upstreams: Map<string, string> }> {
+export async function startUpstreams(all: readonly ResolvedModel[], requests: number): Promise<{ servers: ScriptedModelServer[]; upstreams: Map<string, ModelUpstream> }> {
   const servers: ScriptedModelServer[] = [];
-  const upstreams = new Map<string, string>();
+  const upstreams = new Map<string, ModelUpstream>();
   for (const m of all) {
-    if (m.kind === 'api') upstreams.set(m.id, m.apiBase);
+    if (m.kind === 'api') upstreams.set(m.id, apiUpstream(m));
     else if (!upstreams.has(m.id)) {
       const server = await startScriptedModel({ script: { ...m.script, max_requests: m.script.max_requests * Math.max(1, requests) } });
       servers.push(server);
-      upstreams.set(m.id, server.url);
+      upstreams.set(m.id, { url: server.url });
     }
   }
   return { servers, upstreams };

@@ -10,7 +10,7 @@ import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import type { DockerPlan } from './docker-plan.js';
 import type { Isolation } from '../../sources/isolation.js';
 import type { SegmentMeta } from '../../transforms/sft/segments.js';
-import type { ResolvedModel } from './models.js';
+import type { ModelUpstream, ResolvedModel } from './models.js';
 import { PER_ATTEMPT_FILES } from '../sample-layout.js';
 import type { AuxiliaryCallUsage, CompactionCallUsage } from './compaction-segments.js';
 import type { CompletionAudit, ModelIdentityAudit, ThinkingAudit, WireEffortAudit } from './audits.js';
@@ -43,7 +43,7 @@ export interface SampleSettings {
   cacheTrace: boolean;
   captureDebug: 'on-error' | 'full' | 'off';
   /** model id -> the base URL its calls go to (the run's embedded scripted model, or the API base). */
-  upstreams: ReadonlyMap<string, string>;
+  upstreams: ReadonlyMap<string, ModelUpstream>;
   /** The user simulators' models by id (tasks' user_simulator.model), their bases in upstreams. */
   simulators: ReadonlyMap<string, ResolvedModel>;
   /** A non-default harness profile (lock.json harness_profile): Pi's example sub-agent extension, OpenClaw's exec. */

@@ -4,7 +4,7 @@ import { USER_SIMULATOR_EVENTS_SCHEMA, type DialogueTermination, type UserSimula
 import type { UserSimulatorSpec } from '../../schemas/task.js';
 import { newStandIn } from './custody.js';
 import { startProxyPipeline, type RunningProxyPipeline } from '../proxy.js';
-import type { ResolvedModel } from './models.js';
+import type { ModelUpstream, ResolvedModel } from './models.js';
 
 /** The simulator's answer to one Task Agent reply: the next user message, or its stop (with any words said alongside). */
 export type SimulatorAnswer = { kind: 'message'; text: string } | { kind: 'stop'; said: string };
@@ -32,10 +32,10 @@ export class UserSimulator {
     private readonly standIn: string,
   ) {}
 
-  static async start(spec: UserSimulatorSpec, model: ResolvedModel, upstream: string, captureDir: string, prompt: string, timeoutMs: number): Promise<UserSimulator> {
+  static async start(spec: UserSimulatorSpec, model: ResolvedModel, upstream: ModelUpstream, captureDir: string, prompt: string, timeoutMs: number): Promise<UserSimulator> {
     // The simulator's client holds a stand-in too: the model's key stays in its proxy.
     const standIn = newStandIn();
-    const pipeline = await startProxyPipeline({ upstream, outDir: captureDir, wireTrace: 'full', credential: { standIn, key: model.apiKey } });
+    const pipeline = await startProxyPipeline({ upstream: upstream.url, ...(upstream.headers ? { upstreamHeaders: upstream.headers } : {}), outDir: captureDir, wireTrace: 'full', credential: { standIn, key: model.apiKey } });
     const sim = new UserSimulator(spec, model, captureDir, pipeline, timeoutMs, standIn);
     sim.events.push({ schema: USER_SIMULATOR_EVENTS_SCHEMA, type: 'session', at: sim.startedAt, model: model.id, instructions: spec.instructions, stop: spec.stop, max_turns: spec.max_turns });
     sim.turns.push({ role: 'user', text: prompt, source: 'task', turn: 1, at: sim.startedAt });

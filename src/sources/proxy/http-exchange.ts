@@ -129,6 +129,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     const query = swapQueryCredential(upstreamPath(ctx.upstream, path), ctx.custody);
     const sent = query.path;
     if (ctx.upstream.basicAuth && !hasHeader(this.forwardHeaders, 'authorization')) this.forwardHeaders.push('authorization', `Basic ${ctx.upstream.basicAuth}`);
+    for (const [name, value] of ctx.upstream.headers) setHeader(this.forwardHeaders, name, value);
     this.masker = swap.forwarded.length === 0 ? ctx.masker : ctx.masker.with(swap.forwarded);
     // A compressed response cannot be searched for secrets as it passes: ask for none (one that comes anyway is decoded).
     if (!this.masker.empty) setHeader(this.forwardHeaders, 'accept-encoding', 'identity');

@@ -24,6 +24,10 @@ export interface RecordingProxyOptions {
    * its query parameters added to every request, its userinfo sent as Basic credentials when a request has none.
    */
   upstream: string;
+  /** A path prefix of the clients' base URL that the upstream's base stands for, removed before the upstream's path is prepended. */
+  clientBasePath?: string;
+  /** Non-secret headers added to every forwarded request (a model config's `headers`). */
+  upstreamHeaders?: Readonly<Record<string, string>>;
   /** Capture directory (created owner-only): the wire log (raw/wire.frames) is written here. */
   outDir: string;
   host?: string;
@@ -107,7 +111,7 @@ export interface RecordingProxy {
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
   let upstream: ReturnType<typeof parseUpstream>;
   try {
-    upstream = parseUpstream(options.upstream);
+    upstream = parseUpstream(options.upstream, { ...(options.clientBasePath ? { clientBasePath: options.clientBasePath } : {}), ...(options.upstreamHeaders ? { headers: options.upstreamHeaders } : {}) });
   } catch (err) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `the upstream ${printableUpstream(options.upstream)} is not usable: ${(err as Error).message}`);
   }

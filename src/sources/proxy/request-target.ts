@@ -10,16 +10,33 @@ export interface UpstreamTarget {
   readonly basePath: string;
   /** Its query parameters, added to every forwarded request (`a=1&b=2`, '' for none). */
   readonly query: string;
+  /**
+   * A path prefix the clients were given as part of their base URL that the upstream's own base already stands for
+   * ('' for none): an OpenAI SDK pointed at `<proxy>/v1` asks for `/v1/chat/completions`, and an OpenAI-protocol
+   * upstream configured as `https://host/api/v1` takes `/chat/completions` after it.
+   */
+  readonly clientBasePath: string;
+  /** Non-secret headers added to (or replacing those of) every forwarded request, as configured. */
+  readonly headers: readonly (readonly [string, string])[];
+}
+
+/** What a proxy's upstream adds to every request besides its URL. */
+export interface UpstreamExtras {
+  clientBasePath?: string;
+  headers?: Readonly<Record<string, string>>;
 }
 
 export type TargetResult = { ok: true; path: string } | { ok: false; reason: string };
 
 /** The upstream as configured (`--upstream`): its origin, path prefix and query, credentials kept apart. */
-export function parseUpstream(url: string): UpstreamTarget & { basicAuth: string | undefined } {
+export function parseUpstream(url: string, extras: UpstreamExtras = {}): UpstreamTarget & { basicAuth: string | undefined } {
   const u = new URL(url);
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`the upstream must be an http or https URL, not ${u.protocol}`);
   const basicAuth = u.username || u.password ? Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64') : undefined;
-  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, ''), query: u.search.slice(1), basicAuth };
+  const clientBasePath = (extras.clientBasePath ?? '').replace(/\/+$/, '');
+  if (clientBasePath !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(clientBasePath)) throw new TypeError(`the client base path '${extras.clientBasePath}' must be /segment[/segment…]`);
+  const headers = Object.entries(extras.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v] as const);
+  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, ''), query: u.search.slice(1), clientBasePath, headers, basicAuth };
 }
 
 /**
@@ -54,7 +71,9 @@ function isDotSegment(segment: string): boolean {
 
 /** The path to send upstream: the prefix, the client's path, and the upstream's own query parameters. */
 export function upstreamPath(up: UpstreamTarget, path: string): string {
-  const full = up.basePath + path;
+  const p = up.clientBasePath;
+  const own = p !== '' && (path === p || path.startsWith(`${p}/`) || path.startsWith(`${p}?`)) ? path.slice(p.length) || '/' : path;
+  const full = up.basePath + (own.startsWith('?') ? `/${own}` : own);
   if (up.query === '') return full;
   return `${full}${full.includes('?') ? '&' : '?'}${up.query}`;
 }

@@ -95,6 +95,7 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
     if (!HANDSHAKE_HEADERS.has(name)) headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   if (ctx.upstream.basicAuth && headers.authorization === undefined) headers.authorization = `Basic ${ctx.upstream.basicAuth}`;
+  for (const [name, value] of ctx.upstream.headers) headers[name] = value;
   Object.assign(headers, { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': upstreamKey });
   const session = {};
   ctx.track.add(session);

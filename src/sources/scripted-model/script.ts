@@ -33,6 +33,15 @@ const Scenario = z.strictObject({
     .positive()
     .optional()
     .describe('the first N requests of this scenario, counted per server, get no answer at all (a hung model call: the harness waits until roller times the sample out; for retry tests)'),
+  fail: z
+    .strictObject({
+      status: z.number().int().min(400).max(599),
+      message: z.string().optional(),
+      retry_after_s: z.number().int().nonnegative().optional().describe('sent as retry-after'),
+    })
+    .optional()
+    .describe("every request of this scenario is answered with this HTTP error in the protocol's error shape (a provider's 429, 500, …)"),
+  cut_stream: z.boolean().optional().describe('every streamed answer of this scenario stops half-way and the connection is reset (an upstream cut mid-answer)'),
 });
 
 export const Script = z

@@ -7,6 +7,7 @@ import { conversationOf } from './conversation.js';
 import { anthropicEvents } from './encode-anthropic.js';
 import { chatChunks, responsesEventObjects, responsesEvents } from './encode-openai.js';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { admission, providerError } from './provider-errors.js';
 import { buildResponse, decide, randomId, type Reply } from './respond.js';
 import { DEFAULT_SCRIPT } from './default-script.js';
 import type { Script } from './script.js';
@@ -17,6 +18,10 @@ export interface ScriptedModelOptions {
   script?: Script;
   host?: string;
   port?: number;
+  /** Served as a provider's API: every model request must carry this key (x-api-key or Bearer), else a 401. */
+  requireKey?: string;
+  /** The model names it serves (a request for another is a 404, as a provider's); absent: any. */
+  models?: readonly string[];
   /** Called for every answered model request (for logs and tests). */
   onReply?: (info: { protocol: string; path: string; reply: Reply; response: Json }) => void;
 }
@@ -35,9 +40,9 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-async function writeEvents(res: ServerResponse, events: Iterable<string>): Promise<void> {
+async function writeEvents(res: ServerResponse, events: Iterable<string>, end = true): Promise<void> {
   for (const e of events) if (!res.write(e)) await once(res, 'drain');
-  res.end();
+  if (end) res.end();
 }
 
 /**
@@ -81,9 +86,12 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       const requestId = `req_011C${randomId(20)}`;
       const headers = { 'request-id': requestId, 'x-request-id': requestId };
       if (req.method === 'GET' && /\/models$/.test(path)) {
-        return sendJson(res, 200, { object: 'list', data: [{ id: 'scripted', object: 'model', type: 'model', display_name: 'Scripted' }] }, headers);
+        const ids = options.models?.length ? options.models : ['scripted'];
+        return sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', type: 'model', display_name: id })) }, headers);
       }
+      const refusedKey = admission('anthropic-messages', req, undefined, { ...(options.requireKey !== undefined ? { requireKey: options.requireKey } : {}) });
       if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) {
+        if (refusedKey) return sendJson(res, refusedKey.status, refusedKey.body, { ...headers, ...refusedKey.headers });
         return sendJson(res, 200, { input_tokens: Math.ceil(Buffer.concat(parts).length / 4) }, headers);
       }
       const protocol = protocolOfPath(path);
@@ -99,10 +107,17 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       if (answered >= script.max_requests) {
         return sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: `scripted model: request cap of ${script.max_requests} reached` } }, headers);
       }
+      const refused = admission(protocol, req, body.model, options);
+      if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
       answered++;
       const conversation = conversationOf(protocol, body);
       const reply = decide(script, conversation);
       if (stalls(reply.scenario)) return; // no answer: the client waits until it gives up (close() ends the socket)
+      const scenario = script.scenarios.find((sc) => sc.name === reply.scenario);
+      if (scenario?.fail) {
+        const e = providerError(protocol, scenario.fail.status, scenario.fail.message ?? `scripted model: scenario ${scenario.name} answers ${scenario.fail.status}`, scenario.fail.retry_after_s);
+        return sendJson(res, e.status, e.body, { ...headers, ...e.headers });
+      }
       const response = buildResponse(protocol, body, conversation, reply);
       options.onReply?.({ protocol, path, reply, response });
       if (!body.stream) return sendJson(res, 200, response, headers);
@@ -110,6 +125,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       // Chat sends its usage chunk only when asked (stream_options.include_usage), as real servers do.
       const chat = () => chatChunks(body.stream_options?.include_usage ? response : { ...response, usage: undefined });
       const events = protocol === 'anthropic-messages' ? anthropicEvents(response) : protocol === 'openai-chat-completions' ? chat() : responsesEvents(response);
+      // cut_stream: the connection dies mid-answer, as an upstream reset does (half the events sent, no terminator).
+      if (scenario?.cut_stream) {
+        const all = [...events];
+        return void writeEvents(res, all.slice(0, Math.max(1, Math.floor(all.length / 2))), false).finally(() => res.destroy());
+      }
       void writeEvents(res, events).catch(() => res.destroy());
     });
   });
@@ -133,9 +153,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
         if (answered >= script.max_requests) {
           return ws.send(JSON.stringify({ type: 'error', code: 'rate_limit_exceeded', message: `scripted model: request cap of ${script.max_requests} reached` }));
         }
-        answered++;
         const { type: _type, ...flat } = frame;
         const body = (frame.response as Json | undefined) ?? flat;
+        const refused = admission('openai-responses', req, body.model, options);
+        if (refused) return ws.send(JSON.stringify({ type: 'error', status: refused.status, error: refused.body.error }));
+        answered++;
         if (body.generate === false) {
           // A prewarm (Codex over WebSocket): the server sets up the context and generates nothing.
           for (const e of responsesEventObjects(prewarmResponse(body))) ws.send(JSON.stringify(e));

@@ -120,7 +120,7 @@ export const toyAdapter: HarnessAdapter = {
     sessionOfStdout: async (stdout) => (await stdoutEvents<ToyResult>(stdout)).find((e) => e.type === 'result')?.session ?? null,
     replyOfStdout: async (stdout) => (await stdoutEvents<ToyResult>(stdout)).find((e) => e.type === 'result')?.text ?? null,
     thinkingLevels: [],
-    apiModels: false,
+    protocols: ['openai-chat-completions'],
     contextSettings: false,
   },
 };

@@ -20,7 +20,7 @@ import { startProxyPipeline } from '../proxy.js';
 import { keepCacheTrace } from './cache-trace.js';
 import { bypassMessage, changedConfigFiles, configStates, newStandIn, plantedConfigFiles, proxyAdmission } from './custody.js';
 import { runGrader } from './grader.js';
-import { firstUpstreamFailure } from './preflight.js';
+import { firstUpstreamFailure, lastCallFailure } from './preflight.js';
 import { projectAttempt } from './project-attempt.js';
 import { fixedPrompts, simulatedPrompts } from './prompt-source.js';
 import { copyResults } from './results.js';
@@ -277,7 +277,9 @@ async function judgeRun(a: Attempt, pipeline: ProxyPipeline | null, run: Prompts
   }
   // A model API that could not be reached is what a failed harness most often means: said first, not only in calls.
   const unreachable = outcome && (outcome.timedOut || outcome.exitCode !== 0) ? firstUpstreamFailure(calls) : undefined;
-  const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : '';
+  // The model API's last answer was a failure the harness gave up on (some harnesses exit 0 all the same).
+  const gaveUp = lastCallFailure(calls);
+  const cause = unreachable ? `; the model API could not be reached: ${unreachable}` : gaveUp ? `; ${gaveUp}` : '';
   if (!outcome) {
     // a follow-up could not start: the failure is recorded already
   } else if (outOfTime > 0) fail('timeout', ErrorCode.HARNESS_TIMEOUT, `the sample's ${timeoutS} s ran out before prompt ${outOfTime} could start${cause}`);
@@ -290,6 +292,9 @@ async function judgeRun(a: Attempt, pipeline: ProxyPipeline | null, run: Prompts
     const tail = (await readFile(lastStderr, 'utf8').catch(() => '')).slice(-400).trim();
     const silent = pipeline && failedSilent ? ' before any model call reached its proxy' : '';
     fail('error', ErrorCode.HARNESS_FAILED, `the harness exited ${outcome.exitCode ?? outcome.signal}${silent}${cause}${tail ? `: ${tail}` : ''}`);
+  } else if (gaveUp) {
+    // Exit 0 on a failed model call (Pi, OpenCode): no answer was given, whatever the exit code says.
+    fail('error', ErrorCode.UPSTREAM_FAILED, `the harness exited 0, but ${gaveUp}`);
   }
   // The embedded scripted model said it could not follow its script: the answer the harness gave is no data.
   const scriptError = a.r.model.kind === 'scripted' ? scriptErrorOf(calls, harnessAdapter(s.harness).auxiliaryCall) : undefined;

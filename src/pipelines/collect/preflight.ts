@@ -25,8 +25,25 @@ export async function checkModelApis(models: readonly ResolvedModel[], timeoutMs
 /** The first call of a capture whose upstream connection failed, as its error says it (for the sample's error). */
 export function firstUpstreamFailure(calls: readonly Call[]): string | undefined {
   for (const call of calls) {
-    const failure = call.errors.find((e) => e.code === ErrorCode.UPSTREAM_FAILED);
+    // Never reached (the proxy's connect failed); a response cut mid-way is lastCallFailure's.
+    const failure = call.errors.find((e) => e.code === ErrorCode.UPSTREAM_FAILED && e.message.startsWith('connecting to '));
     if (failure) return failure.message;
   }
   return undefined;
+}
+
+/**
+ * The model API's failure a harness gave up on: the last model call of the attempt failed (an HTTP error, a stream cut
+ * mid-answer, no answer at all) and nothing succeeded after it. Named as the user looks it up in calls.jsonl, with the
+ * upstream's status and message, and how many calls failed before it (the harness's own retries, each recorded).
+ * undefined: the last model call ended well (a failure the harness retried past is no sample error).
+ */
+export function lastCallFailure(calls: readonly Call[]): string | undefined {
+  const model = calls.filter((c) => c.protocol !== 'other').sort((a, b) => a.seq - b.seq);
+  const last = model.at(-1);
+  if (!last || last.execution_status !== 'failed') return undefined;
+  const earlier = model.slice(0, -1).filter((c) => c.execution_status === 'failed').length;
+  const why = last.status_reasons.execution_status ?? (last.http_status === null ? 'no response' : `HTTP ${last.http_status}`);
+  const cut = last.errors.find((e) => e.code === ErrorCode.UPSTREAM_FAILED)?.message;
+  return `the model API failed call ${last.seq} (${last.method} ${last.path}${last.http_status !== null ? `, HTTP ${last.http_status}` : ''}): ${why}${cut && !why.includes(cut) ? `; ${cut}` : ''}${earlier > 0 ? `; ${earlier} earlier call${earlier === 1 ? '' : 's'} of this attempt failed too (the harness's retries, each in calls.jsonl)` : ''}`;
 }

@@ -19,7 +19,9 @@ export function registerHarnessCommands(program: Command): void {
     .option('--versions <list>', "released versions to run instead of the pinned one (comma-separated), or 'all': every version of the matrix (docs/VERSIONS.md); runs the matrix scenarios")
     .option('--record <dir>', 'with --versions: keep each scenario as a fixture under DIR/<harness>/<version>/ (tests/fixtures/versions)')
     .option('--keep', 'keep the scenario directories (captures, native files) for inspection')
-    .action(async (opts: { harness: string; cacheDir: string; versions?: string; record?: string; keep?: boolean }) => {
+    .option('--model <provider/model>', 'run the scenarios on this API model of --model-config instead of the embedded scripted model (it must follow the scripted model\'s scenarios: a roller scripted-model served as a provider)')
+    .option('--model-config <file>', 'the model config naming --model (as roller collect takes it)')
+    .action(async (opts: { harness: string; cacheDir: string; versions?: string; record?: string; keep?: boolean; model?: string; modelConfig?: string }) => {
       const line = (r: { status: string; scenario: string; reason: string; seconds: number }, prefix = '') =>
         void printLine(`${prefix}${r.status.padEnd(14)} ${r.scenario}${r.reason ? ` — ${r.reason}` : ''}${r.seconds ? ` (${r.seconds.toFixed(1)} s)` : ''}`);
       (await import('../harnesses/index.js')).verifyOf(opts.harness); // refused here, before anything is installed
@@ -34,7 +36,8 @@ export function registerHarnessCommands(program: Command): void {
         if (opts.record) await matrix.publishMatrix(opts.record, process.cwd()).catch((err: unknown) => process.stderr.write(`roller verify: the fixtures are recorded; docs/VERSIONS.md and src/harnesses/verified-versions.ts not rewritten (${(err as Error).message}): run from the repository root\n`));
         results = [...byVersion.values()].flat();
       } else {
-        results = await (await import('../pipelines/verify.js')).verifyHarness(opts.harness, { cacheDir: opts.cacheDir, keep: opts.keep === true, onResult: (r) => line(r), onProgress: (m) => process.stderr.write(`roller verify: ${m}\n`) });
+        const model = await verifyModel(opts.harness, opts.model, opts.modelConfig);
+        results = await (await import('../pipelines/verify.js')).verifyHarness(opts.harness, { cacheDir: opts.cacheDir, keep: opts.keep === true, onResult: (r) => line(r), onProgress: (m) => process.stderr.write(`roller verify: ${m}\n`), ...(model ? { model } : {}) });
       }
       const tally = (s: string) => results.filter((r) => r.status === s).length;
       process.stderr.write(`${tally('pass')} passed, ${tally('fail')} failed, ${tally('not_applicable')} not applicable, ${tally('not_run')} not run\n`);
@@ -92,4 +95,19 @@ export function registerHarnessCommands(program: Command): void {
         await printLine(`${name.padEnd(12)} ${`${runner.pin.package}@${runner.pin.version}`.padEnd(42)} ${(runner.verify ? 'verify' : '-').padEnd(7)} ${present ? bin : 'not installed'}`);
       }
     });
+}
+
+/** roller verify --model: an API model of the config, in the protocol the harness calls it in, its base checked first. */
+async function verifyModel(harness: string, id: string | undefined, configPath: string | undefined): Promise<import('../pipelines/verify.js').VerifyModel | undefined> {
+  if (!id && !configPath) return undefined;
+  if (!id || !configPath) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'roller verify: --model and --model-config go together (an API model and the config naming it)');
+  const models = await import('../pipelines/collect/models.js');
+  const resolved = models.resolveModel(id, await models.loadModelConfig(configPath));
+  if (resolved.kind !== 'api') throw new RollerError(ErrorCode.INVALID_OPTIONS, `roller verify --model ${id}: the embedded scripted model is verify's default; name an API model`);
+  const runner = (await import('../harnesses/index.js')).harnessAdapter(harness).runner!;
+  const protocol = models.protocolFor(resolved, harness, runner.protocols);
+  const model = { ...resolved, protocol };
+  await (await import('../pipelines/collect/preflight.js')).checkModelApis([model]);
+  const upstream = models.apiUpstream(model);
+  return { upstream: upstream.url, ...(upstream.clientBasePath ? { clientBasePath: upstream.clientBasePath } : {}), ...(upstream.headers ? { headers: upstream.headers } : {}), key: model.apiKey, name: model.modelName, protocol };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
-import { portOption, wireTraceOption } from './options.js';
+import { portOption, positiveInt, wireTraceOption } from './options.js';
 import { printLine } from './output.js';
 
 /** The recording proxy by hand (`proxy`, `project-wire`) and the scripted model it can stand in front of. */
@@ -72,8 +72,11 @@ export function registerProxyCommands(program: Command): void {
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .option('--require-key-env <name>', "serve as a provider's API: every request must carry the key in this environment variable (x-api-key or Bearer), else 401")
     .option('--models <ids>', 'the model names it serves, comma-separated (another is a 404, as a provider answers); default: any')
-    .action(async (opts: { script?: string; port: number; host: string; requireKeyEnv?: string; models?: string }) => {
-      const script = opts.script ? await (await import('../sources/scripted-model/script.js')).loadScript(opts.script) : undefined;
+    .option('--max-requests <n>', "requests answered before it refuses with 429 (the script's runaway guard; default: the script's max_requests)", positiveInt)
+    .action(async (opts: { script?: string; port: number; host: string; requireKeyEnv?: string; models?: string; maxRequests?: number }) => {
+      const loaded = opts.script ? await (await import('../sources/scripted-model/script.js')).loadScript(opts.script) : undefined;
+      const base = loaded ?? (opts.maxRequests ? (await import('../sources/scripted-model/default-script.js')).DEFAULT_SCRIPT : undefined);
+      const script = base && opts.maxRequests ? { ...base, max_requests: opts.maxRequests } : base;
       const requireKey = opts.requireKeyEnv === undefined ? undefined : process.env[opts.requireKeyEnv];
       if (opts.requireKeyEnv !== undefined && !requireKey) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--require-key-env ${opts.requireKeyEnv}: that environment variable is not set`);
       const models = opts.models?.split(',').map((m) => m.trim()).filter(Boolean);

@@ -18,6 +18,19 @@ import { convertNative } from './convert.js';
 import { startProxyPipeline } from './proxy.js';
 import { keepCacheTrace } from './collect/cache-trace.js';
 import type { Scenario, ScenarioResult } from '../harnesses/verify-scenario.js';
+import { newStandIn } from './collect/custody.js';
+import type { ApiProtocol } from '../schemas/api-protocol.js';
+
+/** An API model the scenarios run against instead of the embedded scripted model (roller verify --model). */
+export interface VerifyModel {
+  upstream: string;
+  clientBasePath?: string;
+  headers?: Readonly<Record<string, string>>;
+  /** Held by the proxy only; the harness gets a stand-in. */
+  key: string;
+  name: string;
+  protocol: ApiProtocol;
+}
 
 export type { Scenario, ScenarioResult, ScenarioStatus } from '../harnesses/verify-scenario.js';
 
@@ -99,6 +112,7 @@ async function runScenario(
   root: string,
   modelUrl: string,
   record?: (run: ScenarioRun, fails: readonly string[]) => Promise<void>,
+  api?: VerifyModel,
 ): Promise<string[]> {
   const base = join(root, scenario.name.replace(/\W+/g, '-'));
   const home = join(base, 'home');
@@ -109,7 +123,14 @@ async function runScenario(
     await mkdir(join(work, rel, '..'), { recursive: true });
     await writeFile(join(work, rel), text);
   }
-  const { proxy, done } = await startProxyPipeline({ upstream: modelUrl, outDir: join(base, 'capture'), wireTrace: 'off', ...proxyHeaders(harness) });
+  const standIn = newStandIn();
+  const { proxy, done } = await startProxyPipeline({
+    upstream: api?.upstream ?? modelUrl,
+    ...(api ? { credential: { standIn, key: api.key }, ...(api.clientBasePath ? { clientBasePath: api.clientBasePath } : {}), ...(api.headers ? { upstreamHeaders: api.headers } : {}) } : {}),
+    outDir: join(base, 'capture'),
+    wireTrace: 'off',
+    ...proxyHeaders(harness),
+  });
   const runner = harnessAdapter(harness).runner!;
   const plan = await runner.plan({
     bin,
@@ -118,7 +139,8 @@ async function runScenario(
     home,
     work,
     baseUrl: proxy.url,
-    apiKey: 'roller-verify-dummy-key',
+    apiKey: api ? standIn : 'roller-verify-dummy-key',
+    ...(api ? { model: api.name, protocol: api.protocol } : {}),
     captureCalls: true, // verify records every call
     ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}),
     ...(scenario.profile ? { profile: scenario.profile } : {}),
@@ -165,6 +187,8 @@ export async function verifyHarness(
     onProgress?: (message: string) => void;
     /** Called with each scenario whose CLI run finished (the version matrix records its fixture). */
     record?: (run: ScenarioRun, fails: readonly string[]) => Promise<void>;
+    /** An API model to run the scenarios on (absent: the embedded scripted model). */
+    model?: VerifyModel;
   } = {},
 ): Promise<ScenarioResult[]> {
   const { scenarios } = verifyOf(harness);
@@ -179,7 +203,7 @@ export async function verifyHarness(
       if (scenario.skip) result = { scenario: scenario.name, status: scenario.skip.status, reason: scenario.skip.reason, seconds: 0 };
       else {
         let absent: string | null = null;
-        const fails = await runScenario(harness, installed, scenario, root, model.url, options.record).catch((err: unknown) => {
+        const fails = await runScenario(harness, installed, scenario, root, model.url, options.record, options.model).catch((err: unknown) => {
           // The release has not what the scenario needs (its launch plan says so): not applicable, not a failure.
           if (isRollerError(err, ErrorCode.HARNESS_FEATURE_ABSENT)) absent = err.message;
           return [`error: ${(err as Error).message}`];

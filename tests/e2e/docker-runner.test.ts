@@ -1,8 +1,9 @@
 /**
  * `roller collect --runner docker` on a real Docker engine (Debian's docker.io, a private dockerd this file starts:
- * scripts/docker-engine.sh), every harness that installs here on the embedded scripted model, each sample in its own
- * container. The docker runner's outputs must agree with the local runner's; faults end as recorded statuses, and
- * no container is left behind (checked when the engine stops).
+ * scripts/docker-engine.sh), every harness that installs here, each sample in its own container, on an API model (the
+ * scripted model served as a provider, with a key only roller's proxy holds). The docker runner's outputs must agree
+ * with the local runner's on the embedded model; faults end as recorded statuses, and no container is left behind
+ * (checked when the engine stops).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,11 +15,14 @@ import { describe, expect, it } from 'vitest';
 import { collectRuns, DUMMY_KEY, filesUnder, info, readJsonl, roller, sample } from '../support/collect-run.js';
 import { comparableRun, lockedContainer } from '../support/comparable-run.js';
 import { startTestEngine } from '../support/docker-engine.js';
+import { filesHolding } from '../support/files-holding.js';
+import { useScriptedProvider } from '../support/scripted-provider.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('docker-runner');
 const { tasksFile } = collectRuns(tmp);
+const provider = useScriptedProvider(tmp);
 const engine = startTestEngine();
 if ('reason' in engine) console.log(`docker e2e skipped: ${engine.reason}`);
 const live = !('reason' in engine);
@@ -29,9 +33,9 @@ const demo = join(import.meta.dirname, '..', '..', 'examples', 'tasks', 'demo.js
 const dockerCli = (args: string[]) => (live ? engine.docker(args) : { code: -1, stdout: '', stderr: 'no engine' });
 const containersOf = (label = 'dev.roller.sample') => dockerCli(['ps', '-aq', '--filter', `label=${label}`]).stdout.trim();
 
-async function collect(runName: string, args: string[]): Promise<{ run: string; code: number | null; stderr: string }> {
+async function collect(runName: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ run: string; code: number | null; stderr: string }> {
   const out = join(tmp.path, 'runs');
-  const r = await roller(['collect', '--capture-calls', '--output', out, '--run-name', runName, ...args]);
+  const r = await roller(['collect', '--capture-calls', '--output', out, '--run-name', runName, ...args], env ? { env } : {});
   return { run: join(out, runName), code: r.code, stderr: r.stderr };
 }
 
@@ -45,11 +49,14 @@ describe.skipIf(!live)('collect --runner docker: the same outputs as the local r
     ['openclaw', 'host', []],
     ['deepseek', 'proxy', []],
   ];
-  it.each(harnesses)('%s (%s network): the demo tasks in containers agree with the local run on participants, tokens, relations and SFT', async (harness, network, extra) => {
+  it.each(harnesses)('%s (%s network): the demo tasks in containers on an API model agree with the local run on the embedded model on participants, tokens, relations and SFT', async (harness, network, extra) => {
     const local = await collect(`${harness}-local`, ['--tasks', demo, '--harness', harness, ...extra]);
     expect(local.code, local.stderr).toBe(0);
-    const docker = await collect(`${harness}-docker`, ['--tasks', demo, '--harness', harness, '--runner', 'docker', '--image', image, '--docker-network', network, ...extra]);
+    const api = ['--model', `api/${harness}`, '--model-config', provider.models];
+    const docker = await collect(`${harness}-docker`, ['--tasks', demo, '--harness', harness, '--runner', 'docker', '--image', image, '--docker-network', network, ...api, ...extra], provider.env);
     expect(docker.code, docker.stderr).toBe(0);
+    // The key stayed with roller's proxy: no file of the run holds it (the container had only the stand-in).
+    expect(filesHolding(provider.key, [docker.run])).toEqual([]);
     expect((await roller(['validate-run', docker.run])).code).toBe(0);
     expect(info(docker.run).samples.map((s) => s.status)).toEqual(['ok', 'ok', 'ok']);
     expect(comparableRun(docker.run)).toEqual(comparableRun(local.run));

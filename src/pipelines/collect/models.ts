@@ -38,11 +38,23 @@ export interface ContextSettings {
 /** Headers the proxy itself sets or that would carry a credential: never from a model config. */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'connection', 'upgrade', 'accept-encoding', 'te', 'trailer', 'keep-alive']);
 
-const HeaderName = z
-  .string()
-  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not an HTTP header name')
-  .refine((n) => !SECRET_HEADERS.has(n.toLowerCase()) && !isSecretKey(n), 'a credential header: keys come only from api_key_env, which roller keeps in its proxy')
-  .refine((n) => !RESERVED_HEADERS.has(n.toLowerCase()) && !n.toLowerCase().startsWith('x-roller-'), 'set by the proxy itself');
+/** Why a header of a model config cannot be sent, or null. */
+function headerProblem(name: string, value: string): string | null {
+  const lower = name.toLowerCase();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return 'not an HTTP header name';
+  if (SECRET_HEADERS.has(lower) || isSecretKey(name)) return 'a credential header: keys come only from api_key_env, which roller keeps in its proxy';
+  if (RESERVED_HEADERS.has(lower) || lower.startsWith('x-roller-')) return 'set by the proxy itself';
+  if (/[\r\n]/.test(value)) return 'holds a line break';
+  if (looksLikeCredential(value)) return 'its value looks like a credential (keys come only from api_key_env)';
+  return null;
+}
+
+const Headers = z.record(z.string(), z.string()).superRefine((headers, ctx) => {
+  for (const [name, value] of Object.entries(headers)) {
+    const problem = headerProblem(name, value);
+    if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+  }
+});
 
 /** One entry of --model-config's `models` (seeds/003 §7, DESIGN §10). */
 export const ModelEntry = z
@@ -55,9 +67,7 @@ export const ModelEntry = z
     api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional().describe('the variable holding the key (never the key itself)'),
     model: z.string().min(1).optional().describe('the model id the API takes (default: the part after provider/)'),
     protocol: z.enum(API_PROTOCOLS).optional().describe("the API's wire protocol (default: the harness's own)"),
-    headers: z
-      .record(HeaderName, z.string().refine((v) => !looksLikeCredential(v) && !/[\r\n]/.test(v), 'looks like a credential (keys only from api_key_env) or holds a line break'))
-      .optional()
+    headers: Headers.optional()
       .describe('non-secret headers added to every request (OpenRouter HTTP-Referer, an API version)'),
     context_window: z.number().int().positive().optional().describe('tokens the harness treats as the window'),
     auto_compact_percent: z.number().gt(0).lte(100).optional().describe('compact at this percentage of the window'),

@@ -34,7 +34,7 @@ export function parseUpstream(url: string, extras: UpstreamExtras = {}): Upstrea
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`the upstream must be an http or https URL, not ${u.protocol}`);
   const basicAuth = u.username || u.password ? Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64') : undefined;
   const clientBasePath = (extras.clientBasePath ?? '').replace(/\/+$/, '');
-  if (clientBasePath !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(clientBasePath)) throw new TypeError(`the client base path '${extras.clientBasePath}' must be /segment[/segment…]`);
+  if (clientBasePath !== '' && (!/^(\/[A-Za-z0-9._~-]+)+$/.test(clientBasePath) || clientBasePath.split('/').some((seg) => seg === '.' || seg === '..'))) throw new TypeError(`the client base path '${extras.clientBasePath}' must be /segment[/segment…]`);
   const headers = Object.entries(extras.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v] as const);
   return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, ''), query: u.search.slice(1), clientBasePath, headers, basicAuth };
 }

@@ -104,11 +104,12 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       } catch (err) {
         return sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `scripted model: body is not JSON (${(err as Error).message})` } }, headers);
       }
+      // A provider checks the key and the model before it counts a request.
+      const refused = admission(protocol, req, body.model, options);
+      if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
       if (answered >= script.max_requests) {
         return sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: `scripted model: request cap of ${script.max_requests} reached` } }, headers);
       }
-      const refused = admission(protocol, req, body.model, options);
-      if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
       answered++;
       const conversation = conversationOf(protocol, body);
       const reply = decide(script, conversation);

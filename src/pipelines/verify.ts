@@ -144,7 +144,7 @@ async function runScenario(
     captureCalls: true, // verify records every call
     ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}),
     ...(scenario.profile ? { profile: scenario.profile } : {}),
-    ...(scenario.harnessOptions ? { harnessOptions: scenario.harnessOptions } : {}),
+    ...(scenario.harnessOptions ? { harnessOptions: api ? onModel(scenario.harnessOptions, api.name) : scenario.harnessOptions } : {}),
     // OpenClaw: its Node runtime, and its cache trace (the seeds' default there: announcement runs, stream contexts).
     ...(runtime ? { runtime } : {}),
     ...(runner.cacheTraceFile ? { cacheTrace: true } : {}),
@@ -168,6 +168,17 @@ async function runScenario(
   })().catch((err: unknown) => [`error: ${(err as Error).message}`]);
   await record?.({ harness, version, scenario: scenario.name, nativeRoot: runner.nativeRoot(home), callsPath: join(base, 'capture', 'calls.jsonl') }, judged);
   return judged;
+}
+
+/**
+ * A scenario's agent roles on the API model: a role that names a model of the scripted model's own (Codex's read-only
+ * `scripted-reader`) is given the API's, which is the one model the run may call.
+ */
+function onModel(options: Record<string, unknown>, model: string): Record<string, unknown> {
+  const roles = options.roles as Record<string, { description: string; config: string }> | undefined;
+  if (!roles) return options;
+  const toml = JSON.stringify(model); // a TOML basic string is JSON-compatible for a model id
+  return { ...options, roles: Object.fromEntries(Object.entries(roles).map(([name, r]) => [name, { ...r, config: r.config.replace(/^model = .*$/m, `model = ${toml}`) }])) };
 }
 
 /**

@@ -162,6 +162,20 @@ describe('every harness collects its demo tasks from an API model (roller script
   }, 10 * 60_000);
 });
 
+describe('roller verify on an API model', () => {
+  it('Pi and Codex pass their acceptance scenarios on the served model; with a wrong key every scenario fails', async () => {
+    for (const [harness, model] of [['pi', 'api/chat'], ['codex', 'api/responses']] as const) {
+      const r = await roller(['verify', '--harness', harness, '--model', model, '--model-config', state.models], { env });
+      expect(r.code, `${harness}: ${r.stdout}${r.stderr}`).toBe(0);
+      expect(r.stderr).toMatch(/^\d+ passed, 0 failed, \d+ not applicable, 0 not run$/m);
+      expect(r.stdout).not.toMatch(/^fail/m);
+    }
+    const wrong = await roller(['verify', '--harness', 'pi', '--model', 'wrong-key/chat', '--model-config', state.models], { env });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^0 passed, \d+ failed/m);
+  }, 10 * 60_000);
+});
+
 describe('the provider failing: each a sample error naming the call and the upstream status, retries recorded as calls', () => {
   const failing = [
     { id: 'r429', prompt: '[UPSTREAM-429] Say hello.' },

@@ -15,12 +15,16 @@ import { comparableRun } from '../support/comparable-run.js';
 import { repoRoot, rollerBin } from '../support/paths.js';
 import { startTestRedis } from '../support/redis-server.js';
 import { runDifferences, runFiles } from '../support/run-equality.js';
+import { filesHolding } from '../support/files-holding.js';
+import { useScriptedProvider } from '../support/scripted-provider.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const PASSWORD = 'queue-test-password-4f1c';
 const redis = startTestRedis(PASSWORD);
 const tmp = useTempDir('queue');
 const { tasksFile } = collectRuns(tmp);
+/** The first test's model: an API (the scripted model served with a key, which the coordinator and workers hold). */
+const provider = useScriptedProvider(tmp);
 
 /** A roller process left running, its stderr collected; `until` resolves when its stderr matches. */
 function start(args: string[], env?: NodeJS.ProcessEnv): { child: ChildProcess; stderr: () => string; until(re: RegExp): Promise<void>; done: Promise<Ran> } {
@@ -46,16 +50,18 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     tasks = await tasksFile('six.jsonl', [0, 1].flatMap((copy) => demo.map((t) => ({ ...t, id: `${t.id}-${copy}` }))));
   });
 
-  it('3 workers, one killed mid-sample: its sample runs again on another, and the run is the one-process run', async () => {
-    const one = await roller(['collect', ...base(), '--output', join(tmp.path, 'one'), '--run-name', 'six']);
+  it('3 workers on an API model, one killed mid-sample: its sample runs again on another, and the run is the one-process run', async () => {
+    const onApi = () => ['--tasks', tasks, '--harness', 'claude-code', '--model', 'api/claude-code', '--model-config', provider.models, '--capture-calls'];
+    const one = await roller(['collect', ...onApi(), '--output', join(tmp.path, 'one'), '--run-name', 'six'], { env: provider.env });
     expect(one.code, one.stderr).toBe(0);
 
     const out = join(tmp.path, 'queued');
-    const coordinator = start(['collect', ...base(), '--output', out, '--run-name', 'six', '--queue', url, '--queue-name', 'kill-test']);
+    const coordinator = start(['collect', ...onApi(), '--output', out, '--run-name', 'six', '--queue', url, '--queue-name', 'kill-test'], provider.env);
     await coordinator.until(/6 samples queued on Redis at redis:\/\/127\.0\.0\.1:/);
     // The workers take the password from the environment (ROLLER_REDIS_PASSWORD), off their command lines.
     const bare = url.replace(`:${PASSWORD}@`, '');
-    const workers = [1, 2, 3].map(() => start(['worker', '--queue', bare, '--queue-name', 'kill-test', '--lock', '3', '--until-empty'], { ...process.env, ROLLER_REDIS_PASSWORD: PASSWORD }));
+    // Each worker holds the model's key in its own environment (the job carries only the variable's name).
+    const workers = [1, 2, 3].map(() => start(['worker', '--queue', bare, '--queue-name', 'kill-test', '--lock', '3', '--until-empty'], { ...provider.env, ROLLER_REDIS_PASSWORD: PASSWORD }));
     await workers[0]!.until(/started (\d+)_/);
     const killedIndex = /started (\d+)_/.exec(workers[0]!.stderr())![1]!;
     workers[0]!.child.kill('SIGKILL');
@@ -78,8 +84,9 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     const differences = runDifferences(reference, run, { harnessRandom: true, skip: [...sampleFiles(reference), ...sampleFiles(run)] });
     expect(differences).toEqual([`info.json.config.queue: undefined vs "${queueWithoutPassword}"`, 'info.json.config.queue_name: undefined vs "kill-test"']);
     expect(comparableRun(run)).toEqual(comparableRun(reference));
-    // The Redis password is in no file of the run.
+    // The Redis password and the model's key are in no file of the run.
     for (const f of filesUnder(run)) expect(readFileSync(f).includes(PASSWORD), f).toBe(false);
+    expect(filesHolding(provider.key, [run])).toEqual([]);
   }, 12 * 60_000);
 
   it('the collect killed with SIGKILL mid-run: the workers go on; --resume reuses what they published and waits for the rest', async () => {

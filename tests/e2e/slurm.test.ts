@@ -1,9 +1,10 @@
 /**
  * `roller slurm` on a real Slurm cluster (slurmctld + slurmd + munge on loopback, started by the test): the demo tasks
- * as a 3-shard array and a merge job that waits for it, through the real Claude Code CLI on the scripted model; the
+ * as a 3-shard array and a merge job that waits for it, through the real Claude Code CLI on an API model (the scripted
+ * model served with a key: each job's roller holds it from the submitting environment, the harness a stand-in); the
  * merged run validates and is the one-process run but for times, the merge, and what the CLI draws at random.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { info, roller } from '../support/collect-run.js';
@@ -11,20 +12,23 @@ import { comparableRun } from '../support/comparable-run.js';
 import { repoRoot } from '../support/paths.js';
 import { runDifferences, runFiles } from '../support/run-equality.js';
 import { jobEnd, startTestCluster } from '../support/slurm-cluster.js';
+import { filesHolding } from '../support/files-holding.js';
+import { useScriptedProvider } from '../support/scripted-provider.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 const cluster = startTestCluster();
 const tmp = useTempDir('slurm');
-const collectArgs = ['--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--model', 'scripted/default', '--capture-calls'];
+const provider = useScriptedProvider(tmp);
+const collectArgs = () => ['--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--model', 'api/claude-code', '--model-config', provider.models, '--capture-calls'];
 
 describe.skipIf('reason' in cluster)(`roller slurm on a real single-node cluster${'reason' in cluster ? ` (skipped: ${cluster.reason})` : ''}`, () => {
   it('a 3-shard array and its merge job make the run a single process makes', async () => {
     if ('reason' in cluster) return;
     const out = join(tmp.path, 'runs');
-    const one = await roller(['collect', ...collectArgs, '--output', join(tmp.path, 'one'), '--run-name', 'demo']);
+    const one = await roller(['collect', ...collectArgs(), '--output', join(tmp.path, 'one'), '--run-name', 'demo'], { env: provider.env });
     expect(one.code, one.stderr).toBe(0);
 
-    const submitted = await roller(['slurm', '--shards', '3', '--', ...collectArgs, '--output', out, '--run-name', 'demo'], { env: cluster.env });
+    const submitted = await roller(['slurm', '--shards', '3', '--', ...collectArgs(), '--output', out, '--run-name', 'demo'], { env: { ...cluster.env, ROLLER_E2E_API_KEY: provider.key } });
     expect(submitted.code, submitted.stderr).toBe(0);
     const jobs = JSON.parse(submitted.stdout) as { shards_job: string; merge_job: string; run_dir: string; scripts: string };
     expect(await jobEnd(cluster, jobs.merge_job, 8 * 60_000)).toBe('COMPLETED');
@@ -41,5 +45,7 @@ describe.skipIf('reason' in cluster)(`roller slurm on a real single-node cluster
     const sampleFiles = (dir: string) => runFiles(dir).filter((f) => f.startsWith('samples/'));
     expect(runDifferences(reference, merged, { harnessRandom: true, skip: [...sampleFiles(reference), ...sampleFiles(merged)] })).toEqual([]);
     expect(comparableRun(merged)).toEqual(comparableRun(reference));
+    // The key reached the jobs' roller through the environment only: no script, log or file of the run holds it.
+    expect(filesHolding(provider.key, [jobs.scripts, merged, join(out, 'demo.shard-0-of-3')].filter((d) => existsSync(d)))).toEqual([]);
   }, 12 * 60_000);
 });

@@ -21,11 +21,10 @@ export const SERVED_MODEL = 'scripted-model';
  */
 export function useScriptedProvider(tmp: { readonly path: string }): { readonly env: NodeJS.ProcessEnv; readonly models: string; readonly key: string; readonly url: string } {
   const key = `sk-e2e-${Date.now().toString(36)}-provider-${Math.random().toString(36).slice(2)}`;
-  const env = { ...process.env, ROLLER_E2E_API_KEY: key };
   const state = { child: undefined as ChildProcess | undefined, url: '', models: '' };
   beforeAll(async () => {
     const names = [SERVED_MODEL, ...Object.values(DEFAULT_MODEL_OF)].join(',');
-    const child = spawn(rollerBin, ['scripted-model', '--require-key-env', 'ROLLER_E2E_API_KEY', '--models', names, '--max-requests', '5000'], { stdio: ['ignore', 'pipe', 'inherit'], env });
+    const child = spawn(rollerBin, ['scripted-model', '--require-key-env', 'ROLLER_E2E_API_KEY', '--models', names, '--max-requests', '5000'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ROLLER_E2E_API_KEY: key } });
     state.child = child;
     state.url = ((await once(createInterface({ input: child.stdout! }), 'line')) as [string])[0];
     const own: Record<string, string> = { 'claude-code': 'anthropic-messages', codex: 'openai-responses' };
@@ -40,7 +39,10 @@ export function useScriptedProvider(tmp: { readonly path: string }): { readonly 
   }, 60_000);
   afterAll(() => void state.child?.kill('SIGKILL'));
   return {
-    env,
+    /** The test process's environment as it is now (a DOCKER_HOST set after this was made included), with the key. */
+    get env() {
+      return { ...process.env, ROLLER_E2E_API_KEY: key };
+    },
     key,
     get models() {
       return state.models;

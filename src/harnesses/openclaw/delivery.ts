@@ -3,9 +3,7 @@ import { wireProtocol } from '../../transforms/protocols/index.js';
 
 /** OpenClaw delivers a child's completion as an event: a user message from `source: subagent` naming its `session_key`. */
 export const openClawDelivery: DeliveryRecogniser = (protocol, body, child) => {
-  if (protocol !== 'openai-chat-completions') return false;
-  return wireProtocol(protocol)!
-    .userTexts(body)
+  return (wireProtocol(protocol)?.userTexts(body) ?? [])
     .some((t) => {
       const lines = t.split('\n');
       return lines.includes('source: subagent') && lines.includes(`session_key: ${child.native_id}`);

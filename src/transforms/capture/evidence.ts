@@ -24,7 +24,7 @@ export interface CallEvidence {
   delivers: string[];
   /** Tool ids of the delegations that resumed a watched child whose completion this call's input delivers. */
   resumesDelivered: string[];
-  /** Chat Completions: the tool calls the output emitted, and the assistant tool-call groups the input sends back. */
+  /** Chat Completions and Anthropic Messages: the tool calls the output emitted, and the assistant tool-call groups the input sends back. */
   emitted: ToolCallKey[];
   sent: ToolCallKey[][];
 }
@@ -71,7 +71,7 @@ export function contextOnce(call: Call): Json {
 }
 
 export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
-  const chat = call.protocol === 'openai-chat-completions';
+  const chat = call.protocol === 'openai-chat-completions' || call.protocol === 'anthropic-messages';
   const parent = call.participant_id !== null && watch.parents.has(call.participant_id);
   // Most calls carry nothing a relation uses (no child was spawned by their participant): their body stays unparsed.
   const body = parent || chat ? contextOnce(call) : {};
@@ -92,8 +92,8 @@ export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
     results,
     delivers,
     resumesDelivered,
-    emitted: chat ? outputToolCalls(call.output) : [],
-    sent: chat ? sentToolCallGroups(body) : [],
+    emitted: chat ? outputToolCalls(call.protocol, call.output) : [],
+    sent: chat ? sentToolCallGroups(call.protocol, body) : [],
   };
 }
 
@@ -112,15 +112,25 @@ export type DeliveryRecogniser = (protocol: Call['protocol'], body: Json, child:
 
 const keyOf = (name: string, args: string) => createHash('sha1').update(name).update('\0').update(args).digest('base64');
 
-function outputToolCalls(output: unknown): ToolCallKey[] {
+/** An Anthropic tool_use block's name and input (input as JSON: the same object serialises the same way). */
+const toolUseKey = (b: Json): ToolCallKey => ({ id: String(b.id ?? ''), key: keyOf(String(b.name ?? ''), JSON.stringify(b.input ?? {})) });
+
+function outputToolCalls(protocol: Call['protocol'], output: unknown): ToolCallKey[] {
+  if (protocol === 'anthropic-messages') return (((output ?? {}) as Json).content ?? ([] as Json[])).filter((b: Json) => b?.type === 'tool_use').map(toolUseKey);
   const message = (((output ?? {}) as Json).choices?.[0]?.message ?? {}) as Json;
   return ((message.tool_calls ?? []) as Json[]).map((t) => ({ id: String(t.id ?? ''), key: keyOf(String(t.function?.name ?? ''), String(t.function?.arguments ?? '')) }));
 }
 
-function sentToolCallGroups(body: Json): ToolCallKey[][] {
+function sentToolCallGroups(protocol: Call['protocol'], body: Json): ToolCallKey[][] {
   const groups: ToolCallKey[][] = [];
   for (const m of (body.messages ?? []) as Json[]) {
-    if (m.role !== 'assistant' || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) continue;
+    if (m.role !== 'assistant') continue;
+    if (protocol === 'anthropic-messages') {
+      const uses = Array.isArray(m.content) ? (m.content as Json[]).filter((b) => b?.type === 'tool_use') : [];
+      if (uses.length > 0) groups.push(uses.map(toolUseKey));
+      continue;
+    }
+    if (!Array.isArray(m.tool_calls) || m.tool_calls.length === 0) continue;
     groups.push((m.tool_calls as Json[]).map((t) => ({ id: String(t.id ?? ''), key: keyOf(String(t.function?.name ?? ''), String(t.function?.arguments ?? '')) })));
   }
   return groups;

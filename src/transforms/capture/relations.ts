@@ -21,11 +21,12 @@ export function deliveryIn(call: Call, child: { native_id: string; spawn_tool_ca
  * `call_0001` returns as `call0001` on the wire, while its transcript keeps `call_0001`). Established from the
  * actual requests only: a later request's assistant message whose tool calls are, in order, the same names and
  * arguments as exactly one earlier call's output, and whose ids differ from that output's only by characters
- * other than letters and digits. Returns history id -> the id the model emitted (Chat Completions).
+ * other than letters and digits. Returns history id -> the id the model emitted (Chat Completions; Anthropic Messages,
+ * where OpenClaw's `toolu_01…` returns as `toolu01…`).
  */
 export function rewrittenToolIds(evidence: readonly CallEvidence[]): Map<string, string> {
   const aliases = new Map<string, string>();
-  const chat = evidence.filter((c) => c.protocol === 'openai-chat-completions').sort((a, b) => a.seq - b.seq);
+  const chat = evidence.filter((c) => c.protocol === 'openai-chat-completions' || c.protocol === 'anthropic-messages').sort((a, b) => a.seq - b.seq);
   const emitted = chat.filter((c) => c.emitted.length > 0);
   if (emitted.length === 0) return aliases;
   for (const c of chat) {

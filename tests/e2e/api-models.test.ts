@@ -149,10 +149,14 @@ describe('every harness collects its demo tasks from an API model (roller script
     expect(actf.tools.every((t: Json) => t.type === 'function' && typeof t.function.name === 'string')).toBe(true);
   }, 10 * 60_000);
 
-  it('OpenClaw through its Gateway on Chat Completions: the same as on the embedded model', async () => {
-    const run = await collectBoth('openclaw', 'openclaw', [HELLO, delegate()], ['api/chat']);
-    expectApiRecorded(run, ['api/chat']);
-    expect(ofModel(run, 'api/chat')).toEqual(ofModel(run, 'scripted/default'));
+  it('OpenClaw through its Gateway on Chat Completions (the same as on the embedded model), Anthropic Messages and Responses (its rewritten tool ids and completion events joined as on Chat)', async () => {
+    const run = await collectBoth('openclaw', 'openclaw', [HELLO, delegate()], ['api/chat', 'api/anthropic', 'api/responses'], ['--concurrency', '3']);
+    expectApiRecorded(run, ['api/chat', 'api/anthropic', 'api/responses']);
+    const embedded = ofModel(run, 'scripted/default');
+    expect(ofModel(run, 'api/chat')).toEqual(embedded);
+    const shape = (rows: Json[]) => rows.map((r) => ({ task: r.task, status: r.status, roles: r.participants.map((p: Json) => `${p.role}:${p.status}`), relations: r.relations, sft: r.sft !== null }));
+    for (const other of ['api/anthropic', 'api/responses']) expect(shape(ofModel(run, other)), other).toEqual(shape(embedded));
+    for (const row of info(run).samples) expect(readJson<Json>(join(run, row.path, 'capture', 'attempt-0001', 'manifest.json')).capture_status, `${row.model} ${row.task_id}`).toBe('complete');
   }, 10 * 60_000);
 
   it("dsh on Chat Completions, the model named in its agent-default-model row: the same as on the embedded model", async () => {

@@ -203,7 +203,9 @@ function announcementInputs(s: OpenClawSession, trace: OpenClawCacheTrace | null
   for (const run of trace?.runs.values() ?? []) {
     if (run.sessionId !== s.transcript.id || !isAnnouncementRun(run.runId) || run.replies.length === 0) continue;
     const reply = wire?.find((c) => c.response_id === run.replies[0]);
-    const sent = (reply?.context as Json | null | undefined)?.messages as Json[] | undefined;
+    // The request's conversation: Chat Completions' and Anthropic's messages, Responses' input items.
+    const body = reply?.context as Json | null | undefined;
+    const sent = (reply?.protocol === 'openai-responses' ? body?.input : body?.messages) as Json[] | undefined;
     const input = announcementInput(run, Array.isArray(sent) ? sent : undefined);
     if (input) inputs.set(run.replies[0]!, input);
   }

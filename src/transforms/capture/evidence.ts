@@ -55,6 +55,8 @@ export function evidenceWatch(participants: readonly ParticipantUsage[], agentPa
     if (!tool) continue;
     ids.add(tool);
     ids.add(tool.replace(/[^A-Za-z0-9]/g, ''));
+    // A composite `call_id|item_id` (OpenClaw on Responses): a function_call_output names the call_id alone.
+    if (tool.includes('|')) ids.add(resultIdOf(tool));
   }
   const parents = new Set(children.flatMap((c) => [...(c.parent ? [c.parent] : []), ...(c.resumed_by ?? []).map((r) => r.parent_participant_id)]));
   return { children, ids, parents, ...(agentPaths ? { agentPaths } : {}), ...(delivery ? { delivery } : {}) };
@@ -95,6 +97,12 @@ export function callEvidence(call: Call, watch: EvidenceWatch): CallEvidence {
     emitted: chat ? outputToolCalls(call.protocol, call.output) : [],
     sent: chat ? sentToolCallGroups(call.protocol, body) : [],
   };
+}
+
+/** The id a tool's result names it by: a composite `call_id|item_id`'s call_id (Responses results carry no item id), else itself. */
+export function resultIdOf(tool: string): string {
+  const bar = tool.indexOf('|');
+  return bar === -1 ? tool : tool.slice(0, bar);
 }
 
 /** The tool-call ids whose results a request body carries, in its protocol's shape (none for an undecoded one). */

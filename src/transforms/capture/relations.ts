@@ -4,7 +4,7 @@ import type { Call } from '../../schemas/call.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import type { Resumption } from '../../schemas/manifest.js';
 import type { Announcements } from '../../schemas/native-capture.js';
-import { callEvidence, contextOnce, evidenceWatch, toolResultIdsOf, type CallEvidence, type DeliveryRecogniser } from './evidence.js';
+import { callEvidence, contextOnce, evidenceWatch, resultIdOf, toolResultIdsOf, type CallEvidence, type DeliveryRecogniser } from './evidence.js';
 
 /** The tool-call ids whose results a request body carries, for each protocol's shape. */
 export function toolResultIdsIn(call: Call): Set<string> {
@@ -149,7 +149,7 @@ export function relationsFromEvidence(evidence: readonly CallEvidence[], partici
     out.push(...(child.resumed_by ?? []).flatMap((r) => resumptionRelations(child, r, byParticipant(r.parent_participant_id), id)));
     // Every later parent call whose actual input carries the result of the spawn call.
     const later = parentCalls.filter((c) => spawning.length === 0 || c.seq > spawning[0]!.seq);
-    const carrying = later.filter((c) => c.results.some((x) => (aliases.get(x) ?? x) === tool));
+    const carrying = later.filter((c) => c.results.some((x) => (aliases.get(x) ?? x) === resultIdOf(tool)));
     if (child.spawn_result === 'acknowledgement') {
       // The spawn's immediate result was a launch acknowledgement, never completion: how the real result
       // reached the parent (a task-notification, a wait_agent output) is a separate relation.

@@ -166,6 +166,23 @@ describe('every harness collects its demo tasks from an API model (roller script
   }, 10 * 60_000);
 });
 
+describe('--thinking on an API model, audited on the wire', () => {
+  it("Pi and OpenClaw send the level in each protocol's own control (Anthropic's budget alone is unverified, as seeds/003 says)", async () => {
+    const out = join(tmp.path, 'runs');
+    const audits = async (name: string, harness: string, models: string[]) => {
+      const r = await roller(['collect', '--capture-calls', '--tasks', await tasksFile(`${name}.jsonl`, [HELLO]), '--harness', harness, ...models.flatMap((m) => ['--model', m]), '--model-config', state.models, '--output', out, '--run-name', name, '--thinking', 'high', '--concurrency', '3'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      return Object.fromEntries(info(join(out, name)).samples.map((row) => [row.model, (sample(join(out, name), row).runtime as Json).wire_effort_audit]));
+    };
+    const pi = await audits('pi-thinking', 'pi', ['api/chat', 'api/responses', 'api/anthropic']);
+    expect(pi['api/chat']).toMatchObject({ status: 'matched', requested: 'high', observed: ['high'], source: 'wire' });
+    expect(pi['api/responses']).toMatchObject({ status: 'matched', observed: ['high'] });
+    expect(pi['api/anthropic']).toMatchObject({ status: 'unverified', requested: 'high' });
+    const openclaw = await audits('openclaw-thinking', 'openclaw', ['api/chat']);
+    expect(openclaw['api/chat']).toMatchObject({ status: 'matched', requested: 'high', observed: ['high'] });
+  }, 10 * 60_000);
+});
+
 describe('roller verify on an API model', () => {
   it('Pi and Codex pass their acceptance scenarios on the served model; with a wrong key every scenario fails', async () => {
     for (const [harness, model] of [['pi', 'api/chat'], ['codex', 'api/responses']] as const) {
@@ -196,36 +213,35 @@ describe('the provider failing: each a sample error naming the call and the upst
     );
   }
 
-  it.each([
-    ['openai-chat-completions', 'chat', '/v1/chat/completions'],
-    ['anthropic-messages', 'anthropic', '/v1/messages'],
-    ['openai-responses', 'responses', '/v1/responses'],
-  ])('%s (Pi, which exits 0 on them): 429, 500, a cut stream, a wrong key, an unknown model', async (_protocol, short, path) => {
+  it('Pi (which exits 0 on them) on each protocol: 429, 500, a cut stream, a wrong key, an unknown model — one run, the 27 samples at once', async () => {
     const out = join(tmp.path, 'runs');
-    const name = `failing-${short}`;
-    const models = [`api/${short}`, `wrong-key/${short}`, `unknown/${short}`].flatMap((m) => ['--model', m]);
-    const r = await roller(['collect', '--capture-calls', '--tasks', await tasksFile(`${name}.jsonl`, failing), '--harness', 'pi', ...models, '--model-config', state.models, '--output', out, '--run-name', name, '--concurrency', '3', '--timeout', '120'], { env });
+    const protocols = [['chat', '/v1/chat/completions'], ['anthropic', '/v1/messages'], ['responses', '/v1/responses']] as const;
+    const models = protocols.flatMap(([short]) => [`api/${short}`, `wrong-key/${short}`, `unknown/${short}`]).flatMap((m) => ['--model', m]);
+    // Most of each sample is Pi waiting out its retry backoff: they wait together.
+    const r = await roller(['collect', '--capture-calls', '--tasks', await tasksFile('failing.jsonl', failing), '--harness', 'pi', ...models, '--model-config', state.models, '--output', out, '--run-name', 'failing', '--concurrency', '9', '--timeout', '120'], { env });
     expect(r.code).toBe(1);
-    const run = join(out, name);
+    const run = join(out, 'failing');
     const valid = await roller(['validate-run', run]);
     expect(valid.code, `${valid.stdout}\n${valid.stderr}`).toBe(0);
     const got = outcomes(run);
-    const at = (id: string) => got[`api/${short} ${id}`]!;
-    // Pi retries a 429 and a 500 (each retry a call of its own), then gives up and exits 0: the sample is an error all the same.
-    for (const [id, status] of [['r429', 429], ['r500', 500]] as const) {
-      expect(at(id).status).toBe('error');
-      expect(at(id).calls.length).toBeGreaterThan(1);
-      expect(at(id).calls.every((s) => s === status)).toBe(true);
-      expect(at(id).message).toMatch(new RegExp(`the model API failed call ${at(id).calls.length - 1} \\(POST ${path}[^,]*, HTTP ${status}\\): HTTP ${status} \\(.*scripted model: .*\\); ${at(id).calls.length - 1} earlier calls? of this attempt failed too`));
-    }
-    expect(at('cut')).toMatchObject({ status: 'error', message: expect.stringMatching(/failed call \d+ .*the response was cut/) });
-    // A wrong key and an unknown model: one call each, answered 401 and 404, no retry.
-    for (const [model, status] of [[`wrong-key/${short}`, 401], [`unknown/${short}`, 404]] as const) {
-      for (const id of ['r429', 'r500', 'cut']) {
-        const o = got[`${model} ${id}`]!;
-        expect(o.status, `${model} ${id}`).toBe('error');
-        expect(o.calls.every((s) => s === status)).toBe(true);
-        expect(o.message).toContain(`HTTP ${status}`);
+    for (const [short, path] of protocols) {
+      const at = (id: string) => got[`api/${short} ${id}`]!;
+      // Pi retries a 429 and a 500 (each retry a call of its own), then gives up and exits 0: the sample is an error all the same.
+      for (const [id, status] of [['r429', 429], ['r500', 500]] as const) {
+        expect(at(id).status, `${short} ${id}`).toBe('error');
+        expect(at(id).calls.length).toBeGreaterThan(1);
+        expect(at(id).calls.every((s) => s === status)).toBe(true);
+        expect(at(id).message).toMatch(new RegExp(`the model API failed call ${at(id).calls.length - 1} \\(POST ${path}[^,]*, HTTP ${status}\\): HTTP ${status} \\(.*scripted model: .*\\); ${at(id).calls.length - 1} earlier calls? of this attempt failed too`));
+      }
+      expect(at('cut'), `${short} cut`).toMatchObject({ status: 'error', message: expect.stringMatching(/failed call \d+ .*the response was cut/) });
+      // A wrong key and an unknown model: one call each, answered 401 and 404, no retry.
+      for (const [model, status] of [[`wrong-key/${short}`, 401], [`unknown/${short}`, 404]] as const) {
+        for (const id of ['r429', 'r500', 'cut']) {
+          const o = got[`${model} ${id}`]!;
+          expect(o.status, `${model} ${id}`).toBe('error');
+          expect(o.calls.every((s) => s === status)).toBe(true);
+          expect(o.message).toContain(`HTTP ${status}`);
+        }
       }
     }
     expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');

@@ -16,6 +16,7 @@ export function masked(text: string): string {
     .replace(/\b[0-9a-f]{16,}\b/g, '<hex>')
     .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z?\b/g, '<time>')
     .replace(/Chunk ID: [0-9a-f]+/g, 'Chunk ID: <id>') // Codex's exec output chunks
+    .replace(/Wall time: [\d.]+ seconds/g, 'Wall time: <s> seconds') // Codex's exec output timing
     .replace(/duration_ms: \d+/g, 'duration_ms: <ms>') // Claude Code's sub-agent report
     .replace(/\[\w{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\]/g, '[<time>]') // OpenClaw's completion event
     .replace(/Stats: runtime [\d.]+m?s/g, 'Stats: runtime <time>') // OpenClaw's sub-agent stats

@@ -98,13 +98,14 @@ export const openClawAdapter: HarnessAdapter = {
         mode: l.profile === OPENCLAW_EXEC_PROFILE ? 'exec' : 'gateway',
         ...(l.timeoutS !== undefined ? { timeoutS: l.timeoutS } : {}),
         ...(l.cacheTrace ? { cacheTrace: true } : {}),
+        ...(l.thinking ? { thinking: l.thinking } : {}),
         ...(agents ? { agents } : {}),
       });
     },
     cacheTraceFile: openClawCacheTraceFile,
     cacheTraceInNative: OPENCLAW_CACHE_TRACE_IN_STATE,
     captureFailure: openClawCaptureFailure,
-    thinkingLevels: [], // exec runs with thinking off here
+    thinkingLevels: ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'], // openclaw agent --thinking
     protocols: ['openai-chat-completions', 'anthropic-messages', 'openai-responses'], // models.providers api: openai-completions, anthropic-messages, openai-responses
     configFiles: ['.openclaw/openclaw.json'],
     contextSettings: false,

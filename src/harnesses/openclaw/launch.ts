@@ -45,13 +45,16 @@ export interface OpenClawAgent {
 }
 
 export async function openclawPlan(
-  launch: HarnessLaunch & { runtime: string; mode?: OpenClawMode; timeoutS?: number; cacheTrace?: boolean; agents?: OpenClawAgent[] },
+  launch: HarnessLaunch & { runtime: string; thinking?: string; mode?: OpenClawMode; timeoutS?: number; cacheTrace?: boolean; agents?: OpenClawAgent[] },
 ): Promise<ProcessPlan> {
   const mode = launch.mode ?? 'gateway';
   const state = openClawStateDir(launch.home);
   await mkdirInside(launch.home, state);
   const model = launch.model ?? SCRIPTED_MODEL_ID;
   const protocol = launch.protocol ?? 'openai-chat-completions';
+  // --thinking: the model is declared a reasoning one (else no reasoning control is sent) and `--thinking` sets the level.
+  const reasoning = launch.thinking !== undefined && launch.thinking !== 'off';
+  const thinkingArgs = launch.thinking ? ['--thinking', launch.thinking] : [];
   const config = join(launch.home, '.openclaw', 'openclaw.json');
   const port = mode === 'gateway' ? await freePort() : 0;
   await writeFileInside(launch.home, config,
@@ -66,7 +69,7 @@ export async function openclawPlan(
               baseUrl: sdkBaseUrl(launch.baseUrl, protocol),
               apiKey: '${ROLLER_PROVIDER_KEY}', // read from the environment by OpenClaw, never written here
               api: PI_AI_API[protocol],
-              models: [{ id: model, name: model, reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 4096 }],
+              models: [{ id: model, name: model, reasoning, ...(reasoning && protocol === 'openai-chat-completions' ? { compat: { supportsReasoningEffort: true } } : {}), input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 4096 }],
             },
           },
         },
@@ -112,7 +115,7 @@ export async function openclawPlan(
   if (mode === 'exec') {
     return {
       command: launch.runtime,
-      args: [launch.bin, 'agent', 'exec', '--config', config, '--state-dir', state, '--cwd', launch.work, '--model', `roller/${model}`, '--json', '--timeout', '600', ...(launch.extraArgs ?? []), '--message-file', '-'],
+      args: [launch.bin, 'agent', 'exec', '--config', config, '--state-dir', state, '--cwd', launch.work, '--model', `roller/${model}`, '--json', '--timeout', '600', ...thinkingArgs, ...(launch.extraArgs ?? []), '--message-file', '-'],
       cwd: launch.work,
       env,
       stdin: await promptFile(launch),
@@ -122,7 +125,7 @@ export async function openclawPlan(
   const spec: GatewaySessionSpec = {
     bin: launch.bin,
     port,
-    agentArgs: ['--agent', 'main', '--model', `roller/${model}`, '--json', '--timeout', String(timeoutS), ...(launch.extraArgs ?? []), '--message-file', await promptFile(launch)],
+    agentArgs: ['--agent', 'main', '--model', `roller/${model}`, '--json', '--timeout', String(timeoutS), ...thinkingArgs, ...(launch.extraArgs ?? []), '--message-file', await promptFile(launch)],
     readyTimeoutMs: 180_000,
     settleTimeoutMs: timeoutS * 1000,
     pollMs: 1000,

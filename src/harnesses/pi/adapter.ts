@@ -73,12 +73,13 @@ export const piAdapter: HarnessAdapter = {
         ...launchFields(l),
         ...(l.version ? { version: l.version } : {}),
         subagentExtension: l.profile === PI_SUBAGENT_PROFILE,
+        ...(l.thinking ? { thinking: l.thinking } : {}),
         // A later prompt continues the session the first run printed in its header.
         ...(l.continueSession ? { extraArgs: ['--session', l.continueSession, ...(l.extraArgs ?? [])] } : {}),
       }),
     sessionOfStdout,
     replyOfStdout,
-    thinkingLevels: [], // roller's profile turns thinking off (compat.supportsReasoningEffort false)
+    thinkingLevels: ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'], // pi --thinking
     protocols: ['openai-chat-completions', 'anthropic-messages', 'openai-responses'], // models.json api: openai-completions, anthropic-messages, openai-responses
     configFiles: ['.pi/settings.json', '.pi/models.json'],
     homeConfigFiles: ['.pi/agent/settings.json', '.pi/agent/models.json'],

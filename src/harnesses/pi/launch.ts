@@ -24,11 +24,13 @@ export const piEventsFile = (home: string) => join(piAgentDir(home), 'roller-eve
  * recording proxy, and roller's identity header injected through models.json — Pi sends no session header
  * of its own; the proxy removes x-roller-* before forwarding and keeps the value as identity.
  */
-export async function piPlan(launch: HarnessLaunch & { sessionId?: string; subagentExtension?: boolean; version?: string }): Promise<ProcessPlan> {
+export async function piPlan(launch: HarnessLaunch & { thinking?: string; sessionId?: string; subagentExtension?: boolean; version?: string }): Promise<ProcessPlan> {
   const agent = piAgentDir(launch.home);
   await mkdirInside(launch.home, agent);
   const model = launch.model ?? SCRIPTED_MODEL_ID;
   const protocol = launch.protocol ?? 'openai-chat-completions';
+  // --thinking: the model is declared a reasoning one (else Pi sends no reasoning control) and Pi's own --thinking sets the level.
+  const reasoning = launch.thinking !== undefined && launch.thinking !== 'off';
   if (launch.subagentExtension) await installSubagentExtension(launch.bin, agent, `roller/${model}`);
   // roller's recorder: an observing extension (contexts, provider payloads, turn boundaries); releases without
   // extensions (before 0.35) leave it unloaded and write no events.
@@ -44,8 +46,8 @@ export async function piPlan(launch: HarnessLaunch & { sessionId?: string; subag
             apiKey: 'ROLLER_PROVIDER_KEY', // the name of the variable holding the key, never the key
             // Only through roller's proxy, which removes it: never sent to a model API directly.
             ...(launch.recorded === false ? {} : { headers: { 'x-roller-session-id': launch.sessionId ?? randomUUID() } }),
-            ...(protocol === 'openai-chat-completions' ? { compat: { supportsDeveloperRole: false, supportsReasoningEffort: false } } : {}),
-            models: [{ id: model, name: model, reasoning: false, input: ['text'], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
+            ...(protocol === 'openai-chat-completions' ? { compat: { supportsDeveloperRole: false, supportsReasoningEffort: reasoning } } : {}),
+            models: [{ id: model, name: model, reasoning, input: ['text'], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }],
           },
         },
       },
@@ -58,7 +60,7 @@ export async function piPlan(launch: HarnessLaunch & { sessionId?: string; subag
     command: launch.bin,
     // -p with the prompt on stdin: argv would cap it at 128 KB.
     // Older releases take the prompt as an argument (capped at 128 KB by argv); the rest read it from stdin.
-    args: ['--provider', 'roller', '--model', model, '--mode', 'json', ...(launch.extraArgs ?? []), '-p', ...(releasedSince(launch.version, PI_STDIN_PROMPT_SINCE) ? [] : [launch.prompt])],
+    args: ['--provider', 'roller', '--model', model, '--mode', 'json', ...(launch.thinking ? ['--thinking', launch.thinking] : []), ...(launch.extraArgs ?? []), '-p', ...(releasedSince(launch.version, PI_STDIN_PROMPT_SINCE) ? [] : [launch.prompt])],
     cwd: launch.work,
     stdin: await promptFile(launch),
     env: {

@@ -131,6 +131,8 @@ export interface HarnessRunner {
    * delegate), or null when it has one. Said at the start of a collect and recorded in the run's info.json.
    */
   delegationOff?(run: { captureCalls: boolean; profile: string | null }): string | null;
+  /** A combination of collect options this harness cannot honour, said before anything runs (null: none). */
+  refusesOptions?(o: { thinking: string | null; keepThinking: boolean }): string | null;
   /** Reasoning levels `--thinking` can set (none: it is refused for this harness). */
   readonly thinkingLevels: readonly string[];
   /** The first release that takes a reasoning level (an older --harness-version refuses --thinking). */

@@ -106,6 +106,9 @@ export const openClawAdapter: HarnessAdapter = {
     cacheTraceInNative: OPENCLAW_CACHE_TRACE_IN_STATE,
     captureFailure: openClawCaptureFailure,
     thinkingLevels: ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'], // openclaw agent --thinking
+    // seeds/003 B13.3: with a reasoning model OpenClaw sends its earlier reasoning back, which roller does not strip.
+    refusesOptions: ({ thinking, keepThinking }) =>
+      thinking && thinking !== 'off' && !keepThinking ? `--no-keep-thinking with --thinking ${thinking}: OpenClaw sends its earlier reasoning back in every request once its model reasons, and roller does not strip it from requests; drop one of the two` : null,
     protocols: ['openai-chat-completions', 'anthropic-messages', 'openai-responses'], // models.providers api: openai-completions, anthropic-messages, openai-responses
     configFiles: ['.openclaw/openclaw.json'],
     contextSettings: false,

@@ -34,6 +34,8 @@ export function refuseRunOptions(o: CollectOptions, runner: HarnessRunner): bool
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--thinking ${o.thinking}: ${o.harness} ${harnessVersion} takes no reasoning level (from ${runner.thinkingSince} on); drop --thinking or choose a later --harness-version`);
   }
   checkProfile(o.harness, runner, o.harnessProfile);
+  const refused = runner.refusesOptions?.({ thinking: o.thinking ?? null, keepThinking: o.keepThinking ?? true });
+  if (refused) throw new RollerError(ErrorCode.INVALID_OPTIONS, refused);
   // seeds/003: OpenClaw's cache trace is on by default; no other harness has one.
   const cacheTrace = o.cacheTrace ?? runner.cacheTraceFile !== undefined;
   if (cacheTrace && !runner.cacheTraceFile) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--cache-trace records OpenClaw's cache trace; ${o.harness} has none`);

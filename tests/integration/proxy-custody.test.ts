@@ -184,3 +184,33 @@ describe('key custody', () => {
     expectNoSecret(await allBytes(capture.outDir));
   });
 });
+
+describe('an OpenAI-protocol API base (issue 60): the SDK base as the provider names it, its headers added', () => {
+  it("the harness's /v1 is the base's own, the config's headers reach the upstream, the key goes in the header the client used", async () => {
+    const seen: { url: string; headers: Record<string, unknown> }[] = [];
+    const up = await startUpstream((req, res) => {
+      seen.push({ url: req.url ?? '', headers: req.headers });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}');
+    });
+    cleanups.push(() => up.close());
+    const outDir = join(tmp.path, 'sdk-base');
+    const { proxy, done } = await startProxyPipeline({ upstream: `${up.url}/api/v1?tenant=t1`, clientBasePath: '/v1', upstreamHeaders: { 'HTTP-Referer': 'https://roller.test', 'X-Title': 'eval' }, outDir, wireTrace: 'off', credential: { standIn: STAND_IN, key: KEY } });
+    for (const path of ['/v1/chat/completions', '/chat/completions']) {
+      const res = await request(`${proxy.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${STAND_IN}`, 'x-title': 'from the harness' }, body: '{"model":"m","messages":[]}' });
+      expect(res.statusCode).toBe(200);
+      await res.body.text();
+    }
+    await proxy.close();
+    await done;
+    // With or without the SDK's /v1, the request lands under the configured base, its query kept.
+    expect(seen.map((s) => s.url)).toEqual(['/api/v1/chat/completions?tenant=t1', '/api/v1/chat/completions?tenant=t1']);
+    for (const s of seen) expect(s.headers).toMatchObject({ authorization: `Bearer ${KEY}`, 'http-referer': 'https://roller.test', 'x-title': 'eval' });
+    const calls = await readCallsLazily(join(outDir, 'calls.jsonl'));
+    expect(calls.map((c) => [c.path, c.upstream_path, c.protocol])).toEqual([
+      ['/v1/chat/completions', '/api/v1/chat/completions?tenant=t1', 'openai-chat-completions'],
+      ['/chat/completions', '/api/v1/chat/completions?tenant=t1', 'openai-chat-completions'],
+    ]);
+    expectNoSecret(await allBytes(outDir));
+  });
+});

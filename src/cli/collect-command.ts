@@ -93,7 +93,7 @@ export function registerCollectCommand(program: Command): void {
     .option('--timeout <s>', 'per-sample timeout in seconds, all its prompts together (a task timeout_s wins)', positiveInt, 600)
     .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'actf')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
-    .option('--thinking <level>', 'reasoning level for the harness (claude-code --effort: low..max; codex model_reasoning_effort, pi and openclaw --thinking: minimal..xhigh), audited on the wire')
+    .option('--thinking <level>', 'reasoning level for the harness (claude-code --effort: low..max; codex model_reasoning_effort, pi and openclaw --thinking, opencode --variant: minimal..xhigh), audited on the wire')
     .option('--capture-calls', 'record every model call and publish capture/ (calls, relations, manifest) per sample; needs the wire trace (seeds/000: off by default)')
     .option('--claude-capture-calls', 'alias of --capture-calls')
     .option('--no-capture-calls', 'the default: no capture/ (kept for scripts that say so)')

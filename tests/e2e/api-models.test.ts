@@ -169,7 +169,7 @@ describe('every harness collects its demo tasks from an API model (roller script
 });
 
 describe('--thinking on an API model, audited on the wire', () => {
-  it("Pi and OpenClaw send the level in each protocol's own control (Anthropic's budget alone is unverified, as seeds/003 says)", async () => {
+  it("Pi, OpenCode and OpenClaw send the level in each protocol's own control (Pi's Anthropic budget alone is unverified, as seeds/003 says)", async () => {
     const out = join(tmp.path, 'runs');
     const audits = async (name: string, harness: string, models: string[]) => {
       const r = await roller(['collect', '--capture-calls', '--tasks', await tasksFile(`${name}.jsonl`, [HELLO]), '--harness', harness, ...models.flatMap((m) => ['--model', m]), '--model-config', state.models, '--output', out, '--run-name', name, '--thinking', 'high', '--concurrency', '3'], { env });
@@ -180,6 +180,9 @@ describe('--thinking on an API model, audited on the wire', () => {
     expect(pi['api/chat']).toMatchObject({ status: 'matched', requested: 'high', observed: ['high'], source: 'wire' });
     expect(pi['api/responses']).toMatchObject({ status: 'matched', observed: ['high'] });
     expect(pi['api/anthropic']).toMatchObject({ status: 'unverified', requested: 'high' });
+    // OpenCode: a variant of roller's model; its title requests at the same level (its small model would ask for 'low').
+    const opencode = await audits('opencode-thinking', 'opencode', ['api/chat', 'api/responses', 'api/anthropic']);
+    for (const m of ['api/chat', 'api/responses', 'api/anthropic']) expect(opencode[m], m).toMatchObject({ status: 'matched', requested: 'high', observed: ['high', 'high'] });
     const openclaw = await audits('openclaw-thinking', 'openclaw', ['api/chat']);
     expect(openclaw['api/chat']).toMatchObject({ status: 'matched', requested: 'high', observed: ['high'] });
   }, 10 * 60_000);

@@ -70,12 +70,13 @@ export const openCodeAdapter: HarnessAdapter = {
         ...launchFields(l),
         ...(l.version ? { version: l.version } : {}),
         captureCalls: l.captureCalls === true,
+        ...(l.thinking ? { thinking: l.thinking } : {}),
         // A later prompt continues the root session the first run printed (never --continue: the newest may be a child's).
         ...(l.continueSession ? { extraArgs: ['--session', l.continueSession, ...(l.extraArgs ?? [])] } : {}),
       }),
     sessionOfStdout,
     replyOfStdout,
-    thinkingLevels: [], // its run command takes no reasoning level here: --thinking is refused for it
+    thinkingLevels: ['minimal', 'low', 'medium', 'high', 'xhigh'], // opencode run --variant, a variant of roller's model
     protocols: ['openai-chat-completions', 'anthropic-messages', 'openai-responses'], // its bundled @ai-sdk/openai-compatible, anthropic and openai providers
     configFiles: ['opencode.json', 'opencode.jsonc', '.opencode/opencode.json', '.opencode/opencode.jsonc'],
     homeConfigFiles: ['.config/opencode/opencode.json', '.config/opencode/opencode.jsonc', '.config/opencode/config.json'],

@@ -19,6 +19,18 @@ const OPENCODE_PROVIDER_PACKAGE: Readonly<Record<ApiProtocol, string>> = {
   'openai-responses': '@ai-sdk/openai',
 };
 
+/**
+ * --thinking as an OpenCode model variant (`--variant`): the AI SDK provider options that set the level in each
+ * protocol — Chat's `reasoning_effort`, Responses' `reasoning.effort`, Anthropic's `output_config.effort`.
+ */
+function variantOptions(protocol: ApiProtocol, level: string): Record<string, unknown> {
+  if (protocol === 'anthropic-messages') return { effort: level };
+  return protocol === 'openai-responses' ? { reasoningEffort: level, reasoningSummary: 'auto' } : { reasoningEffort: level };
+}
+
+/** The config key of the title requests' model under --thinking: the same API model id, no reasoning declared. */
+const TITLE_MODEL_KEY = 'roller-title';
+
 /** Where OpenCode keeps its database under a HOME laid out by opencodePlan (XDG dirs inside it). */
 export const openCodeDataDir = (home: string) => join(home, '.local', 'share', 'opencode');
 
@@ -28,7 +40,7 @@ export const openCodeDataDir = (home: string) => join(home, '.local', 'share', '
  * small (title) model, auto-update, share, models.dev and LSP downloads off — and an npm registry that does
  * not answer, so its background plugin install cannot reach the network.
  */
-export async function opencodePlan(launch: HarnessLaunch & { version?: string; captureCalls?: boolean }): Promise<ProcessPlan> {
+export async function opencodePlan(launch: HarnessLaunch & { thinking?: string; version?: string; captureCalls?: boolean }): Promise<ProcessPlan> {
   const config = join(launch.home, '.config', 'opencode');
   await mkdirInside(launch.home, config);
   for (const d of ['.local/share', '.local/state', '.cache']) await mkdirInside(launch.home, join(launch.home, d));
@@ -38,13 +50,18 @@ export async function opencodePlan(launch: HarnessLaunch & { version?: string; c
   // project's opencode.json included), so nothing in the work dir or HOME can move the model calls.
   const connection = {
     model: `roller/${model}`,
-    small_model: `roller/${model}`,
+    // With --thinking the title requests get the same model without the variant (OpenCode asks its small model for
+    // effort 'low' otherwise): what the audit checks is the agent's effort.
+    small_model: launch.thinking ? `roller/${TITLE_MODEL_KEY}` : `roller/${model}`,
     provider: {
       roller: {
         npm: OPENCODE_PROVIDER_PACKAGE[protocol],
         name: 'roller',
         options: { baseURL: sdkBaseUrl(launch.baseUrl, protocol, 'ai-sdk'), apiKey: '{env:ROLLER_PROVIDER_KEY}' },
-        models: { [model]: { name: model, tool_call: true, limit: { context: 128000, output: 4096 } } },
+        models: {
+          [model]: { name: model, tool_call: true, limit: { context: 128000, output: 4096 }, ...(launch.thinking ? { reasoning: true, variants: { [launch.thinking]: variantOptions(protocol, launch.thinking) } } : {}) },
+          ...(launch.thinking ? { [TITLE_MODEL_KEY]: { id: model, name: model, tool_call: true, limit: { context: 128000, output: 4096 }, options: variantOptions(protocol, launch.thinking) } } : {}),
+        },
       },
     },
   };
@@ -65,7 +82,7 @@ export async function opencodePlan(launch: HarnessLaunch & { version?: string; c
   );
   const nowhere = 'http://127.0.0.1:9';
   // The prompt on stdin: argv would cap it at 128 KB, and a positional prompt is stored wrapped in quotes.
-  const args = ['run', '--format', 'json', ...(launch.extraArgs ?? [])];
+  const args = ['run', '--format', 'json', ...(launch.thinking ? ['--variant', launch.thinking] : []), ...(launch.extraArgs ?? [])];
   const seedModels = launch.version !== undefined && releasedSince(launch.version, MODELS_FETCH_REGRESSION.from) && !releasedSince(launch.version, MODELS_FETCH_REGRESSION.until);
   if (seedModels) await mkdirInside(launch.home, join(launch.home, '.cache', 'opencode'));
   return {

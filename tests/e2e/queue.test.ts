@@ -100,7 +100,8 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     await coordinator.done;
     const resumed = await roller([...args, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect((await worker.done).code).toBe(0);
+    const w = await worker.done;
+    expect(w.code, w.stderr).toBe(0);
     const run = join(out, 'six');
     const statuses = info(run).samples.map((s) => s.status);
     expect(statuses).toHaveLength(6);

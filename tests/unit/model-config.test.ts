@@ -58,6 +58,9 @@ describe('--model-config entries', () => {
     expect(() => protocolFor(msgs, 'deepseek', harnessAdapter('deepseek').runner!.protocols)).toThrow(/not one deepseek speaks \(openai-chat-completions\)/);
     // The lock: the base, the upstream model id and the protocol as resolved — never the key.
     expect(lockedModel({ ...resolveModel('p/chat', config, {}), protocol: 'openai-responses' })).toEqual({ api_base: 'https://x.test/v1', model: 'chat', protocol: 'openai-responses' });
+    // The scripted model's lock as earlier rollers wrote it (a resume of their runs still matches), its protocol only when named.
+    expect(lockedModel({ ...resolveModel('scripted/default', config, {}), protocol: 'openai-responses' })).toEqual({ kind: 'scripted' });
+    expect(lockedModel(resolveModel('scripted/default', { models: { 'scripted/default': { protocol: 'anthropic-messages' } } }, {}))).toEqual({ kind: 'scripted', protocol: 'anthropic-messages' });
   });
 
   it('a scripted model takes no api_base or key', async () => {

@@ -9,7 +9,7 @@ import type { Script } from '../../sources/scripted-model/script.js';
 
 /** A model a sample runs against: the embedded scripted model, or an API named in --model-config. */
 export type ResolvedModel =
-  | { id: string; kind: 'scripted'; script: Script; apiKey: string; protocol?: ApiProtocol; context?: ContextSettings }
+  | { id: string; kind: 'scripted'; script: Script; apiKey: string; protocol?: ApiProtocol; configuredProtocol?: ApiProtocol; context?: ContextSettings }
   | {
       id: string;
       kind: 'api';
@@ -122,7 +122,7 @@ export function resolveModel(id: string, config: ModelConfigFile, env: NodeJS.Pr
     if (entry?.api_base !== undefined || entry?.api_key_env !== undefined) {
       throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}' is the embedded scripted model, which takes no api_base or key; name a served model something else (e.g. local/scripted with api_base)`);
     }
-    return { id, kind: 'scripted', script, apiKey: 'roller-scripted-model-dummy-key', ...(entry?.protocol ? { protocol: entry.protocol } : {}), ...(context ? { context } : {}) };
+    return { id, kind: 'scripted', script, apiKey: 'roller-scripted-model-dummy-key', ...(entry?.protocol ? { protocol: entry.protocol, configuredProtocol: entry.protocol } : {}), ...(context ? { context } : {}) };
   }
   if (!entry) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model '${id}' is not in --model-config (models there: ${Object.keys(config.models).join(', ') || 'none'})`);
   if (entry.api_base === undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}' has no api_base`);
@@ -169,8 +169,11 @@ export function apiUpstream(model: Extract<ResolvedModel, { kind: 'api' }>): Mod
   return { url: model.apiBase, ...(openai ? { clientBasePath: '/v1' } : {}), ...(Object.keys(model.headers).length > 0 ? { headers: model.headers } : {}) };
 }
 
-/** What the lock records of a model: never a key; an API model's base, upstream model id and protocol as resolved. */
+/**
+ * What the lock records of a model: never a key; an API model's base, upstream model id and protocol as resolved; the
+ * scripted model's protocol only where its config named one (a run's lock as earlier rollers wrote it stays the same).
+ */
 export function lockedModel(m: ResolvedModel): Record<string, unknown> {
-  if (m.kind === 'scripted') return { kind: 'scripted', ...(m.context ? { context: m.context } : {}), ...(m.protocol ? { protocol: m.protocol } : {}) };
+  if (m.kind === 'scripted') return { kind: 'scripted', ...(m.context ? { context: m.context } : {}), ...(m.configuredProtocol ? { protocol: m.configuredProtocol } : {}) };
   return { ...m.config, model: m.modelName, ...(m.protocol ? { protocol: m.protocol } : {}) };
 }

@@ -370,7 +370,8 @@ export async function startUpstreams(all: readonly ResolvedModel[], requests: nu
   const servers: ScriptedModelServer[] = [];
   const upstreams = new Map<string, ModelUpstream>();
   for (const m of all) {
-    if (m.kind === 'api') upstreams.set(m.id, apiUpstream(m));
+    // A model the harness and a user simulator share keeps the harness's upstream (its protocol's path mapping).
+    if (m.kind === 'api') upstreams.set(m.id, upstreams.get(m.id) ?? apiUpstream(m));
     else if (!upstreams.has(m.id)) {
       const server = await startScriptedModel({ script: { ...m.script, max_requests: m.script.max_requests * Math.max(1, requests) } });
       servers.push(server);

@@ -94,6 +94,11 @@ describe('wire effort and thinking audits', async () => {
     const off = await harnessAdapter('claude-code').runner!.plan({ ...launch('claude-off'), thinking: 'off' });
     expect([off.args.includes('--effort'), off.env.MAX_THINKING_TOKENS]).toEqual([false, '0']);
     expect((await harnessAdapter('codex').runner!.plan({ ...launch('codex'), thinking: 'low' })).args.join(' ')).toContain('-c model_reasoning_effort="low"');
-    expect(harnessAdapter('opencode').runner!.thinkingLevels).toEqual([]);
+    // OpenCode: a variant of roller's model (its title model at the same level); Pi: its --thinking on a reasoning model.
+    const opencode = await harnessAdapter('opencode').runner!.plan({ ...launch('opencode'), thinking: 'high' });
+    expect(opencode.args.join(' ')).toContain('--variant high');
+    const pi = await harnessAdapter('pi').runner!.plan({ ...launch('pi'), thinking: 'high' });
+    expect(pi.args.join(' ')).toContain('--thinking high');
+    expect(harnessAdapter('deepseek').runner!.thinkingLevels).toEqual([]);
   });
 });

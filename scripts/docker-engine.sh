@@ -19,6 +19,13 @@ dir=${2:-}
 need_dir() { [ -n "$dir" ] || die "$cmd needs a directory (the engine's home), e.g. /tmp/roller-docker"; }
 sock() { echo "unix://$dir/docker.sock"; }
 dk() { DOCKER_HOST=$(sock) docker "$@"; }
+# The Debian mirror apt itself uses on this machine (deb822 URIs, else a sources.list deb line), never a host named here.
+apt_mirror() {
+  local uri
+  uri=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }')
+  [ -n "$uri" ] || uri=$(grep -hE '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '$2 !~ /security/ { print ($2 ~ /^\[/ ? $3 : $2); exit }')
+  [ -n "$uri" ] && echo "$uri"
+}
 
 install() {
   local missing=()
@@ -72,7 +79,9 @@ base_image() {
     local rootfs
     rootfs=$(mktemp -d "$cache/rootfs-XXXXXX")
     echo "docker-engine: building the base rootfs (debootstrap bookworm minbase, about a minute, once)" >&2
-    debootstrap --variant=minbase --include=ca-certificates,git,procps,curl,python3,tmux bookworm "$rootfs" http://deb.debian.org/debian > "$cache/debootstrap.log" 2>&1 \
+    local mirror
+    mirror=$(apt_mirror) || { rm -rf "$rootfs"; die "no Debian mirror in apt's sources (/etc/apt/sources.list.d/*.sources URIs, or sources.list deb lines): debootstrap needs the one apt uses"; }
+    debootstrap --variant=minbase --include=ca-certificates,git,procps,curl,python3,tmux bookworm "$rootfs" "$mirror" > "$cache/debootstrap.log" 2>&1 \
       || { tail -20 "$cache/debootstrap.log" >&2; rm -rf "$rootfs"; die "debootstrap failed (log: $cache/debootstrap.log)"; }
     cp "$node_bin" "$rootfs/usr/bin/node"
     # curl, python3 and tmux: what a developer machine has and harnesses look for (OpenClaw offers skills by them).

@@ -89,8 +89,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
         const ids = options.models?.length ? options.models : ['scripted'];
         return sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', type: 'model', display_name: id })) }, headers);
       }
-      const refusedKey = admission('anthropic-messages', req, undefined, { ...(options.requireKey !== undefined ? { requireKey: options.requireKey } : {}) });
       if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) {
+        // The key only: counting names no model a provider would refuse.
+        const refusedKey = admission('anthropic-messages', req, undefined, { ...(options.requireKey !== undefined ? { requireKey: options.requireKey } : {}) });
         if (refusedKey) return sendJson(res, refusedKey.status, refusedKey.body, { ...headers, ...refusedKey.headers });
         return sendJson(res, 200, { input_tokens: Math.ceil(Buffer.concat(parts).length / 4) }, headers);
       }

@@ -20,19 +20,12 @@ export function requestSetup(protocol: Protocol, body: Json | null | undefined):
     const items = Array.isArray(body.input) ? (body.input as Json[]) : [];
     const system = [
       ...(typeof body.instructions === 'string' && body.instructions ? [body.instructions] : []),
-      ...items.filter((x) => x.role === 'system' || x.role === 'developer').map((x) => responsesText(x.content)),
+      ...items.filter((x) => x.role === 'system' || x.role === 'developer').map((x) => contentText(x.content)),
     ];
     return { system, tools: Array.isArray(body.tools) ? (body.tools as Json[]).map(nestedFunctionTool) : null };
   }
   const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
   return { system: messages.filter((x) => x.role === 'system' || x.role === 'developer').map((x) => contentText(x.content)), tools: Array.isArray(body.tools) ? (body.tools as Json[]) : null };
-}
-
-/** A Responses input item's content as text (`input_text` parts joined). */
-function responsesText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return (content as Json[]).map((p) => (typeof p.text === 'string' ? p.text : '')).join('\n');
-  return '';
 }
 
 /** A Responses function tool (`{type: function, name, parameters}`) as Chat Completions nests it; other kinds as they are. */

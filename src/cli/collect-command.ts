@@ -45,6 +45,7 @@ interface CollectCliOptions {
   collectPath?: string[];
   maxResultsMb?: number;
   keyInHarness?: boolean;
+  agentMayReadKey?: boolean;
   /** The harnesses' profile options (declared by their adapters), by attribute name. */
   [profileOption: string]: unknown;
   harnessVersion?: string;
@@ -99,6 +100,7 @@ export function registerCollectCommand(program: Command): void {
     .option('--no-capture-calls', 'the default: no capture/ (kept for scripts that say so)')
     .option('--cache-trace', "OpenClaw's own cache trace (on by default for OpenClaw; kept in the sample, redacted, with --wire-trace full; an error for other harnesses)")
     .option('--no-cache-trace', "OpenClaw: do not ask for its cache trace")
+    .option('--agent-may-read-key', "where this machine gives the agent no process isolation (no namespaces): run a keyed model anyway, though every tool the agent runs can read roller's environment and the key in it (refused without this)")
     .option('--key-in-harness', "with --wire-trace off (no proxy): give a model's key to the harness itself, where every tool the agent runs can read it (refused without this)")
     .option('--max-results-mb <n>', "one sample's results/ at most this many MiB in all (default 1024); a file past it is refused and named", (v: string) => {
       const n = Number(v);
@@ -167,6 +169,7 @@ export function registerCollectCommand(program: Command): void {
         ...(harnessProfile ? { harnessProfile } : {}),
         ...(opts.collectPath ? { collectPaths: opts.collectPath } : {}),
         ...(opts.keyInHarness ? { keyInHarness: true } : {}),
+        ...(opts.agentMayReadKey ? { agentMayReadKey: true } : {}),
         ...(opts.maxResultsMb ? { maxResultsBytes: opts.maxResultsMb * (1 << 20) } : {}),
         runner: opts.runner,
         ...(opts.runner === 'docker' ? { docker: dockerRequest(opts) } : {}),

@@ -4,7 +4,9 @@ import { spawnSync } from 'node:child_process';
  * Process isolation for the local runner: each harness (and grader) runs as the init of its own PID namespace with
  * its own /proc (util-linux `unshare`). Its tools see only their own process tree — not roller's environment or
  * command line, not the user's other processes — and the whole tree, a `setsid` daemon included, ends when the
- * harness does. Without privileges a user namespace maps the caller's own uid (no capability outside it).
+ * harness does. Without privileges a user namespace maps the caller's own uid (no capability outside it). As root, the
+ * PID and mount namespaces are made first and a user namespace (root mapped to root) entered inside them: the
+ * agent's mounts are then locked, so `umount /proc` fails and the host's /proc (roller's environment) stays covered.
  */
 export interface Isolation {
   /** The harness runs in a PID namespace of its own. */
@@ -26,11 +28,17 @@ export function detectIsolation(): Isolation {
 function probe(): Isolation {
   if (process.platform !== 'linux') return { pidNamespace: false, reason: `PID namespaces are Linux's; this is ${process.platform}` };
   const asUser = process.getuid?.() !== 0;
-  const wrapper = ['unshare', ...(asUser ? ['--user', '--map-current-user'] : []), '--pid', '--fork', '--mount', '--mount-proc', '--kill-child'];
-  // Inside, the shell is PID 1 and /proc lists only its own tree.
-  const r = spawnSync(wrapper[0]!, [...wrapper.slice(1), '/bin/sh', '-c', 'echo $$; ls /proc | grep -c "^[0-9]"'], { encoding: 'utf8', timeout: 10_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  const wrapper = asUser
+    ? ['unshare', '--user', '--map-current-user', '--pid', '--fork', '--mount', '--mount-proc', '--kill-child']
+    : ['unshare', '--pid', '--fork', '--mount', '--mount-proc', '--kill-child', '--', 'unshare', '--user', '--map-root-user', '--mount'];
+  // Inside, the shell is PID 1, /proc lists only its own tree, and it cannot unmount /proc to uncover the host's.
+  const script = 'echo $$; ls /proc | grep -c "^[0-9]"; if umount /proc 2>/dev/null || umount -l /proc 2>/dev/null; then echo unlocked; else echo locked; fi';
+  const r = spawnSync(wrapper[0]!, [...wrapper.slice(1), '--', '/bin/sh', '-c', script], { encoding: 'utf8', timeout: 10_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   if (r.error) return { pidNamespace: false, reason: `unshare could not start (${r.error.message}); install util-linux` };
-  const [pid, count] = r.stdout.trim().split('\n');
+  const [pid, count, lock] = r.stdout.trim().split('\n');
+  if (r.status === 0 && pid === '1' && lock === 'unlocked') {
+    return { pidNamespace: false, reason: "the agent could unmount its /proc and read roller's processes (the namespace's mounts are not locked)" };
+  }
   if (r.status !== 0 || pid !== '1' || Number(count) > 4) {
     const why = (r.stderr || r.stdout).trim().split('\n').pop() ?? `exit ${r.status}`;
     return { pidNamespace: false, reason: `this machine refuses a PID namespace to ${asUser ? 'this user' : 'roller'} (${why})` };

@@ -25,6 +25,8 @@ const CANARY = `canary-key-${randomBytes(16).toString('hex')}`;
 
 /** Everything an agent's tool can reach of other processes, and the CLI's own settings pointed elsewhere. */
 const PROBE = [
+  // As root (CI, most containers): unmounting the namespace's /proc would uncover the host's, roller's process in it.
+  'echo "== umount"; umount /proc 2>&1; echo "umount-exit=$?"; umount -l /proc 2>&1; echo "lazy-exit=$?"',
   'echo "== env"; env',
   'echo "== printenv"; printenv',
   'echo "== environ"; for f in /proc/[0-9]*/environ; do echo "-- $f"; tr "\\0" "\\n" < "$f"; done',
@@ -40,8 +42,8 @@ const PROBE = [
   'echo "== done"',
 ].join('\n');
 
-async function rollerWithKey(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(rollerBin, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ROLLER_CANARY_KEY: CANARY } });
+async function rollerWithKey(args: string[], wrap: string[] = []): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(wrap[0] ?? rollerBin, [...wrap.slice(1), ...(wrap.length > 0 ? [rollerBin] : []), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ROLLER_CANARY_KEY: CANARY } });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const [code] = (await once(child, 'close')) as [number | null];
@@ -85,8 +87,12 @@ describe('the agent never holds the key (real Claude Code, a canary key)', () =>
     const trace = readFileSync(join(sampleDir, 'trace.jsonl'), 'utf8');
     expect(trace).toContain('== done');
     expect(trace).toMatch(/ANTHROPIC_API_KEY=roller-stand-in-/);
-    // Its own PID namespace: the agent saw no process of roller's (the CLI's own tree only).
+    // Its own PID namespace: the agent saw no process of roller's (the CLI's own tree only), and could not unmount its
+    // /proc to see the host's (as root too: the namespace's mounts are locked).
     expect(trace).not.toContain('scripted-model');
+    expect(trace).toContain('== umount');
+    expect(trace).not.toMatch(/umount-exit=0|lazy-exit=0/);
+    expect(trace).not.toContain('ROLLER_CANARY_KEY');
     // Both prompts' calls went through the proxy, the second after the planted settings.
     const callsFile = readdirSync(join(sampleDir, 'capture'), { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('calls.jsonl'))!;
     const calls = readFileSync(join(sampleDir, 'capture', callsFile), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
@@ -100,6 +106,34 @@ describe('the agent never holds the key (real Claude Code, a canary key)', () =>
 
     // Not one byte written anywhere holds the canary.
     expect(filesHolding(CANARY, [run, join(homedir(), '.cache', 'roller'), tmpdir()])).toEqual([]);
+  }, 240_000);
+});
+
+describe('where the machine refuses the agent a namespace (user namespaces limited to 0), a keyed model', () => {
+  // roller started in a user namespace whose own limit is 0 nested ones: the kernel refuses the agent's namespace.
+  const noNamespaces = ['unshare', '--user', '--map-root-user', '--', 'sh', '-c', 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@"'];
+
+  it('is refused before anything runs, naming the risk and the flag; with --agent-may-read-key it runs, and says so', async () => {
+    const models = join(tmp.path, 'unisolated-models.json');
+    await writeFile(models, JSON.stringify({ models: { 'canary/claude': { api_base: e2e.modelUrl, api_key_env: 'ROLLER_CANARY_KEY', model: 'claude-canary' } } }));
+    const tasks = join(tmp.path, 'unisolated-tasks.jsonl');
+    await writeFile(tasks, JSON.stringify({ id: 'hello', prompt: '[HELLO] Say hello.' }));
+    const out = join(tmp.path, 'unisolated-runs');
+    const args = ['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'canary/claude', '--model-config', models, '--output', out, '--run-name', 'u'];
+    const refused = await rollerWithKey(args, noNamespaces);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("model canary/claude has a key (api_key_env), and this machine gives the agent no process isolation (this machine refuses a PID namespace to roller");
+    expect(refused.stderr).toContain('--agent-may-read-key');
+    expect(readdirSync(tmp.path)).not.toContain('unisolated-runs');
+
+    const accepted = await rollerWithKey([...args, '--agent-may-read-key'], noNamespaces);
+    expect(accepted.stderr).toContain("--agent-may-read-key: model canary/claude's key is in roller's environment");
+    expect(accepted.code).toBe(0);
+    const info = JSON.parse(readFileSync(join(out, 'u', 'info.json'), 'utf8')) as Json;
+    expect(info.samples[0].status).toBe('ok');
+    const sample = JSON.parse(readFileSync(join(out, 'u', info.samples[0].path, 'info.json'), 'utf8')) as Json;
+    expect(sample.runtime.warnings.join('\n')).toContain('process isolation unavailable');
+    expect(filesHolding(CANARY, [join(out, 'u')])).toEqual([]);
   }, 240_000);
 });
 

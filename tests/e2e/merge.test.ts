@@ -4,10 +4,11 @@
  * for that and what the CLI draws at random; a shard resumes on its own; and every merge that cannot be right is
  * refused before anything is written, naming what is wrong.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Lock } from '../../src/schemas/index.js';
+import { runLockDigest } from '../../src/pipelines/scale/shard.js';
 import { info, readJson, roller } from '../support/collect-run.js';
 import { comparableRun } from '../support/comparable-run.js';
 import { repoRoot } from '../support/paths.js';
@@ -25,8 +26,8 @@ async function ok(args: string[]): Promise<string> {
 }
 
 /** A merge that must be refused: exit 2, the message, and no output left behind. */
-async function refused(parts: string[], output: string, message: RegExp): Promise<void> {
-  const r = await roller(['merge', ...parts, '--output', output]);
+async function refused(parts: string[], output: string, message: RegExp, extra: string[] = []): Promise<void> {
+  const r = await roller(['merge', ...parts, '--output', output, ...extra]);
   expect(r.code, r.stderr).toBe(2);
   expect(r.stderr).toMatch(message);
   expect(r.stderr).toContain('ROLLER_MERGE_REFUSED');
@@ -134,6 +135,27 @@ describe('shards and roller merge (real Claude Code runs)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/is there and not empty/);
     rmSync(target, { recursive: true });
+    // Parts from someone else: a task id that climbs out of the run (lock and digest made to match) is refused.
+    const evil = [0, 1, 2].map((i) => join(tmp.path, 'refused', `evil${i}`));
+    for (const [i, p] of evil.entries()) {
+      cpSync(s(i), p, { recursive: true });
+      const lock = readJson<Lock>(join(p, 'lock.json'));
+      lock.requests[0]!.task_id = '../../../../escaped';
+      const { part, ...rest } = lock;
+      writeFileSync(join(p, 'lock.json'), JSON.stringify({ ...lock, part: { ...part!, run_lock_digest: runLockDigest(rest as Lock) } }));
+    }
+    await refused(evil, target, /request 0's task id "..\/..\/..\/..\/escaped" is not one plain path segment/);
+    // A link in a sample, to a JSON file outside: a reader of the merged run (its sft.jsonl) would follow it.
+    const linked = [0, 1, 2].map((i) => join(tmp.path, 'refused', `linked${i}`));
+    for (const [i, p] of linked.entries()) cpSync(s(i), p, { recursive: true });
+    const outside = join(tmp.path, 'refused', 'outside.json');
+    writeFileSync(outside, JSON.stringify({ secret: 'outside the shard' }));
+    const victim = join(linked[0]!, info(linked[0]!).samples[0]!.path, 'trace_SFT.json');
+    rmSync(victim);
+    symlinkSync(outside, victim);
+    await refused(linked, target, /trace_SFT.json: a symbolic link \(to .*outside.json\); roller never writes one into a sample/);
+    await refused(linked, target, /trace_SFT.json: a symbolic link/, ['--move']);
+    for (const p of linked) expect(info(p).samples.every((x) => existsSync(join(p, x.path, 'info.json')))).toBe(true); // nothing moved
     // --shard needs --run-name: the default one (a time) differs from machine to machine.
     const noName = await roller(['collect', ...collectArgs, '--output', join(tmp.path, 'refused'), '--shard', '0/2']);
     expect(noName.code).toBe(2);

@@ -4,6 +4,7 @@ import { checkProfile } from '../../harnesses/profiles.js';
 import { releasedSince } from '../../harnesses/release.js';
 import { VERIFIED_VERSIONS } from '../../harnesses/verified-versions.js';
 import type { Task } from '../../schemas/task.js';
+import { detectIsolation } from '../../sources/isolation.js';
 import type { ModelConfigFile, ResolvedModel } from './models.js';
 import type { CollectOptions } from './run.js';
 
@@ -73,6 +74,25 @@ export function refuseModels(o: CollectOptions, runner: HarnessRunner, models: r
       if (m.apiKey) o.onNotice?.(`--key-in-harness: model ${m.id}'s key is given to the harness itself (--wire-trace off runs no proxy); every tool the agent runs can read it`);
     }
   }
+}
+
+/**
+ * A model key with the local runner where the machine gives the agent no namespace of its own: every tool the agent runs
+ * could read roller's environment (/proc/PID/environ), where the key is. Refused unless the user accepts exactly that.
+ */
+export function refuseUnisolatedKeys(o: CollectOptions, models: readonly ResolvedModel[]): void {
+  if (o.runner === 'docker') return;
+  const keyed = models.find((m) => m.kind === 'api' && m.apiKey !== '');
+  if (!keyed) return;
+  const isolation = detectIsolation();
+  if (isolation.pidNamespace) return;
+  if (!o.agentMayReadKey) {
+    throw new RollerError(
+      ErrorCode.INVALID_OPTIONS,
+      `model ${keyed.id} has a key (api_key_env), and this machine gives the agent no process isolation (${isolation.reason}): every tool the agent runs could read roller's environment, key included. Use --runner docker (the container is the boundary), allow user namespaces, or pass --agent-may-read-key to accept that risk`,
+    );
+  }
+  o.onNotice?.(`--agent-may-read-key: model ${keyed.id}'s key is in roller's environment, which the agent's tools can read here (${isolation.reason})`);
 }
 
 /**

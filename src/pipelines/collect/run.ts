@@ -21,7 +21,7 @@ export { MIGRATION_MARKER } from './run-lock.js';
 import { runSample, sampleDirOf, type SampleRequest, type SampleSettings } from './sample.js';
 import { checkPromptSizes, loadTasks } from './tasks.js';
 import { isHarborTasks, loadHarborTasks } from './harbor-tasks.js';
-import { refuseModels, refuseRunOptions, refuseUnusedModelConfig } from './refusals.js';
+import { refuseModels, refuseRunOptions, refuseUnisolatedKeys, refuseUnusedModelConfig } from './refusals.js';
 import { inShard, shardRunName, type Shard } from '../scale/shard.js';
 import type { QueueTarget } from '../scale/queue-jobs.js';
 import { detectIsolation, isolationWarning } from '../../sources/isolation.js';
@@ -87,6 +87,8 @@ export interface CollectOptions {
   onPlan?: (total: number) => void;
   /** --wire-trace off with a keyed model: give the key to the harness itself (refused otherwise). */
   keyInHarness?: boolean;
+  /** A keyed model where the local runner has no process isolation: run anyway (refused otherwise). */
+  agentMayReadKey?: boolean;
   /** One sample's results/ limit (--max-results-mb; default 1 GiB): files past it are refused and named. */
   maxResultsBytes?: number;
   /** Something the user should know before samples run (e.g. no process isolation on this machine). */
@@ -185,6 +187,7 @@ export async function prepareCollect(o: CollectOptions): Promise<PreparedCollect
   checkPromptSizes(o.harness, runner.maxPromptBytes, bundle);
   const simulators = resolveSimulators(bundle.tasks, o.harness, runner, modelConfig, o.tasks);
   if (o.modelsDefaulted) refuseUnusedModelConfig(o, modelConfig, simulators);
+  refuseUnisolatedKeys(o, [...models, ...simulators.values()]);
   await checkModelApis(models);
   await checkModelApis([...simulators.values()].filter((m) => !models.some((n) => n.id === m.id)), undefined, (m) => `user_simulator.model ${m.id} (${o.tasks})`);
   // A harness run without its delegation tool cannot delegate: said now, not discovered in the answers.

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { copyFile, link, lstat, mkdir, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, readdir, readlink, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 
@@ -14,8 +14,9 @@ const CANNOT_LINK = new Set(['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP'
 
 /**
  * `src`'s tree at `dst` (which must not exist) with every file hard-linked — or copied where it cannot be — so the
- * source stays as it was. A symbolic link is made again as the same link, never followed; anything else but files,
- * directories and links is refused by name.
+ * source stays as it was. Parts may come from others: a symbolic link (which a reader of the merged run would follow
+ * out of it) or anything else but files and directories is refused by name. A file's other hard links are allowed:
+ * link mode makes them, and its content is the part's own (the kernel lets one link only files one may read and write).
  */
 export async function linkTree(src: string, dst: string): Promise<Placed> {
   const placed: Placed = { linked: 0, copied: 0, moved: 0 };
@@ -35,14 +36,25 @@ export async function linkTree(src: string, dst: string): Promise<Placed> {
         placed.copied++;
       }
     } else if (st.isSymbolicLink()) {
-      await symlink(await readlink(from), to);
-      placed.copied++;
+      throw new RollerError(ErrorCode.MERGE_REFUSED, `${from}: a symbolic link (to ${await readlink(from)}); roller never writes one into a sample, and a reader of the merged run would follow it out — remove it and merge again`);
     } else {
-      throw new RollerError(ErrorCode.MERGE_REFUSED, `${from}: neither a file, a directory nor a symbolic link; a sample holds none of those — remove it and merge again`);
+      throw new RollerError(ErrorCode.MERGE_REFUSED, `${from}: neither a file nor a directory; a sample holds nothing else — remove it and merge again`);
     }
   };
   await visit(src, dst);
   return placed;
+}
+
+/** Throws MERGE_REFUSED, naming it, at the first symbolic link or special file in `src`'s tree (checked before anything is placed). */
+export async function refuseLinksInTree(src: string): Promise<void> {
+  const st = await lstat(src);
+  if (st.isDirectory()) {
+    for (const name of await readdir(src)) await refuseLinksInTree(join(src, name));
+  } else if (st.isSymbolicLink()) {
+    throw new RollerError(ErrorCode.MERGE_REFUSED, `${src}: a symbolic link (to ${await readlink(src)}); roller never writes one into a sample, and a reader of the merged run would follow it out — remove it and merge again (nothing was written)`);
+  } else if (!st.isFile()) {
+    throw new RollerError(ErrorCode.MERGE_REFUSED, `${src}: neither a file nor a directory; a sample holds nothing else — remove it and merge again (nothing was written)`);
+  }
 }
 
 /** `src` renamed to `dst` (its parent made); across filesystems, linked (copied) and then removed. */

@@ -4,6 +4,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
+import { refuseLinksBelow } from '../../core/inside-root.js';
 import { ensurePrivateDir } from '../../core/private-dir.js';
 import { describeHolder, inspectLock } from '../../core/process-lock.js';
 import { Lock } from '../../schemas/lock.js';
@@ -19,7 +20,7 @@ import { lockDifferences } from '../collect/lock.js';
 import { runSampleSinks } from '../run-samples.js';
 import { openUserSinks, refuseCallSinksWithoutCalls, sinkDeadlines, type SinkSpec } from '../user-sinks.js';
 import type { SinkFailure, UserSinks } from '../../sinks/user-sink.js';
-import { linkTree, moveTree, type Placed } from './link-tree.js';
+import { linkTree, moveTree, refuseLinksInTree, type Placed } from './link-tree.js';
 import { runLockDigest } from './shard.js';
 import { addTo } from '../../core/multimap.js';
 
@@ -61,6 +62,11 @@ interface Part {
 }
 
 const MAX_NAMED = 20;
+
+/** One directory name of the run's own making: not empty, no separator, not . or .., no control character. */
+function isPlainSegment(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && !/[/\\\u0000-\u001f\u007f]/.test(name);
+}
 
 /**
  * What a merged run may hold that a one-process run of the same requests does not, by file: when (times) and from what
@@ -173,11 +179,19 @@ async function placeRequests(parts: readonly Part[], lock: Lock): Promise<Map<nu
   const twice: string[] = [];
   const missing: number[] = [];
   for (const r of lock.requests) {
+    // A part may come from anyone: its task ids name directories, so each must be one plain path segment.
+    if (!isPlainSegment(r.task_id)) {
+      throw new RollerError(ErrorCode.MERGE_REFUSED, `${parts[0]!.dir}/lock.json: request ${r.index}'s task id ${JSON.stringify(r.task_id)} is not one plain path segment (no /, \\, '..' or control characters); roller collect never writes one — this part was not made by it. Nothing was written`);
+    }
     const request = { index: r.index, task: { id: r.task_id }, model: { id: r.model } };
     for (const part of parts) {
       const dir = sampleDirOf(part.dir, request);
+      await refuseLinksBelow(part.dir, dir, `${part.label}'s sample ${r.index}`).catch((err: Error) => {
+        throw new RollerError(ErrorCode.MERGE_REFUSED, `${err.message}; a part's sample directories are plain directories: nothing was written`);
+      });
       const info = await finishedInfo(dir, r);
       if (!info) continue;
+      await refuseLinksInTree(dir);
       const already = holders.get(r.index);
       if (already) twice.push(`${r.index} (${r.task_id}, ${r.model}): ${already.dir} and ${dir}`);
       else holders.set(r.index, { part, dir });
@@ -242,6 +256,7 @@ async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holder
     for (const r of lock.requests) {
       const held = holders.get(r.index)!;
       const target = join(building, relative(held.part.dir, held.dir));
+      if (relative(building, target).startsWith('..')) throw new RollerError(ErrorCode.MERGE_REFUSED, `sample ${r.index} would be placed at ${target}, outside the merged run; nothing is written outside --output`);
       const n = o.mode === 'move' ? await moveTree(held.dir, target) : await linkTree(held.dir, target);
       placed.linked += n.linked;
       placed.copied += n.copied;

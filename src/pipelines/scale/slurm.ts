@@ -23,15 +23,39 @@ export interface SlurmScripts {
   merge: string;
 }
 
+/**
+ * Every value a script holds, checked: a control character (a newline above all) would end the line it is on, and
+ * what follows would run as a command; Slurm reads `#SBATCH` lines itself, without a shell's quoting, so the values
+ * there (the job name, the log paths) may hold no blank or quote either.
+ */
+function refuseUnsafeValues(o: SlurmOptions, dir: string): void {
+  const values: [string, string][] = [
+    ['--run-name', o.plan.runName],
+    ['--output', o.plan.output],
+    ['the working directory', o.workDir],
+    ...o.roller.map((v): [string, string] => ["roller's own path", v]),
+    ...[...o.plan.shardArgs, ...o.plan.mergeArgs].map((v): [string, string] => ['a collect argument', v]),
+    ...o.sbatchOptions.map((v): [string, string] => ['--sbatch-option', v]),
+  ];
+  for (const [what, value] of values) {
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(value)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${what} ${JSON.stringify(value)} holds a newline or another control character, which would end its line of the sbatch script (and what follows would run as a command); choose one without`);
+  }
+  for (const [what, value] of [['--run-name', o.plan.runName], ['the scripts\' directory (from --output)', dir], ...o.sbatchOptions.map((v) => ['--sbatch-option', v])] as const) {
+    if (/[\s'"\\`$]/.test(value)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${what} ${JSON.stringify(value)} goes on an #SBATCH line, which Slurm reads without a shell's quoting: it may hold no blank, quote, backslash, \` or $`);
+  }
+}
+
 /** Writes <output>/<run-name>.slurm/{shards,merge}.sbatch and a logs/ directory beside them. */
 export async function writeSlurmScripts(o: SlurmOptions): Promise<SlurmScripts> {
   const dir = resolve(o.workDir, o.plan.output, `${o.plan.runName}.slurm`);
+  refuseUnsafeValues(o, dir);
   await mkdir(join(dir, 'logs'), { recursive: true, mode: 0o700 });
   const array = `0-${o.plan.shards - 1}${o.maxRunning ? `%${o.maxRunning}` : ''}`;
   const header = (name: string, extra: string[]) =>
-    ['#!/bin/bash', `#SBATCH --job-name=${shellWord(name)}`, ...extra.map((x) => `#SBATCH ${x}`), 'set -euo pipefail', `cd ${shellWord(o.workDir)}`, `export PATH=${shellWord(dirname(o.roller[0]!))}:"$PATH"`];
+    ['#!/bin/bash', `#SBATCH --job-name=${name}`, ...extra.map((x) => `#SBATCH ${x}`), 'set -euo pipefail', `cd ${shellWord(o.workDir)}`, `export PATH=${shellWord(dirname(o.roller[0]!))}:"$PATH"`];
   const shards = [
-    ...header(`roller-${o.plan.runName}`, [`--array=${array}`, `--output=${join(dir, 'logs', 'shard-%a.out')}`, `--error=${join(dir, 'logs', 'shard-%a.err')}`, ...o.sbatchOptions.map(shellWord)]),
+    ...header(`roller-${o.plan.runName}`, [`--array=${array}`, `--output=${join(dir, 'logs', 'shard-%a.out')}`, `--error=${join(dir, 'logs', 'shard-%a.err')}`, ...o.sbatchOptions]),
     // The shard number comes from the array task (SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN, of SLURM_ARRAY_TASK_COUNT).
     `exec ${[...o.roller, ...o.plan.shardArgs].map(shellWord).join(' ')}`,
     '',

@@ -2,7 +2,8 @@
  * The engines' launch files from one plan: the Slurm scripts and the Kubernetes manifests run the same shard and merge
  * commands; the manifests are valid Kubernetes batch/v1 Jobs (the API's own schema, kubernetes-models) and hold no secret.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { parse } from 'yaml';
@@ -14,7 +15,7 @@ import { roller } from '../../support/collect-run.js';
 import { useTempDir } from '../../support/temp-dir.js';
 
 const tmp = useTempDir('launchers');
-const collectArgs = ['--tasks', 'tasks/my tasks.jsonl', '--harness', 'codex', '--model', 'openai/gpt-5', '--model-config', 'models.json', '--output', 'runs', '--run-name', 'big'];
+const collectArgs = ['--tasks', 'tasks/my tasks.jsonl', '--harness', 'codex', '--model', 'openai/gpt-5', '--model-config', 'models.json', '--output', 'runs', '--run-name', 'big', '--agent-may-read-key'];
 
 describe('launch files', () => {
   const plan = launchPlan(collectArgs, { runName: 'big', output: 'runs', shards: 4 });
@@ -35,6 +36,24 @@ describe('launch files', () => {
     expect(readFileSync(scripts.merge, 'utf8')).toContain(`exec /usr/bin/node /opt/roller/bin/roller ${plan.mergeArgs.map(shellWord).join(' ')}\n`);
   });
 
+  it('Slurm: a value that would end its line (a newline) is refused; quotes and $( ) in a collect argument reach roller as they are', async () => {
+    const write = (p: typeof plan, sbatchOptions: string[] = []) => writeSlurmScripts({ plan: p, roller: ['/usr/bin/printf', '[%s]\\n'], workDir: tmp.path, sbatchOptions });
+    const injected = (args: string[], runName = 'big', output = 'runs') => launchPlan([...args, '--run-name', runName], { runName, output, shards: 2 });
+    await expect(write(injected([]), ['--partition=cpu\ntouch /tmp/pwned'])).rejects.toThrow(/--sbatch-option "--partition=cpu\\ntouch \/tmp\/pwned" holds a newline/);
+    await expect(write(injected([], 'big\nid'))).rejects.toThrow(/--run-name "big\\nid" holds a newline/);
+    await expect(write(injected([], 'big', 'runs\nid'))).rejects.toThrow(/--output "runs\\nid" holds a newline/);
+    await expect(write(injected(['--tasks', 't\n.jsonl']))).rejects.toThrow(/a collect argument "t\\n.jsonl" holds a newline/);
+    await expect(write(injected([], 'big', 'my runs'))).rejects.toThrow(/goes on an #SBATCH line/);
+    await expect(write(injected([]), ['--comment=$(id)'])).rejects.toThrow(/goes on an #SBATCH line/);
+    // Run as bash runs it: the tasks path with a quote and a command substitution is one argument, nothing executed.
+    const hostile = `t'$(touch ${join(tmp.path, 'pwned')})".jsonl`;
+    const scripts = await write(injected(['--tasks', hostile]));
+    const ran = spawnSync('bash', [scripts.shards], { encoding: 'utf8' });
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stdout.split('\n')).toContain(`[${hostile}]`);
+    expect(existsSync(join(tmp.path, 'pwned'))).toBe(false);
+  });
+
   it('Kubernetes: an Indexed Job of the shards and a merge Job, valid against the API schema, non-root, keys by reference', () => {
     const m = kubernetesManifests({ plan, image: 'registry.local/roller:1', claim: 'roller-runs', mountPath: '/data', secretEnv: ['OPENAI_API_KEY=model-keys/openai'], uid: 1000, parallelism: 2, cpu: '2', memory: '4Gi', namespace: 'agents' });
     for (const manifest of [m.shards, m.merge]) expect(() => new Job(manifest).validate()).not.toThrow();
@@ -42,9 +61,23 @@ describe('launch files', () => {
     const shard = m.shards.spec!.template.spec!.containers[0]!;
     expect([...shard.command!, ...shard.args!]).toEqual(['roller', ...plan.shardArgs]);
     expect(shard.env).toEqual([{ name: 'ROLLER_SHARD_COUNT', value: '4' }, { name: 'OPENAI_API_KEY', valueFrom: { secretKeyRef: { name: 'model-keys', key: 'openai' } } }]);
-    expect(m.shards.spec!.template.spec!.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+    for (const job of [m.shards, m.merge]) {
+      const spec = job.spec!.template.spec!;
+      // No service-account token to find, the runtime's seccomp profile, a read-only image, limits.
+      expect(spec).toMatchObject({ automountServiceAccountToken: false, securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } } });
+      expect(spec.containers[0]!.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(spec.containers[0]!.resources).toEqual({ requests: { cpu: '2', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } });
+      expect(spec.containers[0]!.volumeMounts!.map((v) => v.mountPath)).toEqual(['/data', '/tmp']);
+    }
     const merge = m.merge.spec!.template.spec!.containers[0]!;
     expect([...merge.command!, ...merge.args!]).toEqual(['roller', ...plan.mergeArgs]);
+    expect(merge.env).toEqual([]); // the merge calls no model: no key
+    // Without --cpu/--memory, the defaults (recorded in the manifest).
+    const plain = kubernetesManifests({ plan, image: 'i', claim: 'c', mountPath: '/d', secretEnv: [], uid: 1000 });
+    expect(plain.shards.spec!.template.spec!.containers[0]!.resources).toEqual({ requests: { cpu: '2', memory: '8Gi' }, limits: { cpu: '2', memory: '8Gi' } });
+    // A keyed collect in pods, where the agent could read roller's environment, only when the collect accepts it.
+    const unaccepted = launchPlan(collectArgs.filter((a) => a !== '--agent-may-read-key'), { runName: 'big', output: 'runs', shards: 2 });
+    expect(() => kubernetesManifests({ plan: unaccepted, image: 'i', claim: 'c', mountPath: '/d', secretEnv: ['OPENAI_API_KEY=model-keys/openai'], uid: 1000 })).toThrow(/a pod gives the agent no namespace of its own[\s\S]*--agent-may-read-key/);
     // A manifest that breaks the schema is caught by the same check.
     expect(() => new Job({ ...m.shards, spec: { ...m.shards.spec!, completions: '4' as unknown as number } }).validate()).toThrow(/completions must be integer/);
     expect(() => kubernetesManifests({ plan, image: 'i', claim: 'c', mountPath: '/d', secretEnv: ['OPENAI_API_KEY=sk-live-123'], uid: 1000 })).toThrow(/NAME=SECRET\/KEY/);

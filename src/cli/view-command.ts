@@ -31,6 +31,7 @@ export function registerViewCommand(program: Command): void {
       const view = await startViewServer(data, { host: opts.host, ...(opts.port ? { port: opts.port } : {}) });
       const landing = data.only === null ? view.url : `${view.url}#/sample/${data.only}`;
       process.stderr.write(`roller view: ${data.runDir} (${data.table.rows.length} samples) at ${landing} — read-only; Ctrl-C stops it\n`);
+      if (view.url.includes('?token=')) process.stderr.write(`roller view: served beyond loopback (--host ${opts.host}): anyone with this URL (it holds the token) can read the run\n`);
       await printLine(landing);
       if (opts.open) spawn(process.platform === 'darwin' ? 'open' : 'xdg-open', [landing], { stdio: 'ignore', detached: true }).on('error', (err) => process.stderr.write(`roller view: could not open a browser (${err.message}); open ${landing}\n`)).unref();
       await new Promise<void>((resolve) => {

@@ -23,7 +23,9 @@ export const Lock = z
         user: z.string().regex(/^\d+:\d+$/),
         limits: z.strictObject({ memoryBytes: z.number().int().positive().nullable(), nanoCpus: z.number().int().positive().nullable(), pids: z.number().int().positive() }),
         network: z.enum(['host', 'proxy', 'none']),
+        read_only_root: z.boolean().optional().describe("the image's filesystem read-only (HOME, work dir, /tmp writable); Harbor task images are not"),
         task_images: z.record(z.string(), z.string()).optional().describe("Harbor tasks' image ids by task id: a resume refuses a rebuilt image"),
+        networked_builds: z.array(z.string()).optional().describe('Harbor tasks whose image was built on the host\'s network ([environment] build_network = "host"); the others had none'),
       })
       .optional()
       .describe('--runner docker: the user samples run as, their limits and network'),

@@ -20,6 +20,7 @@ export const HarborTaskSpec = z.strictObject({
   cpus: z.number().positive().optional(),
   memory_bytes: z.number().int().positive().optional(),
   env: z.record(z.string(), z.string()).optional().describe('[environment.env]: variables the agent container gets'),
+  build_network: z.literal('host').optional().describe('[environment] build_network = "host": its image builds on the host\'s network (absent: none)'),
 });
 export type HarborTaskSpec = z.infer<typeof HarborTaskSpec>;
 

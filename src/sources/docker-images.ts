@@ -10,21 +10,24 @@ export interface TaskImage {
   id: string;
   /** WORKDIR of the image ('' or '/': none); the sample's work dir is mounted there too. */
   workdir: string;
+  /** Built on the host's network (its task.toml asked); absent: no network. */
+  buildNetwork?: 'host';
 }
 
 /**
  * A task's image from its build context (environment/ with its Dockerfile): built once per context digest (the tag
- * is the digest) and found again by it on the next run; the legacy builder on host networking, never pulling.
+ * is the digest) and found again by it on the next run; the legacy builder, never pulling, with no network unless
+ * the task asks for the host's (a Dockerfile's RUN would otherwise reach every service on the host's loopback).
  */
-export async function buildTaskImage(api: DockerApi, context: string, tag: string, timeoutMs: number, notice?: (message: string) => void): Promise<TaskImage> {
+export async function buildTaskImage(api: DockerApi, context: string, tag: string, timeoutMs: number, notice?: (message: string) => void, network: 'none' | 'host' = 'none'): Promise<TaskImage> {
   const found = await api.getImage(tag).inspect().catch(() => null);
   if (found) return { name: tag, id: found.Id, workdir: found.Config?.WorkingDir ?? '' };
-  notice?.(`docker: building ${tag} from ${context}`);
+  notice?.(`docker: building ${tag} from ${context}${network === 'host' ? " on the host's network (its task.toml asks for it)" : ''}`);
   const src = (await readdir(context, { recursive: true, withFileTypes: true })).filter((e) => !e.isDirectory()).map((e) => relative(context, join(e.parentPath, e.name)));
   const failure = await new Promise<string | null>((resolve) => {
     const timer = setTimeout(() => resolve(`the build ran past ${timeoutMs / 1000} s`), timeoutMs);
     api
-      .buildImage({ context, src }, { t: tag, networkmode: 'host', pull: false, rm: true, forcerm: true, labels: JSON.stringify({ 'dev.roller.task-image': '1' }) })
+      .buildImage({ context, src }, { t: tag, networkmode: network, pull: false, rm: true, forcerm: true, labels: JSON.stringify({ 'dev.roller.task-image': '1' }) })
       .then((stream) =>
         api.modem.followProgress(stream, (err, output) => {
           clearTimeout(timer);
@@ -37,7 +40,10 @@ export async function buildTaskImage(api: DockerApi, context: string, tag: strin
         resolve(err.message);
       });
   });
-  if (failure) throw new RollerError(ErrorCode.DOCKER_FAILED, `docker: building ${tag} from ${context}/Dockerfile failed: ${failure.trim()} (roller never pulls: a FROM image must be on the engine, e.g. roller-base from scripts/docker-engine.sh base-image)`);
+  if (failure) {
+    const offline = network === 'none' ? '; the build has no network: a task whose Dockerfile fetches something says [environment] build_network = "host" in its task.toml' : '';
+    throw new RollerError(ErrorCode.DOCKER_FAILED, `docker: building ${tag} from ${context}/Dockerfile failed: ${failure.trim()} (roller never pulls: a FROM image must be on the engine, e.g. roller-base from scripts/docker-engine.sh base-image${offline})`);
+  }
   const built = await api.getImage(tag).inspect();
   return { name: tag, id: built.Id, workdir: built.Config?.WorkingDir ?? '' };
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -42,6 +43,8 @@ export interface ContainerSpec {
    * none: no network at all (graders and verifiers).
    */
   network: 'host' | 'proxy' | 'none';
+  /** The image's filesystem read-only (HOME, the work dir and a /tmp of its own writable); a Harbor task's image is not. */
+  readOnlyRoot: boolean;
   labels: Record<string, string>;
 }
 
@@ -55,6 +58,13 @@ export interface ContainerLimits {
 }
 
 export const DEFAULT_LIMITS: ContainerLimits = { memoryBytes: null, nanoCpus: null, pids: 4096 };
+
+/** Where no flag (nor a Harbor task's [environment]) says: a harness and its tools fit; a runaway does not take the host. */
+export const DEFAULT_MEMORY_BYTES = 8 * 1024 ** 3;
+export const defaultNanoCpus = (): number => Math.min(2, availableParallelism()) * 1e9;
+
+/** The size of a read-only container's /tmp (memory-backed; counted in its memory limit). */
+const TMP_SIZE = '1g';
 
 /** The label every container roller makes carries; the run and the process that made it are labels too. */
 export const SAMPLE_LABEL = 'dev.roller.sample';
@@ -181,6 +191,7 @@ async function create(plan: ProcessPlan, options: DockerRunOptions, relay: Proxy
         PidsLimit: spec.limits.pids,
         ...(spec.limits.memoryBytes !== null ? { Memory: spec.limits.memoryBytes, MemorySwap: spec.limits.memoryBytes } : {}),
         ...(spec.limits.nanoCpus !== null ? { NanoCpus: spec.limits.nanoCpus } : {}),
+        ...(spec.readOnlyRoot ? { ReadonlyRootfs: true, Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${TMP_SIZE}` } } : {}),
         // Nothing gained inside: no new privileges through setuid binaries, no capabilities beyond the default set's need.
         SecurityOpt: ['no-new-privileges'],
         CapDrop: ['ALL'],

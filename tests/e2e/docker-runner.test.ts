@@ -128,11 +128,24 @@ describe.skipIf(!live)('collect --runner docker: what the agent can reach', () =
     expect(containersOf()).toBe('');
   }, 5 * 60_000);
 
+  it("the image's filesystem is read-only (HOME, the work dir and /tmp writable), default limits recorded in the lock", async () => {
+    const probe = 'for d in /etc /usr/local /tmp "$HOME" .; do touch "$d/roller-probe" 2>/dev/null && echo "writable:$d" || echo "read-only:$d"; done';
+    const tasks = await tasksFile('readonly.jsonl', [{ id: 'probe', prompt: '[PROBE] Run probe.sh.', files: { 'probe.sh': probe } }]);
+    const r = await collect('readonly', ['--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image]);
+    expect(r.code, r.stderr).toBe(0);
+    const trace = readFileSync(join(r.run, info(r.run).samples[0]!.path, 'trace.jsonl'), 'utf8');
+    for (const d of ['/etc', '/usr/local']) expect(trace).toContain(`read-only:${d}`);
+    for (const d of ['/tmp', '.']) expect(trace).toContain(`writable:${d}`);
+    // HOME is the fifth: of the five, exactly the two image directories refused the write.
+    expect(new Set(trace.match(/read-only:[^\s"\\]+/g))).toEqual(new Set(['read-only:/etc', 'read-only:/usr/local']));
+    expect(lockedContainer(r.run).container).toMatchObject({ read_only_root: true, limits: { memoryBytes: 8 * 1024 ** 3, nanoCpus: expect.any(Number), pids: 4096 } });
+  }, 5 * 60_000);
+
   it('limits from the flags are applied and locked: a container past its memory is killed, the sample an error saying so', async () => {
     const tasks = await tasksFile('memory.jsonl', [{ id: 'hello', prompt: '[HELLO] Say hello.' }]);
     const r = await collect('memory', ['--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image, '--memory', '16m', '--cpus', '1', '--pids-limit', '256']);
     expect(r.code).toBe(1);
-    expect(lockedContainer(r.run).container).toEqual({ user: '1000:1000', network: 'host', limits: { memoryBytes: 16 << 20, nanoCpus: 1e9, pids: 256 } });
+    expect(lockedContainer(r.run).container).toEqual({ user: '1000:1000', network: 'host', read_only_root: true, limits: { memoryBytes: 16 << 20, nanoCpus: 1e9, pids: 256 } });
     const s = sample(r.run, info(r.run).samples[0]!);
     expect(s.status).toBe('error');
     expect(s.error?.code).toBe('ROLLER_HARNESS_FAILED');
@@ -140,7 +153,7 @@ describe.skipIf(!live)('collect --runner docker: what the agent can reach', () =
     // A resume under other limits is refused, naming the difference.
     const resumed = await roller(['collect', '--capture-calls', '--output', join(tmp.path, 'runs'), '--run-name', 'memory', '--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image, '--resume']);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toContain('$.container.limits.memoryBytes: 16777216 -> null');
+    expect(resumed.stderr).toContain('$.container.limits.memoryBytes: 16777216 -> 8589934592');
     expect(containersOf()).toBe('');
   }, 5 * 60_000);
 
@@ -293,6 +306,41 @@ describe.skipIf(!live)('collect --tasks DIR: Harbor task directories, each in th
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain('$.task_bundle_digest');
     expect(containersOf()).toBe('');
+  }, 5 * 60_000);
+
+  it('an image builds with no network unless its task.toml asks: a RUN reaching a service on the host\'s loopback fails, and is allowed (and locked) with build_network = "host"', async () => {
+    let hits = 0;
+    const service = createServer((_req, res) => {
+      hits++;
+      res.end('reached');
+    });
+    service.listen(0, '127.0.0.1');
+    await once(service, 'listening');
+    const port = (service.address() as AddressInfo).port;
+    try {
+      const makeTask = (name: string, toml: string) => {
+        const task = join(tmp.path, 'harbor-net', name);
+        mkdirSync(join(task, 'environment'), { recursive: true });
+        mkdirSync(join(task, 'tests'), { recursive: true });
+        writeFileSync(join(task, 'task.toml'), toml);
+        writeFileSync(join(task, 'instruction.md'), '[HELLO] Say hello.\n');
+        // A build step that fails unless it reaches the host's loopback service.
+        writeFileSync(join(task, 'environment', 'Dockerfile'), `FROM roller-base\nRUN node -e "fetch('http://127.0.0.1:${port}/from-build').then((r) => r.text()).then(console.log)"\n`);
+        writeFileSync(join(task, 'tests', 'test.sh'), 'echo 1 > /logs/verifier/reward.txt\n');
+        return task;
+      };
+      const offline = await collect('harbor-net-none', ['--tasks', `harbor:${makeTask('no-net', '[agent]\ntimeout_sec = 120.0\n')}`, '--harness', 'claude-code', '--runner', 'docker']);
+      expect(offline.code).not.toBe(0);
+      expect(offline.stderr).toContain('the build has no network: a task whose Dockerfile fetches something says [environment] build_network = "host"');
+      expect(hits).toBe(0);
+      const online = await collect('harbor-net-host', ['--tasks', `harbor:${makeTask('host-net', '[agent]\ntimeout_sec = 120.0\n[environment]\nbuild_network = "host"\n')}`, '--harness', 'claude-code', '--runner', 'docker']);
+      expect(online.code, online.stderr).toBe(0);
+      expect(online.stderr).toContain("on the host's network (its task.toml asks for it)");
+      expect(hits).toBe(1);
+      expect(lockedContainer(online.run).container.networked_builds).toEqual(['host-net']);
+    } finally {
+      service.close();
+    }
   }, 5 * 60_000);
 
   it('roller oracle: each task solved by its own solution.sh and verified; a wrong solution, a failing one and a missing one are named, exit 1', async () => {

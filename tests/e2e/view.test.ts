@@ -364,6 +364,40 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
     } finally {
       await view.stop();
     }
+    // Every bind holds: an IPv4-mapped loopback keeps the Host check; all interfaces need the token it prints.
+    const raw = (port: string, path: string, headers: Record<string, string>) =>
+      new Promise<{ status: number; cookie: string | undefined }>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path, headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, cookie: res.headers['set-cookie']?.[0] }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    const mapped = await serve(runs.codex, ['--host', '::ffff:127.0.0.1']);
+    try {
+      const { port } = new URL(mapped.url);
+      expect((await raw(port, '/api/run', { host: `rebind.example:${port}` })).status).toBe(403);
+      expect((await raw(port, '/api/run', { host: `[::ffff:127.0.0.1]:${port}` })).status).toBe(200);
+    } finally {
+      await mapped.stop();
+    }
+    const wide = await serve(runs.codex, ['--host', '0.0.0.0']);
+    try {
+      const url = new URL(wide.url);
+      const token = url.searchParams.get('token')!;
+      expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+      const host = { host: `rebind.example:${url.port}` };
+      expect((await raw(url.port, '/api/run', host)).status).toBe(403);
+      expect((await raw(url.port, '/', host)).status).toBe(403);
+      expect((await raw(url.port, `/api/run?token=${token.slice(1)}x`, host)).status).toBe(403);
+      const first = await raw(url.port, `/?token=${token}`, host);
+      expect(first.status).toBe(200);
+      expect(first.cookie).toBe(`roller_view_token=${token}; HttpOnly; SameSite=Strict; Path=/`);
+      expect((await raw(url.port, '/api/run', { ...host, cookie: `roller_view_token=${token}` })).status).toBe(200);
+    } finally {
+      await wide.stop();
+    }
     // A run that changes while it is viewed (a collect still running): the run and its table are read again.
     const live = join(tmp.path, 'live');
     cpSync(runs.codex, live, { recursive: true });

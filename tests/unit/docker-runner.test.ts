@@ -69,7 +69,7 @@ function fakeEngine(behaviour: { output?: [1 | 2, string][]; exitCode?: number; 
 }
 
 const me = { uid: process.getuid!(), gid: process.getgid!() };
-const spec = (image: string, network: ContainerSpec['network'] = 'host'): ContainerSpec => ({ image, user: me, limits: DEFAULT_LIMITS, network, labels: { 'dev.roller.run': '/runs/r' } });
+const spec = (image: string, network: ContainerSpec['network'] = 'host'): ContainerSpec => ({ image, user: me, limits: DEFAULT_LIMITS, network, readOnlyRoot: false, labels: { 'dev.roller.run': '/runs/r' } });
 const plan = { command: '/cache/claude-code-2.1.332/node_modules/.bin/claude', args: ['-p', 'hello'], cwd: '/tmp/w', env: { HOME: '/tmp/h', PATH: '/usr/bin' } };
 
 describe('docker runner (dockerode API, engine stand-in)', () => {

@@ -7,7 +7,7 @@ import { buildTaskImage, type TaskImage } from '../../sources/docker-images.js';
 import { GRADER_SCRATCH } from './grader.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { parseSize } from '../../core/sizes.js';
-import { connectDocker, DEFAULT_LIMITS, imageId, removeLeftovers, type ContainerLimits, type ContainerSpec, type DockerApi, type Mount } from '../../sources/docker-runner.js';
+import { connectDocker, DEFAULT_LIMITS, DEFAULT_MEMORY_BYTES, defaultNanoCpus, imageId, removeLeftovers, type ContainerLimits, type ContainerSpec, type DockerApi, type Mount } from '../../sources/docker-runner.js';
 
 /** What --runner docker asks for: the image, and the container's user and limits (absent: the defaults). */
 export interface DockerRequest {
@@ -30,19 +30,24 @@ export interface DockerPlan {
   container: ContainerSpec;
   /** Harbor tasks' images by task id (built before the first sample). */
   taskImages: ReadonlyMap<string, TaskImage>;
+  /** The limits the flags gave (a Harbor task's [environment] outranks roller's defaults, not these). */
+  given: Partial<ContainerLimits>;
 }
 
 /** Where a sample's harness, or its verifier, runs: the task's own image and resources when it has them. */
 export function containerFor(plan: DockerPlan, task: Task): { container: ContainerSpec; workdir: string | null; env: Record<string, string> } {
   const image = plan.taskImages.get(task.id);
-  const limits = plan.container.limits;
+  const { limits } = plan.container;
+  const given = plan.given;
   const workdir = image && image.workdir !== '' && image.workdir !== '/' ? image.workdir : null;
   return {
     container: {
       ...plan.container,
       image: image?.name ?? plan.container.image,
-      // A flag outranks the task's [environment]; the task's outranks no limit.
-      limits: { ...limits, memoryBytes: limits.memoryBytes ?? task.harbor?.memory_bytes ?? null, nanoCpus: limits.nanoCpus ?? (task.harbor?.cpus ? Math.round(task.harbor.cpus * 1e9) : null) },
+      // A flag outranks the task's [environment]; the task's outranks roller's defaults.
+      limits: { ...limits, memoryBytes: given.memoryBytes ?? task.harbor?.memory_bytes ?? limits.memoryBytes, nanoCpus: given.nanoCpus ?? (task.harbor?.cpus ? Math.round(task.harbor.cpus * 1e9) : limits.nanoCpus) },
+      // A Harbor task's image is the environment its agent works in (packages installed, files under /app, /etc).
+      readOnlyRoot: !image,
     },
     workdir,
     env: task.harbor?.env ?? {},
@@ -87,7 +92,7 @@ export async function prepareTaskImages(plan: DockerPlan, tasks: readonly Task[]
     const bases = await fromImageIds(plan.api, join(task.harbor.dir, 'environment', 'Dockerfile'));
     const digest = createHash('sha256').update(`${task.harbor.environment_digest}\n${bases.join('\n')}`).digest('hex').slice(0, 16);
     const tag = `roller-task-${task.id.toLowerCase().replace(/[^a-z0-9._-]/g, '-')}:${digest}`;
-    images.set(task.id, await buildTaskImage(plan.api, join(task.harbor.dir, 'environment'), tag, 20 * 60_000, notice));
+    images.set(task.id, { ...(await buildTaskImage(plan.api, join(task.harbor.dir, 'environment'), tag, 20 * 60_000, notice, task.harbor.build_network ?? 'none')), ...(task.harbor.build_network ? { buildNetwork: task.harbor.build_network } : {}) });
   }
   return { ...plan, taskImages: images };
 }
@@ -113,12 +118,18 @@ export async function dockerPlan(request: DockerRequest): Promise<DockerPlan> {
     container: {
       image: request.image ?? '',
       user,
-      limits: { ...DEFAULT_LIMITS, ...request.limits },
+      limits: { ...DEFAULT_LIMITS, memoryBytes: DEFAULT_MEMORY_BYTES, nanoCpus: defaultNanoCpus(), ...definedOf(request.limits ?? {}) },
       network: request.network ?? 'host',
+      readOnlyRoot: true,
       labels: { 'dev.roller.host': hostname(), 'dev.roller.pid': String(process.pid) },
     },
     taskImages: new Map(),
+    given: definedOf(request.limits ?? {}),
   };
+}
+
+function definedOf(limits: Partial<ContainerLimits>): Partial<ContainerLimits> {
+  return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined && v !== null));
 }
 
 /** The plan with its run's label: the containers of a run a killed roller left are found by it. */
@@ -133,9 +144,17 @@ export async function clearLeftoverContainers(plan: DockerPlan, runDir: string, 
 }
 
 /** What lock.json keeps of the container: a resume under another user, limits or network is refused. */
-export function lockedContainer(plan: DockerPlan): { user: string; limits: ContainerLimits; network: ContainerSpec['network']; task_images?: Record<string, string> } {
+export function lockedContainer(plan: DockerPlan): { user: string; limits: ContainerLimits; network: ContainerSpec['network']; read_only_root: boolean; task_images?: Record<string, string>; networked_builds?: string[] } {
   const images = Object.fromEntries([...plan.taskImages].map(([id, image]) => [id, image.id]));
-  return { user: `${plan.container.user.uid}:${plan.container.user.gid}`, limits: plan.container.limits, network: plan.container.network, ...(plan.taskImages.size > 0 ? { task_images: images } : {}) };
+  const networked = [...plan.taskImages].filter(([, image]) => image.buildNetwork === 'host').map(([id]) => id);
+  return {
+    user: `${plan.container.user.uid}:${plan.container.user.gid}`,
+    limits: plan.container.limits,
+    network: plan.container.network,
+    read_only_root: plan.taskImages.size === 0,
+    ...(plan.taskImages.size > 0 ? { task_images: images } : {}),
+    ...(networked.length > 0 ? { networked_builds: networked } : {}),
+  };
 }
 
 /** `UID[:GID]` of --docker-user. */

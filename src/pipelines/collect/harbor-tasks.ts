@@ -94,6 +94,8 @@ async function harborTask(dir: string): Promise<Task> {
   for (const key of ['memory_mb', 'cpus'] as const) {
     if (environment[key] !== undefined && !(typeof environment[key] === 'number' && environment[key] > 0)) throw new Error(`${where('task.toml')}: [environment] ${key} must be a number above 0`);
   }
+  const buildNetwork = environment.build_network;
+  if (buildNetwork !== undefined && buildNetwork !== 'host' && buildNetwork !== 'none') throw new Error(`${where('task.toml')}: [environment] build_network must be "none" (the default) or "host"`);
   const memory = environment.memory_mb !== undefined ? Number(environment.memory_mb) * 2 ** 20 : typeof environment.memory === 'string' ? parseSize(environment.memory, `${where('task.toml')}: [environment] memory`) : undefined;
   const agentTimeout = seconds(table('agent'), '[agent]');
   const verifierTimeout = seconds(verifier, '[verifier]');
@@ -112,6 +114,7 @@ async function harborTask(dir: string): Promise<Task> {
       ...(typeof environment.cpus === 'number' && environment.cpus > 0 ? { cpus: environment.cpus } : {}),
       ...(memory && Number.isFinite(memory) && memory > 0 ? { memory_bytes: Math.round(memory) } : {}),
       ...(agentEnv ? { env: agentEnv } : {}),
+      ...(buildNetwork === 'host' ? { build_network: 'host' as const } : {}),
     },
     ...(toml.metadata && typeof toml.metadata === 'object' ? { metadata: toml.metadata as Record<string, unknown> } : {}),
   };

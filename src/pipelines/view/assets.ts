@@ -11,6 +11,9 @@ export async function viewAssets(mode: 'server' | 'static'): Promise<Record<'ind
   return { 'index.html': pageHtml(mode), 'style.css': VIEW_CSS, 'app.js': app };
 }
 
+/** The static export's policy (no server sends headers for it): its own files only; nothing from elsewhere, no inline script. */
+const STATIC_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
+
 /** Classic scripts only: a module script does not load from file:// (the static export opens from disk). */
 function pageHtml(mode: 'server' | 'static'): string {
   return `<!doctype html>
@@ -18,7 +21,7 @@ function pageHtml(mode: 'server' | 'static'): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>roller view</title>
+${mode === 'static' ? `<meta http-equiv="Content-Security-Policy" content="${STATIC_CSP}">\n` : ''}<title>roller view</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="style.css">
 </head>

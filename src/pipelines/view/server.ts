@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { answer } from './api.js';
 import { viewAssets } from './assets.js';
@@ -21,26 +22,52 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
+/** A loopback name or address, however written (127.1, ::ffff:127.0.0.1, [::1], localhost). */
+export function isLoopbackHost(name: string): boolean {
+  if (name.toLowerCase() === 'localhost') return true;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${isIPv6(name.replace(/^\[|\]$/g, '')) ? `[${name.replace(/^\[|\]$/g, '')}]` : name}/`).hostname;
+  } catch {
+    return false;
+  }
+  if (isIPv4(hostname)) return hostname.startsWith('127.');
+  const v6 = hostname.replace(/^\[|\]$/g, '');
+  // ::1, or an IPv4-mapped 127.x.y.z (WHATWG writes it as ::ffff:7fXX:XXXX).
+  return v6 === '::1' || /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(v6);
+}
+
+const TOKEN_COOKIE = 'roller_view_token';
+
 /**
  * `roller view`'s server (node's http): the page's three files and the JSON API over a run's files, read-only.
- * On loopback a request must name a loopback host (a page elsewhere cannot reach it by DNS rebinding).
+ * On loopback a request must name a loopback host (a page elsewhere cannot reach it by DNS rebinding); on any other
+ * bind every request carries the view's token (in the URL it prints, then a same-site cookie): a page elsewhere, or a
+ * neighbour on the network, that does not know it reads nothing.
  */
 export async function startViewServer(data: ViewData, options: { host?: string; port?: number } = {}): Promise<ViewServer> {
   const host = options.host ?? '127.0.0.1';
   const assets = await viewAssets('server');
   void data.table.index(); // the run table's sample columns fill in while the first page is read
-  const loopback = /^(127\.|::1$|localhost$)/.test(host);
+  const loopback = isLoopbackHost(host);
+  const token = loopback ? null : randomBytes(24).toString('base64url');
   const server = createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => send(res, 500, { error: { code: 'INTERNAL', message: (err as Error).message } }));
   });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-    if (loopback && !/^(127\.\d+\.\d+\.\d+|localhost|::1)$/.test(hostHeader)) return send(res, 403, { error: { code: 'HOST_REFUSED', message: `Host ${req.headers.host ?? '(none)'} is not this machine: open the view at its loopback address` } });
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: { code: 'METHOD', message: 'the view is read-only: GET only' } });
+    const hostHeader = (req.headers.host ?? '').replace(/:\d+$/, '');
+    if (loopback && !isLoopbackHost(hostHeader)) return send(res, 403, { error: { code: 'HOST_REFUSED', message: `Host ${req.headers.host ?? '(none)'} is not this machine: open the view at its loopback address` } });
     const url = new URL(req.url ?? '/', 'http://view');
+    const extra: Record<string, string> = {};
+    if (token !== null) {
+      const given = url.searchParams.get('token') ?? cookieOf(req, TOKEN_COOKIE);
+      if (given === null || !sameSecret(given, token)) return send(res, 403, { error: { code: 'TOKEN_REFUSED', message: 'this view is served beyond loopback: open it at the URL roller view printed (it carries the token)' } });
+      if (url.searchParams.has('token')) extra['set-cookie'] = `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: { code: 'METHOD', message: 'the view is read-only: GET only' } });
     const file = url.pathname === '/' ? 'index.html' : url.pathname.slice(1);
     if (file in TYPES) {
-      res.writeHead(200, { 'content-type': TYPES[file]!, ...SECURITY_HEADERS });
+      res.writeHead(200, { 'content-type': TYPES[file]!, ...SECURITY_HEADERS, ...extra });
       res.end(req.method === 'HEAD' ? undefined : assets[file as keyof typeof assets]);
       return;
     }
@@ -67,7 +94,7 @@ export async function startViewServer(data: ViewData, options: { host?: string; 
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/${token !== null ? `?token=${token}` : ''}`,
     server,
     close: () =>
       new Promise<void>((resolve) => {
@@ -75,6 +102,20 @@ export async function startViewServer(data: ViewData, options: { host?: string; 
         server.close(() => resolve());
       }),
   };
+}
+
+function cookieOf(req: IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return v.join('=');
+  }
+  return null;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function send(res: ServerResponse, status: number, value: unknown): void {

@@ -3,7 +3,8 @@
 # redis-server on loopback, nothing persisted, everything it keeps under one directory.
 #
 #   scripts/redis-server.sh install              install redis-server when missing: root + apt
-#   scripts/redis-server.sh start DIR [PASSWORD] start it under DIR on a free port; prints redis://[:PASSWORD@]127.0.0.1:PORT
+#   scripts/redis-server.sh start DIR [PASSWORD] start it under DIR on a free port, with PASSWORD (absent: a random one
+#                                                made here); prints redis://:PASSWORD@127.0.0.1:PORT
 #   scripts/redis-server.sh stop DIR             stop it
 set -euo pipefail
 
@@ -27,14 +28,15 @@ case "$cmd" in
     dir=$(cd "$dir" && pwd)
     port=16379
     while (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null; do port=$((port + 1)); done
-    pass=${3:-}
+    # A Redis anyone on the machine can write to is a queue anyone can fill: never without a password.
+    pass=${3:-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')}
     # The password goes in a config file (0600), never on a command line another user could read.
     umask 077
     { echo "port $port"; echo "bind 127.0.0.1"; echo 'save ""'; echo "appendonly no"; echo "dir $dir"; echo "pidfile $dir/redis.pid";
-      echo "logfile $dir/redis.log"; echo "daemonize yes"; [ -n "$pass" ] && echo "requirepass $pass"; } >"$dir/redis.conf"
+      echo "logfile $dir/redis.log"; echo "daemonize yes"; echo "requirepass $pass"; } >"$dir/redis.conf"
     redis-server "$dir/redis.conf"
     for _ in $(seq 1 50); do
-      [ -s "$dir/redis.pid" ] && (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && { echo "redis://${pass:+:$pass@}127.0.0.1:$port"; exit 0; }
+      [ -s "$dir/redis.pid" ] && (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && { echo "redis://:$pass@127.0.0.1:$port"; exit 0; }
       sleep 0.1
     done
     die "redis-server did not start in 5 s; see $dir/redis.log"

@@ -11,7 +11,7 @@ import { parseDockerUser, parseMemory, type DockerRequest } from '../pipelines/c
 import type { ContainerLimits } from '../sources/docker-runner.js';
 import { printLine } from './output.js';
 import { parseShard } from '../pipelines/scale/shard.js';
-import { parseQueueUrl } from '../pipelines/scale/queue-jobs.js';
+import { parseQueueUrl, queueSecret, refusePasswordlessRedis } from '../pipelines/scale/queue-jobs.js';
 import { rollerVersion } from '../core/version.js';
 
 /** What commander hands the collect action (the options below, by their camelCase names). */
@@ -57,6 +57,7 @@ interface CollectCliOptions {
   shard?: string;
   queue?: string;
   queueName: string;
+  redisNoPassword?: boolean;
 }
 
 function positiveNumber(v: string): number {
@@ -122,6 +123,7 @@ export function registerCollectCommand(program: Command): void {
     .option('--shard <I/N|env>', "run only shard I of N (the requests whose index ≡ I mod N, counted from 0) into <run-name>.shard-I-of-N; env: from ROLLER_SHARD, a Slurm array or a Kubernetes Indexed Job; roller merge joins the shards")
     .option('--queue <redis-url>', 'do not run samples here: queue each as a BullMQ job in this Redis (redis://HOST:PORT[/DB]) for roller worker processes that see --output at the same path; waits for them and finishes the run')
     .option('--queue-name <name>', 'the BullMQ queue (--queue)', 'roller')
+    .option('--redis-no-password', 'with --queue: accept a Redis without a password (anyone who reaches it could read and write the queue; refused without this)')
     .option('--json', 'print the final run info as JSON on stdout');
   // The harnesses' own options (their profiles) come from the registry, loaded only when collect runs.
   program.hook('preSubcommand', async (_program, sub) => {
@@ -155,7 +157,7 @@ export function registerCollectCommand(program: Command): void {
         output: opts.output,
         ...(opts.runName ? { runName: opts.runName } : {}),
         ...(opts.shard ? { shard: parseShard(opts.shard) } : {}),
-        ...(opts.queue ? { queue: { url: parseQueueUrl(opts.queue), name: opts.queueName } } : {}),
+        ...(opts.queue ? { queue: { url: checkedQueueUrl(opts.queue, opts.redisNoPassword === true), name: opts.queueName } } : {}),
         concurrency: opts.concurrency,
         retries: opts.retries,
         resume: opts.resume ?? false,
@@ -291,4 +293,12 @@ export async function checkedCollectArgs(args: readonly string[]): Promise<{ out
   if (opts.queue) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'the collect arguments: leave out --queue; shards run their samples themselves');
   for (const own of ['shard', 'resume'] as const) if (opts[own] !== undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the collect arguments: leave out --${own}; every shard runs with --shard env --resume`);
   return { output: opts.output, runName: opts.runName };
+}
+
+/** --queue: a Redis URL with a password (or the user's acceptance of none), and the queue's shared secret set. */
+function checkedQueueUrl(queue: string, noPassword: boolean): string {
+  const url = parseQueueUrl(queue);
+  refusePasswordlessRedis(url, noPassword);
+  queueSecret();
+  return url;
 }

@@ -37,9 +37,16 @@ export function registerScaleCommands(program: Command): void {
     .option('--concurrency <n>', 'samples at once in this worker', positiveInt, 1)
     .option('--lock <s>', "seconds a sample stays this worker's without word from it: a killed worker's sample runs again within about twice this", positiveInt, 30)
     .option('--until-empty', 'leave once the queue holds no job waiting or running (else run until Ctrl-C)')
+    .requiredOption('--runs-root <dir>', 'repeatable; take only runs under this directory (a job naming any other is refused)', collectValues)
+    .option('--allow-api-base <url>', "repeatable; an API base a run's models may call (a run naming another is refused; the scripted model needs none)", collectValues)
+    .option('--allow-key-env <name>', "repeatable; a key variable a run's models may read from this worker's environment (a run naming another is refused)", collectValues)
+    .option('--redis-no-password', 'accept a Redis without a password (anyone who reaches it could queue work; refused without this)')
     .option('--cache-dir <dir>', 'where pinned harness CLIs are installed', defaultCacheDir())
-    .action(async (opts: { queue: string; queueName: string; concurrency: number; lock: number; untilEmpty?: boolean; cacheDir: string }) => {
-      const [{ runWorker }, { parseQueueUrl }] = await Promise.all([import('../pipelines/scale/queue-worker.js'), import('../pipelines/scale/queue-jobs.js')]);
+    .action(async (opts: { queue: string; queueName: string; concurrency: number; lock: number; untilEmpty?: boolean; cacheDir: string; runsRoot: string[]; allowApiBase?: string[]; allowKeyEnv?: string[]; redisNoPassword?: boolean }) => {
+      const [{ runWorker }, { parseQueueUrl, queueSecret, refusePasswordlessRedis }] = await Promise.all([import('../pipelines/scale/queue-worker.js'), import('../pipelines/scale/queue-jobs.js')]);
+      const url = parseQueueUrl(opts.queue);
+      refusePasswordlessRedis(url, opts.redisNoPassword === true);
+      const secret = queueSecret();
       const controller = new AbortController();
       const onSignal = () => {
         if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: leave now; the samples running here run again elsewhere
@@ -50,7 +57,11 @@ export function registerScaleCommands(program: Command): void {
       process.on('SIGTERM', onSignal);
       const say = (line: string) => process.stderr.write(`roller worker: ${line}\n`);
       const counts = await runWorker({
-        queue: { url: parseQueueUrl(opts.queue), name: opts.queueName },
+        queue: { url, name: opts.queueName },
+        secret,
+        runsRoots: opts.runsRoot,
+        allowApiBases: opts.allowApiBase ?? [],
+        allowKeyEnvs: opts.allowKeyEnv ?? [],
         concurrency: opts.concurrency,
         lockS: opts.lock,
         cacheDir: opts.cacheDir,
@@ -119,6 +130,10 @@ export function registerScaleCommands(program: Command): void {
       process.stderr.write(`roller k8s: manifests in ${dir}; run them with:\n  kubectl apply${ns} -f ${join(dir, 'shards.yaml')}\n  kubectl wait${ns} --for=condition=complete --timeout=-1s job/${jobName(plan.runName, 'shards')}\n  kubectl apply${ns} -f ${join(dir, 'merge.yaml')}\n`);
       await printLine(dir);
     });
+}
+
+function collectValues(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 async function planOf(collectArgs: string[], shards: number) {

@@ -7,7 +7,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +106,35 @@ describe('the agent never holds the key (real Claude Code, a canary key)', () =>
 
     // Not one byte written anywhere holds the canary.
     expect(filesHolding(CANARY, [run, join(homedir(), '.cache', 'roller'), tmpdir()])).toEqual([]);
+  }, 240_000);
+});
+
+describe('an upstream that echoes the key (JSON-escaped, URL-encoded, base64, a piece of it)', () => {
+  it('reaches neither the agent nor any file: no byte of the run holds the key or a 12-character piece of it', async () => {
+    const models = join(tmp.path, 'echo-models.json');
+    await writeFile(models, JSON.stringify({ models: { 'canary/claude': { api_base: e2e.modelUrl, api_key_env: 'ROLLER_CANARY_KEY', model: 'claude-canary' } } }));
+    const tasks = join(tmp.path, 'echo-tasks.jsonl');
+    await writeFile(tasks, JSON.stringify({ id: 'echo', prompt: '[UPSTREAM-ECHO-KEY] What key did I send?' }));
+    const out = join(tmp.path, 'echo-runs');
+    const r = await rollerWithKey(['collect', '--tasks', tasks, '--harness', 'claude-code', '--model', 'canary/claude', '--model-config', models, '--output', out, '--run-name', 'echo', '--capture-calls', '--capture-debug', 'full', '--wire-trace', 'full']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'echo');
+    const info = JSON.parse(readFileSync(join(run, 'info.json'), 'utf8')) as Json;
+    const trace = readFileSync(join(run, info.samples[0].path, 'trace.jsonl'), 'utf8');
+    // What the harness was given (and so wrote in its session, and the trace holds): the mask, at the key's length.
+    expect(trace).toContain('is the key you sent');
+    expect(trace).toMatch(/"text":"REDACTED\*+ \(url REDACTED\*+, base64 [^,]*REDACTED[^,]*, ending REDACTED\*+\) is the key you sent/);
+    const body = CANARY.slice('canary-key-'.length);
+    const pieces = Array.from({ length: body.length - 11 }, (_, i) => body.slice(i, i + 12));
+    const base64 = Buffer.from(CANARY).toString('base64');
+    for (const f of readdirSync(run, { recursive: true, encoding: 'utf8' })) {
+      const path = join(run, f);
+      if (!statSync(path).isFile()) continue;
+      const bytes = readFileSync(path, 'latin1');
+      expect(pieces.filter((p) => bytes.includes(p)), path).toEqual([]);
+      expect(bytes.includes(base64.slice(4, 40)), path).toBe(false);
+    }
+    expect(filesHolding(CANARY, [join(homedir(), '.cache', 'roller'), tmpdir()])).toEqual([]);
   }, 240_000);
 });
 

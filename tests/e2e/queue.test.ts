@@ -6,8 +6,12 @@
  * an unreachable Redis is a clear error.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { collectRuns, filesUnder, info, roller, type Ran } from '../support/collect-run.js';
@@ -22,6 +26,12 @@ import { useTempDir } from '../support/temp-dir.js';
 const PASSWORD = 'queue-test-password-4f1c';
 const redis = startTestRedis(PASSWORD);
 const tmp = useTempDir('queue');
+// The queue's shared secret: the coordinator signs each job with it, workers run only what it signed (every roller
+// process this file starts inherits it).
+const SECRET = randomBytes(32).toString('hex');
+process.env.ROLLER_QUEUE_SECRET = SECRET;
+/** A worker's arguments: the queue, and the only directory it takes runs from. */
+const workerArgs = (url: string, name: string, ...more: string[]) => ['worker', '--queue', url, '--queue-name', name, '--runs-root', tmp.path, ...more];
 const { tasksFile } = collectRuns(tmp);
 /** The first test's model: an API (the scripted model served with a key, which the coordinator and workers hold). */
 const provider = useScriptedProvider(tmp);
@@ -61,7 +71,9 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     // The workers take the password from the environment (ROLLER_REDIS_PASSWORD), off their command lines.
     const bare = url.replace(`:${PASSWORD}@`, '');
     // Each worker holds the model's key in its own environment (the job carries only the variable's name).
-    const workers = [1, 2, 3].map(() => start(['worker', '--queue', bare, '--queue-name', 'kill-test', '--lock', '3', '--until-empty'], { ...provider.env, ROLLER_REDIS_PASSWORD: PASSWORD }));
+    // The model's API base and key variable are on each worker's allow-list: a run naming others is refused.
+    const allowed = ['--allow-api-base', provider.url, '--allow-key-env', 'ROLLER_E2E_API_KEY'];
+    const workers = [1, 2, 3].map(() => start(workerArgs(bare, 'kill-test', '--lock', '3', '--until-empty', ...allowed), { ...provider.env, ROLLER_REDIS_PASSWORD: PASSWORD }));
     await workers[0]!.until(/started (\d+)_/);
     const killedIndex = /started (\d+)_/.exec(workers[0]!.stderr())![1]!;
     workers[0]!.child.kill('SIGKILL');
@@ -94,7 +106,7 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     const args = ['collect', ...base(), '--output', out, '--run-name', 'six', '--queue', url, '--queue-name', 'coordinator-kill'];
     const coordinator = start(args);
     await coordinator.until(/6 samples queued/);
-    const worker = start(['worker', '--queue', url, '--queue-name', 'coordinator-kill', '--lock', '3', '--until-empty']);
+    const worker = start(workerArgs(url, 'coordinator-kill', '--lock', '3', '--until-empty'));
     await coordinator.until(/\[1\/6\] ok/);
     coordinator.child.kill('SIGKILL');
     await coordinator.done;
@@ -118,7 +130,7 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     await coordinator.until(/1 samples queued/);
     // The task file changes after the run was locked: a worker planning the run now sees another task bundle.
     appendFileSync(changing, '\n{"id":"late","prompt":"[HELLO] late"}\n');
-    const worker = await roller(['worker', '--queue', url, '--queue-name', 'lock-test', '--until-empty', '--lock', '3']);
+    const worker = await roller(workerArgs(url, 'lock-test', '--until-empty', '--lock', '3'));
     expect(worker.code).toBe(1);
     expect(worker.stderr).toMatch(/failed 0_greet[\s\S]*under other conditions than its lock[\s\S]*task_bundle_digest/);
     const c = await coordinator.done;
@@ -127,13 +139,69 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     expect(info(join(out, 'r')).progress).toMatchObject({ total: 1, processed: 0, pending: 1 });
   }, 5 * 60_000);
 
+  it("jobs anyone else wrote into the Redis are refused, nothing run: unsigned, signed with another secret, a run outside the worker's roots, an API the worker does not allow", async () => {
+    // The attacker's server: where a hijacked worker would send its key.
+    let hits = 0;
+    const attacker = createServer((_req, res) => {
+      hits++;
+      res.end('{}');
+    });
+    attacker.listen(0, '127.0.0.1');
+    await once(attacker, 'listening');
+    const evilBase = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/v1`;
+    const marker = join(tmpdir(), `roller-pwned-${process.pid}`);
+    // The attacker's run, outside the worker's root: its model sends the worker's key to the attacker; its grader runs a command.
+    const evil = mkdtempSync(join(tmpdir(), 'roller-attacker-'));
+    try {
+      writeFileSync(join(evil, 'models.json'), JSON.stringify({ models: { 'evil/m': { api_base: evilBase, api_key_env: 'ROLLER_E2E_API_KEY' } } }));
+      writeFileSync(join(evil, 'tasks.jsonl'), JSON.stringify({ id: 't', prompt: '[HELLO] hi', grader: { command: `touch ${marker}` } }));
+      const evilSpec = { tasks: join(evil, 'tasks.jsonl'), harness: 'claude-code', models: ['evil/m'], modelConfig: join(evil, 'models.json') };
+      writeFileSync(join(evil, 'queue.json'), JSON.stringify(evilSpec));
+      // A run inside the root (a copy of the first test's) whose queue spec was changed to the attacker's model.
+      const inside = join(tmp.path, 'hijacked', 'six');
+      cpSync(join(tmp.path, 'queued', 'six'), inside, { recursive: true });
+      writeFileSync(join(inside, 'queue.json'), JSON.stringify(evilSpec));
+      const { Queue } = await import('bullmq');
+      const { Redis } = await import('ioredis');
+      const connection = new Redis(url, { maxRetriesPerRequest: null });
+      const queue = new Queue('hijack', { connection });
+      const job = (runDir: string) => ({ run_dir: runDir, run_lock_digest: `sha256:${'0'.repeat(64)}`, index: 0, task_id: 't', model: 'evil/m' });
+      const sign = (secret: string, data: ReturnType<typeof job>) => createHmac('sha256', secret).update(JSON.stringify({ index: data.index, model: data.model, queue: 'hijack', run_dir: data.run_dir, run_lock_digest: data.run_lock_digest, task_id: data.task_id })).digest('hex');
+      await queue.add('sample', { ...job(evil), spec: evilSpec, signature: 'x'.repeat(64) }, { jobId: 'unsigned' });
+      await queue.add('sample', { ...job(evil), signature: sign('another-secret-'.repeat(4), job(evil)) }, { jobId: 'other-secret' });
+      await queue.add('sample', { ...job(evil), signature: sign(SECRET, job(evil)) }, { jobId: 'outside-root' });
+      await queue.add('sample', { ...job(inside), signature: sign(SECRET, job(inside)) }, { jobId: 'not-allowed' });
+      await queue.close();
+      connection.disconnect();
+      const w = await roller(workerArgs(url, 'hijack', '--until-empty', '--lock', '3'), { env: { ...process.env, ROLLER_E2E_API_KEY: provider.key } });
+      expect(w.code).toBe(1);
+      expect(w.stderr.match(/job (unsigned|other-secret) is not signed with this worker's ROLLER_QUEUE_SECRET for queue hijack: refused, nothing run/g)).toHaveLength(2);
+      expect(w.stderr).toContain(`${evil} is not under this worker's --runs-root (${tmp.path}): refused, nothing run`);
+      expect(w.stderr).toContain(`model evil/m calls ${evilBase}, which this worker does not allow: start it with --allow-api-base`);
+      expect(w.stderr).toContain('4 failed');
+      expect(hits).toBe(0); // the key went nowhere
+      expect(existsSync(marker)).toBe(false); // no command ran
+    } finally {
+      attacker.close();
+      rmSync(evil, { recursive: true, force: true });
+    }
+  }, 5 * 60_000);
+
   it('an unreachable Redis is a clear error, at once', async () => {
     const r = await roller(['collect', ...base(), '--output', join(tmp.path, 'nowhere'), '--run-name', 'n', '--queue', 'redis://:secret@127.0.0.1:1']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
     expect(r.stderr).not.toContain('secret');
-    const w = await roller(['worker', '--queue', 'redis://127.0.0.1:1', '--until-empty']);
+    const w = await roller(workerArgs('redis://:pw@127.0.0.1:1', 'roller', '--until-empty'));
     expect(w.code).toBe(2);
     expect(w.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+    // A Redis without a password, or a queue without its shared secret: refused before anything is queued or run.
+    const open = await roller(['collect', ...base(), '--output', join(tmp.path, 'open'), '--run-name', 'o', '--queue', 'redis://127.0.0.1:1']);
+    expect([open.code, open.stderr]).toEqual([2, expect.stringContaining('has no password (nor is ROLLER_REDIS_PASSWORD set): anyone who reaches that Redis could read and write the queue')]);
+    const openWorker = await roller(workerArgs('redis://127.0.0.1:1', 'roller', '--until-empty'));
+    expect([openWorker.code, openWorker.stderr]).toEqual([2, expect.stringContaining('--redis-no-password')]);
+    const { ROLLER_QUEUE_SECRET: _s, ...noSecret } = process.env;
+    const unsigned = await roller(workerArgs(url, 'roller', '--until-empty'), { env: noSecret });
+    expect([unsigned.code, unsigned.stderr]).toEqual([2, expect.stringContaining('ROLLER_QUEUE_SECRET is not set')]);
   }, 60_000);
 });

@@ -38,7 +38,9 @@ describe('secrets', () => {
     const up = await startUpstream((req, res) => {
       received.push({ url: req.url ?? '', headers: req.headers, trailers: req.trailers });
       res.writeHead(200, [['content-type', 'text/event-stream'], ['set-cookie', `s=${SECRETS.setCookie}`], ['X-Api-Key', SECRETS.responseKey], ['x-plain', 'kept']].flat());
-      res.end('event: ping\ndata: {}\n\n');
+      // A careless upstream echoes what it was given: the query key JSON-escaped, the bearer in base64, a piece of the other.
+      const escaped = [...SECRETS.queryKey].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+      res.end(`event: ping\ndata: {"echo":"${escaped}","b64":"${Buffer.from(`Bearer ${SECRETS.bearer}`).toString('base64')}","piece":"${SECRETS.queryToken.slice(2, 15)}"}\n\n`);
     });
     const out = join(tmp.path, 'capture');
     const upstream = `http://user:${SECRETS.upstreamPassword}@127.0.0.1:${new URL(up.url).port}/base?api_key=${SECRETS.upstreamQuery}`;
@@ -74,6 +76,8 @@ describe('secrets', () => {
       await once(socket, 'close');
       expect(reply).toMatch(/^HTTP\/1\.1 200 /);
       expect(reply).toContain(SECRETS.setCookie); // the client gets its response headers
+      // ...and the body's echoes masked, at their length.
+      expect(reply).toMatch(/"echo":"REDACTED\*{100}","b64":"[^"]*REDACTED[^"]*","piece":"REDACTED\*{5}"/);
     }
     child.kill('SIGTERM');
     expect(((await once(child, 'close')) as [number])[0]).toBe(0);
@@ -93,5 +97,9 @@ describe('secrets', () => {
     expect(written).toContain('x-plain'); // the scan reads what was recorded
     expect(written).toContain('beta=true');
     for (const [name, secret] of Object.entries(SECRETS)) expect([name, written.includes(secret)]).toEqual([name, false]);
+    // Nor any 12-character piece of one, in any spelling a JSON reader would decode.
+    const decoded = written.replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+    for (const [name, secret] of Object.entries(SECRETS)) expect([name, decoded.includes(secret.slice(3, 15))]).toEqual([name, false]);
+    expect(Buffer.from(written.match(/"b64":"([^"]*)"/)?.[1] ?? '', 'base64').toString('latin1')).not.toContain(SECRETS.bearer.slice(0, 12));
   });
 });

@@ -87,6 +87,8 @@ export interface CollectOptions {
   onPlan?: (total: number) => void;
   /** --wire-trace off with a keyed model: give the key to the harness itself (refused otherwise). */
   keyInHarness?: boolean;
+  /** Called with every model the run names before any is reached (a queue worker refuses APIs it does not allow). */
+  modelGate?(models: readonly ResolvedModel[]): void;
   /** A keyed model where the local runner has no process isolation: run anyway (refused otherwise). */
   agentMayReadKey?: boolean;
   /** One sample's results/ limit (--max-results-mb; default 1 GiB): files past it are refused and named. */
@@ -187,6 +189,7 @@ export async function prepareCollect(o: CollectOptions): Promise<PreparedCollect
   checkPromptSizes(o.harness, runner.maxPromptBytes, bundle);
   const simulators = resolveSimulators(bundle.tasks, o.harness, runner, modelConfig, o.tasks);
   if (o.modelsDefaulted) refuseUnusedModelConfig(o, modelConfig, simulators);
+  o.modelGate?.([...models, ...simulators.values()]);
   refuseUnisolatedKeys(o, [...models, ...simulators.values()]);
   await checkModelApis(models);
   await checkModelApis([...simulators.values()].filter((m) => !models.some((n) => n.id === m.id)), undefined, (m) => `user_simulator.model ${m.id} (${o.tasks})`);

@@ -8,7 +8,8 @@ import type { SampleInfo } from '../../schemas/run-info.js';
 import { cleanLeftovers } from '../collect/run-dir.js';
 import type { CollectOptions } from '../collect/run.js';
 import { sampleDirOf, type SampleRequest } from '../collect/sample.js';
-import { queueSpecOf, redisConnection, sampleJobId, type QueueTarget, type SampleJobData, type SampleJobResult } from './queue-jobs.js';
+import { writeJsonAtomic } from '../../core/atomic-write.js';
+import { QUEUE_SPEC_FILE, queueSecret, queueSpecOf, redisConnection, sampleJobId, signJob, type QueueTarget, type SampleJobData, type SampleJobResult } from './queue-jobs.js';
 import { runLockDigest } from './shard.js';
 
 /** Where workers build samples before publishing them into the run (one directory per worker process). */
@@ -34,22 +35,15 @@ export interface QueueRun {
  * each published sample as collect records its own. Ctrl-C removes the samples not started yet from the queue.
  */
 export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: QueueRun): Promise<void> {
+  const secret = queueSecret();
   const { Queue, QueueEvents } = await import('bullmq');
   const where = `Redis at ${redactUrl(target.url)} (queue ${target.name})`;
-  const connection = await redisConnection(target.url);
-  const eventsConnection = await redisConnection(target.url);
-  try {
-    await connection.connect();
-    await eventsConnection.connect();
-  } catch (err) {
-    connection.disconnect();
-    eventsConnection.disconnect();
-    throw new RollerError(ErrorCode.QUEUE_FAILED, `--queue: cannot reach ${where}: ${(err as Error).message}; start Redis (redis-server) or fix the URL`);
-  }
+  const [connection, eventsConnection] = await connected(target.url, where);
   const queue = new Queue<SampleJobData, SampleJobResult>(target.name, { connection });
   const events = new QueueEvents(target.name, { connection: eventsConnection });
   const digest = runLockDigest(r.lock);
-  const spec = queueSpecOf(o);
+  // How the run was asked for goes in the run directory, where workers read it on their own storage; jobs say only which sample.
+  await writeJsonAtomic(join(r.runDir, QUEUE_SPEC_FILE), queueSpecOf(o));
   const pending = new Map<string, SampleRequest>();
   let settled: () => void = () => {};
   let broke: (err: unknown) => void = () => {};
@@ -86,7 +80,7 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
       if (request) o.onNotice?.(`sample ${request.index} (${request.task.id}): its worker stopped answering; it runs again on another`);
     });
     if (pending.size === 0) return;
-    await enqueue(queue, toRun.map((request) => ({ spec, run_dir: r.runDir, run_lock_digest: digest, index: request.index, task_id: request.task.id, model: request.model.id })));
+    await enqueue(queue, toRun.map((request) => signedJob(secret, target.name, r.runDir, digest, request)));
     o.onNotice?.(`${toRun.length} samples queued on ${where}; roller worker --queue … --queue-name ${target.name} runs them (on any machine that sees ${r.runDir})`);
     // A Redis hiccup while looking again is tried again at the next look; a failure to record a sample is not.
     const reconcile = setInterval(() => void lookAgain().catch(() => {}), RECONCILE_MS);
@@ -115,6 +109,24 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
 }
 
 type SampleQueue = import('bullmq').Queue<SampleJobData, SampleJobResult>;
+
+/** Two connections (the queue's, and its events' blocking reads), or a clear error naming the Redis. */
+async function connected(url: string, where: string) {
+  const connections = [await redisConnection(url), await redisConnection(url)] as const;
+  try {
+    for (const c of connections) await c.connect();
+  } catch (err) {
+    for (const c of connections) c.disconnect();
+    throw new RollerError(ErrorCode.QUEUE_FAILED, `--queue: cannot reach ${where}: ${(err as Error).message}; start Redis (redis-server) or fix the URL`);
+  }
+  return connections;
+}
+
+/** A sample's job: which run and request, signed with the queue's secret. */
+function signedJob(secret: string, queueName: string, runDir: string, digest: string, request: SampleRequest): SampleJobData {
+  const job = { run_dir: runDir, run_lock_digest: digest, index: request.index, task_id: request.task.id, model: request.model.id };
+  return { ...job, signature: signJob(secret, queueName, job) };
+}
 
 /**
  * The samples as jobs. A job of an earlier coordinator of this run that has ended is removed first, so that its sample
@@ -147,8 +159,9 @@ async function publishedInfo(runDir: string, request: SampleRequest): Promise<Sa
   }
 }
 
-/** What the workers left building samples (a killed one's half-made sample, its temporary HOME): gone once all ended. */
+/** What the workers left building samples (a killed one's half-made sample, its temporary HOME), and the spec they read: gone once all ended. */
 async function removeParts(runDir: string): Promise<void> {
+  await rm(join(runDir, QUEUE_SPEC_FILE), { force: true });
   const parts = join(runDir, PARTS_DIR);
   if (!existsSync(parts)) return;
   for (const name of await readdir(parts)) await cleanLeftovers(join(parts, name));

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, realpath, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { redactUrl } from '../../core/redaction.js';
 import { Lock } from '../../schemas/lock.js';
@@ -12,11 +12,19 @@ import { prepareCollect, resolveRun, sampleSettings, startUpstreams, type Collec
 import { runSample, sampleDirOf, type SampleRequest, type SampleSettings } from '../collect/sample.js';
 import { readChecked } from '../run-reader.js';
 import { PARTS_DIR } from './queue-dispatch.js';
-import { redisConnection, type QueueTarget, type SampleJobData, type SampleJobResult } from './queue-jobs.js';
+import type { ResolvedModel } from '../collect/models.js';
+import { jobSigned, QUEUE_SPEC_FILE, QueueSpec, redisConnection, type QueueTarget, type SampleJobData, type SampleJobResult } from './queue-jobs.js';
 import { runLockDigest } from './shard.js';
 
 export interface WorkerOptions {
   queue: QueueTarget;
+  /** The secret jobs are signed with (ROLLER_QUEUE_SECRET): a job it did not sign is refused. */
+  secret: string;
+  /** Runs are taken only under these directories (their real paths). */
+  runsRoots: string[];
+  /** API bases (origin and path prefix) and key variables a run's models may name; any other is refused. */
+  allowApiBases?: string[];
+  allowKeyEnvs?: string[];
   /** Samples at once in this process. */
   concurrency?: number;
   cacheDir?: string;
@@ -79,6 +87,8 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
   const worker = new Worker<SampleJobData, SampleJobResult>(
     o.queue.name,
     async (job) => {
+      // Anyone who can write to the Redis can add a job: only one the coordinator signed is looked at.
+      if (!jobSigned(o.secret, o.queue.name, job.data)) throw new UnrecoverableError(`worker ${id}: job ${job.id} is not signed with this worker's ROLLER_QUEUE_SECRET for queue ${o.queue.name}: refused, nothing run (was it written into the Redis by someone else?)`);
       o.onStart?.(job.data);
       let plan: WorkerRun;
       try {
@@ -134,15 +144,18 @@ function cpuMs(): number {
 
 /** The run a job belongs to, planned as its collect planned it; refused when this worker's lock would differ. */
 async function planRun(data: SampleJobData, o: WorkerOptions, id: string): Promise<WorkerRun> {
-  const runDir = data.run_dir;
+  const runDir = await runDirUnderRoots(data.run_dir, o.runsRoots);
   if (!existsSync(join(runDir, 'lock.json'))) throw new RollerError(ErrorCode.QUEUE_FAILED, `${runDir}/lock.json is not here: this worker does not see the run directory (it must be at the same path on every worker: shared storage)`);
+  const spec = await readChecked(QueueSpec, join(runDir, QUEUE_SPEC_FILE), "the run's queue spec (queue.json)");
   const options: CollectOptions = {
-    ...data.spec,
+    ...spec,
     output: dirname(runDir),
     runName: basename(runDir),
     ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
     ...(o.rollerVersion ? { rollerVersion: o.rollerVersion } : {}),
     ...(o.onNotice ? { onNotice: o.onNotice } : {}),
+    // Before any model is reached (collect checks each API answers): only the bases and key variables allowed here.
+    modelGate: (models) => refuseModelsNotAllowed(models, o),
   };
   const prepared = await prepareCollect(options);
   const resolved = await resolveRun(prepared.options, prepared, runDir);
@@ -158,6 +171,33 @@ async function planRun(data: SampleJobData, o: WorkerOptions, id: string): Promi
   const { servers, upstreams } = await startUpstreams([...prepared.models, ...prepared.simulators.values()], resolved.all.length);
   settings.upstreams = upstreams;
   return { settings, requests: resolved.all, servers };
+}
+
+/** The run directory's real path, when it lies under one of the worker's roots (else refused, naming them). */
+async function runDirUnderRoots(given: string, roots: readonly string[]): Promise<string> {
+  const real = await realpath(given).catch(() => null);
+  if (real !== null) {
+    for (const root of roots) {
+      const r = await realpath(root).catch(() => null);
+      if (r !== null && (real === r || real.startsWith(r.endsWith(sep) ? r : `${r}${sep}`))) return real;
+    }
+  }
+  throw new RollerError(ErrorCode.QUEUE_FAILED, `${given} is not under this worker's --runs-root (${roots.join(', ')}): refused, nothing run`);
+}
+
+/** A run whose models call an API base or read a key variable the worker was not told to allow: refused, naming it. */
+function refuseModelsNotAllowed(models: readonly ResolvedModel[], o: WorkerOptions): void {
+  for (const m of models) {
+    if (m.kind !== 'api') continue;
+    const base = m.apiBase.replace(/\/+$/, '');
+    const allowedBase = (o.allowApiBases ?? []).some((a) => {
+      const x = a.replace(/\/+$/, '');
+      return base === x || base.startsWith(`${x}/`);
+    });
+    if (!allowedBase) throw new RollerError(ErrorCode.QUEUE_FAILED, `model ${m.id} calls ${redactUrl(m.apiBase)}, which this worker does not allow: start it with --allow-api-base ${redactUrl(m.apiBase)} to run this run's samples`);
+    const keyEnv = m.config.api_key_env;
+    if (typeof keyEnv === 'string' && !(o.allowKeyEnvs ?? []).includes(keyEnv)) throw new RollerError(ErrorCode.QUEUE_FAILED, `model ${m.id} reads its key from ${keyEnv}, which this worker does not allow: start it with --allow-key-env ${keyEnv} to run this run's samples`);
+  }
 }
 
 /** One sample built in this worker's part, then renamed into the run; a copy already in place wins. */

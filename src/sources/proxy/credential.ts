@@ -65,6 +65,22 @@ export function swapQueryCredential(path: string, custody: CredentialCustody | u
   return { path: path.split(custody.standIn).join(encodeURIComponent(custody.key ?? '')), admitted: true };
 }
 
+/**
+ * The values of credential-named parameters in a request's own query (`?key=…`, `api_key=…`): a client's credential
+ * under `roller proxy`, or the key roller swapped in, masked wherever an upstream echoes them.
+ */
+export function queryCredentials(path: string): string[] {
+  const q = path.indexOf('?');
+  if (q === -1) return [];
+  const values: string[] = [];
+  try {
+    for (const [name, value] of new URLSearchParams(path.slice(q + 1).split('#')[0])) if (value && isSecretQueryName(name)) values.push(value);
+  } catch {
+    // a query that does not parse: nothing more to mask from it
+  }
+  return values;
+}
+
 /** A header value and, for `Bearer x` / `Basic x`, the token alone (and Basic's decoded user and password). */
 function credentialParts(value: string): string[] {
   const parts = [value];

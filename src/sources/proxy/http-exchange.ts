@@ -4,7 +4,7 @@ import { ErrorCode } from '../../core/errors.js';
 import type { SecretMasker } from '../../core/secret-masker.js';
 import type { RecordedError } from '../../schemas/common.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
-import { swapCredential, swapQueryCredential, type CredentialCustody } from './credential.js';
+import { queryCredentials, swapCredential, swapQueryCredential, type CredentialCustody } from './credential.js';
 import { hasHeader, ResponseMask, setHeader } from './response-mask.js';
 import { splitRequestHeaders, splitResponseHead, type CorrelationHeaders } from './headers.js';
 import type { ByteBudget } from '../../core/byte-budget.js';
@@ -130,7 +130,8 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     const sent = query.path;
     if (ctx.upstream.basicAuth && !hasHeader(this.forwardHeaders, 'authorization')) this.forwardHeaders.push('authorization', `Basic ${ctx.upstream.basicAuth}`);
     for (const [name, value] of ctx.upstream.headers) setHeader(this.forwardHeaders, name, value);
-    this.masker = swap.forwarded.length === 0 ? ctx.masker : ctx.masker.with(swap.forwarded);
+    const secrets = [...swap.forwarded, ...queryCredentials(path), ...queryCredentials(sent)];
+    this.masker = secrets.length === 0 ? ctx.masker : ctx.masker.with(secrets);
     // A compressed response cannot be searched for secrets as it passes: ask for none (one that comes anyway is decoded).
     if (!this.masker.empty) setHeader(this.forwardHeaders, 'accept-encoding', 'identity');
     const [protocol, method] = [protocolOfPath(path.split('?')[0]!), req.method ?? 'GET'];

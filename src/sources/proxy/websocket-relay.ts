@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import { ErrorCode } from '../../core/errors.js';
 import type { SecretMasker } from '../../core/secret-masker.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
-import { swapCredential, swapQueryCredential, type CredentialCustody } from './credential.js';
+import { queryCredentials, swapCredential, swapQueryCredential, type CredentialCustody } from './credential.js';
 import { splitRequestHeaders, type CorrelationHeaders } from './headers.js';
 import { redactPath, requestPath, upstreamPath, type UpstreamTarget } from './request-target.js';
 import { pump, type Pump } from './websocket-pump.js';
@@ -85,7 +85,8 @@ function relay(req: IncomingMessage, socket: Socket, head: Buffer, ctx: RelayCon
     ctx.wire.append(callId, 'x', { first_byte_at: null, ended_at: Date.now(), upstream_ended: false, client_aborted: false, upstream_error: `not forwarded: ${message}`, errors: [{ code: ErrorCode.CREDENTIAL_REFUSED, message }] });
     return refuse(socket, 401, 'Unauthorized', message);
   }
-  const masker = swap.forwarded.length === 0 ? ctx.masker : ctx.masker.with(swap.forwarded);
+  const secrets = [...swap.forwarded, ...queryCredentials(path), ...queryCredentials(url.search)];
+  const masker = secrets.length === 0 ? ctx.masker : ctx.masker.with(secrets);
   const dropped = [...new Set([...split.dropped, ...swap.removed])].sort();
   const upstreamKey = randomBytes(16).toString('base64');
   const headers: Record<string, string> = {};

@@ -98,6 +98,7 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
     // A provider failing, as the tests of upstream failures need it (every request of the conversation fails the same way).
     { name: 'upstream-429', match: '[UPSTREAM-429]', fail: { status: 429, message: 'scripted model: rate limit reached for requests', retry_after_s: 1 }, turns: [{ text: 'never sent' }] },
     { name: 'upstream-500', match: '[UPSTREAM-500]', fail: { status: 500, message: 'scripted model: the server had an error while processing your request', retry_after_s: 0 }, turns: [{ text: 'never sent' }] },
+    { name: 'upstream-echo-key', match: '[UPSTREAM-ECHO-KEY]', echo_key: true, turns: [{ text: '{KEY} is the key you sent.' }] },
     { name: 'upstream-cut', match: '[UPSTREAM-CUT]', cut_stream: true, turns: [{ text: 'This answer is cut half-way through by a connection reset, so the harness never sees its end.' }] },
     { name: 'hello', match: '[HELLO]', turns: [{ thinking: 'A greeting is all that is asked.', text: 'Hello from the scripted model.' }] },
     {

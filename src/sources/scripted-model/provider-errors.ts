@@ -21,7 +21,7 @@ export function providerError(protocol: Protocol, status: number, message: strin
 }
 
 /** The key a request carries, as a provider reads it: `x-api-key` (Anthropic) or `Authorization: Bearer` (both). */
-function presentedKey(req: IncomingMessage): string | undefined {
+export function presentedKey(req: IncomingMessage): string | undefined {
   const xKey = req.headers['x-api-key'];
   if (typeof xKey === 'string') return xKey;
   const auth = req.headers.authorization;

@@ -42,6 +42,10 @@ const Scenario = z.strictObject({
     .optional()
     .describe("every request of this scenario is answered with this HTTP error in the protocol's error shape (a provider's 429, 500, …)"),
   cut_stream: z.boolean().optional().describe('every streamed answer of this scenario stops half-way and the connection is reset (an upstream cut mid-answer)'),
+  echo_key: z
+    .boolean()
+    .optional()
+    .describe("the answer's text echoes the key the request carried (a careless upstream): JSON-\\u-escaped on the wire, URL-encoded, in base64, and its last 16 characters; {KEY} at the start of the turn's text marks where (a streamed text goes in pieces of 24 characters: it must not be cut)"),
 });
 
 export const Script = z

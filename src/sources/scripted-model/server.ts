@@ -7,7 +7,7 @@ import { conversationOf } from './conversation.js';
 import { anthropicEvents } from './encode-anthropic.js';
 import { chatChunks, responsesEventObjects, responsesEvents } from './encode-openai.js';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { admission, providerError } from './provider-errors.js';
+import { admission, presentedKey, providerError } from './provider-errors.js';
 import { buildResponse, decide, randomId, type Reply } from './respond.js';
 import { DEFAULT_SCRIPT } from './default-script.js';
 import type { Script } from './script.js';
@@ -35,7 +35,18 @@ export interface ScriptedModelServer {
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  sendRaw(res, status, JSON.stringify(body), headers);
+}
+
+/** {KEY} in serialized JSON: the key JSON-\\u-escaped (every character), URL-encoded, base64, and its last 16 characters. */
+function keyEchoes(key: string): (text: string) => string {
+  const escaped = [...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const url = [...key].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+  const spelled = `${escaped} (url ${url}, base64 ${Buffer.from(key).toString('base64')}, ending ${key.slice(-16)})`;
+  return (text) => text.split('{KEY}').join(spelled);
+}
+
+function sendRaw(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
@@ -122,7 +133,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       }
       const response = buildResponse(protocol, body, conversation, reply);
       options.onReply?.({ protocol, path, reply, response });
-      if (!body.stream) return sendJson(res, 200, response, headers);
+      // echo_key: the key spelled into the answer's bytes as a careless upstream would (escaped, so JSON readers decode it).
+      const echo = scenario?.echo_key ? keyEchoes(presentedKey(req) ?? '') : (s: string) => s;
+      if (!body.stream) return sendRaw(res, 200, echo(JSON.stringify(response)), headers);
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
       // Chat sends its usage chunk only when asked (stream_options.include_usage), as real servers do.
       const chat = () => chatChunks(body.stream_options?.include_usage ? response : { ...response, usage: undefined });
@@ -132,7 +145,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
         const all = [...events];
         return void writeEvents(res, all.slice(0, Math.max(1, Math.floor(all.length / 2))), false).finally(() => res.destroy());
       }
-      void writeEvents(res, events).catch(() => res.destroy());
+      void writeEvents(res, [...events].map(echo)).catch(() => res.destroy());
     });
   });
   // Responses over WebSocket (Codex, Pi): each `response.create` frame is a request; events go back as frames.

@@ -60,3 +60,70 @@ describe('SecretMasker', () => {
     expect(stream.push(Buffer.from('data: {}\n\n')).toString()).toBe('data: {}\n\n'); // an SSE event is not delayed
   });
 });
+
+describe('SecretMasker: every form an echo can take', () => {
+  const key = 'sk-ant-api03-Zq8v2LmN4pRt6XyB1cD3eF5gH7jK9wQ0';
+  const masker = new SecretMasker([key]);
+  const body = key.slice('sk-ant-api03-'.length);
+  /** Every 12-character run of the key's private part: none may survive. */
+  const pieces = Array.from({ length: body.length - 11 }, (_, i) => body.slice(i, i + 12));
+  const holdsPiece = (text: string) => pieces.some((p) => text.includes(p));
+  const escapeAll = (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+
+  it('JSON-escaped (every character, or some, any hex case), URL-encoded, both mixed: masked whole, same length', () => {
+    for (const echo of [escapeAll(key), escapeAll(key).toUpperCase().replace(/\\U/g, '\\u'), key.replace(/[a-m]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`), encodeURIComponent(key).replace(/[A-Z]/g, (c) => `%${c.charCodeAt(0).toString(16)}`), key.replace(/[0-9]/g, (c) => (Number(c) % 2 ? `%3${c}` : `\\u003${c}`))]) {
+      const text = `{"error":"bad key ${echo}","x":1}`;
+      const masked = masker.maskText(text);
+      expect(masked.length).toBe(text.length);
+      expect(masked).toBe(`{"error":"bad key ${'REDACTED'.padEnd(echo.length, '*')}","x":1}`);
+    }
+  });
+
+  it('JSON.parse of a masked JSON text holds no piece of the key, however the JSON writer escaped it (differential)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 30 }), fc.array(fc.boolean(), { minLength: key.length, maxLength: key.length }), fc.string({ maxLength: 30 }), (before, escaped, after) => {
+        const spelled = [...key].map((c, i) => (escaped[i] ? escapeAll(c) : c)).join('');
+        const json = `{"message":${JSON.stringify(before).slice(0, -1)}${spelled}${JSON.stringify(after).slice(1)}}`;
+        expect(JSON.parse(json).message).toBe(before + key + after); // the echo is the key, as a JSON reader reads it
+        expect(holdsPiece(JSON.parse(masker.maskText(json)).message)).toBe(false);
+      }),
+    );
+  });
+
+  it('base64 and base64url of the key (or of a text holding it, at any alignment) are masked', () => {
+    for (const lead of ['', 'a', 'ab', 'Bearer ', 'user:']) {
+      for (const encoded of [Buffer.from(`${lead}${key}`).toString('base64'), Buffer.from(`${lead}${key}!`).toString('base64url')]) {
+        const masked = masker.maskText(`auth=${encoded};`);
+        const decoded = Buffer.from(masked.slice(5, -1).replace(/[*]/g, 'A').replace(/REDACTED/g, 'AAAAAAAA'), 'base64').toString('latin1');
+        expect(holdsPiece(decoded), `${lead} ${encoded} -> ${masked}`).toBe(false);
+        expect(masked).toContain('REDACTED');
+      }
+    }
+  });
+
+  it('a piece of 12 characters past the public prefix is masked; shorter pieces and the prefix alone are text', () => {
+    expect(masker.maskText(`key ends ${body.slice(5, 17)}.`)).toBe(`key ends REDACTED****.`);
+    expect(masker.maskText(`${body.slice(-20)} and ${body.slice(0, 14)}`)).toBe(`${'REDACTED'.padEnd(20, '*')} and ${'REDACTED'.padEnd(14, '*')}`);
+    expect(masker.maskText(`sk-ant-api03- and ${body.slice(3, 14)}`)).toBe(`sk-ant-api03- and ${body.slice(3, 14)}`);
+    // The whole key, its prefix with it.
+    expect(masker.maskText(`x ${key} y`)).toBe(`x ${'REDACTED'.padEnd(key.length, '*')} y`);
+  });
+
+  it('a stream masks escaped and partial echoes split across any chunking, as the whole text is masked', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(key, escapeAll(key), encodeURIComponent(escapeAll(key)), body.slice(4, 20), Buffer.from(key).toString('base64')), fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 8 }), (echo, cuts) => {
+        const text = Buffer.from(`data: {"echo":"${echo}"}\n\n`);
+        const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+        const stream = masker.stream();
+        const out: Buffer[] = [];
+        let at = 0;
+        for (const p of [...points, text.length]) {
+          out.push(stream.push(text.subarray(at, p)));
+          at = p;
+        }
+        out.push(stream.end());
+        expect(Buffer.concat(out).toString()).toBe(masker.maskText(text.toString()));
+      }),
+    );
+  });
+});

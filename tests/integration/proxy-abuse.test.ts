@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -214,6 +215,13 @@ describe('the proxy under abuse', () => {
     expect(r.stderr).toContain('ROLLER_PORT_UNAVAILABLE');
     expect(r.stderr).toContain(`127.0.0.1:${port} is already in use`);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+    // Nothing was captured, so nothing is left: no empty capture directory to mistake for a capture.
+    expect(existsSync(join(tmp.path, 'busy'))).toBe(false);
+    // A directory the user made for it stays, as it was.
+    mkdirSync(join(tmp.path, 'mine'));
+    writeFileSync(join(tmp.path, 'mine', 'notes.txt'), 'kept');
+    expect((await roller('proxy', '--upstream', 'http://127.0.0.1:9', '--out', join(tmp.path, 'mine'), '--port', String(port))).code).toBe(2);
+    expect(readdirSync(join(tmp.path, 'mine'))).toEqual(['notes.txt']);
   });
 
   it("a '.' or '..' segment (plain or percent-encoded) is refused: the upstream's path prefix is a boundary", async () => {

@@ -249,17 +249,24 @@ describe('issue 30 defects, each held down', () => {
     expect(never.statusCode).toBe(503);
     expect(never.headers['retry-after']).toBe('1');
     expect(JSON.parse(await never.body.text())).toMatchObject({ error: { type: 'roller_proxy_busy', message: expect.stringContaining('can never fit') } });
+    // A small body does not wait behind the large one: it is read and sent while the first is still held.
+    const small = request(`${proxy.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+    for (let i = 0; i < 100 && held.length < 2; i++) await sleep(10);
+    expect(held).toHaveLength(2);
+    held[1]!();
+    expect((await small).statusCode).toBe(200);
+    await (await small).body.text();
     // The budget is given back once the upstream has the first request's head answered: the second is read and sent.
     held[0]!();
     expect((await first).statusCode).toBe(200);
     await (await first).body.text();
-    while (held.length < 2) await sleep(10);
-    held[1]!();
+    while (held.length < 3) await sleep(10);
+    held[2]!();
     expect((await second).statusCode).toBe(200);
     await (await second).body.text();
     const calls = await finish();
     calls.sort((a, b) => a.seq - b.seq);
-    expect(calls.map((c) => c.http_status)).toEqual([200, 200, null]);
+    expect(calls.map((c) => c.http_status)).toEqual([200, 200, null, 200]);
     expect(calls[2]!.status_reasons.execution_status).toContain('maxBufferedBytes');
   });
 

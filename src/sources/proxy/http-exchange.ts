@@ -7,7 +7,7 @@ import { protocolOfPath } from '../../transforms/protocols/index.js';
 import { queryCredentials, swapCredential, swapQueryCredential, type CredentialCustody } from './credential.js';
 import { hasHeader, ResponseMask, setHeader } from './response-mask.js';
 import { splitRequestHeaders, splitResponseHead, type CorrelationHeaders } from './headers.js';
-import type { ByteBudget } from '../../core/byte-budget.js';
+import { SMALL_BODY_BYTES, type ByteBudget } from '../../core/byte-budget.js';
 import { redactPath, requestPath, upstreamPath, type UpstreamTarget } from './request-target.js';
 import type { EndMeta, RequestMeta, WireLogWriter } from './wire-log.js';
 
@@ -184,7 +184,8 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     }
     const budget = this.ctx.budget;
     if (this.reserved + chunk.length > budget.limit) return this.busy(`a request body past ${mb(budget.limit)}, the proxy's limit of request bytes held at once, can never fit; raise maxBufferedBytes`);
-    if (!budget.tryTake(chunk.length)) return this.waitForRoom(chunk);
+    const small = this.reserved + chunk.length <= SMALL_BODY_BYTES;
+    if (!budget.tryTake(chunk.length) && !(small && budget.tryTakeSmall(chunk.length))) return this.waitForRoom(chunk);
     this.hold(chunk);
   }
 

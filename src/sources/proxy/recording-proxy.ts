@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { rm, rmdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Pool } from 'undici';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { ensurePrivateDir } from '../../core/private-dir.js';
@@ -115,6 +117,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   } catch (err) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `the upstream ${printableUpstream(options.upstream)} is not usable: ${(err as Error).message}`);
   }
+  const made = !existsSync(options.outDir);
   await ensurePrivateDir(options.outDir, 'the capture directory');
   const scope = options.captureScope ?? randomBytes(4).toString('hex');
   const pool = new Pool(upstream.origin, { connections: options.upstreamConnections ?? null, pipelining: 1 });
@@ -201,6 +204,10 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   } catch (err) {
     await pool.close();
     await wire.close().catch(() => undefined);
+    // Nothing was captured: what was made for it goes (a directory the user gave stays, with what it held).
+    await rm(wire.path, { force: true });
+    await rmdir(dirname(wire.path)).catch(() => undefined); // its own directory, when nothing else is in it
+    if (made) await rmdir(options.outDir).catch(() => undefined);
     const e = err as NodeJS.ErrnoException;
     const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
     const what = e.code === 'EADDRINUSE' ? `${where} is already in use` : e.code === 'EACCES' ? `${where} may not be bound by this user` : e.code === 'EADDRNOTAVAIL' ? `${options.host} is not an address of this machine` : `${where} cannot be listened on (${e.code ?? e.message})`;

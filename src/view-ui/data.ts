@@ -12,7 +12,22 @@ function staticFileOf(key: string): string {
 
 class ApiError extends Error {}
 
+/**
+ * A static export's data file: `location.protocol==="file:"&&rollerData(KEY,VALUE);` — from disk the page includes it
+ * as a script (a file:// page may load scripts, never fetch); served over HTTP it is read as text and its VALUE parsed
+ * as JSON, and a page of another site that includes it as a script gets nothing (its location is not file:).
+ */
+async function getStaticOverHttp(key: string): Promise<Json> {
+  const res = await fetch(staticFileOf(key));
+  if (!res.ok) throw new ApiError(`${staticFileOf(key)} is not in this export`);
+  const text = await res.text();
+  const head = `location.protocol==="file:"&&rollerData(${JSON.stringify(key)},`;
+  if (!text.startsWith(head) || !text.endsWith(');\n')) throw new ApiError(`${staticFileOf(key)} is not a data file of this export`);
+  return JSON.parse(text.slice(head.length, -3));
+}
+
 async function get(key: string, params?: Record<string, string | number>): Promise<Json> {
+  if (STATIC && location.protocol !== 'file:') return getStaticOverHttp(key);
   if (STATIC) {
     return new Promise((resolve, reject) => {
       waiting.set(key, [...(waiting.get(key) ?? []), resolve]);

@@ -9,7 +9,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -294,6 +296,46 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
     } finally {
       await page.close();
+    }
+    // Served over HTTP (a static host): the same page reads its data files as JSON; a page of another site that includes
+    // them as scripts gets nothing.
+    const host = createServer((req, res) => {
+      if (req.url === '/blank') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>elsewhere</title>');
+      const path = join(out, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).replace(/^\/$/, '/index.html'));
+      if (!path.startsWith(out)) return void res.writeHead(404).end();
+      try {
+        const body = readFileSync(path);
+        res.writeHead(200, { 'content-type': path.endsWith('.html') ? 'text/html' : path.endsWith('.css') ? 'text/css' : 'text/javascript' }).end(body);
+      } catch {
+        res.writeHead(404).end();
+      }
+    });
+    host.listen(0, '127.0.0.1');
+    await once(host, 'listening');
+    const hosted = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    const { page: web, problems: webProblems } = await watchedPage(browser);
+    try {
+      await web.goto(`${hosted}/index.html`);
+      await web.waitForFunction(() => document.body.dataset.ready);
+      expect(await web.$$eval('#samples tbody tr', (r) => r.length)).toBe(readJson<RunInfo>(join(runs.claude, 'info.json')).samples.length);
+      expect(webProblems).toEqual([]);
+      // Another site (another origin: localhost, not 127.0.0.1) includes the run's data as scripts.
+      await web.goto(`http://localhost:${(host.address() as AddressInfo).port}/blank`);
+      const stolen = await web.evaluate(async (src) => {
+        const got: unknown[] = [];
+        (window as unknown as { rollerData: (k: string, v: unknown) => void }).rollerData = (k, v) => void got.push([k, v]);
+        await new Promise<void>((resolve) => {
+          const s = document.createElement('script');
+          s.src = src;
+          s.onload = s.onerror = () => resolve();
+          document.head.appendChild(s);
+        });
+        return got;
+      }, `${hosted}/data/run.js`);
+      expect(stolen).toEqual([]);
+    } finally {
+      await web.close();
+      host.close();
     }
     // One sample: the view opens on it, and its run page lists only it.
     const row = readJson<RunInfo>(join(runs.claude, 'info.json')).samples.find((s) => s.task_id === 'background')!;

@@ -12,7 +12,7 @@ export async function viewAssets(mode: 'server' | 'static'): Promise<Record<'ind
 }
 
 /** The static export's policy (no server sends headers for it): its own files only; nothing from elsewhere, no inline script. */
-const STATIC_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'";
+const STATIC_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
 
 /** Classic scripts only: a module script does not load from file:// (the static export opens from disk). */
 function pageHtml(mode: 'server' | 'static'): string {

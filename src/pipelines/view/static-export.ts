@@ -13,7 +13,8 @@ export interface StaticExportReport {
 
 /**
  * `roller view --static OUT`: the same page and every answer it can ask for, as files that open from disk (file://):
- * each answer a classic script under data/ (a page from file:// may load scripts, never fetch). The run table is
+ * each answer a guarded classic script under data/ (a page from file:// may load scripts, never fetch; served over HTTP
+ * the page reads it as text, and another site including it gets nothing). The run table is
  * written whole (the page sorts and filters it itself). Built beside OUT and renamed into place: a failure leaves no
  * partial export. One sample is held at a time.
  */
@@ -29,7 +30,8 @@ export async function exportStatic(data: ViewData, outDir: string, onSample?: (d
       files++;
       bytes += Buffer.byteLength(text);
     };
-    const put = async (key: string, value: unknown) => write(staticFileOf(key), `rollerData(${JSON.stringify(key)},${JSON.stringify(value)});\n`);
+    // Guarded (src/view-ui/data.ts): a page of another site that includes it as a script gets nothing.
+    const put = async (key: string, value: unknown) => write(staticFileOf(key), `location.protocol==="file:"&&rollerData(${JSON.stringify(key)},${JSON.stringify(value)});\n`);
     for (const [name, text] of Object.entries(await viewAssets('static'))) await write(name, text);
     await put('run', data.run());
     await data.table.index();

@@ -3,7 +3,7 @@ import { decodedView, type DecodedView } from './secret-view.js';
 /**
  * Replaces known secret values (the credentials a proxy forwarded) in bytes and strings, in every form an echo can
  * take: the value itself, JSON-`\u`-escaped or URL-encoded (any mix, char by char), its base64 (standard or URL-safe,
- * at any alignment), and any piece of PIECE_CHARS or more of what follows its public prefix (`sk-ant-api03-`). Each
+ * at any alignment, whole), and any piece of PIECE_CHARS or more of what follows its public prefix (`sk-ant-api03-`). Each
  * occurrence becomes a mask of the same byte length (`REDACTED****…`), so a Content-Length stays true and offsets into
  * a log stay valid. Values shorter than MIN_SECRET_BYTES are not masked: they would erase ordinary text.
  */
@@ -19,6 +19,8 @@ interface Form {
   window: number;
   /** Positions in `body` searched for first: every window holds one whole (stride 8, ANCHOR long). */
   anchors: number[];
+  /** How long each anchor is: ANCHOR, or the whole body where only the whole counts. */
+  anchorLength: number;
 }
 
 const ANCHOR = 4;
@@ -100,7 +102,7 @@ export class SecretMasker {
     const d = view.decoded;
     for (const form of this.forms) {
       for (const p of form.anchors) {
-        const anchor = form.body.slice(p, p + Math.min(ANCHOR, form.body.length));
+        const anchor = form.body.slice(p, p + form.anchorLength);
         for (let h = d.indexOf(anchor); h !== -1; h = d.indexOf(anchor, h + 1)) {
           let left = 0;
           while (p - left > 0 && h - left > 0 && d[h - left - 1] === form.body[p - left - 1]) left++;
@@ -118,20 +120,31 @@ export class SecretMasker {
     return merge(found);
   }
 
-  /** Where in `text` the bytes to hold back begin (text.length: none): a tail that may continue a secret. */
-  holdFrom(text: string): number {
-    if (this.empty) return text.length;
+  /**
+   * `text` split for a stream: where the bytes to hold back begin (a tail that may continue a secret, or an escape cut
+   * short), and the secrets found before that point.
+   */
+  split(text: string): { hold: number; ranges: [number, number][] } {
+    if (this.empty) return { hold: text.length, ranges: [] };
     const whole = decodedView(text);
-    // An escape cut short is held; so is the longest decoded suffix before it that is a run of some form (a longer
-    // suffix that is one contains the shorter).
+    // The longest decoded suffix before a cut escape that is a run of some form (a longer suffix that is one contains
+    // the shorter).
     const view = whole.cutEscape === text.length ? whole : decodedView(text.slice(0, whole.cutEscape));
     const d = view.decoded;
     let k = 0;
     while (k < Math.min(this.longest, d.length) && this.forms.some((f) => (f.prefix + f.body).includes(d.slice(d.length - k - 1)))) k++;
-    let from = k === 0 ? whole.cutEscape : view.start(d.length - k);
+    let hold = k === 0 ? whole.cutEscape : view.start(d.length - k);
+    const ranges = this.find(whole);
     // A secret found that reaches into the held tail is held whole, so the next chunk finds it again.
-    for (const [a, b] of this.find(whole)) if (b > from && a < from) from = a;
-    return from;
+    for (const [a, b] of ranges) if (b > hold && a < hold) hold = a;
+    return { hold, ranges: ranges.filter(([, b]) => b <= hold) };
+  }
+
+  /** `text` (latin1) with these ranges masked, as bytes. */
+  static masked(text: string, ranges: readonly [number, number][]): Buffer {
+    const out = Buffer.from(text, 'latin1');
+    for (const [from, to] of ranges) maskOf(to - from).copy(out, from);
+    return out;
   }
 }
 
@@ -144,9 +157,9 @@ export class MaskingStream {
   push(chunk: Buffer): Buffer {
     if (this.masker.empty) return chunk;
     const joined = this.carry + chunk.toString('latin1');
-    const hold = this.masker.holdFrom(joined);
+    const { hold, ranges } = this.masker.split(joined);
     this.carry = joined.slice(hold);
-    return this.masker.maskBytes(Buffer.from(joined.slice(0, hold), 'latin1'));
+    return SecretMasker.masked(joined.slice(0, hold), ranges);
   }
 
   /** What was held back, at the end of the stream (masked: it may hold a piece of a secret). */
@@ -169,19 +182,19 @@ function formsOf(secret: string): Form[] {
     const last = Math.floor(((shift + bytes.length) * 8) / 6);
     const core = b64.slice(first, last);
     if (core.length < PIECE_CHARS) continue;
-    forms.push(form('', core));
+    // Whole only: a piece of an encoding is not a piece of the key (and one search per form keeps masking fast).
+    forms.push(form('', core, false));
     const url = core.replace(/\+/g, '-').replace(/\//g, '_');
-    if (url !== core) forms.push(form('', url));
+    if (url !== core) forms.push(form('', url, false));
   }
   return forms;
 }
 
-function form(prefix: string, body: string): Form {
-  const window = Math.min(PIECE_CHARS, body.length);
+function form(prefix: string, body: string, pieces = true): Form {
+  if (!pieces || body.length < PIECE_CHARS) return { prefix, body, window: body.length, anchors: [0], anchorLength: body.length };
   const anchors: number[] = [];
   for (let p = 0; p <= body.length - ANCHOR; p += 8) anchors.push(p);
-  if (anchors.length === 0) anchors.push(0);
-  return { prefix, body, window, anchors };
+  return { prefix, body, window: PIECE_CHARS, anchors, anchorLength: ANCHOR };
 }
 
 /**

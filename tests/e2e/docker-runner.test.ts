@@ -16,6 +16,7 @@ import { collectRuns, DUMMY_KEY, filesUnder, info, readJsonl, roller, sample } f
 import { comparableRun, lockedContainer } from '../support/comparable-run.js';
 import { startTestEngine } from '../support/docker-engine.js';
 import { filesHolding } from '../support/files-holding.js';
+import { startUpstream } from '../support/http.js';
 import { useScriptedProvider } from '../support/scripted-provider.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -310,13 +311,8 @@ describe.skipIf(!live)('collect --tasks DIR: Harbor task directories, each in th
 
   it('an image builds with no network unless its task.toml asks: a RUN reaching a service on the host\'s loopback fails, and is allowed (and locked) with build_network = "host"', async () => {
     let hits = 0;
-    const service = createServer((_req, res) => {
-      hits++;
-      res.end('reached');
-    });
-    service.listen(0, '127.0.0.1');
-    await once(service, 'listening');
-    const port = (service.address() as AddressInfo).port;
+    const service = await startUpstream((_req, res) => void (hits++, res.end('reached')));
+    const port = new URL(service.url).port;
     try {
       const makeTask = (name: string, toml: string) => {
         const task = join(tmp.path, 'harbor-net', name);
@@ -339,7 +335,7 @@ describe.skipIf(!live)('collect --tasks DIR: Harbor task directories, each in th
       expect(hits).toBe(1);
       expect(lockedContainer(online.run).container.networked_builds).toEqual(['host-net']);
     } finally {
-      service.close();
+      await service.close();
     }
   }, 5 * 60_000);
 

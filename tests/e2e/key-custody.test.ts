@@ -42,6 +42,13 @@ const PROBE = [
   'echo "== done"',
 ].join('\n');
 
+/** A model config naming the canary model: the scripted model, its key read from ROLLER_CANARY_KEY. */
+async function canaryModels(name: string): Promise<string> {
+  const path = join(tmp.path, name);
+  await writeFile(path, JSON.stringify({ models: { 'canary/claude': { api_base: e2e.modelUrl, api_key_env: 'ROLLER_CANARY_KEY', model: 'claude-canary' } } }));
+  return path;
+}
+
 async function rollerWithKey(args: string[], wrap: string[] = []): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(wrap[0] ?? rollerBin, [...wrap.slice(1), ...(wrap.length > 0 ? [rollerBin] : []), ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ROLLER_CANARY_KEY: CANARY } });
   let stderr = '';
@@ -52,8 +59,7 @@ async function rollerWithKey(args: string[], wrap: string[] = []): Promise<{ cod
 
 describe('the agent never holds the key (real Claude Code, a canary key)', () => {
   it('env, /proc, planted settings and a grader reach no key; the canary is in no byte written; a task file that is CLI configuration is an error sample', async () => {
-    const models = join(tmp.path, 'models.json');
-    await writeFile(models, JSON.stringify({ models: { 'canary/claude': { api_base: e2e.modelUrl, api_key_env: 'ROLLER_CANARY_KEY', model: 'claude-canary' } } }));
+    const models = await canaryModels('models.json');
     const outside = join(tmp.path, 'outside.txt');
     await writeFile(outside, 'untouched\n');
     const tasks = join(tmp.path, 'tasks.jsonl');
@@ -111,8 +117,7 @@ describe('the agent never holds the key (real Claude Code, a canary key)', () =>
 
 describe('an upstream that echoes the key (JSON-escaped, URL-encoded, base64, a piece of it)', () => {
   it('reaches neither the agent nor any file: no byte of the run holds the key or a 12-character piece of it', async () => {
-    const models = join(tmp.path, 'echo-models.json');
-    await writeFile(models, JSON.stringify({ models: { 'canary/claude': { api_base: e2e.modelUrl, api_key_env: 'ROLLER_CANARY_KEY', model: 'claude-canary' } } }));
+    const models = await canaryModels('echo-models.json');
     const tasks = join(tmp.path, 'echo-tasks.jsonl');
     await writeFile(tasks, JSON.stringify({ id: 'echo', prompt: '[UPSTREAM-ECHO-KEY] What key did I send?' }));
     const out = join(tmp.path, 'echo-runs');
@@ -134,7 +139,7 @@ describe('an upstream that echoes the key (JSON-escaped, URL-encoded, base64, a 
       expect(pieces.filter((p) => bytes.includes(p)), path).toEqual([]);
       expect(bytes.includes(base64.slice(4, 40)), path).toBe(false);
     }
-    expect(filesHolding(CANARY, [join(homedir(), '.cache', 'roller'), tmpdir()])).toEqual([]);
+    expect(filesHolding(CANARY, [tmpdir()])).toEqual([]); // the attempt's HOME and work dir were there
   }, 240_000);
 });
 
@@ -143,8 +148,7 @@ describe('where the machine refuses the agent a namespace (user namespaces limit
   const noNamespaces = ['unshare', '--user', '--map-root-user', '--', 'sh', '-c', 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@"'];
 
   it('is refused before anything runs, naming the risk and the flag; with --agent-may-read-key it runs, and says so', async () => {
-    const models = join(tmp.path, 'unisolated-models.json');
-    await writeFile(models, JSON.stringify({ models: { 'canary/claude': { api_base: e2e.modelUrl, api_key_env: 'ROLLER_CANARY_KEY', model: 'claude-canary' } } }));
+    const models = await canaryModels('unisolated-models.json');
     const tasks = join(tmp.path, 'unisolated-tasks.jsonl');
     await writeFile(tasks, JSON.stringify({ id: 'hello', prompt: '[HELLO] Say hello.' }));
     const out = join(tmp.path, 'unisolated-runs');

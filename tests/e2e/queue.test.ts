@@ -9,14 +9,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { collectRuns, filesUnder, info, roller, type Ran } from '../support/collect-run.js';
 import { comparableRun } from '../support/comparable-run.js';
 import { repoRoot, rollerBin } from '../support/paths.js';
+import { startUpstream } from '../support/http.js';
 import { startTestRedis } from '../support/redis-server.js';
 import { runDifferences, runFiles } from '../support/run-equality.js';
 import { filesHolding } from '../support/files-holding.js';
@@ -142,13 +141,8 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
   it("jobs anyone else wrote into the Redis are refused, nothing run: unsigned, signed with another secret, a run outside the worker's roots, an API the worker does not allow", async () => {
     // The attacker's server: where a hijacked worker would send its key.
     let hits = 0;
-    const attacker = createServer((_req, res) => {
-      hits++;
-      res.end('{}');
-    });
-    attacker.listen(0, '127.0.0.1');
-    await once(attacker, 'listening');
-    const evilBase = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/v1`;
+    const attacker = await startUpstream((_req, res) => void (hits++, res.end('{}')));
+    const evilBase = `${attacker.url}/v1`;
     const marker = join(tmpdir(), `roller-pwned-${process.pid}`);
     // The attacker's run, outside the worker's root: its model sends the worker's key to the attacker; its grader runs a command.
     const evil = mkdtempSync(join(tmpdir(), 'roller-attacker-'));
@@ -182,7 +176,7 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
       expect(hits).toBe(0); // the key went nowhere
       expect(existsSync(marker)).toBe(false); // no command ran
     } finally {
-      attacker.close();
+      await attacker.close();
       rmSync(evil, { recursive: true, force: true });
     }
   }, 5 * 60_000);

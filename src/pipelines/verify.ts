@@ -139,7 +139,7 @@ async function runScenario(
     home,
     work,
     baseUrl: proxy.url,
-    apiKey: api ? standIn : 'roller-verify-dummy-key',
+    apiKey: api ? standIn : 'roller-verify-key-3b8e1f0c9a7d2e6b5f41',
     ...(api ? { model: api.name, protocol: api.protocol } : {}),
     captureCalls: true, // verify records every call
     ...(scenario.extraArgs ? { extraArgs: scenario.extraArgs } : {}),

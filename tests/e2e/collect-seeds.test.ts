@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectRuns, filesUnder, info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
+import { collectRuns, DUMMY_KEY, filesUnder, info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
 import { useTempDir } from '../support/temp-dir.js';
 import { loopbackPeerCommand } from '../support/socket-owner.js';
 import { rollerBin } from '../support/paths.js';
@@ -233,7 +233,7 @@ describe('roller collect --cache-trace: OpenClaw\'s own cache trace (seeds/003 B
     expect(contexts.length).toBe((sample(run, info(run).samples[0]!).runtime.participants as Json[]).reduce((n, p) => n + (p.messages as number), 0));
     for (const e of contexts) expect(typeof e.system).toBe('string');
     expect(new Set(trace.map((e) => e.sessionKey))).toEqual(new Set(['agent:main:main', expect.stringMatching(/^agent:main:subagent:/)]));
-    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes('roller-scripted-model-dummy-key'), f).toBe(false);
+    for (const f of filesUnder(run)) expect(readFileSync(f, 'latin1').includes(DUMMY_KEY), f).toBe(false);
 
     // The completion event reaches the parent as an announcement run: the relation names that run (A5.3), and the
     // root's ACTF gets the event back as the input of the reply it led to — the transcript does not keep it (A9.12).

@@ -10,7 +10,7 @@ import { rollerBin } from './paths.js';
 type Json = Record<string, any>;
 
 /** What roller hands a harness as its key for the scripted model: no file may hold it. */
-export const DUMMY_KEY = 'roller-scripted-model-dummy-key';
+export const DUMMY_KEY = 'roller-dummy-key-7f3a9c2e5b1d4f60a8c3';
 
 export interface Ran {
   code: number | null;

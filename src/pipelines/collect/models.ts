@@ -7,6 +7,12 @@ import { API_PROTOCOLS, type ApiProtocol } from '../../schemas/api-protocol.js';
 import { DEFAULT_SCRIPT } from '../../sources/scripted-model/default-script.js';
 import type { Script } from '../../sources/scripted-model/script.js';
 
+/**
+ * The key roller's proxy sends the embedded scripted model (it asks for none): random-looking past its prefix, as a key
+ * is — the masker masks any 12 characters of it, and words (`scripted-model`) would mask a model's name too.
+ */
+export const SCRIPTED_DUMMY_KEY = 'roller-dummy-key-7f3a9c2e5b1d4f60a8c3';
+
 /** A model a sample runs against: the embedded scripted model, or an API named in --model-config. */
 export type ResolvedModel =
   | { id: string; kind: 'scripted'; script: Script; apiKey: string; protocol?: ApiProtocol; configuredProtocol?: ApiProtocol; context?: ContextSettings }
@@ -122,7 +128,7 @@ export function resolveModel(id: string, config: ModelConfigFile, env: NodeJS.Pr
     if (entry?.api_base !== undefined || entry?.api_key_env !== undefined) {
       throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}' is the embedded scripted model, which takes no api_base or key; name a served model something else (e.g. local/scripted with api_base)`);
     }
-    return { id, kind: 'scripted', script, apiKey: 'roller-scripted-model-dummy-key', ...(entry?.protocol ? { protocol: entry.protocol, configuredProtocol: entry.protocol } : {}), ...(context ? { context } : {}) };
+    return { id, kind: 'scripted', script, apiKey: SCRIPTED_DUMMY_KEY, ...(entry?.protocol ? { protocol: entry.protocol, configuredProtocol: entry.protocol } : {}), ...(context ? { context } : {}) };
   }
   if (!entry) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model '${id}' is not in --model-config (models there: ${Object.keys(config.models).join(', ') || 'none'})`);
   if (entry.api_base === undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}' has no api_base`);

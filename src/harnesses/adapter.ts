@@ -200,6 +200,11 @@ export interface HarnessPin {
   runtime?: { package: string; version: string; bin: string };
   /** What its install needs beyond `npm install PKG@VERSION` (DeepSeek: npm flags and its peer packages). */
   install?: { npmFlags: readonly string[]; packages: readonly string[] };
+  /**
+   * A Python package from PyPI (Hermes) instead of npm: installed into a virtual environment of its own, on a Python
+   * of these versions (`bin` is then its command under the venv's bin/).
+   */
+  pypi?: { python: { min: string; below: string } };
 }
 
 /** One launch of the CLI: the common part, and options only some harnesses take. */

@@ -10,6 +10,7 @@ const run = promisify(execFile);
 
 import { defaultCacheDir } from './cache-dir.js';
 import { harnessAdapter } from './index.js';
+import { installFromPypi } from './pypi-installer.js';
 
 export { defaultCacheDir };
 
@@ -41,7 +42,7 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   }
   const pin = { ...pinned, version: options.version ?? pinned.version };
   const dir = join(options.cacheDir ?? defaultCacheDir(), `${name}-${pin.version}`);
-  const bin = join(dir, 'node_modules', '.bin', pin.bin);
+  const bin = pin.pypi ? join(dir, 'venv', 'bin', pin.bin) : join(dir, 'node_modules', '.bin', pin.bin);
   const runtime = pin.runtime ? join(dir, pin.runtime.bin) : undefined;
   const result = { name, package: pin.package, version: pin.version, dir, bin, ...(runtime ? { runtime } : {}) };
   const marker = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);
@@ -51,6 +52,15 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   }
   await mkdir(dir, { recursive: true });
   const started = Date.now();
+  if (pin.pypi) {
+    options.onProgress?.(`installing ${pin.package}==${pin.version} from PyPI into a virtual environment in ${dir} (once: later runs reuse it)`);
+    const { python, lock } = await installFromPypi({ package: pin.package, version: pin.version, python: pin.pypi.python }, dir);
+    await access(bin);
+    await openToAll(dir);
+    await writeJsonAtomic(join(dir, MARKER), { package: pin.package, version: pin.version, registry: 'pypi', python, lock, installed_at: new Date().toISOString() });
+    options.onProgress?.(`installed ${pin.package}==${pin.version} on Python ${python} in ${((Date.now() - started) / 1000).toFixed(1)} s (hashes in ${lock})`);
+    return { ...result, reused: false };
+  }
   options.onProgress?.(`installing ${pin.source ?? `${pin.package}@${pin.version}`}${pin.runtime ? ` with its Node ${pin.runtime.version}` : ''} from npm into ${dir} (once: later runs reuse it)`);
   try {
     // One install for the runtime and the CLI (a second --no-save install would prune the first); the

@@ -37,6 +37,19 @@ export interface HeaderJoin {
 }
 
 /**
+ * Identity evidence in the calls themselves, for a harness whose records keep neither response ids nor identity headers
+ * but do keep the tool-call ids the model emitted (Hermes): a call whose response emitted, or whose input answers, a
+ * tool call a participant's records hold is that participant's (the ids are the model's, unique per call; a child
+ * never sees its parent's tool calls, nor a parent its child's). Used only where the joins before it decide nothing.
+ */
+export interface ToolCallJoin {
+  /** tool-call id -> participant */
+  owners: Readonly<Record<string, string>>;
+  /** Where the ids were read (named in the evidence). */
+  source: string;
+}
+
+/**
  * OpenClaw delivers a child's completion as a run of its parent (`announce:v1:<child key>:<child run id>`):
  * a delivery is established only in a call that is one of that run's replies (by response id) and whose input
  * carries the completion event (seeds/000 A5.3). `runs`: child native id -> its announcement run; a child
@@ -61,6 +74,7 @@ export interface NativeCapture {
   capabilities: Manifest['capabilities'];
   outputs: NativeOutputs;
   headerJoin?: HeaderJoin;
+  toolCallJoin?: ToolCallJoin;
   /**
    * A harness with neither output ids nor identity headers, and one participant (OpenClaw exec): every call
    * through this capture's own proxy is that participant's — the evidence is the dedicated proxy, said so.

@@ -85,12 +85,15 @@ describe('key custody', () => {
     }
     // A prompt that quotes the refusal's code is no refusal: the call's own errors say which were refused.
     await (await request(`${proxy.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': STAND_IN }, body: '{"model":"m","messages":[{"role":"user","content":"why ROLLER_CREDENTIAL_REFUSED?"}]}' })).body.text();
+    // A probe of what server this is (no model protocol's path), sent without a key as Hermes sends it: refused, and
+    // counted apart — it says nothing of where the harness's model calls go.
+    await (await request(`${proxy.url}/api/tags`)).body.text();
     await proxy.close();
     await done;
     const admission = proxyAdmission(await readCallsLazily(join(outDir, 'calls.jsonl')));
-    expect(admission).toEqual({ calls: 3, refused: 1 });
+    expect(admission).toEqual({ calls: 4, refused: 1, refusedProbes: 1 });
     expect(bypassMessage(admission, ['.claude/settings.json'])).toMatch(/^1 request\(s\) reached roller's proxy without the stand-in .*\.claude\/settings\.json/);
-    expect(bypassMessage({ calls: 3, refused: 0 }, [])).toBeUndefined();
+    expect(bypassMessage({ calls: 3, refused: 0, refusedProbes: 1 }, [])).toBeUndefined();
     expect(bypassMessage(proxyAdmission([]), [])).toMatch(/^the harness made no model call through roller's recording proxy/);
   });
 

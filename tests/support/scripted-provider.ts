@@ -29,7 +29,7 @@ export function useScriptedProvider(tmp: { readonly path: string }): { readonly 
     state.url = ((await once(createInterface({ input: child.stdout! }), 'line')) as [string])[0];
     const own: Record<string, string> = { 'claude-code': 'anthropic-messages', codex: 'openai-responses' };
     const entries = Object.fromEntries(
-      ['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'deepseek'].map((h) => {
+      ['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'deepseek', 'hermes'].map((h) => {
         const protocol = own[h] ?? 'openai-chat-completions';
         return [`api/${h}`, { api_base: protocol === 'anthropic-messages' ? state.url : `${state.url}/v1`, api_key_env: 'ROLLER_E2E_API_KEY', model: DEFAULT_MODEL_OF[h] ?? SERVED_MODEL }];
       }),

@@ -11,9 +11,9 @@ import { useTempDir } from '../support/temp-dir.js';
 const tmp = useTempDir('harness-registry');
 
 describe('harness registry', () => {
-  it('ships the seven harnesses; the six with a pinned CLI can be run', () => {
+  it('ships the seven harnesses, every one with a pinned CLI it can run', () => {
     expect(harnessNames()).toEqual(expect.arrayContaining(['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'hermes', 'deepseek']));
-    expect(runnableHarnesses().sort()).toEqual(['claude-code', 'codex', 'deepseek', 'openclaw', 'opencode', 'pi']);
+    expect(runnableHarnesses().sort()).toEqual(['claude-code', 'codex', 'deepseek', 'hermes', 'openclaw', 'opencode', 'pi']);
     expect(() => harnessAdapter('nope')).toThrow(/unknown harness 'nope' \(known: claude-code, codex/);
   });
 

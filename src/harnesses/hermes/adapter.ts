@@ -1,11 +1,16 @@
 import { HERMES_EVENTS_SCHEMA } from '../../schemas/harness-events.js';
 import type { HarnessAdapter, SessionConversion } from '../adapter.js';
 import { hermesParticipants, hermesToActf } from './participants.js';
-import { hermesEvents, readHermes } from './store.js';
+import { hermesDataOfEvents, hermesEvents, hermesStore, readHermes } from './store.js';
+import { basename, relative } from 'node:path';
+import { launchFields } from '../launch.js';
+import { relativeStatusSources } from '../native-archive.js';
+import { hermesNativeCapture } from './native-capture.js';
+import { HERMES_MAX_PROMPT_BYTES, hermesHome, hermesPlan } from './launch.js';
 
 /**
- * Hermes (Python; not installable here): a state.db (SQLite) or a roller.hermes-events/v1 file, one converted
- * session per root participant with its delegate_task children and compression chains.
+ * Hermes (Nous Research; Python, from PyPI into a venv of its own): a state.db (SQLite) or a roller.hermes-events/v1
+ * file, one converted session per root participant with its delegate_task children and compression chains.
  */
 export const hermesAdapter: HarnessAdapter = {
   name: 'hermes',
@@ -13,7 +18,7 @@ export const hermesAdapter: HarnessAdapter = {
   sessionFiles: /(^|\/)(state\.db(-wal|-shm)?|[^/]*\.events\.jsonl)$/,
 
   async convert(native) {
-    const data = readHermes(native);
+    const data = readHermes(hermesStore(native));
     const { participants, ownerOf } = hermesParticipants(data);
     const out: SessionConversion[] = [];
     for (const root of participants.filter((p) => p.role === 'root')) {
@@ -34,5 +39,32 @@ export const hermesAdapter: HarnessAdapter = {
       });
     }
     return out;
+  },
+
+  async nativeCapture({ nativeRoot, version, session }) {
+    const store = hermesStore(nativeRoot);
+    const data = readHermes(store);
+    const { participants, ownerOf } = hermesParticipants(data);
+    const mine = new Set(session.participants.map((p) => p.participant));
+    return hermesNativeCapture(data, relativeStatusSources(participants.filter((p) => mine.has(p.participant)), nativeRoot), ownerOf, version, relative(nativeRoot, store) || basename(store));
+  },
+
+  /** delegate_task children, each converted like a root from its own sessions in the trace. */
+  atifSubagents(records) {
+    const data = hermesDataOfEvents(records, 'trace.jsonl');
+    const { participants, ownerOf } = hermesParticipants(data);
+    return participants.filter((p) => p.role === 'child').map((p) => ({ id: p.native_id, participant: p.participant, actf: hermesToActf(data, p.native_id, ownerOf) }));
+  },
+
+  runner: {
+    // The newest release whose requirements resolve on Python 3.11 (docs/harness-notes/hermes.md): later ones need 3.14.
+    pin: { package: 'hermes_agent', version: '0.19.0', bin: 'hermes', pypi: { python: { min: '3.11', below: '3.14' } } },
+    nativeRoot: hermesHome,
+    plan: (l) => hermesPlan(launchFields(l)),
+    thinkingLevels: [],
+    protocols: ['openai-chat-completions'],
+    configFiles: [],
+    contextSettings: false,
+    maxPromptBytes: HERMES_MAX_PROMPT_BYTES,
   },
 };

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { openReadonlySqlite } from '../../core/sqlite.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { formatJsonPath } from '../../core/json-locate.js';
@@ -65,6 +66,15 @@ const toolCallsOf = (v: unknown, where: string): Json[] => {
   }
 };
 
+/** The store a path names: a state.db or events file as given, or a HERMES_HOME (~/.hermes) holding state.db. */
+export function hermesStore(path: string): string {
+  if (!existsSync(path)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${path}: no such Hermes store (a ~/.hermes directory, its state.db, or a roller.hermes-events/v1 file)`);
+  if (!statSync(path).isDirectory()) return path;
+  const db = join(path, 'state.db');
+  if (!existsSync(db)) throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${path}: no state.db in this Hermes home (Hermes wrote no session here)`);
+  return db;
+}
+
 /** From a state.db (read with SQLite) or a roller.hermes-events/v1 file. */
 export function readHermes(path: string): HermesData {
   const sessions: HermesSession[] = [];
@@ -100,6 +110,22 @@ export function readHermes(path: string): HermesData {
     .filter((m) => m.active !== 0)
     .sort((a, b) => a.id - b.id);
   return { source: path, sessions, messages };
+}
+
+/** The data of roller.hermes-events/v1 records already parsed (a sample's trace.jsonl, as ATIF export reads it). */
+export function hermesDataOfEvents(records: readonly unknown[], source: string): HermesData {
+  const sessions: HermesSession[] = [];
+  const messages: HermesMessage[] = [];
+  records.forEach((value, i) => {
+    const where = `${source}: record ${i + 1}`;
+    const e = check(HermesEvent, HermesEvent, value, where);
+    if (e.kind === 'session') sessions.push(e.session as HermesSession);
+    else {
+      const row = e.message as Json;
+      messages.push({ ...(check(HermesMessageRow, HermesMessageRow, row, where) as Omit<HermesMessage, 'tool_calls'>), tool_calls: toolCallsOf(row.tool_calls, where) });
+    }
+  });
+  return { source, sessions, messages: messages.filter((m) => m.active !== 0).sort((a, b) => a.id - b.id) };
 }
 
 /** The data as roller.hermes-events/v1 lines (trace.jsonl): sessions first, then messages in id order. */

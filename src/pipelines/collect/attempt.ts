@@ -268,6 +268,7 @@ async function judgeRun(a: Attempt, pipeline: ProxyPipeline | null, run: Prompts
   const failedSilent = outcome?.exitCode !== 0 && admission.calls === 0;
   const bypassed = pipeline && outcome && !outcome.timedOut && !failedSilent && Array.isArray(a.calls) ? bypassMessage(admission, runner.configFiles ?? []) : undefined;
   if (bypassed) fail('error', ErrorCode.HARNESS_BYPASSED_PROXY, bypassed);
+  if (admission.refusedProbes > 0) result.warnings.push(`${admission.refusedProbes} request(s) the harness sent without a credential to paths no model protocol has (probes of the server's kind) were refused by roller's proxy, and recorded`);
   // Configuration the agent wrote for its own CLI: an attempt to move the model calls. roller's settings outrank it (the
   // calls above say whether that held), and the sample is an error all the same: not data anyone should train on.
   const planted = [...(await plantedConfigFiles(work, runner.configFiles ?? [])), ...agentWroteHome];

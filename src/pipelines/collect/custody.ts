@@ -16,13 +16,21 @@ export function newStandIn(): string {
 export interface ProxyAdmission {
   /** Requests the proxy recorded. */
   calls: number;
-  /** Of them, refused for not carrying the stand-in. */
+  /** Of them, model calls refused for not carrying the stand-in. */
   refused: number;
+  /** Other requests refused so (a harness's probes of what server it talks to, sent without a key: Hermes's). */
+  refusedProbes: number;
 }
 
-/** How many requests reached the attempt's proxy, and how many it refused (by the error each refused call records). */
+/**
+ * How many requests reached the attempt's proxy, and how many it refused (by the error each refused call records):
+ * a refused model call says something else set the harness's credential; a refused probe of a path no model protocol
+ * has (`GET /api/tags`, `/props`) only that the harness asks it without one.
+ */
 export function proxyAdmission(calls: readonly Call[]): ProxyAdmission {
-  return { calls: calls.length, refused: calls.filter((c) => c.errors.some((e) => e.code === ErrorCode.CREDENTIAL_REFUSED)).length };
+  const refused = calls.filter((c) => c.errors.some((e) => e.code === ErrorCode.CREDENTIAL_REFUSED));
+  const probes = refused.filter((c) => c.protocol === 'other').length;
+  return { calls: calls.length, refused: refused.length - probes, refusedProbes: probes };
 }
 
 /**

@@ -113,6 +113,7 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
               { name: 'Write', input: { file_path: '{{cwd}}/hello.txt', content: 'hi\n' } },
               // OpenCode's write takes filePath, Pi's path, DeepSeek's file_path.
               { name: 'write', input: { content: 'hi\n' }, input_if_property: { filePath: '{{cwd}}/hello.txt', path: '{{cwd}}/hello.txt', file_path: '{{cwd}}/hello.txt' } },
+              { name: 'write_file', input: { path: '{{cwd}}/hello.txt', content: 'hi\n' } }, // Hermes
               { name: 'Bash', input: { command: "printf 'hi\\n' > hello.txt", description: 'Write hello.txt' } },
               { name: 'bash', input: { command: "printf 'hi\\n' > hello.txt", description: 'Write hello.txt' } },
               { name: 'exec_command', input: { cmd: "printf 'hi\\n' > hello.txt" } },

@@ -2,14 +2,15 @@ import type { Call } from '../../schemas/call.js';
 import type { HeaderJoin, NativeCapture } from '../../schemas/native-capture.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import { attributeByResponseId, outputOwners, withExportStatus } from './attribute.js';
-import { joinCallByHeader, joinCallToRecordedOutput, joinCallToSole } from './coverage.js';
+import { joinCallByHeader, joinCallByToolCalls, joinCallToRecordedOutput, joinCallToSole } from './coverage.js';
 
 /** What attribution is decided from: the participants, and the joins an adapter's NativeCapture offers. */
-export type CorrelationEvidence = Pick<NativeCapture, 'headerJoin' | 'soleParticipant' | 'recordedOutputs'> & { participants: readonly ParticipantUsage[] };
+export type CorrelationEvidence = Pick<NativeCapture, 'headerJoin' | 'toolCallJoin' | 'soleParticipant' | 'recordedOutputs'> & { participants: readonly ParticipantUsage[] };
 
 /**
  * The attribution correlators as one per-call step: by response id, then (for what that left unattributed) by
- * header value, to the sole participant, by a recorded output; then the export status. A call is decided from
+ * header value, by the tool-call ids it emitted or answers, to the sole participant, by a recorded output; then the
+ * export status. A call is decided from
  * itself and the native evidence alone — never from other calls, their time, text or order.
  */
 export function callCorrelator(o: CorrelationEvidence): (call: Call) => Call {
@@ -18,6 +19,7 @@ export function callCorrelator(o: CorrelationEvidence): (call: Call) => Call {
   return (call) => {
     let c = attributeByResponseId(call, owners);
     if (o.headerJoin) c = joinCallByHeader(c, o.headerJoin);
+    if (o.toolCallJoin) c = joinCallByToolCalls(c, o.toolCallJoin);
     if (sole) c = joinCallToSole(c, sole);
     if (o.recordedOutputs) c = joinCallToRecordedOutput(c, o.recordedOutputs);
     return withExportStatus(c);

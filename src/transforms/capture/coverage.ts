@@ -1,8 +1,9 @@
-import type { HeaderJoin, NativeOutputs } from '../../schemas/native-capture.js';
+import type { HeaderJoin, NativeOutputs, ToolCallJoin } from '../../schemas/native-capture.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import type { Call } from '../../schemas/call.js';
 import type { Coverage } from '../../schemas/manifest.js';
 import { withCallFields } from '../../schemas/call-context.js';
+import { toolResultIdsIn } from './relations.js';
 
 /**
  * The coverage check of seeds/000: do the captured calls and the native outputs account for each other?
@@ -90,6 +91,24 @@ export function joinCallToSole(c: Call, sole: { participant: string; evidence: s
 }
 
 /** An unattributed call a native record holds the output of (NativeCapture.recordedOutputs), with that evidence. */
+/**
+ * A call not attributed yet, joined by the tool-call ids it emitted (its output) or answers (tool results in its
+ * input) to the one participant whose records hold them; ids of two participants decide nothing (said so).
+ */
+export function joinCallByToolCalls(c: Call, join: ToolCallJoin): Call {
+  if (c.identity_status === 'attributed') return c;
+  const ids = [...c.tool_refs.map((r) => r.id), ...toolResultIdsIn(c)];
+  const owners = new Set(ids.map((id) => join.owners[id]).filter((p): p is string => p !== undefined));
+  if (owners.size !== 1) {
+    if (owners.size === 0) return c;
+    return withCallFields(c, { status_reasons: { ...c.status_reasons, identity_status: `its tool-call ids are recorded under ${[...owners].sort().join(' and ')} (${join.source}): not attributed` } });
+  }
+  const [participant] = owners;
+  const id = ids.find((x) => join.owners[x] === participant)!;
+  const how = c.tool_refs.some((r) => r.id === id) ? 'emitted' : 'answers';
+  return withCallFields(c, { participant_id: participant!, identity_status: 'attributed', status_reasons: { ...c.status_reasons, identity_status: `it ${how} tool call ${id}, which ${join.source} records under ${participant}` } });
+}
+
 export function joinCallToRecordedOutput(c: Call, recorded: Readonly<Record<string, { participant: string; evidence: string }>>): Call {
   const r = recorded[c.call_id];
   if (c.identity_status === 'attributed' || !r) return c;

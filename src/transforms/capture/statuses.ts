@@ -3,14 +3,19 @@ import type { Coverage, Manifest } from '../../schemas/manifest.js';
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import type { Relation } from '../../schemas/relation.js';
 
-/** What the capture's statuses need of its calls, tallied as they pass. */
+/**
+ * What the capture's statuses need of its calls, tallied as they pass. A request on no model protocol's path (a
+ * harness's probe of its server: `GET /v1/models`, Hermes's keyless `GET /api/tags`, refused) is no participant's
+ * model call: it is recorded with its own statuses, and decides nothing of the capture's.
+ */
 export class CallTally {
-  /** Every call complete and attributed. */
+  /** Every call complete, every model call attributed. */
   allComplete = true;
-  /** A call that did not complete. */
+  /** A model call that did not complete. */
   anyFailed = false;
 
   observe(c: Call): void {
+    if (c.protocol === 'other') return;
     if (c.capture_status !== 'complete' || c.identity_status !== 'attributed') this.allComplete = false;
     if (c.execution_status !== 'completed') this.anyFailed = true;
   }

@@ -121,14 +121,27 @@ function npmSaid(cause: unknown): string {
   return lines.length > 0 ? `npm: ${lines.slice(0, 3).join('; ')}` : (cause as Error).message.split('\n')[0]!;
 }
 
-/** When each version of the harness's package was published (npm's `time`), by version; empty when npm cannot say. */
+/** When each version of the harness's package was published (npm's `time`, PyPI's upload times), by version; empty when neither can say. */
 export async function releaseDates(name: string): Promise<Record<string, string>> {
   const pinned = harnessAdapter(name).runner?.pin;
   if (!pinned) return {};
+  if (pinned.pypi) return pypiReleaseDates(pinned.package);
   try {
     const { stdout } = await run('npm', ['view', pinned.package, 'time', '--json'], { maxBuffer: 64 << 20, timeout: 120_000 });
     const time = JSON.parse(stdout) as Record<string, string>;
     return Object.fromEntries(Object.entries(time).filter(([v]) => /^\d/.test(v)).map(([v, t]) => [v, t.slice(0, 10)]));
+  } catch {
+    return {};
+  }
+}
+
+/** PyPI's upload date of each release's first file (its JSON API), by version; empty when PyPI cannot say. */
+async function pypiReleaseDates(pkg: string): Promise<Record<string, string>> {
+  try {
+    const res = await fetch(`https://pypi.org/pypi/${encodeURIComponent(pkg)}/json`, { signal: AbortSignal.timeout(60_000) });
+    if (!res.ok) return {};
+    const { releases } = (await res.json()) as { releases?: Record<string, { upload_time?: string }[]> };
+    return Object.fromEntries(Object.entries(releases ?? {}).flatMap(([v, files]) => (files[0]?.upload_time ? [[v, files[0].upload_time.slice(0, 10)]] : [])));
   } catch {
     return {};
   }

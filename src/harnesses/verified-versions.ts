@@ -63,6 +63,13 @@ export const VERIFIED_VERSIONS: Readonly<Record<string, readonly VerifiedVersion
   "deepseek": [
     {"version":"0.1.0-rc.8","released_at":"2026-08-24","verified_at":"2026-12-04","scenarios":{"a single sub-agent":"pass","a tool call":"pass"}},
   ],
+  "hermes": [
+    {"version":"0.15.0","released_at":"2026-05-28","verified_at":"2026-12-07","scenarios":{"a single sub-agent":"not_applicable","a tool call":"pass"}},
+    {"version":"0.16.0","released_at":"2026-06-06","verified_at":"2026-12-07","scenarios":{"a single sub-agent":"not_applicable","a tool call":"pass"}},
+    {"version":"0.17.0","released_at":"2026-06-19","verified_at":"2026-12-07","scenarios":{"a single sub-agent":"not_applicable","a tool call":"pass"}},
+    {"version":"0.18.2","released_at":"2026-07-08","verified_at":"2026-12-07","scenarios":{"a single sub-agent":"not_applicable","a tool call":"pass"}},
+    {"version":"0.19.0","released_at":"2026-07-20","verified_at":"2026-12-07","scenarios":{"a single sub-agent":"pass","a tool call":"pass"}},
+  ],
   "opencode": [
     {"version":"1.1.11","released_at":"2026-05-18","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},
     {"version":"1.1.27","released_at":"2026-05-14","verified_at":"2026-12-03","scenarios":{"a single sub-agent":"fail","a tool call":"pass"}},

@@ -43,7 +43,8 @@ type Json = Record<string, any>;
 async function check(harness: string, scenario: Scenario, calls: Call[], out: string, attempt: string, session: { sessionId: string; participants: ParticipantUsage[] }, nativeRoot: string, version: string): Promise<string[]> {
   const { participants } = session;
   const fails: string[] = [];
-  const model = calls.filter((c) => (c.context as Json | null)?.generate !== false);
+  // Model calls: not a prewarm (generate: false), not a request on no model protocol's path (a probe of the server).
+  const model = calls.filter((c) => (c.context as Json | null)?.generate !== false && c.protocol !== 'other');
   // The capture contract the harness's adapter gives a collect sample, at the version run.
   const adapter = harnessAdapter(harness);
   const { native, attribute } = await attributionOf(adapter, { nativeRoot, version, session, tracePath: join(out, 'trace.jsonl'), profile: scenario.profile ?? null });

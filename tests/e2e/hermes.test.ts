@@ -1,8 +1,8 @@
 /**
  * Hermes (Nous Research's agent, `hermes_agent` from PyPI in a venv of its own): installed by roller, run headless
  * (`hermes -z`) on the embedded scripted model and on an API model (the scripted model served with a key only roller's
- * proxy holds). Its delegate_task child is a participant joined to its calls by the tool-call ids its state.db keeps,
- * with tokens equal to its session's; the run validates, reprocesses to the same bytes and exports ATIF.
+ * proxy holds). Its delegate_task child is a participant joined to its calls by the session roller's plugin names on
+ * each request, with tokens equal to its session's; the run validates, reprocesses to the same bytes and exports ATIF.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -63,10 +63,13 @@ describe('Hermes from PyPI (hermes_agent 0.19.0 in a venv, headless, offline)', 
       expect(delegate.trajectory).toMatchObject({ raw_schema: 'roller.hermes-events/v1', actf: 'trace_ACTF.json', sft: 'trace_SFT.json' });
       const capture = join(run, rows[2]!.path, 'capture', 'attempt-0001');
       expect(readJson<Json>(join(capture, 'manifest.json'))).toMatchObject({ capture_status: 'complete', coverage: { method: 'count', status: 'verified' } });
-      // Every model call joined by the tool-call ids Hermes recorded (it keeps no response id, sends no session header).
+      // Every model call joined by the session roller's plugin named on it (Hermes keeps no response id and sends no
+      // session header of its own): the header kept as identity, removed before forwarding.
       const modelCalls = readJsonl(join(capture, 'calls.jsonl')).filter((c) => c.protocol === 'openai-chat-completions');
       expect(modelCalls).toHaveLength(4);
-      for (const c of modelCalls) expect([c.identity_status, c.status_reasons.identity_status]).toEqual(['attributed', expect.stringMatching(/^it (emitted|answers) tool call call_\w+, which .*state\.db \(messages: tool_calls, tool_call_id\) records under session:/)]);
+      for (const c of modelCalls) {
+        expect([c.identity_status, `session:${c.native_identity.session_id}`, c.dropped_request_headers]).toEqual(['attributed', c.participant_id, ['x-roller-session-id']]);
+      }
       // Each participant's tokens (its Hermes session's) equal those of the calls joined to it.
       const byCalls = tokensByParticipant(capture);
       for (const p of participants) expect([p.participant, byCalls.get(p.participant)]).toEqual([p.participant, p.tokens]);

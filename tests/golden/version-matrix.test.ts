@@ -51,13 +51,14 @@ function helperCall(harness: string, call: Call, native: string): boolean {
 /**
  * Where each participant's tokens disagree with what the server sent the calls joined to it — joined as the harness's
  * capture contract joins them: by response id or identity header, and (OpenCode before 1.17, Pi before 0.60: neither
- * names a response id or sends a session header) a one-session run's calls to that session. Where calls still join no one (such a run with sub-agents), a
+ * names a response id or sends a session header; Hermes before 0.17) a one-session run's calls to that session. Where calls still join no one (such a run with sub-agents), a
  * participant cannot be checked on its own: the sum of all is, against all the calls.
  */
 function disagreements(harness: string, calls: Call[], participants: ParticipantUsage[], checked: ParticipantUsage[], field: HeaderJoin['field'] | undefined): string[] {
   const byEvidence = attributeCalls(calls, participants, field);
-  // OpenCode before 1.17 and Pi before 0.60 name no response id and send no session header of their own.
-  if ((harness !== 'opencode' && harness !== 'pi') || byEvidence.some((c) => c.participant_id !== null)) return tokenDisagreements(byEvidence, checked);
+  // OpenCode before 1.17 and Pi before 0.60 name no response id and send no session header of their own; nor does
+  // Hermes before 0.17, where roller's plugin (its llm_request middleware) does not load.
+  if (!['opencode', 'pi', 'hermes'].includes(harness) || byEvidence.some((c) => c.participant_id !== null)) return tokenDisagreements(byEvidence, checked);
   const root = participants.find((p) => p.role === 'root')!;
   if (participants.length === 1) return tokenDisagreements(byEvidence.map((c) => joinCallToSole(c, { participant: root.participant, evidence: 'one session, its own proxy' })), checked);
   const kinds = [['input', 'input'], ['cache_read', 'cached_input'], ['cache_creation', 'cache_creation'], ['output', 'output'], ['reasoning', 'reasoning']] as const;
@@ -79,7 +80,7 @@ async function converted(f: { harness: string; dir: string }, calls: Call[] | un
 }
 
 /** The identity header each harness's capture contract joins its calls by, where its records name no response id. */
-const HEADER_FIELD: Record<string, HeaderJoin['field'] | undefined> = { codex: CODEX_CALL_THREAD_FIELDS, opencode: 'session_id', deepseek: 'session_id' };
+const HEADER_FIELD: Record<string, HeaderJoin['field'] | undefined> = { codex: CODEX_CALL_THREAD_FIELDS, opencode: 'session_id', deepseek: 'session_id', hermes: 'session_id' };
 
 describe('version matrix fixtures', () => {
   it('the matrix holds at least 20 Claude Code and 20 Codex versions', () => {

@@ -6,6 +6,7 @@ import { basename, relative } from 'node:path';
 import { launchFields } from '../launch.js';
 import { relativeStatusSources } from '../native-archive.js';
 import { hermesNativeCapture } from './native-capture.js';
+import { HERMES_VERIFY } from './verify-scenarios.js';
 import { HERMES_MAX_PROMPT_BYTES, hermesHome, hermesPlan } from './launch.js';
 
 /**
@@ -60,7 +61,11 @@ export const hermesAdapter: HarnessAdapter = {
     // The newest release whose requirements resolve on Python 3.11 (docs/harness-notes/hermes.md): later ones need 3.14.
     pin: { package: 'hermes_agent', version: '0.19.0', bin: 'hermes', pypi: { python: { min: '3.11', below: '3.14' } } },
     nativeRoot: hermesHome,
-    plan: (l) => hermesPlan(launchFields(l)),
+    verify: HERMES_VERIFY,
+    plan: (l) => {
+      const depth = (l.harnessOptions as { maxSpawnDepth?: number } | undefined)?.maxSpawnDepth;
+      return hermesPlan({ ...launchFields(l), ...(depth ? { maxSpawnDepth: depth } : {}) });
+    },
     thinkingLevels: [],
     protocols: ['openai-chat-completions'],
     configFiles: [],

@@ -10,10 +10,11 @@ const MODEL_CALL = {
 };
 
 /**
- * Hermes's NativeCapture (docs/harness-notes/hermes.md): its state.db keeps no provider response id and its requests
- * carry no session header, but every message row keeps the tool-call ids the model emitted (assistant tool_calls) and
- * answered (tool rows): calls join participants by those ids; a sample of one participant needs none (its calls are
- * the ones through its own proxy). Coverage counts each participant's assistant messages against its calls. `where`: the
+ * Hermes's NativeCapture (docs/harness-notes/hermes.md): its state.db keeps no provider response id and Hermes sends
+ * no session header of its own, so roller's plugin adds one (x-roller-session-id: the agent's session id, removed by
+ * the proxy). Without it (a capture of another's, a plugin that did not load), every message row still keeps the
+ * tool-call ids the model emitted (assistant tool_calls) and answered (tool rows): calls join participants by those
+ * ids; a sample of one participant needs neither (its calls are the ones through its own proxy). Coverage counts each participant's assistant messages against its calls. `where`: the
  * store as the evidence names it (relative to the native root: the same words live and reprocessed).
  */
 export function hermesNativeCapture(data: HermesData, participants: ParticipantUsage[], ownerOf: ReadonlyMap<string, string>, version: string, where: string): NativeCapture {
@@ -33,6 +34,9 @@ export function hermesNativeCapture(data: HermesData, participants: ParticipantU
     participants,
     capabilities: { native_output_coverage: 'count', delegation: 'native', background: false },
     outputs: { method: 'count', counts, counted: MODEL_CALL },
+    // roller's plugin names each agent's session on its requests (launch.ts); a compressed session's continuation is
+    // its participant's still.
+    headerJoin: { field: 'session_id', participants: Object.fromEntries(data.sessions.filter((x) => ids.has(ownerOf.get(x.id) ?? '')).map((x) => [x.id, `session:${ownerOf.get(x.id)}`])) },
     toolCallJoin: { owners, source: `${where} (messages: tool_calls, tool_call_id)` },
     ...(participants.length === 1 ? { soleParticipant: { participant: participants[0]!.participant, evidence: "the sample's one Hermes session: every model call through its own proxy is that session's" } } : {}),
     nativeFiles: [data.source],

@@ -55,6 +55,8 @@ export function hermesParticipants(data: HermesData): { participants: Participan
       else reason = `the parent session made ${calls.length} delegate_task calls: which one spawned this child is not recorded`;
     }
     const last = chain.at(-1)!;
+    // Before state.db schema 19 (Hermes 0.15.0-0.17.0 here) sessions keep reasoning_tokens 0 though the model reasoned.
+    const noReasoning = typeof data.schemaVersion === 'number' && data.schemaVersion < 19;
     return {
       participant: `session:${head.id}`,
       role: parentHead ? 'child' : 'root',
@@ -63,6 +65,7 @@ export function hermesParticipants(data: HermesData): { participants: Participan
       spawn_tool_call_id: spawn,
       depth: depth(head),
       tokens,
+      ...(noReasoning ? { unknown_kinds: ['reasoning' as const], tokens_note: `this Hermes (state.db schema ${data.schemaVersion}, before 19) counts no reasoning tokens: reasoning unknown, not zero` } : {}),
       messages: assistants.length,
       message_ids: assistants.map((m) => String(m.id)),
       status: last.ended_at ? (last.end_reason && /error|fail/i.test(last.end_reason) ? 'failed' : 'completed') : 'unknown',

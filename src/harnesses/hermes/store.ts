@@ -47,6 +47,8 @@ export interface HermesData {
   sessions: HermesSession[];
   /** Active messages only (active = 0 rows were superseded), by session, in id order. */
   messages: HermesMessage[];
+  /** state.db's schema_version (null: not a state.db, or it names none). */
+  schemaVersion?: number | null;
 }
 
 function check<T>(schema: { parse(v: unknown): T }, zodSchema: Parameters<typeof checkValue>[0], value: unknown, where: string): T {
@@ -79,6 +81,7 @@ export function hermesStore(path: string): string {
 export function readHermes(path: string): HermesData {
   const sessions: HermesSession[] = [];
   const rows: { row: Json; where: string }[] = [];
+  let schemaVersion: number | null = null;
   if (path.endsWith('.jsonl')) {
     readFileSync(path, 'utf8').split('\n').forEach((line, i) => {
       if (line.trim() === '') return;
@@ -96,6 +99,9 @@ export function readHermes(path: string): HermesData {
   } else {
     const db = openReadonlySqlite(path);
     try {
+      const version = (db.prepare("select name from sqlite_master where type = 'table' and name = 'schema_version'").get() ? (db.prepare('select * from schema_version').get() as Json | undefined) : undefined) ?? {};
+      const v = Object.values(version)[0];
+      schemaVersion = typeof v === 'number' ? v : null;
       for (const r of db.prepare('select * from sessions order by started_at, id').all() as Json[]) sessions.push(check(HermesSessionRow, HermesSessionRow, r, `${path}: sessions ${r.id}`) as HermesSession);
       for (const r of db.prepare('select * from messages order by id').all() as Json[]) rows.push({ row: r, where: `${path}: messages ${r.id}` });
     } catch (err) {
@@ -109,7 +115,7 @@ export function readHermes(path: string): HermesData {
     .map(({ row, where }) => ({ ...(check(HermesMessageRow, HermesMessageRow, row, where) as Omit<HermesMessage, 'tool_calls'>), tool_calls: toolCallsOf(row.tool_calls, where) }))
     .filter((m) => m.active !== 0)
     .sort((a, b) => a.id - b.id);
-  return { source: path, sessions, messages };
+  return { source: path, sessions, messages, schemaVersion };
 }
 
 /** The data of roller.hermes-events/v1 records already parsed (a sample's trace.jsonl, as ATIF export reads it). */

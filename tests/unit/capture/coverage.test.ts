@@ -5,7 +5,7 @@ import type { ParticipantUsage } from '../../../src/harnesses/claude-code/partic
 import { Manifest, checkValue, type Call } from '../../../src/schemas/index.js';
 import { attributeCalls } from '../../../src/transforms/capture/index.js';
 import { finalizeAttributed } from '../../support/finalize.js';
-import { checkCoverage, joinByHeader } from '../../../src/transforms/capture/coverage.js';
+import { checkCoverage, joinByHeader, joinCallByToolCalls } from '../../../src/transforms/capture/coverage.js';
 import { withLazyContext } from '../../../src/schemas/call-context.js';
 import { recordExamples } from '../../support/record-examples.js';
 import { useTempDir } from '../../support/temp-dir.js';
@@ -51,6 +51,23 @@ describe('coverage of native outputs (seeds/000)', () => {
     const [c] = joinByHeader([call(0, 'x1', { native_identity: { session_id: 'Z' }, identity_status: 'unattributed' })], { field: 'session_id', participants: { A: 'session:a' } });
     expect(c!.identity_status).toBe('unattributed');
     expect(c!.participant_id).toBeNull();
+  });
+
+  it('tool-call ids: a call is the participant whose records hold the ids it emitted or answers; ids of two decide nothing', () => {
+    const join = { owners: { call_a: 'session:a', call_b: 'session:b' }, source: 'state.db (messages)' };
+    const refs = (id: string) => [{ id, name: 'read_file' }];
+    const input = (id: string) => ({ messages: [{ role: 'assistant', tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: '{}' } }] }, { role: 'tool', tool_call_id: id, content: 'ok' }] });
+    const answers = (id: string) => withLazyContext(call(3, 'x4', { protocol: 'openai-chat-completions' }), Buffer.from(JSON.stringify(input(id))), 'test');
+    const joined = [call(0, 'x1', { tool_refs: refs('call_a') }), answers('call_b'), call(1, 'x2', { tool_refs: refs('call_zz') }), call(2, 'x3', { tool_refs: [...refs('call_a'), ...refs('call_b')] })].map((c) => joinCallByToolCalls(c, join));
+    expect(joined.map((c) => [c.participant_id, c.identity_status])).toEqual([
+      ['session:a', 'attributed'],
+      ['session:b', 'attributed'],
+      [null, 'unattributed'],
+      [null, 'unattributed'],
+    ]);
+    expect(joined[0]!.status_reasons.identity_status).toBe('it emitted tool call call_a, which state.db (messages) records under session:a');
+    expect(joined[1]!.status_reasons.identity_status).toBe('it answers tool call call_b, which state.db (messages) records under session:b');
+    expect(joined[3]!.status_reasons.identity_status).toBe('its tool-call ids are recorded under session:a and session:b (state.db (messages)): not attributed');
   });
 
   it('none: recorded as unverified with the reason', () => {

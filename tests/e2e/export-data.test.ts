@@ -111,7 +111,9 @@ describe('roller export --format hf | parquet', () => {
     const front = parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(card)![1]!) as Json;
     expect(front.configs).toEqual([{ config_name: 'default', data_files: [{ split: 'train', path: 'data/train-*' }] }]);
     const info = front.dataset_info[0] as Json;
-    expect(info.splits).toEqual([{ name: 'train', num_examples: sftLines(join(runs.multi, 'sft.jsonl')).length }]);
+    // name, num_bytes and num_examples: `datasets` ignores a split without all three (tests/e2e/python-readers.test.ts).
+    expect(info.splits).toEqual([{ name: 'train', num_bytes: expect.any(Number), num_examples: sftLines(join(runs.multi, 'sft.jsonl')).length }]);
+    expect(info.dataset_size).toBe(info.splits[0].num_bytes);
     const described = await duckdb((sql) => sql(`DESCRIBE SELECT * FROM read_parquet('${out}/data/*.parquet')`));
     expect((info.features as Json[]).map((f) => f.name)).toEqual(described.map((c) => c.column_name));
     const messages = (info.features as Json[]).find((f) => f.name === 'messages')!;

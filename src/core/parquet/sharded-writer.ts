@@ -49,6 +49,8 @@ interface Stage {
  */
 export class ShardedParquet {
   rows = 0;
+  /** Every row's JSON line, in bytes: the data uncompressed (a dataset card's split size). */
+  jsonBytes = 0;
   private stage: Stage | undefined;
   private readonly shards: string[] = [];
 
@@ -62,6 +64,7 @@ export class ShardedParquet {
     stage.longest = Math.max(stage.longest, line.length);
     stage.rows++;
     this.rows++;
+    this.jsonBytes += line.length;
     const more = stage.out.write(line);
     if (stage.error) throw this.failed(stage.error);
     if (!more) {

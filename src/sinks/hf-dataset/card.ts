@@ -7,6 +7,8 @@ export interface DatasetConfig {
   dir: string;
   columns: Columns;
   rows: number;
+  /** Its rows as JSON, in bytes (the split's size uncompressed). */
+  dataBytes: number;
   shards: { name: string; bytes: number }[];
 }
 
@@ -32,7 +34,8 @@ export function datasetCard(f: CardFacts): string {
     configs: f.configs.map((c) => ({ config_name: c.name, data_files: [{ split: 'train', path: `${c.dir}/train-*` }] })),
     dataset_info: f.configs.map((c) => {
       const bytes = c.shards.reduce((n, s) => n + s.bytes, 0);
-      return { config_name: c.name, features: c.columns.map(([n, t]) => hfFeature(n, t)), splits: [{ name: 'train', num_examples: c.rows }], download_size: bytes };
+      // `datasets` reads a split only with its name, num_bytes and num_examples (else it ignores dataset_info).
+      return { config_name: c.name, features: c.columns.map(([n, t]) => hfFeature(n, t)), splits: [{ name: 'train', num_bytes: c.dataBytes, num_examples: c.rows }], download_size: bytes, dataset_size: c.dataBytes };
     }),
     tags: ['agents', 'tool-use', 'sft', 'roller'],
     task_categories: ['text-generation'],

@@ -96,8 +96,9 @@ export function createHfDatasetSink(options: HfDatasetOptions, open: OpenOutput 
 
 async function config(name: DatasetConfig['name'], dir: string, columns: Columns, shards: ShardedParquet, root: string): Promise<DatasetConfig> {
   const rows = shards.rows;
+  const dataBytes = shards.jsonBytes;
   const files = await shards.finish();
-  return { name, dir, columns, rows, shards: await Promise.all(files.map(async (f) => ({ name: relative(root, f), bytes: await fileBytes(f) }))) };
+  return { name, dir, columns, rows, dataBytes, shards: await Promise.all(files.map(async (f) => ({ name: relative(root, f), bytes: await fileBytes(f) }))) };
 }
 
 function count(into: Record<string, number>, key: string): void {

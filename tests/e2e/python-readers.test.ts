@@ -1,0 +1,46 @@
+/**
+ * roller's exports read back by the readers users load them with, in a venv of pinned releases
+ * (tests/python/requirements.txt): the `--format hf` dataset by Hugging Face `datasets` (its card's configs and
+ * features accepted, every row equal to sft.jsonl's), the `--format parquet` tables by pyarrow (a row per sample,
+ * participant, call and relation). The ATIF export is held to Harbor's rules by `roller validate --schema atif`
+ * (tests/e2e/export-data.test.ts): Harbor itself (0.26.0) needs Python >= 3.12, which these machines do not have.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { info, roller, sample } from '../support/collect-run.js';
+import { pythonReaders, readExports } from '../support/python-readers.js';
+import { useTempDir } from '../support/temp-dir.js';
+
+type Json = Record<string, any>;
+const tmp = useTempDir('python-readers');
+const demo = join(import.meta.dirname, '..', '..', 'examples', 'tasks', 'demo.jsonl');
+
+describe('exports read by datasets and pyarrow', () => {
+  let python = '';
+  beforeAll(async () => {
+    python = await pythonReaders();
+  }, 20 * 60_000);
+
+  it('a Hermes run with a sub-agent: the HF dataset loads with its rows equal to sft.jsonl; the Parquet tables hold every sample, participant, call and relation', async () => {
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', demo, '--harness', 'hermes', '--output', out, '--run-name', 'd', '--capture-calls']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'd');
+    for (const format of ['hf', 'parquet']) expect((await roller(['export', run, '--format', format])).code).toBe(0);
+    const found = await readExports(python, run, join(run, 'hf'), join(run, 'parquet'));
+    const sft = readFileSync(join(run, 'sft.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+    expect(found.hf).toMatchObject({ rows: sft, sft_rows: sft, equal: true, first_difference: null, warnings: [], split_info: { num_examples: sft } });
+    expect(found.hf.provenance_samples).toEqual(info(run).samples.map((s) => s.path));
+    expect(found.hf.features).toEqual(expect.arrayContaining(['messages', 'tools']));
+    const rows = info(run).samples;
+    const captures = rows.map((row) => join(run, row.path, 'capture', 'attempt-0001'));
+    const count = (file: string) => captures.reduce((n, c) => n + readFileSync(join(c, file), 'utf8').split('\n').filter(Boolean).length, 0);
+    expect(Object.fromEntries(Object.entries(found.parquet as Record<string, Json>).map(([t, v]) => [t, v.rows]))).toEqual({
+      samples: rows.length,
+      participants: rows.reduce((n, row) => n + (sample(run, row).runtime.participants as Json[]).length, 0),
+      calls: count('calls.jsonl'),
+      relations: count('relations.jsonl'),
+    });
+  }, 15 * 60_000);
+});

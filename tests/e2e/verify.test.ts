@@ -10,7 +10,7 @@ import { rollerBin } from '../support/paths.js';
 
 describe('roller verify (real CLIs, offline)', () => {
   // OpenClaw runs each scenario through its Gateway and waits for its sub-agents to settle: about 80 s a scenario.
-  it.each(['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'deepseek'] as const)('%s: every applicable scenario passes', async (harness) => {
+  it.each(['claude-code', 'codex', 'opencode', 'pi', 'openclaw', 'deepseek', 'hermes'] as const)('%s: every applicable scenario passes', async (harness) => {
     const { scenarios } = verifyOf(harness);
     // verify exits 1 while a scenario is not run: the harness is not fully verified (its reason is printed).
     const notRun = scenarios.some((s) => s.skip?.status === 'not_run');

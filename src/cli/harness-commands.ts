@@ -87,10 +87,10 @@ export function registerHarnessCommands(program: Command): void {
     .description('the harnesses roller runs: the pinned CLI of each, whether `roller verify` has scenarios for it, and whether it is installed')
     .option('--cache-dir <dir>', 'where harnesses are installed', defaultCacheDir())
     .action(async (opts: { cacheDir: string }) => {
-      const { findHarness, runnableHarnesses } = await import('../harnesses/index.js');
+      const [{ findHarness, runnableHarnesses }, { harnessBin }] = await Promise.all([import('../harnesses/index.js'), import('../harnesses/installer.js')]);
       for (const name of runnableHarnesses()) {
         const runner = findHarness(name)!.runner!;
-        const bin = join(opts.cacheDir, `${name}-${runner.pin.version}`, 'node_modules', '.bin', runner.pin.bin);
+        const bin = harnessBin(join(opts.cacheDir, `${name}-${runner.pin.version}`), runner.pin);
         const present = await access(bin).then(() => true, () => false);
         await printLine(`${name.padEnd(12)} ${`${runner.pin.package}@${runner.pin.version}`.padEnd(42)} ${(runner.verify ? 'verify' : '-').padEnd(7)} ${present ? bin : 'not installed'}`);
       }

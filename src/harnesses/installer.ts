@@ -11,6 +11,7 @@ const run = promisify(execFile);
 import { defaultCacheDir } from './cache-dir.js';
 import { harnessAdapter } from './index.js';
 import { installFromPypi } from './pypi-installer.js';
+import type { HarnessPin } from './adapter.js';
 
 export { defaultCacheDir };
 
@@ -27,6 +28,11 @@ export interface InstalledHarness {
 
 const MARKER = '.roller-installed.json';
 
+/** Where an install's command is: under its venv's bin/ (PyPI), else node_modules/.bin/. */
+export function harnessBin(dir: string, pin: Pick<HarnessPin, 'bin' | 'pypi'>): string {
+  return pin.pypi ? join(dir, 'venv', 'bin', pin.bin) : join(dir, 'node_modules', '.bin', pin.bin);
+}
+
 /**
  * Installs the CLI into `<cache>/<name>-<version>` (once; later calls reuse it): the pinned version, or `version`
  * (any released one: `roller harness versions NAME` lists those verified).
@@ -35,14 +41,14 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   const pinned = harnessAdapter(name).runner?.pin;
   if (!pinned) throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}: roller has no pinned CLI for it (it reads its files: roller convert)`);
   if (options.version !== undefined && !/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(options.version)) {
-    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}@${options.version}: give an exact released version (npm view ${pinned.package} versions lists them)`);
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}@${options.version}: give an exact released version (${pinned.pypi ? `pip index versions ${pinned.package}` : `npm view ${pinned.package} versions`} lists them)`);
   }
   if (pinned.source && options.version !== undefined && options.version !== pinned.version) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `${name}@${options.version}: this harness installs from ${pinned.source}, which holds version ${pinned.version} only`);
   }
   const pin = { ...pinned, version: options.version ?? pinned.version };
   const dir = join(options.cacheDir ?? defaultCacheDir(), `${name}-${pin.version}`);
-  const bin = pin.pypi ? join(dir, 'venv', 'bin', pin.bin) : join(dir, 'node_modules', '.bin', pin.bin);
+  const bin = harnessBin(dir, pin);
   const runtime = pin.runtime ? join(dir, pin.runtime.bin) : undefined;
   const result = { name, package: pin.package, version: pin.version, dir, bin, ...(runtime ? { runtime } : {}) };
   const marker = await readFile(join(dir, MARKER), 'utf8').catch(() => undefined);

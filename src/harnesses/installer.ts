@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, chmod, lstat, mkdir, readdir, readFile } from 'node:fs/promises';
+import { access, chmod, lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -60,7 +60,11 @@ export async function installHarness(name: string, options: { cacheDir?: string;
   const started = Date.now();
   if (pin.pypi) {
     options.onProgress?.(`installing ${pin.package}==${pin.version} from PyPI into a virtual environment in ${dir} (once: later runs reuse it)`);
-    const { python, lock } = await installFromPypi({ package: pin.package, version: pin.version, python: pin.pypi.python }, dir);
+    // A failed install leaves nothing (a half-made venv would be taken for one later).
+    const { python, lock } = await installFromPypi({ package: pin.package, version: pin.version, python: pin.pypi.python }, dir).catch(async (err: unknown) => {
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    });
     await access(bin);
     await openToAll(dir);
     await writeJsonAtomic(join(dir, MARKER), { package: pin.package, version: pin.version, registry: 'pypi', python, lock, installed_at: new Date().toISOString() });

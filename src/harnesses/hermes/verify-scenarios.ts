@@ -22,8 +22,14 @@ export const HERMES_VERIFY: HarnessVerify = {
       skip: { status: 'not_applicable', reason: "Hermes's one-shot mode (hermes -z, how roller runs it) runs every delegation synchronously: its tool result says background=true is not available there" },
     },
     {
-      name: 'sub-agents with different tool configurations',
-      skip: { status: 'not_run', reason: "roller does not yet drive Hermes's per-child toolsets (delegation.* in config.yaml)" },
+      // The model names no toolsets for a child (Hermes's children inherit the parent's); its role does: an orchestrator
+      // keeps the delegation tools, a leaf has none. Both are spawned by one response: unbound.
+      name: 'sub-agents with different tool configurations (spawns unbound: recorded unknown)',
+      prompt: '[MAIN:tools] a default and a read-only sub-agent',
+      agents: 2,
+      unboundSpawns: 2,
+      distinctTools: true,
+      harnessOptions: { maxSpawnDepth: 2 },
     },
   ],
   matrix: ['a tool call', 'a single sub-agent'],

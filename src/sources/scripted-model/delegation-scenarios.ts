@@ -17,8 +17,9 @@ const delegate = (prompt: string, background = false, agentType = 'general-purpo
   // Pi's example sub-agent extension: scout may run bash, planner only reads (the read-only agent of [MAIN:tools]).
   { name: 'subagent', input: { agent: agentType === 'reader' ? 'planner' : 'scout', task: prompt } },
   { name: 'sessions_spawn', input: { task: prompt, label: 'reader', ...(agentType === 'reader' ? { agentId: 'reader' } : {}) } }, // OpenClaw
-  // Hermes: an orchestrator child may delegate again where its max_spawn_depth allows (else Hermes makes it a leaf).
-  { name: 'delegate_task', input: { goal: prompt, context: 'A file in the working directory.' }, input_if_property: { role: 'orchestrator' } },
+  // Hermes: an orchestrator child may delegate again where its max_spawn_depth allows (else Hermes makes it a leaf); the
+  // read-only agent of [MAIN:tools] a leaf, without the delegation tools an orchestrator has.
+  { name: 'delegate_task', input: { goal: prompt, context: 'A file in the working directory.' }, input_if_property: { role: agentType === 'reader' ? 'leaf' : 'orchestrator' } },
   { name: 'multi_agent_v1/spawn_agent', input: { message: prompt } },
   // Codex multi_agent v2 before 0.150 takes spawn_agent un-namespaced, and requires a task_name.
   { name: 'spawn_agent', input: { message: prompt }, input_if_property: { task_name: 'read_notes' } },

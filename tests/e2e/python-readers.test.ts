@@ -33,14 +33,21 @@ describe('exports read by datasets and pyarrow', () => {
     expect(found.hf).toMatchObject({ rows: sft, sft_rows: sft, equal: true, first_difference: null, warnings: [], split_info: { num_examples: sft } });
     expect(found.hf.provenance_samples).toEqual(info(run).samples.map((s) => s.path));
     expect(found.hf.features).toEqual(expect.arrayContaining(['messages', 'tools']));
+    // Every table's rows, as pyarrow reads them, are the run's own records: its samples, participants, calls, relations.
     const rows = info(run).samples;
-    const captures = rows.map((row) => join(run, row.path, 'capture', 'attempt-0001'));
-    const count = (file: string) => captures.reduce((n, c) => n + readFileSync(join(c, file), 'utf8').split('\n').filter(Boolean).length, 0);
-    expect(Object.fromEntries(Object.entries(found.parquet as Record<string, Json>).map(([t, v]) => [t, v.rows]))).toEqual({
-      samples: rows.length,
-      participants: rows.reduce((n, row) => n + (sample(run, row).runtime.participants as Json[]).length, 0),
-      calls: count('calls.jsonl'),
-      relations: count('relations.jsonl'),
-    });
+    const keyed = (t: string) => (found.parquet[t].keyed as Json[]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const sorted = (xs: Json[]) => xs.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const jsonl = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
+    const capture = (row: (typeof rows)[number]) => join(run, row.path, 'capture', 'attempt-0001');
+    expect(keyed('participants')).toEqual(
+      sorted(rows.flatMap((row) => (sample(run, row).runtime.participants as Json[]).map((p) => ({ sample: row.path, participant: p.participant, role: p.role, parent: p.parent, input: p.tokens.input, cache_read: p.tokens.cache_read, output: p.tokens.output, reasoning: p.tokens.reasoning })))),
+    );
+    expect(keyed('calls')).toEqual(
+      sorted(rows.flatMap((row) => jsonl(join(capture(row), 'calls.jsonl')).map((c) => ({ sample: row.path, call_id: c.call_id, participant_id: c.participant_id, input: c.usage.normalized?.input ?? null, cache_read: c.usage.normalized?.cached_input ?? null, output: c.usage.normalized?.output ?? null })))),
+    );
+    expect(keyed('relations')).toEqual(
+      sorted(rows.flatMap((row) => jsonl(join(capture(row), 'relations.jsonl')).map((r) => ({ sample: row.path, relation_id: r.relation_id, type: r.type, parent_participant_id: r.parent_participant_id, child_participant_id: r.child_participant_id, tool_call_id: r.tool_call_id })))),
+    );
+    expect(keyed('samples').map((x) => [x.sample, x.status])).toEqual(sorted(rows.map((row) => ({ sample: row.path, status: row.status }))).map((x) => [x.sample, x.status]));
   }, 15 * 60_000);
 });

@@ -5,6 +5,7 @@
 import json
 import logging
 import sys
+import tempfile
 from pathlib import Path
 
 import datasets
@@ -18,6 +19,28 @@ def without_nulls(value):
     if isinstance(value, list):
         return [without_nulls(v) for v in value]
     return value
+
+
+def difference(a, b, path="$"):
+    """Where two JSON values first differ (a path and both sides, shortened), or None."""
+    if type(a) is not type(b):
+        return f"{path}: {str(a)[:120]!r} vs {str(b)[:120]!r}"
+    if isinstance(a, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return f"{path}.{k}: only in {'the dataset' if k in a else 'sft.jsonl'}"
+            d = difference(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} items vs {len(b)}"
+        return next((d for d in (difference(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b))) if d), None)
+    if a == b:
+        return None
+    at = next((i for i, (x, y) in enumerate(zip(str(a), str(b))) if x != y), min(len(str(a)), len(str(b))))
+    return f"{path} at {at}: {str(a)[max(0, at - 40):at + 80]!r} vs {str(b)[max(0, at - 40):at + 80]!r}"
 
 
 def as_sft_record(row):
@@ -41,7 +64,8 @@ def main(run: str, hf: str, parquet: str) -> None:
     handler = logging.Handler(level=logging.WARNING)
     handler.emit = lambda record: said.append(record.getMessage())
     logging.getLogger("datasets").addHandler(handler)
-    loaded = datasets.load_dataset(hf, split="train")
+    # A cache of its own: a dataset `datasets` built from another export must not be read back instead of this one.
+    loaded = datasets.load_dataset(hf, split="train", cache_dir=tempfile.mkdtemp(prefix="roller-hf-cache-"))
     rows = [without_nulls(as_sft_record(r)) for r in loaded]
     provenance = [r["provenance"] for r in loaded]
     report["hf"] = {
@@ -52,12 +76,20 @@ def main(run: str, hf: str, parquet: str) -> None:
         "provenance_samples": [p["sample"] for p in provenance],
         "warnings": said,
         "split_info": {"num_examples": loaded.info.splits["train"].num_examples if loaded.info.splits else None},
-        "first_difference": next(({"index": i, "loaded": a, "sft": b} for i, (a, b) in enumerate(zip(rows, [without_nulls(r) for r in sft])) if a != b), None),
+        "first_difference": next(({"index": i, "where": difference(a, b)} for i, (a, b) in enumerate(zip(rows, [without_nulls(r) for r in sft])) if a != b), None),
     }
     report["parquet"] = {}
+    # Each table as pyarrow reads it: its rows' identities and what roller's own files say of them (compared by the test).
+    keys = {
+        "samples": ["sample", "status", "input", "cache_read", "output", "requests"],
+        "participants": ["sample", "participant", "role", "parent", "input", "cache_read", "output", "reasoning"],
+        "calls": ["sample", "call_id", "participant_id", "input", "cache_read", "output"],
+        "relations": ["sample", "relation_id", "type", "parent_participant_id", "child_participant_id", "tool_call_id"],
+    }
     for table in sorted(p.name for p in Path(parquet).iterdir() if p.is_dir()):
         t = pq.read_table(Path(parquet, table))
-        report["parquet"][table] = {"rows": t.num_rows, "columns": t.column_names}
+        rows = t.select(keys[table]).to_pylist() if table in keys else []
+        report["parquet"][table] = {"rows": t.num_rows, "columns": t.column_names, "keyed": rows}
     print(json.dumps(report))
 
 

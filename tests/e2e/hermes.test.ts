@@ -46,7 +46,7 @@ describe('Hermes from PyPI (hermes_agent 0.19.0 in a venv, headless, offline)', 
   }, 15 * 60_000);
 
   for (const on of ['the embedded scripted model', 'an API model'] as const) {
-    it(`the demo tasks on ${on}: greeting, file write, and a delegate_task child joined by tool-call ids with its session's tokens`, async () => {
+    it(`the demo tasks on ${on}: greeting, file write, and a delegate_task child joined by the session roller's plugin names, with its session's tokens`, async () => {
       const api = on === 'an API model';
       const name = api ? 'api' : 'scripted';
       const out = join(tmp.path, 'runs');

@@ -3,7 +3,7 @@
  * parallel and background sub-agents, queried together. Every example query of docs/commands/query.md is read from
  * the page and run through the CLI, and its rows compared with answers computed here from the same files.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunInfo } from '../../src/schemas/index.js';
@@ -128,5 +128,26 @@ describe('roller query: SQL over runs, read from their files', () => {
     expect((await roller(['query', runs[0]!])).code).toBe(2);
     const csv = await roller(['query', runs[0]!, "SELECT 'a,b' AS x, 'say \"hi\"' AS y", '--format', 'csv']);
     expect(csv.stdout).toBe('x,y\n"a,b","say ""hi"""\n');
+  });
+
+  it('only reads, and only the runs: writes, attachments, settings and files outside the runs are refused; nothing is written', async () => {
+    const outside = join(tmp.path, 'outside');
+    const refused = async (sql: string, said: string) => {
+      const r = await roller(['query', runs[0]!, sql]);
+      expect([r.code, r.stderr], sql).toEqual([2, expect.stringContaining(said)]);
+    };
+    await refused(`COPY (SELECT * FROM samples) TO '${outside}.csv'`, 'file system operations are disabled by configuration');
+    // Inside a run DuckDB may read; it may still write nothing there.
+    await refused(`COPY (SELECT * FROM samples) TO '${runs[0]}/written.csv'`, 'a COPY statement is refused');
+    expect(readdirSync(runs[0]!)).not.toContain('written.csv');
+    await refused(`ATTACH '${outside}.db' AS x`, 'a ATTACH statement is refused');
+    await refused('CREATE TABLE t AS SELECT 1', 'a CREATE statement is refused');
+    await refused('SET enable_external_access = true', 'a SET statement is refused');
+    await refused('SELECT 1; SELECT 2', 'roller query runs one statement; this SQL holds 2');
+    // DuckDB's file functions reach only the runs' own directories.
+    await refused("SELECT * FROM read_text('/etc/hostname')", 'file system operations are disabled by configuration');
+    await refused(`SELECT * FROM read_text('${runs[0]}/../../../../etc/hostname')`, 'file system operations are disabled by configuration');
+    expect(await query([runs[0]!], `SELECT size > 0 AS ok FROM read_text('${runs[0]}/info.json')`)).toEqual([{ ok: true }]);
+    expect(readdirSync(tmp.path).filter((n) => n.startsWith('outside'))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ErrorCode, RollerError } from '../../core/errors.js';
@@ -13,8 +14,20 @@ export interface RunQuery {
   close(): void;
 }
 
-/** An in-memory DuckDB with the views over these runs' files (`roller query`; the library's SQL over runs). */
-export async function openRunQuery(runDirs: string[]): Promise<RunQuery> {
+/**
+ * What a query may use (docs/commands/query.md): memory DuckDB holds at most — half the machine's, at least 6 GiB (a
+ * calls.jsonl line may be 1 GiB, and DuckDB's JSON reader keeps twice that), never past 80 % — and seconds before it
+ * is interrupted.
+ */
+export const queryMemoryLimitMiB = (): number => Math.floor(Math.min(totalmem() * 0.8, Math.max(6 * 2 ** 30, totalmem() / 2)) / 2 ** 20);
+export const QUERY_TIMEOUT_S = 300;
+
+/**
+ * An in-memory DuckDB with the views over these runs' files (`roller query`; the library's SQL over runs). Confined
+ * (the default): DuckDB may read files only under the runs' directories, cannot touch any other file or the network,
+ * holds at most queryMemoryLimitMiB(), and its settings are locked (a statement cannot undo this).
+ */
+export async function openRunQuery(runDirs: string[], options: { confined?: boolean } = {}): Promise<RunQuery> {
   if (runDirs.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'name at least one run directory');
   const exports = runDirs.filter(isParquetExport);
   if (exports.length > 0 && exports.length < runDirs.length) {
@@ -28,6 +41,7 @@ export async function openRunQuery(runDirs: string[]): Promise<RunQuery> {
   try {
     if (exports.length > 0) await defineExportViews(db, exports);
     else await defineRunViews(db, runDirs, files);
+    if (options.confined !== false) await confine(db, runDirs);
   } catch (err) {
     db.closeSync();
     instance.closeSync();
@@ -40,6 +54,14 @@ export async function openRunQuery(runDirs: string[]): Promise<RunQuery> {
       instance.closeSync();
     },
   };
+}
+
+async function confine(db: DuckDBConnection, dirs: readonly string[]): Promise<void> {
+  const allowed = dirs.map((d) => `'${`${resolve(d)}/`.replace(/'/g, "''")}'`);
+  await db.run(`SET allowed_directories = [${allowed.join(', ')}]`);
+  await db.run('SET enable_external_access = false');
+  await db.run(`SET memory_limit = '${queryMemoryLimitMiB()}MiB'`);
+  await db.run('SET lock_configuration = true');
 }
 
 /** A directory `roller export --format parquet` wrote: its tables, and no run info.json. */
@@ -59,12 +81,16 @@ async function defineExportViews(db: DuckDBConnection, dirs: string[]): Promise<
  */
 export async function queryRuns(runDirs: string[], sql: string, format: QueryFormat, write: (line: string) => Promise<void>): Promise<number> {
   const q = await openRunQuery(runDirs);
+  // A runaway statement (a cross join of every call) is interrupted, said so: never an endless wait.
+  let timedOut = false;
+  const timer = setTimeout(() => ((timedOut = true), q.db.interrupt()), QUERY_TIMEOUT_S * 1000);
   try {
     let result;
     try {
-      result = await q.db.stream(sql);
+      result = await (await readingStatement(q.db, sql)).stream();
     } catch (err) {
-      throw new RollerError(ErrorCode.INVALID_OPTIONS, `the query failed: ${(err as Error).message.trim()}`);
+      if (err instanceof RollerError) throw err;
+      throw new RollerError(ErrorCode.INVALID_OPTIONS, `the query failed: ${timedOut ? `it ran past ${QUERY_TIMEOUT_S} s and was interrupted` : (err as Error).message.trim()}`);
     }
     const names = result.columnNames();
     let rows = 0;
@@ -81,9 +107,26 @@ export async function queryRuns(runDirs: string[], sql: string, format: QueryFor
     }
     if (format === 'table') for (const line of alignedTable(names, table)) await write(line);
     return rows;
+  } catch (err) {
+    if (timedOut && !(err instanceof RollerError)) throw new RollerError(ErrorCode.INVALID_OPTIONS, `the query ran past ${QUERY_TIMEOUT_S} s and was interrupted`);
+    throw err;
   } finally {
+    clearTimeout(timer);
     q.close();
   }
+}
+
+/** The one statement of `sql`, prepared, when it only reads (SELECT, EXPLAIN); anything else is refused, named. */
+async function readingStatement(db: DuckDBConnection, sql: string) {
+  const { StatementType } = await import('@duckdb/node-api');
+  const extracted = await db.extractStatements(sql);
+  if (extracted.count !== 1) throw new RollerError(ErrorCode.INVALID_OPTIONS, `roller query runs one statement; this SQL holds ${extracted.count}`);
+  const prepared = await extracted.prepare(0);
+  const type = prepared.statementType;
+  if (type !== StatementType.SELECT && type !== StatementType.EXPLAIN) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `roller query only reads: a ${StatementType[type] ?? type} statement is refused (SELECT or EXPLAIN over the views; nothing is written)`);
+  }
+  return prepared;
 }
 
 /** DuckDB's JS values as JSON can hold them: a BIGINT a number while exact (a string past 2^53), a timestamp in ISO form. */

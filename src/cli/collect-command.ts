@@ -6,7 +6,7 @@ import { defaultCacheDir } from '../harnesses/cache-dir.js';
 import type { ProfileOption } from '../harnesses/profiles.js';
 import type { RunInfo } from '../schemas/run-info.js';
 import type { WireTraceMode } from '../sinks/wire-trace/sink.js';
-import { captureDebugOption, nonNegativeInt, positiveInt, sinkSpecsOf, wireTraceOption, withSinkOptions } from './options.js';
+import { captureDebugOption, nonNegativeInt, positiveInt, sinkSpecsOf, wireTraceOption, withSinkOptions, timerSeconds } from './options.js';
 import { parseDockerUser, parseMemory, type DockerRequest } from '../pipelines/collect/docker-plan.js';
 import type { ContainerLimits } from '../sources/docker-runner.js';
 import { printLine } from './output.js';
@@ -92,7 +92,7 @@ export function registerCollectCommand(program: Command): void {
     .option('--concurrency <n>', 'samples at once', positiveInt, 1)
     .option('--retries <n>', 'extra complete attempts of a failed sample', nonNegativeInt, 0)
     .option('--resume', 'continue the run in --run-name: reuse finished samples, run the rest (the lock must match)')
-    .option('--timeout <s>', 'per-sample timeout in seconds, all its prompts together (a task timeout_s wins)', positiveInt, 600)
+    .option('--timeout <s>', 'per-sample timeout in seconds, all its prompts together (a task timeout_s wins)', timerSeconds, 600)
     .option('--wire-trace <mode>', 'off | actf | full (seeds/003 §5.5)', wireTraceOption, 'actf')
     .option('--no-keep-thinking', 'empty reasoning in SFT')
     .option('--thinking <level>', 'reasoning level for the harness (claude-code --effort: low..max; codex model_reasoning_effort, pi and openclaw --thinking, opencode --variant: minimal..xhigh), audited on the wire')

@@ -12,7 +12,7 @@ export function withSinkOptions(command: Command): Command {
     .option('--sink <spec>', 'repeatable; a sink of your own: a registered calls or samples sink (calls-jsonl, wire-trace, tools-capture, run-sft, run-sft-segments) or a module path / package name exporting a SinkModule', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--sink-option <name.key=value>', 'repeatable; an option of a --sink, by its name (a registered name, or the module file name without extension)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--sink-options <file>', 'a JSON file {"<sink name>": {options}} for the --sink sinks')
-    .option('--sink-timeout <s>', 'seconds a --sink may take over one item, and to finish at the end, before it is reported failed and no longer waited for (default 120)', positiveInt);
+    .option('--sink-timeout <s>', 'seconds a --sink may take over one item, and to finish at the end, before it is reported failed and no longer waited for (default 120)', timerSeconds);
 }
 
 export async function sinkSpecsOf(opts: { sink?: string[]; sinkOption?: string[]; sinkOptions?: string }): Promise<import('../pipelines/user-sinks.js').SinkSpec[]> {
@@ -36,6 +36,16 @@ export function reportSinkFailures(command: string, failures: readonly { sink: s
 export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number, at least 1');
+  return n;
+}
+
+/** The longest timer Node keeps (2^31 - 1 ms): a longer one fires at once, so a timeout past it is refused. */
+export const MAX_TIMER_S = 2_147_483;
+
+/** Seconds for a timer: a whole number from 1 to MAX_TIMER_S (about 24.8 days). */
+export function timerSeconds(value: string): number {
+  const n = positiveInt(value);
+  if (n > MAX_TIMER_S) throw new InvalidArgumentError(`at most ${MAX_TIMER_S} seconds (about 24.8 days: the longest timer Node keeps; a longer one would fire at once)`);
   return n;
 }
 

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import { checkedCollectArgs } from './collect-command.js';
-import { positiveInt, reportSinkFailures, sinkSpecsOf, withSinkOptions } from './options.js';
+import { positiveInt, reportSinkFailures, sinkSpecsOf, withSinkOptions, timerSeconds } from './options.js';
 import { printLine } from './output.js';
 import { defaultCacheDir } from '../harnesses/cache-dir.js';
 import { rollerVersion } from '../core/version.js';
@@ -35,7 +35,7 @@ export function registerScaleCommands(program: Command): void {
     .requiredOption('--queue <redis-url>', 'the Redis of the queue (redis://HOST:PORT[/DB])')
     .option('--queue-name <name>', 'the BullMQ queue', 'roller')
     .option('--concurrency <n>', 'samples at once in this worker', positiveInt, 1)
-    .option('--lock <s>', "seconds a sample stays this worker's without word from it: a killed worker's sample runs again within about twice this", positiveInt, 30)
+    .option('--lock <s>', "seconds a sample stays this worker's without word from it: a killed worker's sample runs again within about twice this", timerSeconds, 30)
     .option('--until-empty', 'leave once the queue holds no job waiting or running (else run until Ctrl-C)')
     .requiredOption('--runs-root <dir>', 'repeatable; take only runs under this directory (a job naming any other is refused)', collectValues)
     .option('--allow-api-base <url>', "repeatable; an API base a run's models may call (a run naming another is refused; the scripted model needs none)", collectValues)

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
-import { positiveInt } from './options.js';
+import { portOption } from './options.js';
 import { printLine } from './output.js';
 
 /** `roller view`: a run in the browser, served from its files (read-only), or written as a static site. */
@@ -9,7 +9,7 @@ export function registerViewCommand(program: Command): void {
     .command('view')
     .description("a run in the browser: the samples table, each sample's agent tree, timeline, calls and relations, one call's request and response, ACTF and SFT side by side; served read-only from the run's files on loopback, or written as static files (--static) that open from disk")
     .argument('<dir>', 'a run directory (<output>/<run-name>), or one sample of it (samples/<model>/<index>_<task>): only that sample')
-    .option('--port <n>', 'the port to serve on (default: any free one)', positiveInt)
+    .option('--port <n>', 'the port to serve on (default: any free one)', portOption)
     .option('--host <address>', 'the address to serve on; another than loopback shares the run with the network', '127.0.0.1')
     .option('--open', "open the page in the system's browser (xdg-open / open)")
     .option('--static <out>', 'write the view as static files into this new directory instead of serving (open out/index.html)')

@@ -452,6 +452,10 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       renameSync(join(live, 'info.json.next'), join(live, 'info.json'));
       expect((await fetchJson(`${base}api/run`)).info.state).toBe('running');
       expect((await fetchJson(`${base}api/samples`)).rows.map((r: Json) => r.task_id)).toEqual(['fork', 'later']);
+      // A file info.json names but the sample no longer holds: a 404 naming it, not a server error.
+      rmSync(join(live, info.samples[0].path, 'trace_ACTF.json'));
+      const gone = await fetch(`${base}api/sample/${info.samples[0].index}/actf/0`);
+      expect([gone.status, ((await gone.json()) as Json).error.message]).toEqual([404, `${info.samples[0].path}/trace_ACTF.json is not there (the sample's info.json names it)`]);
     } finally {
       await liveView.stop();
     }

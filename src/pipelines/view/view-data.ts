@@ -222,7 +222,11 @@ export class ViewData {
   /** Pages of trajectories: the length is known once a read reaches the end, and kept for the file as it is. */
   private totals = new Map<string, number>();
   private async page(path: string, key: string, offset: number): Promise<Json> {
-    const st = await stat(path);
+    const st = await stat(path).catch((err: NodeJS.ErrnoException) => {
+      // A file info.json names but the sample no longer holds (removed, or a copy without it): the page says which.
+      if (err.code === 'ENOENT') throw new RollerError(ErrorCode.FILE_NOT_FOUND, `${relative(this.runDir, path)} is not there (the sample's info.json names it)`);
+      throw err;
+    });
     const id = `${path}:${st.size}:${st.mtimeMs}`;
     const page = await readArrayPage(path, key, offset, TRAJECTORY_PAGE);
     if (page.total !== null) this.totals.set(id, page.total);

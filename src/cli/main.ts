@@ -47,8 +47,35 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-/** What a command that failed says, and its exit code: 2 for roller's own refusals, 70 for anything else (a bug). */
+/** Faults of the machine, not of roller: what each means for the user. */
+const MACHINE_FAULTS: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the filesystem is read-only',
+  EIO: 'the disk reported an I/O error',
+};
+
+/** The machine fault at the root of an error (its cause chain followed), if one is. */
+function machineFault(err: unknown): { code: string; path?: string; message: string } | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, path, message } = e as { code?: unknown; path?: unknown; message?: unknown };
+    if (typeof code === 'string' && code in MACHINE_FAULTS) return { code, ...(typeof path === 'string' ? { path } : {}), message: String(message ?? code) };
+    const m = typeof message === 'string' ? /\b(ENOSPC|EDQUOT|EROFS|EIO)\b/.exec(message) : null;
+    if (m) return { code: m[1]!, message: message as string };
+  }
+  return undefined;
+}
+
+/**
+ * What a command that failed says, and its exit code: 2 for roller's own refusals (usage), 74 for a fault of the
+ * machine (a full disk, a read-only filesystem: EX_IOERR), 70 for anything else (a bug).
+ */
 export function reportFailure(err: unknown, write: (text: string) => void, debug: boolean): number {
+  const fault = machineFault(err);
+  if (fault) {
+    write(`roller: ${MACHINE_FAULTS[fault.code]} (${fault.code}${fault.path ? ` at ${fault.path}` : ''}): ${isRollerError(err) ? `${err.message} [${err.code}]` : fault.message}. Free space (or make it writable) and run the same command again: what was written before stays, and a run resumes with --resume\n`);
+    return 74;
+  }
   if (isRollerError(err)) {
     write(`roller: ${err.message} [${err.code}]\n`);
     return 2;

@@ -30,3 +30,15 @@ describe('reportFailure', () => {
     expect(report('a string thrown').text).toContain('unexpected error: a string thrown');
   });
 });
+
+describe('reportFailure: faults of the machine', () => {
+  it('a full disk, a read-only filesystem (also as the cause of roller\'s own error): what it is, where, what to do; exit 74', () => {
+    const full = report(Object.assign(new Error("ENOSPC: no space left on device, write '/runs/r/sft.jsonl'"), { code: 'ENOSPC', path: '/runs/r/sft.jsonl' }));
+    expect(full).toEqual({ code: 74, text: expect.stringContaining('roller: the disk is full (ENOSPC at /runs/r/sft.jsonl)') });
+    expect(full.text).toContain('Free space (or make it writable) and run the same command again');
+    const wrapped = report(new RollerError(ErrorCode.ATOMIC_WRITE_FAILED, 'info.json could not be written', { cause: Object.assign(new Error('EROFS: read-only file system'), { code: 'EROFS' }) }));
+    expect(wrapped.code).toBe(74);
+    expect(wrapped.text).toContain(`roller: the filesystem is read-only (EROFS): info.json could not be written [${ErrorCode.ATOMIC_WRITE_FAILED}]`);
+    expect(wrapped.text).not.toMatch(/bug in roller|\n\s+at /);
+  });
+});

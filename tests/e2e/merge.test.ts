@@ -5,13 +5,14 @@
  * refused before anything is written, naming what is wrong.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Lock } from '../../src/schemas/index.js';
 import { runLockDigest } from '../../src/pipelines/scale/shard.js';
 import { info, readJson, roller } from '../support/collect-run.js';
 import { comparableRun } from '../support/comparable-run.js';
-import { repoRoot } from '../support/paths.js';
+import { repoRoot, rollerBin } from '../support/paths.js';
 import { runDifferences, runFiles } from '../support/run-equality.js';
 import { useTempDir } from '../support/temp-dir.js';
 
@@ -104,6 +105,31 @@ describe('shards and roller merge (real Claude Code runs)', () => {
     expect(runDifferences(join(src, 'merged'), merged)).toEqual([]);
     for (const p of parts) expect(existsSync(join(p, 'samples', 'scripted_default')) ? readdirSync(join(p, 'samples', 'scripted_default')) : []).toEqual([]);
   }, 60_000);
+
+  it('--move on a nearly full disk: the samples moved go back to their shards, nothing is lost, exit 74 saying so', async () => {
+    // A small tmpfs of its own (a private mount namespace): the shards and the output on it, then filled to the brim,
+    // so the moves (renames) succeed and writing sft.jsonl fails with ENOSPC.
+    const disk = join(tmp.path, 'small-disk');
+    mkdirSync(disk);
+    const script = [
+      'set -e',
+      `mount -t tmpfs -o size=16m tmpfs ${disk}`,
+      ...[0, 1, 2].map((i) => `cp -a ${join(tmp.path, 'rp', `s${i}`)} ${disk}/s${i}`),
+      `head -c $(( $(df --output=avail -B1 ${disk} | tail -1) - 8192 )) /dev/zero > ${disk}/filler 2>/dev/null || true`,
+      `set +e; ${rollerBin} merge ${disk}/s0 ${disk}/s1 ${disk}/s2 --output ${disk}/merged --move 2>${disk}/stderr; echo "exit=$?"`,
+      `echo "samples=$(find ${disk}/s0 ${disk}/s1 ${disk}/s2 -name info.json -path '*samples*' | wc -l)"`,
+      `echo "left=$(ls -d ${disk}/merged* 2>/dev/null | wc -l)"`,
+      `cat ${disk}/stderr`,
+    ].join('\n');
+    const before = [0, 1, 2].reduce((n, i) => n + info(join(tmp.path, 'rp', `s${i}`)).samples.length, 0);
+    const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('exit=74');
+    expect(r.stdout).toContain(`samples=${before}`); // every sample back in its shard
+    expect(r.stdout).toContain('left=0'); // no half-built run, no .merging-PID
+    expect(r.stdout).toMatch(/roller: the disk is full \(ENOSPC[^)]*\)/);
+    expect(r.stdout).not.toContain('bug in roller');
+  }, 2 * 60_000);
 
   it('refuses, writing nothing: a shard missing or named twice, another split, another run, a sample missing or in two parts, an output in use', async () => {
     const rp = join(tmp.path, 'rp');

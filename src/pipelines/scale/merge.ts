@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
@@ -99,15 +99,39 @@ export async function merge(o: MergeOptions): Promise<MergeResult> {
   const building = `${output}.merging-${process.pid}`;
   await rm(building, { recursive: true, force: true });
   await ensurePrivateDir(building, 'the merged run (being built)');
+  const moved: Moved[] = [];
   try {
-    const result = await build(o, parts, lock, holders, building, output);
+    const result = await build(o, parts, lock, holders, building, output, moved);
     await rm(output, { recursive: true, force: true }); // an empty directory the user made for it
     await rename(building, output);
     return { ...result, runDir: output };
   } catch (err) {
-    await rm(building, { recursive: true, force: true });
+    // --move: every sample already moved goes back to its part before anything is removed; one that cannot stays in
+    // the building directory, which is then kept and named — a failed merge never loses a sample.
+    const stuck = await moveBack(moved);
+    if (stuck.length === 0) await rm(building, { recursive: true, force: true });
+    else throw new RollerError(ErrorCode.MERGE_REFUSED, `the merge failed (${(err as Error).message}) and ${stuck.length} moved sample(s) could not go back to their parts: they are in ${building} (${stuck.slice(0, 3).join(', ')}${stuck.length > 3 ? ', …' : ''}); move them back by hand (mv) before anything else`, { cause: err });
     throw err;
   }
+}
+
+interface Moved {
+  from: string;
+  to: string;
+}
+
+/** The moved samples renamed back where they came from, last first; those that could not be (their paths in the build). */
+async function moveBack(moved: readonly Moved[]): Promise<string[]> {
+  const stuck: string[] = [];
+  for (const m of [...moved].reverse()) {
+    try {
+      await mkdir(dirname(m.from), { recursive: true, mode: 0o700 });
+      await rename(m.to, m.from);
+    } catch {
+      stuck.push(m.to);
+    }
+  }
+  return stuck;
 }
 
 async function readParts(dirs: readonly string[]): Promise<Part[]> {
@@ -233,7 +257,7 @@ async function finishedInfo(dir: string, r: Lock['requests'][number]): Promise<S
 }
 
 /** The merged run, built in `building`: samples in place, then lock.json, info.json and the run-level SFT files. */
-async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holders: Map<number, Holder>, building: string, output: string): Promise<Omit<MergeResult, 'runDir'>> {
+async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holders: Map<number, Holder>, building: string, output: string, moved: Moved[]): Promise<Omit<MergeResult, 'runDir'>> {
   const firstInfo = parts.find((p) => p.info)?.info;
   const { shard: _shard, ...config } = (firstInfo?.config ?? {}) as Record<string, unknown>;
   const book = new RunInfoBook({
@@ -258,6 +282,7 @@ async function build(o: MergeOptions, parts: readonly Part[], lock: Lock, holder
       const target = join(building, relative(held.part.dir, held.dir));
       if (relative(building, target).startsWith('..')) throw new RollerError(ErrorCode.MERGE_REFUSED, `sample ${r.index} would be placed at ${target}, outside the merged run; nothing is written outside --output`);
       const n = o.mode === 'move' ? await moveTree(held.dir, target) : await linkTree(held.dir, target);
+      if (o.mode === 'move') moved.push({ from: held.dir, to: target });
       placed.linked += n.linked;
       placed.copied += n.copied;
       placed.moved += n.moved;

@@ -4,7 +4,7 @@
  * for that and what the CLI draws at random; a shard resumes on its own; and every merge that cannot be right is
  * refused before anything is written, naming what is wrong.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +130,23 @@ describe('shards and roller merge (real Claude Code runs)', () => {
     expect(r.stdout).toMatch(/roller: the disk is full \(ENOSPC[^)]*\)/);
     expect(r.stdout).not.toContain('bug in roller');
   }, 2 * 60_000);
+
+  it('a merge killed mid-way (kill -9 of --move): the next merge takes the samples from its <output>.merging-PID and leaves none behind', async () => {
+    const src = join(tmp.path, 'rp');
+    const parts = [0, 1, 2].map((i) => join(tmp.path, 'killed', `s${i}`));
+    for (const [i, p] of parts.entries()) cpSync(join(src, `s${i}`), p, { recursive: true });
+    const merged = join(tmp.path, 'killed', 'run');
+    // What `merge --move` killed after its first placements leaves: samples renamed out of their shard into the
+    // building directory of a process that is gone.
+    const dead = `${merged}.merging-999999999`;
+    const row = info(parts[1]!).samples[0]!;
+    mkdirSync(join(dead, row.path, '..'), { recursive: true });
+    renameSync(join(parts[1]!, row.path), join(dead, row.path));
+    const r = await roller(['merge', ...parts, '--output', merged, '--move']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(runDifferences(join(src, 'merged'), merged)).toEqual([]);
+    expect(existsSync(dead)).toBe(false);
+  }, 60_000);
 
   it('refuses, writing nothing: a shard missing or named twice, another split, another run, a sample missing or in two parts, an output in use', async () => {
     const rp = join(tmp.path, 'rp');

@@ -90,8 +90,10 @@ export async function merge(o: MergeOptions): Promise<MergeResult> {
   if (o.parts.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'roller merge: name the parts to merge (shard run directories)');
   const parts = await readParts(o.parts);
   const lock = sameLock(parts);
-  const holders = await placeRequests(parts, lock);
   const output = resolve(o.output);
+  // A merge killed mid-way (kill -9) left its samples in <output>.merging-PID: this one takes them from there.
+  const leftovers = await killedBuilds(output, lock);
+  const holders = await placeRequests(parts, lock, leftovers);
   if (existsSync(output) && (await readdir(output)).length > 0) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--output ${o.output} is there and not empty: roller merge writes a new run (choose another directory, or remove it)`);
   }
@@ -104,6 +106,7 @@ export async function merge(o: MergeOptions): Promise<MergeResult> {
     const result = await build(o, parts, lock, holders, building, output, moved);
     await rm(output, { recursive: true, force: true }); // an empty directory the user made for it
     await rename(building, output);
+    for (const l of leftovers) await rm(l.dir, { recursive: true, force: true }); // its samples are in the run now
     return { ...result, runDir: output };
   } catch (err) {
     // --move: every sample already moved goes back to its part before anything is removed; one that cannot stays in
@@ -112,6 +115,32 @@ export async function merge(o: MergeOptions): Promise<MergeResult> {
     if (stuck.length === 0) await rm(building, { recursive: true, force: true });
     else throw new RollerError(ErrorCode.MERGE_REFUSED, `the merge failed (${(err as Error).message}) and ${stuck.length} moved sample(s) could not go back to their parts: they are in ${building} (${stuck.slice(0, 3).join(', ')}${stuck.length > 3 ? ', …' : ''}); move them back by hand (mv) before anything else`, { cause: err });
     throw err;
+  }
+}
+
+/**
+ * The building directories of merges of this output whose process is gone (`<output>.merging-PID`), as parts to take
+ * samples from; one of a merge still running is refused (two merges into one output).
+ */
+async function killedBuilds(output: string, lock: Lock): Promise<Part[]> {
+  const prefix = `${basename(output)}.merging-`;
+  const names = await readdir(dirname(output)).catch(() => [] as string[]);
+  const found: Part[] = [];
+  for (const name of names.filter((n) => n.startsWith(prefix))) {
+    const pid = Number(name.slice(prefix.length));
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    if (processAlive(pid)) throw new RollerError(ErrorCode.MERGE_REFUSED, `another merge (process ${pid}) is building ${output} in ${join(dirname(output), name)}: let it finish, or stop it and merge again`);
+    found.push({ dir: join(dirname(output), name), lock, info: undefined, label: `the killed merge's ${name}` });
+  }
+  return found;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -197,7 +226,7 @@ function lockFieldDifferences(a: Lock, b: Lock): string[] {
  * For each request of the run, the part holding its finished sample (its info.json written, for that request): exactly
  * one. A sample a killed part left half-written has no info.json and counts as missing.
  */
-async function placeRequests(parts: readonly Part[], lock: Lock): Promise<Map<number, Holder>> {
+async function placeRequests(parts: readonly Part[], lock: Lock, leftovers: readonly Part[] = []): Promise<Map<number, Holder>> {
   // Where each sample is, not its info (read again when it is placed): memory stays flat however many samples.
   const holders = new Map<number, Holder>();
   const twice: string[] = [];
@@ -219,6 +248,14 @@ async function placeRequests(parts: readonly Part[], lock: Lock): Promise<Map<nu
       const already = holders.get(r.index);
       if (already) twice.push(`${r.index} (${r.task_id}, ${r.model}): ${already.dir} and ${dir}`);
       else holders.set(r.index, { part, dir });
+    }
+    // Not in any part: a killed merge may have moved it into its building directory.
+    for (const left of holders.has(r.index) ? [] : leftovers) {
+      const dir = sampleDirOf(left.dir, request);
+      if (!(await finishedInfo(dir, r))) continue;
+      await refuseLinksInTree(dir);
+      holders.set(r.index, { part: left, dir });
+      break;
     }
     if (!holders.has(r.index)) missing.push(r.index);
   }

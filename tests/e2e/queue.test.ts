@@ -17,6 +17,7 @@ import { comparableRun } from '../support/comparable-run.js';
 import { repoRoot, rollerBin } from '../support/paths.js';
 import { startUpstream } from '../support/http.js';
 import { startTestRedis } from '../support/redis-server.js';
+import { sh } from '../support/sh.js';
 import { runDifferences, runFiles } from '../support/run-equality.js';
 import { filesHolding } from '../support/files-holding.js';
 import { useScriptedProvider } from '../support/scripted-provider.js';
@@ -180,6 +181,27 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
       rmSync(evil, { recursive: true, force: true });
     }
   }, 5 * 60_000);
+
+  it('a Redis that goes away while a worker waits: one line saying so (no stack trace), not one per retry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roller-redis-gone-'));
+    const script = join(repoRoot, 'scripts', 'redis-server.sh');
+    try {
+      const own = sh([script, 'start', dir]).stdout.trim();
+      const worker = start(workerArgs(own, 'gone'));
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(sh([script, 'stop', dir]).code).toBe(0);
+      await worker.until(/queue: connect ECONNREFUSED/);
+      await new Promise((resolve) => setTimeout(resolve, 4000)); // several of ioredis's retries
+      worker.child.kill('SIGKILL');
+      await worker.done;
+      const lines = worker.stderr().trim().split('\n');
+      expect(worker.stderr()).not.toMatch(/\n\s+at /);
+      expect(lines.filter((l) => l.includes('ECONNREFUSED'))).toEqual([expect.stringMatching(/^roller worker: Redis at redis:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED .* \(retrying\)$/), expect.stringMatching(/^roller worker: queue: connect ECONNREFUSED/)]);
+    } finally {
+      sh([script, 'stop', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('an unreachable Redis is a clear error, at once', async () => {
     const r = await roller(['collect', ...base(), '--output', join(tmp.path, 'nowhere'), '--run-name', 'n', '--queue', 'redis://:secret@127.0.0.1:1']);

@@ -38,7 +38,7 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
   const secret = queueSecret();
   const { Queue, QueueEvents } = await import('bullmq');
   const where = `Redis at ${redactUrl(target.url)} (queue ${target.name})`;
-  const [connection, eventsConnection] = await connected(target.url, where);
+  const [connection, eventsConnection] = await connected(target.url, where, o.onNotice);
   const queue = new Queue<SampleJobData, SampleJobResult>(target.name, { connection });
   const events = new QueueEvents(target.name, { connection: eventsConnection });
   const digest = runLockDigest(r.lock);
@@ -111,8 +111,8 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
 type SampleQueue = import('bullmq').Queue<SampleJobData, SampleJobResult>;
 
 /** Two connections (the queue's, and its events' blocking reads), or a clear error naming the Redis. */
-async function connected(url: string, where: string) {
-  const connections = [await redisConnection(url), await redisConnection(url)] as const;
+async function connected(url: string, where: string, onError?: (line: string) => void) {
+  const connections = [await redisConnection(url, onError), await redisConnection(url)] as const;
   try {
     for (const c of connections) await c.connect();
   } catch (err) {

@@ -161,8 +161,17 @@ export function parseQueueUrl(url: string): string {
  * An ioredis connection for BullMQ (workers need maxRetriesPerRequest null: a blocking call waits as long as it takes).
  * ROLLER_REDIS_PASSWORD, when the URL has none, keeps the password off the command line (where `ps` shows it).
  */
-export async function redisConnection(url: string) {
+export async function redisConnection(url: string, onError?: (line: string) => void) {
   const { Redis } = await import('ioredis');
   const password = new URL(url).password === '' ? process.env.ROLLER_REDIS_PASSWORD : undefined;
-  return new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, enableOfflineQueue: true, ...(password ? { password } : {}) });
+  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: true, enableOfflineQueue: true, ...(password ? { password } : {}) });
+  // Without a listener ioredis prints every connection error with its stack: one line each instead, a repeat once.
+  let last = '';
+  redis.on('error', (err: Error) => {
+    const line = `Redis at ${redactUrl(url)}: ${err.message.split('\n')[0]} (retrying)`;
+    if (line !== last) onError?.(line);
+    last = line;
+  });
+  redis.on('ready', () => (last = ''));
+  return redis;
 }

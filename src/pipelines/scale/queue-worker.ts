@@ -62,7 +62,7 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
   const runs = new Map<string, Promise<WorkerRun>>();
   // This process's CPU when its first run was planned: what starting and planning cost, apart from the samples.
   const counts: { processed: number; failed: number; setupCpuMs: number | null } = { processed: 0, failed: 0, setupCpuMs: null };
-  const connection = await redisConnection(o.queue.url);
+  const connection = await redisConnection(o.queue.url, o.onNotice);
   try {
     await connection.connect();
   } catch (err) {
@@ -111,7 +111,13 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
     counts.failed++;
     if (job) o.onSample?.(job.data, { error: err.message });
   });
-  worker.on('error', (err) => o.onNotice?.(`queue: ${err.message}`));
+  // BullMQ repeats a lost connection's error at every retry: said once until another comes (or the queue answers).
+  let lastError = '';
+  worker.on('error', (err) => {
+    if (err.message !== lastError) o.onNotice?.(`queue: ${err.message}`);
+    lastError = err.message;
+  });
+  worker.on('active', () => (lastError = ''));
   const running = worker.run();
   const stop = () => void worker.close().catch(() => {});
   o.signal?.addEventListener('abort', stop, { once: true });

@@ -36,7 +36,7 @@ export function registerScaleCommands(program: Command): void {
     .option('--queue-name <name>', 'the BullMQ queue', 'roller')
     .option('--concurrency <n>', 'samples at once in this worker', positiveInt, 1)
     .option('--lock <s>', "seconds a sample stays this worker's without word from it: a killed worker's sample runs again within about twice this", timerSeconds, 30)
-    .option('--until-empty', 'leave once the queue holds no job waiting or running (else run until Ctrl-C)')
+    .option('--until-empty', 'leave once the queue holds no job waiting or running, after this worker ran one or 60 s passed without any (else run until Ctrl-C)')
     .requiredOption('--runs-root <dir>', 'repeatable; take only runs under this directory (a job naming any other is refused)', collectValues)
     .option('--allow-api-base <url>', "repeatable; an API base a run's models may call (a run naming another is refused; the scripted model needs none)", collectValues)
     .option('--allow-key-env <name>', "repeatable; a key variable a run's models may read from this worker's environment (a run naming another is refused)", collectValues)

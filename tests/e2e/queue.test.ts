@@ -182,6 +182,16 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     }
   }, 5 * 60_000);
 
+  it('a worker started with --until-empty before its collect queued anything waits for the samples, runs them, then leaves', async () => {
+    const one = await tasksFile('early.jsonl', [{ id: 'greet', prompt: '[HELLO] hi' }]);
+    const worker = start(workerArgs(url, 'early', '--until-empty', '--lock', '3'));
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // the queue is empty all this while
+    const c = await roller(['collect', '--tasks', one, '--harness', 'claude-code', '--output', join(tmp.path, 'early'), '--run-name', 'e', '--queue', url, '--queue-name', 'early']);
+    expect(c.code, c.stderr).toBe(0);
+    const w = await worker.done;
+    expect([w.code, w.stderr]).toEqual([0, expect.stringContaining('ok 0_greet')]);
+  }, 3 * 60_000);
+
   it('a Redis that goes away while a worker waits: one line saying so (no stack trace), not one per retry', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roller-redis-gone-'));
     const script = join(repoRoot, 'scripts', 'redis-server.sh');

@@ -33,7 +33,7 @@ export interface WorkerOptions {
    * by another within about twice this (BullMQ's stalled-job check).
    */
   lockS?: number;
-  /** Leave once the queue holds no job waiting or running (anyone's); else run until stopped. */
+  /** Leave once the queue holds no job waiting or running (anyone's) after it ran one, or after UNTIL_EMPTY_WAIT_MS of none; else run until stopped. */
   untilEmpty?: boolean;
   signal?: AbortSignal;
   rollerVersion?: string;
@@ -41,6 +41,9 @@ export interface WorkerOptions {
   onSample?(data: SampleJobData, result: SampleJobResult | { error: string }): void;
   onStart?(data: SampleJobData): void;
 }
+
+/** How long `--until-empty` waits for a first job on a queue that is empty when the worker starts. */
+export const UNTIL_EMPTY_WAIT_MS = 60_000;
 
 /** Everything a worker needs to run the samples of one run (by its lock digest), made once per run. */
 interface WorkerRun {
@@ -117,8 +120,10 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
     if (err.message !== lastError) o.onNotice?.(`queue: ${err.message}`);
     lastError = err.message;
   });
-  worker.on('active', () => (lastError = ''));
+  let sawJob = false;
+  worker.on('active', () => ((lastError = ''), (sawJob = true)));
   const running = worker.run();
+  const startedAt = Date.now();
   const stop = () => void worker.close().catch(() => {});
   o.signal?.addEventListener('abort', stop, { once: true });
   let idleCheck: NodeJS.Timeout | undefined;
@@ -128,7 +133,9 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
       void queue
         .getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')
         .then((c) => {
-          if (Object.values(c).every((n) => n === 0)) stop();
+          // Empty, and either it ran something or nothing came for UNTIL_EMPTY_WAIT_MS: a worker started before its
+          // collect queued anything waits for it.
+          if (Object.values(c).every((n) => n === 0) && (sawJob || Date.now() - startedAt > UNTIL_EMPTY_WAIT_MS)) stop();
         })
         .catch(() => {});
     }, 1000);

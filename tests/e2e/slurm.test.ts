@@ -12,6 +12,7 @@ import { comparableRun } from '../support/comparable-run.js';
 import { repoRoot } from '../support/paths.js';
 import { runDifferences, runFiles } from '../support/run-equality.js';
 import { jobEnd, startTestCluster } from '../support/slurm-cluster.js';
+import { sh } from '../support/sh.js';
 import { filesHolding } from '../support/files-holding.js';
 import { useScriptedProvider } from '../support/scripted-provider.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -47,5 +48,23 @@ describe.skipIf('reason' in cluster)(`roller slurm on a real single-node cluster
     expect(comparableRun(merged)).toEqual(comparableRun(reference));
     // The key reached the jobs' roller through the environment only: no script, log or file of the run holds it.
     expect(filesHolding(provider.key, [jobs.scripts, merged, join(out, 'demo.shard-0-of-3')].filter((d) => existsSync(d)))).toEqual([]);
+  }, 12 * 60_000);
+
+  it('one element resubmitted alone (sbatch --array=1, as docs/scaling.md says for a failed shard) is still shard 1 of 3; the merge then joins all three', async () => {
+    if ('reason' in cluster) return;
+    const out = join(tmp.path, 'rerun');
+    const env = { ...cluster.env, ROLLER_E2E_API_KEY: provider.key };
+    const written = await roller(['slurm', '--shards', '3', '--no-submit', '--', ...collectArgs(), '--output', out, '--run-name', 'demo'], { env });
+    expect(written.code, written.stderr).toBe(0);
+    const scripts = written.stdout.trim();
+    // The jobs' roller takes the model's key from the submitting environment (sbatch exports it).
+    const sbatch = (args: string[]) => sh(['sbatch', '--parsable', ...args], env).stdout.trim().split(';')[0]!;
+    // Elements 0 and 2 as one array (element 1 as if it had failed), then element 1 alone: its own array of one.
+    expect(await jobEnd(cluster, sbatch(['--array=0,2', join(scripts, 'shards.sbatch')]), 8 * 60_000)).toBe('COMPLETED');
+    expect(await jobEnd(cluster, sbatch(['--array=1', join(scripts, 'shards.sbatch')]), 8 * 60_000)).toBe('COMPLETED');
+    expect(readFileSync(join(scripts, 'logs', 'shard-1.out'), 'utf8').trim()).toBe(join(out, 'demo.shard-1-of-3'));
+    expect(existsSync(join(out, 'demo.shard-0-of-1'))).toBe(false);
+    expect(await jobEnd(cluster, sbatch([join(scripts, 'merge.sbatch')]), 8 * 60_000)).toBe('COMPLETED');
+    expect(info(join(out, 'demo')).samples.map((s) => [s.index, s.status])).toEqual([[0, 'ok'], [1, 'ok'], [2, 'ok']]);
   }, 12 * 60_000);
 });

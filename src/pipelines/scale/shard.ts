@@ -36,7 +36,10 @@ export function shardFromEnv(env: NodeJS.ProcessEnv): Shard {
   if (env.SLURM_ARRAY_TASK_ID !== undefined) {
     const id = int(env.SLURM_ARRAY_TASK_ID, 'SLURM_ARRAY_TASK_ID');
     const min = env.SLURM_ARRAY_TASK_MIN !== undefined ? int(env.SLURM_ARRAY_TASK_MIN, 'SLURM_ARRAY_TASK_MIN') : 0;
-    const count = env.ROLLER_SHARD_COUNT ?? env.SLURM_ARRAY_TASK_COUNT;
+    // roller slurm's script pins the run's shard count: the array task id is then the shard itself, so one element
+    // resubmitted alone (sbatch --array=I) is still shard I of N, not shard 0 of an array of one.
+    if (env.ROLLER_SHARD_COUNT !== undefined) return checkedShard(id, int(env.ROLLER_SHARD_COUNT, 'ROLLER_SHARD_COUNT'), `--shard env (SLURM_ARRAY_TASK_ID=${id}, ROLLER_SHARD_COUNT=${env.ROLLER_SHARD_COUNT})`);
+    const count = env.SLURM_ARRAY_TASK_COUNT;
     if (count === undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--shard env: SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT (nor ROLLER_SHARD_COUNT): submit with sbatch --array=0-(N-1)');
     // An array with a step (--array=0-10:2) numbers its tasks apart: the shard is then not id - min.
     if (env.SLURM_ARRAY_TASK_STEP !== undefined && env.SLURM_ARRAY_TASK_STEP !== '1') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--shard env: the Slurm array has step ${env.SLURM_ARRAY_TASK_STEP}; submit --array=0-(N-1) (roller slurm does)`);

@@ -56,7 +56,8 @@ export async function writeSlurmScripts(o: SlurmOptions): Promise<SlurmScripts> 
     ['#!/bin/bash', `#SBATCH --job-name=${name}`, ...extra.map((x) => `#SBATCH ${x}`), 'set -euo pipefail', `cd ${shellWord(o.workDir)}`, `export PATH=${shellWord(dirname(o.roller[0]!))}:"$PATH"`];
   const shards = [
     ...header(`roller-${o.plan.runName}`, [`--array=${array}`, `--output=${join(dir, 'logs', 'shard-%a.out')}`, `--error=${join(dir, 'logs', 'shard-%a.err')}`, ...o.sbatchOptions]),
-    // The shard number comes from the array task (SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN, of SLURM_ARRAY_TASK_COUNT).
+    // The shard is the array task's id, of the count pinned here: an element resubmitted alone keeps its shard.
+    `export ROLLER_SHARD_COUNT=${o.plan.shards}`,
     `exec ${[...o.roller, ...o.plan.shardArgs].map(shellWord).join(' ')}`,
     '',
   ].join('\n');

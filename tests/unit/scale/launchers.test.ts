@@ -30,6 +30,7 @@ describe('launch files', () => {
     const scripts = await writeSlurmScripts({ plan, roller: ['/usr/bin/node', '/opt/roller/bin/roller'], workDir: '/home/me/project', sbatchOptions: ['--partition=cpu', '--time=04:00:00'], maxRunning: 2 });
     const shards = readFileSync(scripts.shards, 'utf8');
     expect(shards).toContain('#SBATCH --array=0-3%2\n');
+    expect(shards).toContain('\nexport ROLLER_SHARD_COUNT=4\n'); // an element resubmitted alone keeps its shard
     expect(shards).toContain('#SBATCH --partition=cpu\n#SBATCH --time=04:00:00\n');
     expect(shards).toContain(`exec /usr/bin/node /opt/roller/bin/roller ${plan.shardArgs.map(shellWord).join(' ')}\n`);
     expect(shards).toContain("'tasks/my tasks.jsonl'");

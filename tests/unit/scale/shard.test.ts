@@ -16,6 +16,8 @@ describe('shards', () => {
     for (const bad of ['4/4', '1', '-1/3', '0/0', 'a/b']) expect(() => parseShard(bad, {})).toThrow(/--shard|does not exist/);
     expect(parseShard('env', { ROLLER_SHARD: '2/5' })).toEqual({ index: 2, count: 5 });
     expect(shardFromEnv({ SLURM_ARRAY_TASK_ID: '7', SLURM_ARRAY_TASK_MIN: '5', SLURM_ARRAY_TASK_COUNT: '3' })).toEqual({ index: 2, count: 3 });
+    // roller slurm's script pins the count: element 2 resubmitted alone (sbatch --array=2) is still shard 2 of 3.
+    expect(shardFromEnv({ SLURM_ARRAY_TASK_ID: '2', SLURM_ARRAY_TASK_MIN: '2', SLURM_ARRAY_TASK_COUNT: '1', ROLLER_SHARD_COUNT: '3' })).toEqual({ index: 2, count: 3 });
     expect(shardFromEnv({ JOB_COMPLETION_INDEX: '0', ROLLER_SHARD_COUNT: '4' })).toEqual({ index: 0, count: 4 });
     expect(() => shardFromEnv({ JOB_COMPLETION_INDEX: '0' })).toThrow(/ROLLER_SHARD_COUNT/);
     expect(() => shardFromEnv({ SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_COUNT: '3', SLURM_ARRAY_TASK_STEP: '2' })).toThrow(/step 2/);

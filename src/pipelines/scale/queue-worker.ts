@@ -123,23 +123,10 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
   let sawJob = false;
   worker.on('active', () => ((lastError = ''), (sawJob = true)));
   const running = worker.run();
-  const startedAt = Date.now();
   const stop = () => void worker.close().catch(() => {});
   o.signal?.addEventListener('abort', stop, { once: true });
-  let idleCheck: NodeJS.Timeout | undefined;
-  if (o.untilEmpty) {
-    const queue = new Queue(o.queue.name, { connection });
-    idleCheck = setInterval(() => {
-      void queue
-        .getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')
-        .then((c) => {
-          // Empty, and either it ran something or nothing came for UNTIL_EMPTY_WAIT_MS: a worker started before its
-          // collect queued anything waits for it.
-          if (Object.values(c).every((n) => n === 0) && (sawJob || Date.now() - startedAt > UNTIL_EMPTY_WAIT_MS)) stop();
-        })
-        .catch(() => {});
-    }, 1000);
-  }
+  const startedAt = Date.now();
+  const idleCheck = o.untilEmpty ? whenEmpty(new Queue(o.queue.name, { connection }), () => sawJob || Date.now() - startedAt > UNTIL_EMPTY_WAIT_MS, stop) : undefined;
   try {
     await running;
   } finally {
@@ -148,6 +135,21 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
     connection.disconnect();
   }
   return counts;
+}
+
+/**
+ * `--until-empty`: stops the worker once the queue holds no job waiting or running and `ready` says it may leave (it
+ * ran one, or nothing came for UNTIL_EMPTY_WAIT_MS: a worker started before its collect queued anything waits).
+ */
+function whenEmpty(queue: import('bullmq').Queue, ready: () => boolean, stop: () => void): NodeJS.Timeout {
+  return setInterval(() => {
+    void queue
+      .getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children')
+      .then((c) => {
+        if (Object.values(c).every((n) => n === 0) && ready()) stop();
+      })
+      .catch(() => {});
+  }, 1000);
 }
 
 function cpuMs(): number {

@@ -26,6 +26,15 @@ async function ok(args: string[]): Promise<string> {
   return r.stdout.trim();
 }
 
+/** Copies of the 3 reprocessed shards (rp/s0..s2) under DIR/s0..s2, for a merge that moves or breaks them. */
+function copiesOfShards(dir: string): string[] {
+  return [0, 1, 2].map((i) => {
+    const copy = join(tmp.path, dir, `s${i}`);
+    cpSync(join(tmp.path, 'rp', `s${i}`), copy, { recursive: true });
+    return copy;
+  });
+}
+
 /** A merge that must be refused: exit 2, the message, and no output left behind. */
 async function refused(parts: string[], output: string, message: RegExp, extra: string[] = []): Promise<void> {
   const r = await roller(['merge', ...parts, '--output', output, ...extra]);
@@ -98,8 +107,7 @@ describe('shards and roller merge (real Claude Code runs)', () => {
 
   it('--move empties the shards into the run', async () => {
     const src = join(tmp.path, 'rp');
-    const parts = [0, 1, 2].map((i) => join(tmp.path, 'moved', `s${i}`));
-    for (const [i, p] of parts.entries()) cpSync(join(src, `s${i}`), p, { recursive: true });
+    const parts = copiesOfShards('moved');
     const merged = join(tmp.path, 'moved', 'run');
     await ok(['merge', ...parts, '--output', merged, '--move']);
     expect(runDifferences(join(src, 'merged'), merged)).toEqual([]);
@@ -133,8 +141,7 @@ describe('shards and roller merge (real Claude Code runs)', () => {
 
   it('a merge killed mid-way (kill -9 of --move): the next merge takes the samples from its <output>.merging-PID and leaves none behind', async () => {
     const src = join(tmp.path, 'rp');
-    const parts = [0, 1, 2].map((i) => join(tmp.path, 'killed', `s${i}`));
-    for (const [i, p] of parts.entries()) cpSync(join(src, `s${i}`), p, { recursive: true });
+    const parts = copiesOfShards('killed');
     const merged = join(tmp.path, 'killed', 'run');
     // What `merge --move` killed after its first placements leaves: samples renamed out of their shard into the
     // building directory of a process that is gone.

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { abandonedSinks } from '../sinks/user-sink.js';
-import { isRollerError } from '../core/errors.js';
+import { ErrorCode, isRollerError } from '../core/errors.js';
 import { registerCollectCommand, registerOracleCommand } from './collect-command.js';
 import { registerConvertCommands } from './convert-commands.js';
 import { registerHarnessCommands } from './harness-commands.js';
@@ -55,12 +55,16 @@ const MACHINE_FAULTS: Readonly<Record<string, string>> = {
   EIO: 'the disk reported an I/O error',
 };
 
-/** The machine fault at the root of an error (its cause chain followed), if one is. */
+/**
+ * The machine fault at the root of an error (its cause chain followed), if one is. A refusal of what the user chose
+ * (INVALID_OPTIONS: "--output X is not writable (EROFS)") stays a usage error; a plain error's message is read too.
+ */
 function machineFault(err: unknown): { code: string; path?: string; message: string } | undefined {
+  if (isRollerError(err, ErrorCode.INVALID_OPTIONS)) return undefined;
   for (let e: unknown = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, path, message } = e as { code?: unknown; path?: unknown; message?: unknown };
     if (typeof code === 'string' && code in MACHINE_FAULTS) return { code, ...(typeof path === 'string' ? { path } : {}), message: String(message ?? code) };
-    const m = typeof message === 'string' ? /\b(ENOSPC|EDQUOT|EROFS|EIO)\b/.exec(message) : null;
+    const m = !isRollerError(e) && typeof message === 'string' ? /\b(ENOSPC|EDQUOT|EROFS|EIO)\b/.exec(message) : null;
     if (m) return { code: m[1]!, message: message as string };
   }
   return undefined;

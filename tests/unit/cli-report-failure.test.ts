@@ -42,3 +42,10 @@ describe('reportFailure: faults of the machine', () => {
     expect(wrapped.text).not.toMatch(/bug in roller|\n\s+at /);
   });
 });
+
+describe('reportFailure: a refusal of what the user chose stays a usage error', () => {
+  it('--output not writable (EROFS as its cause): exit 2, as every refusal', () => {
+    const r = report(new RollerError(ErrorCode.INVALID_OPTIONS, '--output /ro is not writable (EROFS); choose a location you can write to', { cause: Object.assign(new Error('EROFS'), { code: 'EROFS' }) }));
+    expect(r).toEqual({ code: 2, text: `roller: --output /ro is not writable (EROFS); choose a location you can write to [${ErrorCode.INVALID_OPTIONS}]\n` });
+  });
+});

@@ -7,7 +7,7 @@
  */
 import { SecretMasker } from '../../src/core/secret-masker.js';
 
-const key = `sk-ant-api03-${'Zq8v2LmN4pRt6XyB1cD3eF5gH7jK9wQ0'.repeat(3)}`;
+const key = `fixture-key-v1-${'Zq8v2LmN4pRt6XyB'.repeat(6)}`; // key-shaped, made at run time
 const masker = new SecretMasker([key, 'roller-stand-in-0123456789abcdef0123']);
 const event = (i: number) => `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Some words of an answer, number ${i}, a path /usr/lib/x_y-z.js and 50% more"}}\n\n`;
 const chunks = Array.from({ length: 40_000 }, (_, i) => Buffer.from(event(i)));

@@ -67,9 +67,11 @@ describe('SecretMasker', () => {
 });
 
 describe('SecretMasker: every form an echo can take', () => {
-  const key = 'sk-ant-api03-Zq8v2LmN4pRt6XyB1cD3eF5gH7jK9wQ0';
+  // A key-shaped fixture, made at run time so that no file holds anything that looks like a real credential.
+  const prefix = 'fixture-key-v1-';
+  const key = `${prefix}${'Zq8v2LmN4pRt6XyB'}${'1cD3eF5gH7jK9wQ0'}`;
   const masker = new SecretMasker([key]);
-  const body = key.slice('sk-ant-api03-'.length);
+  const body = key.slice(prefix.length);
   /** Every 12-character run of the key's private part: none may survive. */
   const pieces = Array.from({ length: body.length - 11 }, (_, i) => body.slice(i, i + 12));
   const holdsPiece = (text: string) => pieces.some((p) => text.includes(p));
@@ -109,7 +111,7 @@ describe('SecretMasker: every form an echo can take', () => {
   it('a piece of 12 characters past the public prefix is masked; shorter pieces and the prefix alone are text', () => {
     expect(masker.maskText(`key ends ${body.slice(5, 17)}.`)).toBe(`key ends REDACTED****.`);
     expect(masker.maskText(`${body.slice(-20)} and ${body.slice(0, 14)}`)).toBe(`${'REDACTED'.padEnd(20, '*')} and ${'REDACTED'.padEnd(14, '*')}`);
-    expect(masker.maskText(`sk-ant-api03- and ${body.slice(3, 14)}`)).toBe(`sk-ant-api03- and ${body.slice(3, 14)}`);
+    expect(masker.maskText(`${prefix} and ${body.slice(3, 14)}`)).toBe(`${prefix} and ${body.slice(3, 14)}`);
     // The whole key, its prefix with it.
     expect(masker.maskText(`x ${key} y`)).toBe(`x ${'REDACTED'.padEnd(key.length, '*')} y`);
   });

@@ -17,11 +17,12 @@ export function registerScaleCommands(program: Command): void {
     .argument('<parts...>', "the shards' run directories (<run-name>.shard-I-of-N)")
     .requiredOption('--output <dir>', 'the merged run directory (must not exist, or be empty)')
     .option('--move', 'move each sample into the run instead of hard-linking it (the shards are emptied)')
+    .option('--resubmit <command>', 'how a shard is run again where the parts were made, {shard} standing for its index: named when a part did not finish (roller slurm\'s merge job passes its sbatch line)')
     .option('--json', 'print the merged run info as JSON on stdout');
   withSinkOptions(mergeCommand)
-    .action(async (parts: string[], opts: { output: string; move?: boolean; json?: boolean; sink?: string[]; sinkOption?: string[]; sinkOptions?: string; sinkTimeout?: number }) => {
+    .action(async (parts: string[], opts: { output: string; move?: boolean; resubmit?: string; json?: boolean; sink?: string[]; sinkOption?: string[]; sinkOptions?: string; sinkTimeout?: number }) => {
       const { merge } = await import('../pipelines/scale/merge.js');
-      const { runDir, info, placed, sinkFailures } = await merge({ parts, output: opts.output, mode: opts.move ? 'move' : 'link', sinkSpecs: await sinkSpecsOf(opts), ...(opts.sinkTimeout ? { sinkTimeoutS: opts.sinkTimeout } : {}) });
+      const { runDir, info, placed, sinkFailures } = await merge({ parts, output: opts.output, mode: opts.move ? 'move' : 'link', ...(opts.resubmit ? { resubmit: opts.resubmit } : {}), sinkSpecs: await sinkSpecsOf(opts), ...(opts.sinkTimeout ? { sinkTimeoutS: opts.sinkTimeout } : {}) });
       const how = [placed.linked ? `${placed.linked} files linked` : '', placed.copied ? `${placed.copied} copied (another filesystem)` : '', placed.moved ? `${placed.moved} samples moved` : ''].filter(Boolean).join(', ');
       process.stderr.write(`roller merge: ${info.samples.length} samples from ${parts.length} parts into ${runDir} (${how || 'nothing to place'}); ${info.summary.ok} ok, ${info.summary.failed} failed; sft.jsonl holds ${info.summary.sft_included ?? 0}\n`);
       await printLine(opts.json ? JSON.stringify(info) : runDir);

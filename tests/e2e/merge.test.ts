@@ -179,6 +179,14 @@ describe('shards and roller merge (real Claude Code runs)', () => {
     const row = info(cut).samples[0]!;
     rmSync(join(cut, row.path, 'info.json'));
     await refused([s(0), s(1), cut], target, new RegExp(`1 of 3 requests have no finished sample in any part[\\s\\S]*${row.index} ${row.task_id} scripted/default \\(shard 2/3\\)`));
+    // A shard that did not finish (scancel, Ctrl-C: info.json says interrupted) is refused with how to finish it.
+    const stopped = join(tmp.path, 'refused', 'stopped.shard-1-of-3');
+    cpSync(s(1), stopped, { recursive: true });
+    writeFileSync(join(stopped, 'info.json'), JSON.stringify({ ...info(stopped), state: 'interrupted' }));
+    await refused([s(0), stopped, s(2)], target, /1 part did not finish[\s\S]*shard 1\/3 \(.*stopped.shard-1-of-3\): interrupted; run it again: roller collect --resume with the run's arguments and --shard 1\/3/);
+    await refused([s(0), stopped, s(2)], target, /run it again: sbatch --array=1 x.sbatch$/m, ['--resubmit', 'sbatch --array={shard} x.sbatch']);
+    // One the engine never started has no directory: named with the same line.
+    await refused([s(0), join(tmp.path, 'refused', 'never.shard-1-of-3'), s(2)], target, /shard 1\/3 never started \(no directory\)[\s\S]*Run it: sbatch --array=1 x.sbatch/, ['--resubmit', 'sbatch --array={shard} x.sbatch']);
     // The output already holds something.
     cpSync(s(0), target, { recursive: true });
     const r = await roller(['merge', s(0), s(1), s(2), '--output', target]);

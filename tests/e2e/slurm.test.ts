@@ -4,7 +4,7 @@
  * model served with a key: each job's roller holds it from the submitting environment, the harness a stand-in); the
  * merged run validates and is the one-process run but for times, the merge, and what the CLI draws at random.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { info, roller } from '../support/collect-run.js';
@@ -67,4 +67,35 @@ describe.skipIf('reason' in cluster)(`roller slurm on a real single-node cluster
     expect(await jobEnd(cluster, sbatch([join(scripts, 'merge.sbatch')]), 8 * 60_000)).toBe('COMPLETED');
     expect(info(join(out, 'demo')).samples.map((s) => [s.index, s.status])).toEqual([[0, 'ok'], [1, 'ok'], [2, 'ok']]);
   }, 12 * 60_000);
+
+  it('an element stopped by scancel mid-sample: the afterany merge refuses the run and names the sbatch line that finishes it; that line run, the run is whole', async () => {
+    if ('reason' in cluster) return;
+    const out = join(tmp.path, 'cancelled');
+    const env = { ...cluster.env, ROLLER_E2E_API_KEY: provider.key };
+    // Request 1 (shard 1 of 3) waits 10 s in a tool: time to cancel it mid-sample.
+    const tasks = join(tmp.path, 'cancel-tasks.jsonl');
+    writeFileSync(tasks, [{ id: 'a', prompt: '[HELLO] one' }, { id: 'slow', prompt: '[SLEEP] Wait a while.' }, { id: 'c', prompt: '[HELLO] three' }].map((t) => JSON.stringify(t)).join('\n') + '\n');
+    const args = ['--tasks', tasks, '--harness', 'claude-code', '--model', 'api/claude-code', '--model-config', provider.models, '--capture-calls', '--output', out, '--run-name', 'demo'];
+    const submitted = await roller(['slurm', '--shards', '3', '--', ...args], { env });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const jobs = JSON.parse(submitted.stdout) as { shards_job: string; merge_job: string; scripts: string };
+    // Cancelled once its sample has begun (the shard's sample directory is there), as a user's scancel would.
+    const shard1 = join(out, 'demo.shard-1-of-3');
+    const deadline = Date.now() + 4 * 60_000;
+    while (!existsSync(join(shard1, 'samples')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(cluster.run(['scancel', `${jobs.shards_job}_1`]).code).toBe(0);
+    expect(await jobEnd(cluster, jobs.merge_job, 8 * 60_000)).toBe('FAILED');
+    const refused = readFileSync(join(jobs.scripts, 'logs', 'merge.err'), 'utf8');
+    expect(refused).toMatch(/shard 1\/3 .*interrupted|shard 1\/3 .*stopped while/);
+    expect(existsSync(join(out, 'demo'))).toBe(false);
+    // The line it names, run as given: element 1 again (still shard 1 of 3), then the merge after it.
+    const line = /run it again: (JOB=.*)$/m.exec(refused)?.[1];
+    expect(line, refused).toMatch(/--array=1 /);
+    const again = sh(['bash', '-c', `set -e; ${line}`], env);
+    expect(again.code, again.stderr).toBe(0);
+    const mergeJob = again.stdout.trim().split(/\s+/).pop()!.split(';')[0]!;
+    expect(await jobEnd(cluster, mergeJob, 8 * 60_000)).toBe('COMPLETED');
+    expect(info(join(out, 'demo')).samples.map((s) => [s.index, s.status])).toEqual([[0, 'ok'], [1, 'ok'], [2, 'ok']]);
+  }, 14 * 60_000);
 });

@@ -1,6 +1,6 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ErrorCode, RollerError } from '../../core/errors.js';
+import { ErrorCode, isRollerError, RollerError } from '../../core/errors.js';
 import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness, type InstalledHarness } from '../../harnesses/installer.js';
 import { clearLeftoverContainers, dockerPlan, forRun, prepareTaskImages, type DockerPlan, type DockerRequest } from './docker-plan.js';
@@ -151,12 +151,27 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   } catch (err) {
     await user.end();
     // A refused resume leaves the run as it found it: a killed run's stale lock stays, for the resume that matches.
-    await held.release({ handBack: true });
+    const stays = await held.release({ handBack: true }).then(() => undefined, (e: unknown) => e);
     await rmdir(runDir).catch(() => undefined); // a run directory this call made and left empty goes again
-    throw err;
+    throw stays ? lockStays(err, held.path, stays) : err;
   }
-  await held.release();
+  const stays = await held.release().then(() => undefined, (e: unknown) => e);
+  if (stays) throw lockStays(undefined, held.path, stays);
   return result;
+}
+
+/**
+ * The run's lock could not be removed (the filesystem went read-only, the disk failed): the first failure is still
+ * the one said, with where the lock is and that the next --resume takes it over (its process will be gone).
+ */
+function lockStays(first: unknown, lockPath: string, failure: unknown): RollerError {
+  const why = (failure as NodeJS.ErrnoException).code ?? (failure as Error).message;
+  const note = `the run's lock ${lockPath} stays (removing it failed: ${why}); once the filesystem is writable again, roller collect --resume takes it over`;
+  if (first === undefined) return new RollerError(ErrorCode.OUTPUT_UNUSABLE, `the run finished, but ${note}`, { cause: failure });
+  // A refusal stays one; else the lock's own failure is the cause (EROFS, EIO: the machine's fault, which Node's
+  // recursive mkdir may have reported as ENOENT in the first failure).
+  if (isRollerError(first, ErrorCode.INVALID_OPTIONS)) return new RollerError(first.code, `${first.message}; ${note}`, { cause: first });
+  return new RollerError(isRollerError(first) ? first.code : ErrorCode.OUTPUT_UNUSABLE, `${(first as Error).message ?? String(first)}; ${note}`, { cause: failure });
 }
 
 /** What a collect is checked and planned with before any run directory exists (a queue worker plans the same). */

@@ -38,6 +38,11 @@ export interface MergeOptions {
   sinkTimeoutS?: number;
   /** Progress: one call per sample placed. */
   onSample?: (done: number, total: number) => void;
+  /**
+   * How a shard is run again where the parts were made, `{shard}` standing for its index (roller slurm's merge job:
+   * `sbatch --array={shard} …/shards.sbatch`): named when a part did not finish.
+   */
+  resubmit?: string;
 }
 
 export interface MergeResult {
@@ -88,8 +93,9 @@ export const MERGE_VOLATILE: Readonly<Record<string, readonly string[]>> = {
  */
 export async function merge(o: MergeOptions): Promise<MergeResult> {
   if (o.parts.length === 0) throw new RollerError(ErrorCode.INVALID_OPTIONS, 'roller merge: name the parts to merge (shard run directories)');
-  const parts = await readParts(o.parts);
+  const parts = await readParts(o.parts, o.resubmit);
   const lock = sameLock(parts);
+  refuseUnfinished(parts, o.resubmit);
   const output = resolve(o.output);
   // A merge killed mid-way (kill -9) left its samples in <output>.merging-PID: this one takes them from there.
   const leftovers = await killedBuilds(output, lock);
@@ -163,13 +169,16 @@ async function moveBack(moved: readonly Moved[]): Promise<string[]> {
   return stuck;
 }
 
-async function readParts(dirs: readonly string[]): Promise<Part[]> {
+async function readParts(dirs: readonly string[], resubmit?: string): Promise<Part[]> {
   const parts: Part[] = [];
   const seen = new Set<string>();
   for (const given of dirs) {
     const dir = resolve(given);
     if (seen.has(dir)) throw new RollerError(ErrorCode.MERGE_REFUSED, `${given} is named twice`);
     seen.add(dir);
+    // A shard the engine never started (cancelled while pending) has no directory yet.
+    const shard = /\.shard-(\d+)-of-(\d+)$/.exec(dir);
+    if (shard && resubmit && !existsSync(dir)) throw new RollerError(ErrorCode.MERGE_REFUSED, `${given}: shard ${shard[1]}/${shard[2]} never started (no directory); nothing was written. Run it: ${resubmit.replaceAll('{shard}', shard[1]!)}`);
     if (!existsSync(join(dir, 'lock.json'))) throw new RollerError(ErrorCode.MERGE_REFUSED, `${given}: no lock.json — not a run directory roller collect --shard wrote`);
     const lock = await readChecked(Lock, join(dir, 'lock.json'), 'run lock (lock.json)');
     if (!lock.part) throw new RollerError(ErrorCode.MERGE_REFUSED, `${given}: a whole run (its lock.json names no shard or worker): nothing to merge it with`);
@@ -212,6 +221,26 @@ function sameLock(parts: readonly Part[]): Lock {
   // The run began when its first part did.
   const created = parts.map((p) => p.lock.created_at).sort()[0]!;
   return { ...whole, created_at: created };
+}
+
+/**
+ * A part whose collect did not end (interrupted: scancel, Ctrl-C, a pod evicted; or killed and never resumed) may hold
+ * a sample that ended only because it was stopped: refused, with how to finish each such part.
+ */
+function refuseUnfinished(parts: readonly Part[], resubmit: string | undefined): void {
+  const unfinished = parts.filter((p) => p.info && p.info.state !== 'finished');
+  if (unfinished.length === 0) return;
+  const again = (p: Part): string => {
+    const part = p.lock.part!;
+    if (part.kind !== 'shard') return `roller collect --resume with that worker's arguments, or roller collect --resume --queue`;
+    if (resubmit) return resubmit.replaceAll('{shard}', String(part.index));
+    return `roller collect --resume with the run's arguments and --shard ${part.index}/${part.count}`;
+  };
+  const lines = unfinished.map((p) => `${p.label} (${p.dir}): ${p.info!.state === 'interrupted' ? 'interrupted' : `its collect stopped while ${p.info!.state}`}; run it again: ${again(p)}`);
+  throw new RollerError(
+    ErrorCode.MERGE_REFUSED,
+    `${unfinished.length} part${unfinished.length > 1 ? 's' : ''} did not finish, so a sample may have ended only because it was stopped; nothing was written:\n  ${lines.join('\n  ')}\nThe rerun resumes the part (its finished samples are kept); then merge again.`,
+  );
 }
 
 /** Where two parts' locks differ (the part itself aside), roller_version included: collect's own lockDifferences. */

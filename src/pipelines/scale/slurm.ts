@@ -61,9 +61,11 @@ export async function writeSlurmScripts(o: SlurmOptions): Promise<SlurmScripts> 
     `exec ${[...o.roller, ...o.plan.shardArgs].map(shellWord).join(' ')}`,
     '',
   ].join('\n');
+  // A shard that did not finish (scancel, a node lost) is refused by the merge, which names this line for it.
+  const resubmit = `JOB=$(sbatch --parsable --array={shard} ${shellWord(join(dir, 'shards.sbatch'))}) && sbatch --dependency=afterany:$JOB ${shellWord(join(dir, 'merge.sbatch'))}`;
   const merge = [
     ...header(`roller-${o.plan.runName}-merge`, [`--output=${join(dir, 'logs', 'merge.out')}`, `--error=${join(dir, 'logs', 'merge.err')}`]),
-    `exec ${[...o.roller, ...o.plan.mergeArgs].map(shellWord).join(' ')}`,
+    `exec ${[...o.roller, ...o.plan.mergeArgs, '--resubmit', resubmit].map(shellWord).join(' ')}`,
     '',
   ].join('\n');
   const paths = { dir, shards: join(dir, 'shards.sbatch'), merge: join(dir, 'merge.sbatch') };
@@ -74,7 +76,7 @@ export async function writeSlurmScripts(o: SlurmOptions): Promise<SlurmScripts> 
 
 /**
  * Submits the shard array, then the merge with --dependency=afterany on it: the merge runs whatever became of the
- * shards and names any sample still missing (a shard that failed is run again by hand: sbatch --array=I shards.sbatch).
+ * shards, refuses a shard that did not finish and names the sbatch line that runs it again (and the merge after it).
  */
 export async function submitSlurm(scripts: SlurmScripts, sbatch = 'sbatch'): Promise<{ shardsJob: string; mergeJob: string }> {
   const run = async (args: string[]): Promise<string> => {

@@ -322,6 +322,70 @@ describe('collect: a task output that does not fit (a real full disk)', () => {
   }, 5 * 60_000);
 });
 
+describe('collect: the output disk fails mid-run (a real ext4 gone read-only, a real full tmpfs)', () => {
+  const twoTasks = () => tasksFile('mid-run.jsonl', [{ id: 'a', prompt: '[SLEEP] wait' }, { id: 'b', prompt: '[HELLO] x' }]);
+  const args = (out: string, name: string) => ['collect', '--capture-calls', '--tasks', twoTasks(), '--harness', 'claude-code', '--output', out, '--run-name', name];
+
+  it('EROFS mid-sample (ext4 errors=remount-ro, a filesystem error triggered): exit 74, the lock named as staying, and --resume after fsck finishes the run', async (ctx) => {
+    if (process.getuid?.() !== 0) {
+      console.log('skipped: a loop-mounted ext4 needs root');
+      ctx.skip();
+    }
+    const img = join(tmp.path, 'ro.img');
+    const out = join(tmp.path, 'ro-disk');
+    mkdirSync(out, { recursive: true });
+    execFileSync('truncate', ['-s', '64M', img]);
+    execFileSync('mkfs.ext4', ['-q', img]);
+    const mount = () => execFileSync('mount', ['-o', 'loop,errors=remount-ro', img, out]);
+    mount();
+    mounts.push(out);
+    const device = execFileSync('findmnt', ['-no', 'SOURCE', out], { encoding: 'utf8' }).trim().split('/').pop()!;
+    // The filesystem fails while the first sample's tool sleeps: the kernel turns it read-only under the run.
+    const failing = roller(args(out, 'run'));
+    const run = join(out, 'run');
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(join(run, '.running', '0.json')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1500));
+    writeFileSync(`/sys/fs/ext4/${device}/trigger_fs_error`, '1');
+    const r = await failing;
+    expect(r.code, r.stderr).toBe(74);
+    noStackTrace(r);
+    expect(r.stderr).toMatch(/the filesystem is read-only \(EROFS/);
+    expect(r.stderr).toContain(`the run's lock ${join(run, '.roller.lock')} stays (removing it failed: EROFS); once the filesystem is writable again, roller collect --resume takes it over`);
+    // Repaired and mounted again: the resume takes the dead run's lock over and ends the run whole.
+    execFileSync('umount', [out]);
+    execFileSync('sh', ['-c', `e2fsck -fy ${img} >/dev/null 2>&1 || [ $? -le 1 ]`]);
+    mount();
+    const resumed = await roller([...args(out, 'run'), '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(readJson<RunInfo>(join(run, 'info.json')).samples.map((x) => x.status)).toEqual(['ok', 'ok']);
+    expect(readdirSync(run).sort()).toEqual(['info.json', 'lock.json', 'samples', 'sft.jsonl']);
+  }, 5 * 60_000);
+
+  it('ENOSPC mid-run (the capture does not fit a 150 KiB tmpfs): exit 74 saying the disk is full; grown, --resume finishes with nothing left over', async (ctx) => {
+    if (process.getuid?.() !== 0) {
+      console.log('skipped: mounting a small tmpfs as the run output needs root');
+      ctx.skip();
+    }
+    const out = join(tmp.path, 'tiny-disk');
+    mkdirSync(out, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=150k', 'tmpfs', out]);
+    mounts.push(out);
+    const r = await roller(args(out, 'run'));
+    expect(r.code, r.stderr).toBe(74);
+    noStackTrace(r);
+    expect(r.stderr).toMatch(/^roller: the disk is full \(ENOSPC/m);
+    expect(r.stderr).toMatch(/run resumes with --resume/);
+    execFileSync('mount', ['-o', 'remount,size=64m', out]);
+    const resumed = await roller([...args(out, 'run'), '--resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const run = join(out, 'run');
+    expect(readJson<RunInfo>(join(run, 'info.json')).samples.map((x) => x.status)).toEqual(['ok', 'ok']);
+    // The dead run's temporary files (sft.jsonl.PID.tmp, .running/) are gone.
+    expect(readdirSync(run).sort()).toEqual(['info.json', 'lock.json', 'samples', 'sft.jsonl']);
+  }, 5 * 60_000);
+});
+
 describe('collect: prompts of any size reach the harness (stdin or a file, never argv)', () => {
   it('8. a 300 KB prompt runs through Claude Code; NUL bytes and odd files keys are refused when the tasks load', async () => {
     const prompt = `[HELLO] ${'context line of a long task description. '.repeat(7500)}END`;

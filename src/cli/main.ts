@@ -71,14 +71,19 @@ function machineFault(err: unknown): { code: string; path?: string; message: str
 }
 
 /**
- * What a command that failed says, and its exit code: 2 for roller's own refusals (usage), 74 for a fault of the
- * machine (a full disk, a read-only filesystem: EX_IOERR), 70 for anything else (a bug).
+ * What a command that failed says, and its exit code: 2 for roller's own refusals (usage), 69 for a service that did
+ * not answer (Redis, sbatch, an OTLP collector: EX_UNAVAILABLE), 74 for a fault of the machine (a full disk, a
+ * read-only filesystem: EX_IOERR), 70 for anything else (a bug).
  */
 export function reportFailure(err: unknown, write: (text: string) => void, debug: boolean): number {
   const fault = machineFault(err);
   if (fault) {
     write(`roller: ${MACHINE_FAULTS[fault.code]} (${fault.code}${fault.path ? ` at ${fault.path}` : ''}): ${isRollerError(err) ? `${err.message} [${err.code}]` : fault.message}. Free space (or make it writable) and run the same command again: what was written before stays, and a run resumes with --resume\n`);
     return 74;
+  }
+  if (isRollerError(err, ErrorCode.SERVICE_UNAVAILABLE)) {
+    write(`roller: ${err.message} [${err.code}]\n`);
+    return 69; // EX_UNAVAILABLE: not a usage error; run again once the service answers
   }
   if (isRollerError(err)) {
     write(`roller: ${err.message} [${err.code}]\n`);

@@ -1,5 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { pidAfter, removeDeadLeftovers } from './dead-leftovers.js';
 import { ErrorCode, RollerError } from './errors.js';
 
 /**
@@ -8,6 +10,8 @@ import { ErrorCode, RollerError } from './errors.js';
  */
 export async function buildDirectory<T>(out: string, what: string, build: (dir: string) => Promise<T>): Promise<T> {
   refuseNonEmpty(out, what);
+  // What a killed build of this output left (OUT.building-PID of a dead process) goes first.
+  await removeDeadLeftovers(dirname(out), pidAfter(`${basename(out)}.building-`));
   const building = `${out}.building-${process.pid}`;
   await rm(building, { recursive: true, force: true });
   await mkdir(building, { recursive: true });

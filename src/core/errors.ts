@@ -74,6 +74,8 @@ export const ErrorCode = {
   MERGE_REFUSED: 'ROLLER_MERGE_REFUSED',
   /** The job queue (Redis) failed or a queued sample could not run (another lock, a worker's setup). */
   QUEUE_FAILED: 'ROLLER_QUEUE_FAILED',
+  /** A service roller was pointed at did not answer or refused (Redis, sbatch, an OTLP collector): exit 69. */
+  SERVICE_UNAVAILABLE: 'ROLLER_SERVICE_UNAVAILABLE',
   /** A response stream broke its protocol (an event out of place, a frame that is not JSON). */
   STREAM_ANOMALY: 'ROLLER_STREAM_ANOMALY',
   /** The task output holds files roller does not copy. */

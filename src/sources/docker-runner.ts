@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type Dockerode from 'dockerode';
 import { ErrorCode, RollerError } from '../core/errors.js';
+import { processAlive } from '../core/dead-leftovers.js';
 import { openProxyRelay, type ProxyRelay } from './docker-relay.js';
 import { chownTree } from './ownership.js';
 import type { ProcessOutcome, ProcessPlan, RunProcessOptions } from './process-runner.js';
@@ -112,10 +113,8 @@ export async function runInDocker(plan: ProcessPlan, options: DockerRunOptions):
   let exitCode: number | null = null;
   let relay: ProxyRelay | undefined;
   try {
-    if (spec.network === 'proxy') {
-      if (!options.proxyPort) throw new RollerError(ErrorCode.INVALID_OPTIONS, "docker: the 'proxy' network needs the recording proxy's port");
-      relay = await openProxyRelay(options.proxyPort);
-    }
+    if (spec.network === 'proxy' && !options.proxyPort) throw new RollerError(ErrorCode.INVALID_OPTIONS, "docker: the 'proxy' network needs the recording proxy's port");
+    relay = await openProxyRelay(spec.network === 'proxy' ? options.proxyPort : undefined);
     container = await create(plan, options, relay);
     running.set(container.id, container);
     const kill = () => void container!.kill().catch(() => undefined); // already stopped: nothing to do
@@ -243,7 +242,7 @@ export async function removeLeftovers(docker: DockerApi, run: { runDir: string; 
   let removed = 0;
   for (const c of found) {
     const ours = c.Labels['dev.roller.run'] === run.runDir && c.Labels['dev.roller.pid'] !== String(process.pid);
-    const orphan = c.Labels['dev.roller.host'] === run.host && !alive(Number(c.Labels['dev.roller.pid']));
+    const orphan = c.Labels['dev.roller.host'] === run.host && !processAlive(Number(c.Labels['dev.roller.pid']));
     if (!ours && !orphan) continue;
     await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined);
     removed++;
@@ -251,12 +250,3 @@ export async function removeLeftovers(docker: DockerApi, run: { runDir: string; 
   return removed;
 }
 
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -230,7 +230,7 @@ describe.skipIf(!live)('collect --runner docker: faults end as recorded statuses
     expect(validated.stdout).toContain('--resume');
   }, 5 * 60_000);
 
-  it('kill -9 of roller mid-sample leaves its container; the --resume removes it (by its labels) and finishes the run', async () => {
+  it('kill -9 of roller mid-sample: its container stops at once (its lifeline to roller closed); the --resume removes it (by its labels) and finishes the run', async () => {
     const tasks = await tasksFile('killed.jsonl', [{ id: 'slow', prompt: '[SLEEP] Wait.' }, { id: 'hello', prompt: '[HELLO] Say hello.' }]);
     const args = ['collect', '--capture-calls', '--output', join(tmp.path, 'runs'), '--run-name', 'killed', '--tasks', tasks, '--harness', 'claude-code', '--runner', 'docker', '--image', image];
     let killed = false;
@@ -248,6 +248,10 @@ describe.skipIf(!live)('collect --runner docker: faults end as recorded statuses
     expect(killed).toBe(true);
     const run = join(tmp.path, 'runs', 'killed');
     expect(containersOf(`dev.roller.run=${run}`)).not.toBe('');
+    // Not running on until the next roller: the harness in it is stopped within seconds (its [SLEEP] tool takes 10).
+    const running = () => dockerCli(['ps', '-q', '--filter', `label=dev.roller.run=${run}`]).stdout.trim();
+    for (const deadline = Date.now() + 8000; running() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 200));
+    expect(running()).toBe('');
     const resumed = await roller([...args, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/docker: removed 1 container\(s\) a killed roller left behind/);

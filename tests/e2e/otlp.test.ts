@@ -184,7 +184,7 @@ describe('roller export --format otlp: GenAI traces of real runs', () => {
     receiver.answer(400);
     try {
       const r = await roller(['export', runs.claude, '--format', 'otlp', '--endpoint', receiver.url]);
-      expect(r.code).not.toBe(0);
+      expect(r.code).toBe(69);
       expect(r.stderr).toContain(`the OTLP endpoint ${receiver.url}/v1/traces did not take`);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     } finally {
@@ -192,7 +192,7 @@ describe('roller export --format otlp: GenAI traces of real runs', () => {
     }
     // The exporter's own timeout variable (retries included): a closed port is given up on after 2 s, not 10.
     const gone = await roller(['export', runs.claude, '--format', 'otlp', '--endpoint', 'http://127.0.0.1:9'], { env: { ...process.env, OTEL_EXPORTER_OTLP_TIMEOUT: '2000' } });
-    expect(gone.code).not.toBe(0);
+    expect(gone.code).toBe(69);
     expect(gone.stderr).toContain('the OTLP endpoint http://127.0.0.1:9/v1/traces did not take');
     const none = await roller(['export', runs.claude, '--format', 'otlp'], { env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' } });
     expect(none.code).toBe(2);

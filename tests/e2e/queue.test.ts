@@ -213,13 +213,14 @@ describe.skipIf('reason' in redis)(`roller collect --queue and roller worker on 
     }
   }, 60_000);
 
-  it('an unreachable Redis is a clear error, at once', async () => {
+  it('an unreachable Redis is a clear error, at once, exit 69 (a service, not usage); the collect leaves no run behind', async () => {
     const r = await roller(['collect', ...base(), '--output', join(tmp.path, 'nowhere'), '--run-name', 'n', '--queue', 'redis://:secret@127.0.0.1:1']);
-    expect(r.code).toBe(2);
+    expect(r.code, r.stderr).toBe(69);
     expect(r.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
     expect(r.stderr).not.toContain('secret');
+    expect(existsSync(join(tmp.path, 'nowhere', 'n'))).toBe(false);
     const w = await roller(workerArgs('redis://:pw@127.0.0.1:1', 'roller', '--until-empty'));
-    expect(w.code).toBe(2);
+    expect(w.code).toBe(69);
     expect(w.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
     // A Redis without a password, or a queue without its shared secret: refused before anything is queued or run.
     const open = await roller(['collect', ...base(), '--output', join(tmp.path, 'open'), '--run-name', 'o', '--queue', 'redis://127.0.0.1:1']);

@@ -4,7 +4,7 @@
  * nothing; earlier unfinished outputs are reported by path, never overwritten; --only keeps the other
  * families as the archive has them; a sample without an archive says why.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,8 +79,12 @@ describe('roller reprocess (archives of real Claude Code runs)', () => {
   it('idempotent: the same source again writes nothing; an unfinished earlier output is reported by path and left alone', async () => {
     const out = join(tmp.path, 'out-twice');
     expect((await roller(['reprocess', archive, '--output', out])).code).toBe(0);
+    // What a reprocess killed while writing its run files left (its process gone) is removed by the next one.
+    const dead = spawnSync('true').pid!;
+    for (const f of [`sft.jsonl.${dead}.tmp`, `.info.json.${dead}.00aa11bb22cc.tmp`]) writeFileSync(join(out, f), 'half');
     const second = await roller(['reprocess', archive, '--output', out, '--json']);
     expect(json(second)).toMatchObject({ written: 0, unchanged: 3, errors: 0, wroteRunFiles: false });
+    expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     expect(second.stderr).toContain('nothing new was written');
 
     // A crash mid-sample leaves <sample>.partial: reported by path, not overwritten, the others unchanged.

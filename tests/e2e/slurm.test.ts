@@ -50,6 +50,15 @@ describe.skipIf('reason' in cluster)(`roller slurm on a real single-node cluster
     expect(filesHolding(provider.key, [jobs.scripts, merged, join(out, 'demo.shard-0-of-3')].filter((d) => existsSync(d)))).toEqual([]);
   }, 12 * 60_000);
 
+  it('sbatch failing (no SLURM_CONF exported, so no cluster found): exit 69 with sbatch\'s words and the hint, not a usage error', async () => {
+    if ('reason' in cluster) return;
+    const { SLURM_CONF: _conf, ...noConf } = cluster.env;
+    const r = await roller(['slurm', '--shards', '2', '--', ...collectArgs(), '--output', join(tmp.path, 'noconf'), '--run-name', 'demo'], { env: noConf });
+    expect(r.code, r.stderr).toBe(69);
+    expect(r.stderr).toMatch(/sbatch .* failed: .*\(is SLURM_CONF exported\? scripts\/slurm-cluster\.sh start prints it\) \[ROLLER_SERVICE_UNAVAILABLE\]/s);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('one element resubmitted alone (sbatch --array=1, as docs/scaling.md says for a failed shard) is still shard 1 of 3; the merge then joins all three', async () => {
     if ('reason' in cluster) return;
     const out = join(tmp.path, 'rerun');

@@ -131,6 +131,8 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   if (!o.captureCalls) await refuseCallSinksWithoutCalls(user, 'pass --capture-calls (the library: captureCalls: true)');
   let runDir: string;
   try {
+    // A queue that does not answer leaves nothing behind: checked before the run directory is made.
+    if (o.queue) await (await import('../scale/queue-dispatch.js')).checkQueueReachable(o.queue, o.onNotice);
     runDir = await prepareRunDir(o.output, runName);
   } catch (err) {
     await user.end();

@@ -7,6 +7,7 @@ import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { InOrder } from '../../core/in-order.js';
+import { removeDeadTempsIn } from '../../core/dead-leftovers.js';
 import { ensurePrivateDir } from '../../core/private-dir.js';
 import { acquireLock, describeHolder, inspectLock } from '../../core/process-lock.js';
 import { Lock } from '../../schemas/lock.js';
@@ -110,6 +111,8 @@ export async function reprocess(o: ReprocessOptions): Promise<ReprocessReport> {
   if (collecting?.alive === 'yes') throw new RollerError(ErrorCode.RUN_LOCKED, `the archive ${runDir} is being collected by ${describeHolder(collecting.holder)}; reprocess it once that run has ended`);
   await ensurePrivateDir(output, 'the reprocess output');
   const held = await acquireLock(join(output, RUN_LOCK_FILE), { what: `the reprocess output ${output}`, command: 'roller reprocess', takeOverStale: true, staleHint: '' });
+  // A killed reprocess's half-written run files (sft.jsonl.PID.tmp, …) go, whether or not this one rewrites them.
+  await removeDeadTempsIn(output);
   try {
     return await reprocessLocked(o, { runDir, samples, run, output, lock, version });
   } finally {

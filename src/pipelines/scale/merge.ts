@@ -23,6 +23,7 @@ import type { SinkFailure, UserSinks } from '../../sinks/user-sink.js';
 import { linkTree, moveTree, refuseLinksInTree, type Placed } from './link-tree.js';
 import { runLockDigest } from './shard.js';
 import { addTo } from '../../core/multimap.js';
+import { processAlive } from '../../core/dead-leftovers.js';
 
 export interface MergeOptions {
   /** The parts' run directories: every shard of a run (--shard I/N), or queue workers' own outputs. */
@@ -141,14 +142,6 @@ async function killedBuilds(output: string, lock: Lock): Promise<Part[]> {
   return found;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 interface Moved {
   from: string;

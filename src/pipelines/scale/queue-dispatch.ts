@@ -110,6 +110,12 @@ export async function runOnQueue(o: CollectOptions, target: QueueTarget, r: Queu
 
 type SampleQueue = import('bullmq').Queue<SampleJobData, SampleJobResult>;
 
+/** Whether the queue's Redis answers (and takes our password), before a run directory is made for it. */
+export async function checkQueueReachable(target: QueueTarget, onError?: (line: string) => void): Promise<void> {
+  const connections = await connected(target.url, `Redis at ${redactUrl(target.url)} (queue ${target.name})`, onError);
+  for (const c of connections) c.disconnect();
+}
+
 /** Two connections (the queue's, and its events' blocking reads), or a clear error naming the Redis. */
 async function connected(url: string, where: string, onError?: (line: string) => void) {
   const connections = [await redisConnection(url, onError), await redisConnection(url)] as const;
@@ -117,7 +123,7 @@ async function connected(url: string, where: string, onError?: (line: string) =>
     for (const c of connections) await c.connect();
   } catch (err) {
     for (const c of connections) c.disconnect();
-    throw new RollerError(ErrorCode.QUEUE_FAILED, `--queue: cannot reach ${where}: ${(err as Error).message}; start Redis (redis-server) or fix the URL`);
+    throw new RollerError(ErrorCode.SERVICE_UNAVAILABLE, `--queue: cannot reach ${where}: ${(err as Error).message}; start Redis (redis-server) or fix the URL`);
   }
   return connections;
 }

@@ -70,7 +70,7 @@ export async function runWorker(o: WorkerOptions): Promise<{ processed: number; 
     await connection.connect();
   } catch (err) {
     connection.disconnect();
-    throw new RollerError(ErrorCode.QUEUE_FAILED, `roller worker: cannot reach Redis at ${redactUrl(o.queue.url)}: ${(err as Error).message}`);
+    throw new RollerError(ErrorCode.SERVICE_UNAVAILABLE, `roller worker: cannot reach Redis at ${redactUrl(o.queue.url)}: ${(err as Error).message}`);
   }
   const planFor = (data: SampleJobData): Promise<WorkerRun> => {
     let run = runs.get(data.run_lock_digest);

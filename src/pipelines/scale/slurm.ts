@@ -85,8 +85,8 @@ export async function submitSlurm(scripts: SlurmScripts, sbatch = 'sbatch'): Pro
       return stdout.trim().split(';')[0]!;
     } catch (err) {
       const e = err as NodeJS.ErrnoException & { stderr?: string };
-      if (e.code === 'ENOENT') throw new RollerError(ErrorCode.INVALID_OPTIONS, `${sbatch} is not on this machine's PATH: submit from a Slurm login node, or write the scripts only (--no-submit) and sbatch them there`);
-      throw new RollerError(ErrorCode.INVALID_OPTIONS, `sbatch ${args.join(' ')} failed: ${(e.stderr ?? e.message).trim()}`);
+      if (e.code === 'ENOENT') throw new RollerError(ErrorCode.SERVICE_UNAVAILABLE, `${sbatch} is not on this machine's PATH: submit from a Slurm login node, or write the scripts only (--no-submit) and sbatch them there`);
+      throw new RollerError(ErrorCode.SERVICE_UNAVAILABLE, `sbatch ${args.join(' ')} failed: ${(e.stderr ?? e.message).trim()}${/SLURM_CONF|slurm\.conf|Unable to contact|configuration source|fetch config/i.test(e.stderr ?? '') ? ' (is SLURM_CONF exported? scripts/slurm-cluster.sh start prints it)' : ''}`);
     }
   };
   const shardsJob = await run([scripts.shards]);

@@ -38,6 +38,6 @@ export async function otlpExporter(target: { url: string; protocol: OtlpProtocol
 export async function sendSpans(exporter: SpanExporter, spans: ReadableSpan[], url: string): Promise<void> {
   const result = await new Promise<{ code: number; error?: Error }>((resolve) => exporter.export(spans, resolve));
   if (result.code !== 0) {
-    throw new RollerError(ErrorCode.SINK_WRITE_FAILED, `the OTLP endpoint ${url} did not take ${spans.length} spans (${result.error?.message ?? 'no reason given'}); check that a collector listens there and takes OTLP/HTTP`);
+    throw new RollerError(ErrorCode.SERVICE_UNAVAILABLE, `the OTLP endpoint ${url} did not take ${spans.length} spans (${result.error?.message ?? 'no reason given'}); check that a collector listens there and takes OTLP/HTTP`);
   }
 }

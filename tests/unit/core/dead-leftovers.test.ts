@@ -1,0 +1,41 @@
+/**
+ * What a killed roller leaves half-made is found by the PID in its name: removed when that process is gone, kept while
+ * it lives (real processes: one exited, one still running).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildDirectory } from '../../../src/core/built-directory.js';
+import { removeDeadTemps } from '../../../src/core/dead-leftovers.js';
+import { writeFileAtomic } from '../../../src/core/atomic-write.js';
+import { useTempDir } from '../../support/temp-dir.js';
+
+const tmp = useTempDir('dead-leftovers');
+const gone = spawnSync('true').pid!;
+const living = spawn('sleep', ['60']);
+afterAll(() => void living.kill('SIGKILL'));
+
+describe('leftovers of dead processes', () => {
+  it("removes a dead writer's NAME.PID.tmp and .NAME.PID.HEX.tmp, keeps a living one's and other files", async () => {
+    const dir = join(tmp.path, 'temps');
+    mkdirSync(dir);
+    const names = [`sft.jsonl.${gone}.tmp`, `.info.json.${gone}.a1b2c3d4e5f6.tmp`, `sft.jsonl.${living.pid}.tmp`, 'sft.jsonl', `other.${gone}.tmp`];
+    for (const n of names) writeFileSync(join(dir, n), 'x');
+    expect((await removeDeadTemps(join(dir, 'sft.jsonl'))).map((p) => p.slice(dir.length + 1))).toEqual([`sft.jsonl.${gone}.tmp`]);
+    expect(await removeDeadTemps(join(dir, 'info.json'))).toEqual([join(dir, `.info.json.${gone}.a1b2c3d4e5f6.tmp`)]);
+    expect(readdirSync(dir).sort()).toEqual([`other.${gone}.tmp`, `sft.jsonl.${living.pid}.tmp`, 'sft.jsonl'].sort());
+  });
+
+  it('the next atomic write of a file, and the next build of a directory, take them away', async () => {
+    const dir = join(tmp.path, 'next');
+    mkdirSync(dir);
+    writeFileSync(join(dir, `.lock.json.${gone}.0123456789ab.tmp`), 'half');
+    await writeFileAtomic(join(dir, 'lock.json'), '{}');
+    mkdirSync(join(dir, `hf.building-${gone}`));
+    mkdirSync(join(dir, `hf.building-${living.pid}`));
+    await buildDirectory(join(dir, 'hf'), 'the dataset', async (building) => writeFileSync(join(building, 'a'), 'a'));
+    expect(readdirSync(dir).sort()).toEqual(['hf', `hf.building-${living.pid}`, 'lock.json']);
+    expect(existsSync(join(dir, 'hf', 'a'))).toBe(true);
+  });
+});

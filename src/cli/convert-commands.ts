@@ -55,7 +55,7 @@ export function registerConvertCommands(program: Command): void {
   program
     .command('export')
     .description(
-      'export a run (the run is not modified): --format atif (default) every sample with an ACTF as an ATIF-v1.7 trajectory.json (Harbor) under <run>/atif; ' +
+      'export a run (nothing it holds is changed: the export is a new directory, <run>/<format> unless --output): --format atif (default) every sample with an ACTF as an ATIF-v1.7 trajectory.json (Harbor) under <run>/atif; ' +
         '--format hf a Hugging Face dataset directory (Parquet shards of the SFT records, a segments config, a dataset card) under <run>/hf; ' +
         "--format parquet the samples, participants, calls and relations tables (roller query's columns) under <run>/parquet; " +
         '--format otlp one OpenTelemetry trace per sample (GenAI spans: invoke_agent per agent, chat per call, execute_tool per tool call) to --endpoint',

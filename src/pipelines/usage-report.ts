@@ -122,6 +122,8 @@ const fmt = formatTokens;
 
 /** Both costs where both exist: the one the harness reported and the one priced from the calls (with its table). */
 function costs(reported: number | null | undefined, priced: number | null | undefined, table: string | null | undefined): string {
+  if (table === 'none' && reported === 0 && priced === 0) return ' · no cost (the scripted model)';
+  if (table === 'none' && reported === null && priced === 0) return '';
   const parts = [...(typeof reported === 'number' ? [`$${reported.toFixed(4)} reported`] : []), ...(typeof priced === 'number' ? [`$${priced.toFixed(4)} priced (${table ?? 'price table'})`] : [])];
   return parts.length ? ` · ${parts.join(' · ')}` : '';
 }

@@ -31,9 +31,9 @@ export type UsagePartial = z.infer<typeof UsagePartial>;
 /** A cost priced from the calls' tokens and a maintained price table, beside (never instead of) a reported one. */
 export const PricedCost = z.strictObject({
   priced_cost_usd: z.number().nonnegative().nullable().optional().describe("the calls' tokens priced by price_table at the time of each call (every call priced, or null)"),
-  cost_source: z.string().optional().describe("which cost to use: 'reported' (cost_usd), 'priced(<table>@<version>)' (priced_cost_usd) or 'unknown'"),
+  cost_source: z.string().optional().describe("which cost to use: 'reported' (cost_usd), 'priced(<table>@<version>)' (priced_cost_usd), 'scripted' (the embedded scripted model answered: both 0) or 'unknown'"),
   price_table: z.string().optional().describe('the price table and its version, e.g. genai-prices@0.1.8'),
-  priced_cost_note: z.string().optional().describe('why priced_cost_usd is null'),
+  priced_cost_note: z.string().optional().describe('why priced_cost_usd is null (or 0, for the scripted model)'),
 });
 
 export const UsageTotals = NormalizedUsage.extend({

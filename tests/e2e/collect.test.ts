@@ -38,6 +38,11 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     const delegate = sample(run, rows[2]!);
     const participants = delegate.runtime.participants as { role: string }[];
     expect(participants.map((p) => p.role)).toEqual(['root', 'child']);
+    // The scripted model is no real model: no cost, though Claude Code priced it as the model it names (kept apart).
+    expect(delegate.usage).toMatchObject({ cost_usd: 0, priced_cost_usd: 0, cost_source: 'scripted' });
+    for (const p of participants) expect(p).toMatchObject({ cost_usd: 0, cost_source: 'scripted' });
+    expect((delegate.runtime.harness_reported as { total_cost_usd: number }).total_cost_usd).toBeGreaterThan(0);
+    expect((await roller(['usage', run])).stdout).toMatch(/no cost \(the scripted model\)/);
     const capture = join(run, rows[2]!.path, 'capture', 'attempt-0001');
     const manifest = readJson<{ capture_status: string; coverage: { status: string } }>(join(capture, 'manifest.json'));
     expect(manifest).toMatchObject({ capture_status: 'complete', coverage: { status: 'verified' } });

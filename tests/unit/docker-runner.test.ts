@@ -85,12 +85,13 @@ describe('docker runner (dockerode API, engine stand-in)', () => {
     expect(await readFile(join(tmp.path, 'a', 'stderr.log'), 'utf8')).toBe('a warning\n');
     expect(engine.created()).toMatchObject({
       Image: 'node:20-bookworm',
-      Cmd: [plan.command, '-p', 'hello'],
+      // Behind the relay, which holds its lifeline to roller (the container dies with roller).
+      Cmd: ['/roller-relay-node', '/roller-relay/relay.cjs', '-', '/roller-relay/s', '/roller-relay/l', plan.command, '-p', 'hello'],
       Env: ['HOME=/tmp/h', 'PATH=/usr/bin'],
       WorkingDir: '/tmp/w',
       User: `${me.uid}:${me.gid}`,
       Labels: { 'dev.roller.run': '/runs/r', 'dev.roller.sample': '1' },
-      HostConfig: { Binds: ['/tmp/h:/tmp/h', '/tmp/w:/tmp/w', '/cache/claude-code-2.1.332:/cache/claude-code-2.1.332:ro'], NetworkMode: 'host', Init: true, PidsLimit: 4096, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'] },
+      HostConfig: { Binds: ['/tmp/h:/tmp/h', '/tmp/w:/tmp/w', '/cache/claude-code-2.1.332:/cache/claude-code-2.1.332:ro', expect.stringMatching(/^\/tmp\/roller-relay-\d+-\w+:\/roller-relay:ro$/), `${process.execPath}:/roller-relay-node:ro`], NetworkMode: 'host', Init: true, PidsLimit: 4096, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'] },
     });
     expect(engine.log).toEqual(['create', 'attach', 'start', 'remove force']);
   });
@@ -101,12 +102,13 @@ describe('docker runner (dockerode API, engine stand-in)', () => {
     const engine = fakeEngine({ output: [], exitCode: 0 });
     await runInDocker({ command: 'cat', args: [], cwd: tmp.path, env: { PATH: '/usr/bin:/bin' }, stdin: prompt }, { container: spec('img'), docker: engine.api, timeoutMs: 5000, mounts: [], stdoutPath: join(tmp.path, 's', 'o'), stderrPath: join(tmp.path, 's', 'e') });
     const created = engine.created()!;
-    expect(created.Cmd).toEqual(['/bin/sh', '-c', 'exec "$0" "$@" < "$ROLLER_STDIN"', 'cat']);
+    const command = created.Cmd!.slice(5); // after the relay
+    expect(command).toEqual(['/bin/sh', '-c', 'exec "$0" "$@" < "$ROLLER_STDIN"', 'cat']);
     expect(created.Env).toContain(`ROLLER_STDIN=${prompt}`);
     // The same command line, run by a real shell: the program gets the file on its stdin, byte for byte.
     const env = Object.fromEntries(created.Env!.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
     const { spawnSync } = await import('node:child_process');
-    expect(spawnSync(created.Cmd![0]!, created.Cmd!.slice(1), { env }).stdout.toString()).toBe('a prompt with "quotes", $dollars and\nlines');
+    expect(spawnSync(command[0]!, command.slice(1), { env }).stdout.toString()).toBe('a prompt with "quotes", $dollars and\nlines');
   });
 
   it('a container that runs past the timeout is killed and removed, and the outcome says timeout', async () => {

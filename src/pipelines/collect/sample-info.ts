@@ -42,7 +42,8 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     { target: 'sft', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
   ];
   const prices = await samplePrices(dir, result.capture?.path);
-  const usage = sampleUsage(result, prices);
+  const scripted = head.model.startsWith('scripted/');
+  const usage = sampleUsage(result, prices, scripted);
   const info: SampleInfo = {
     schema: SAMPLE_INFO_SCHEMA,
     task_id: head.task_id,
@@ -72,7 +73,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       model_identity_audit: result.audits?.modelIdentity ?? null,
       ...(result.audits?.wireEffort ? { wire_effort_audit: result.audits.wireEffort } : {}),
       ...(result.audits?.thinking ? { thinking_audit: result.audits.thinking } : {}),
-      participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, ...participantCost(p, participantPrice(p.participant, prices)), status: p.status, status_source: p.status_source, ...(p.status_meaning ? { status_meaning: p.status_meaning } : {}), ...(p.replayed_records_skipped !== undefined ? { replayed_records_skipped: p.replayed_records_skipped } : {}), ...(p.resumed_by?.length ? { resumed_by: p.resumed_by, spawn_status: p.spawn_status } : {}), reason: p.reason })),
+      participants: result.participants.map((p) => ({ participant: p.participant, role: p.role, native_id: p.native_id, parent: p.parent, depth: p.depth, spawn_tool_call_id: p.spawn_tool_call_id, messages: p.messages, tokens: p.tokens, ...participantCost(p, participantPrice(p.participant, prices), scripted), status: p.status, status_source: p.status_source, ...(p.status_meaning ? { status_meaning: p.status_meaning } : {}), ...(p.replayed_records_skipped !== undefined ? { replayed_records_skipped: p.replayed_records_skipped } : {}), ...(p.resumed_by?.length ? { resumed_by: p.resumed_by, spawn_status: p.spawn_status } : {}), reason: p.reason })),
       capture: result.capture,
       ...(result.compactionCalls?.length ? { compaction_calls: result.compactionCalls } : {}),
       ...(result.auxiliaryCalls?.length ? { auxiliary_calls: result.auxiliaryCalls } : {}),
@@ -92,7 +93,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
 type FinishedResult = Parameters<typeof finishSample>[2];
 
 /** The sample's tokens: its participants' and the calls no native record holds (compaction summaries, auxiliary calls). */
-function sampleUsage(result: FinishedResult, prices: SamplePrices): SampleInfo['usage'] {
+function sampleUsage(result: FinishedResult, prices: SamplePrices, scripted: boolean): SampleInfo['usage'] {
   if (result.participants.length === 0) return null;
   const calls = [...(result.compactionCalls ?? []), ...(result.auxiliaryCalls ?? [])];
   const sum = (k: keyof ParticipantUsage['tokens']) => result.participants.reduce((a, p) => a + p.tokens[k], 0) + calls.reduce((a, c) => a + c.tokens[k], 0);
@@ -103,14 +104,21 @@ function sampleUsage(result: FinishedResult, prices: SamplePrices): SampleInfo['
     cache_creation: sum('cache_creation'),
     output: sum('output'),
     reasoning: sum('reasoning'),
-    ...participantCost({ cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null }, prices.sample),
+    ...participantCost({ cost_usd: result.participants.find((p) => p.role === 'root')?.cost_usd ?? null }, prices.sample, scripted),
     requests: result.requests,
     ...(partial ? { partial } : {}),
   };
 }
 
+/**
+ * The embedded scripted model is no real model: its answers cost nothing, whatever model name the harness priced them
+ * as (the harness's own figure stays in runtime.harness_reported).
+ */
+const SCRIPTED_COST = { cost_usd: 0, priced_cost_usd: 0, cost_source: 'scripted', price_table: 'none', priced_cost_note: 'the embedded scripted model answered: no real model, no cost' } as const;
+
 /** The cost a harness reported and the one priced from the calls (with the table, or why not), and which to use. */
-function participantCost(p: { cost_usd: number | null }, priced: SummedPrice) {
+function participantCost(p: { cost_usd: number | null }, priced: SummedPrice, scripted = false) {
+  if (scripted) return SCRIPTED_COST;
   return { cost_usd: p.cost_usd, priced_cost_usd: priced.usd, cost_source: costSource(p.cost_usd, priced.usd), price_table: PRICE_TABLE, ...(priced.reason ? { priced_cost_note: priced.reason } : {}) };
 }
 

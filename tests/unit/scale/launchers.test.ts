@@ -34,7 +34,9 @@ describe('launch files', () => {
     expect(shards).toContain('#SBATCH --partition=cpu\n#SBATCH --time=04:00:00\n');
     expect(shards).toContain(`exec /usr/bin/node /opt/roller/bin/roller ${plan.shardArgs.map(shellWord).join(' ')}\n`);
     expect(shards).toContain("'tasks/my tasks.jsonl'");
-    expect(readFileSync(scripts.merge, 'utf8')).toContain(`exec /usr/bin/node /opt/roller/bin/roller ${plan.mergeArgs.map(shellWord).join(' ')}\n`);
+    // The merge names, for a shard that did not finish, the line that runs its element again and the merge after it.
+    const resubmit = `JOB=$(sbatch --parsable --array={shard} ${scripts.shards}) && sbatch --dependency=afterany:$JOB ${scripts.merge}`;
+    expect(readFileSync(scripts.merge, 'utf8')).toContain(`exec /usr/bin/node /opt/roller/bin/roller ${[...plan.mergeArgs, '--resubmit', resubmit].map(shellWord).join(' ')}\n`);
   });
 
   it('Slurm: a value that would end its line (a newline) is refused; quotes and $( ) in a collect argument reach roller as they are', async () => {

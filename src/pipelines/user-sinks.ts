@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, extname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ErrorCode, RollerError } from '../core/errors.js';
 import { formatJsonPath } from '../core/json-locate.js';
 import type { Sink } from '../core/stage.js';
@@ -171,6 +172,7 @@ async function importSink(spec: string, cwd: string): Promise<SinkModule> {
   }
   let mod: Record<string, unknown>;
   try {
+    await letSinksImportRoller();
     mod = (await import(url)) as Record<string, unknown>;
   } catch (err) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: the module could not be loaded (${(err as Error).message}); give a registered calls or samples sink (${Object.entries(registry).filter(([, d]) => d.input === 'calls' || d.input === 'samples').map(([n]) => n).join(', ')}; roller sinks lists them), a path, or an installed package`, { cause: err });
@@ -178,4 +180,17 @@ async function importSink(spec: string, cwd: string): Promise<SinkModule> {
   const def = (mod.default ?? mod.sink) as SinkModule | undefined;
   if (!def || typeof def.create !== 'function') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--sink ${spec}: the module exports no sink (a default or \`sink\` export with create(options) => { calls?, samples? })`);
   return def;
+}
+
+let selfResolution: Promise<void> | undefined;
+
+/** A sink file anywhere (outside any project with agent-roller installed) imports `agent-roller`: this roller. */
+function letSinksImportRoller(): Promise<void> {
+  selfResolution ??= (async () => {
+    const { register } = await import('node:module');
+    // Compiled (dist) next to this module; under vitest the .ts source, which the hook thread cannot load: not needed there.
+    const hooks = new URL('./self-resolve-hooks.js', import.meta.url);
+    if (existsSync(fileURLToPath(hooks))) register(hooks.href);
+  })();
+  return selfResolution;
 }

@@ -4,7 +4,7 @@
  * throws, which must leave every built-in output intact; the library's `sinks` option; and the example that re-derives
  * a published capture's relations from its files with the exported correlators.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,23 @@ describe('user sinks through the real pipelines (real Claude Code)', () => {
     const r = await roller('reprocess', run, '--output', join(tmp.path, 'reprocessed'), '--sink', sqliteSink, '--sink-option', `sqlite-sink.path=${join(tmp.path, 'reprocess.db')}`);
     expect(r.code, r.stderr).toBe(0);
     expect(database(join(tmp.path, 'reprocess.db'))).toEqual({ ...published(run), samples: 3 });
+  });
+
+  it("a sink file outside any project (no agent-roller installed beside it) imports 'agent-roller' and gets the roller that runs it", async () => {
+    const dir = join(tmp.path, 'elsewhere');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'count-sink.mjs'), [
+      "import { defineSink, sinkFrom, z } from 'agent-roller';",
+      "import { writeFileSync } from 'node:fs';",
+      "const Options = z.strictObject({ path: z.string() });",
+      "export default defineSink({ name: 'count-sink', options: Options, create({ path }) {",
+      "  return { samples: sinkFrom('count-sink', async (items) => { let n = 0; for await (const _ of items) n++; writeFileSync(path, String(n)); }) };",
+      "} });",
+    ].join('\n'));
+    const counted = join(dir, 'count.txt');
+    const r = await roller('reprocess', run, '--output', join(tmp.path, 'reprocessed-elsewhere'), '--sink', join(dir, 'count-sink.mjs'), '--sink-option', `count-sink.path=${counted}`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(counted, 'utf8')).toBe('3');
   });
 
   it('a sink module that throws is reported with its name and the sample; every built-in output is intact', async () => {

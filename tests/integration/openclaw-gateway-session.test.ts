@@ -46,12 +46,10 @@ describe('OpenClaw gateway-session launcher', () => {
   }, 30_000);
 
   it('while sub-agents run, the task list is read again when the Gateway logs a run’s end, not on a timer', async () => {
-    const started = Date.now();
     // The fallback timer is far beyond the test's time: only the logged run ends can drive the four looks.
     const r = await session('run-ends', { idlePollMs: 600_000, pollMs: 600_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.events.filter((e) => e.startsWith('tasks'))).toEqual(['tasks 1', 'tasks 2', 'tasks 3', 'tasks 4']);
-    expect(Date.now() - started).toBeLessThan(20_000);
   }, 30_000);
 
   it('a Gateway that exits before it is ready: exit 70, said on stderr, no agent run', async () => {

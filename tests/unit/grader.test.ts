@@ -46,11 +46,9 @@ describe('task grader', () => {
   });
 
   it('a grader past its time is stopped (its whole process group) and says so', async () => {
-    const started = Date.now();
     const { g } = await grade('slow', 'sleep 30 & sleep 30', undefined, 1);
     expect(g).toMatchObject({ status: 'timeout', exit_code: null, reason: 'the grader ran past 1 s and was stopped' });
-    expect(Date.now() - started).toBeLessThan(20_000);
-  });
+  }, 25_000); // a group left running would hold it 30 s: the test's own time is the check (no timing assertion)
 
   it('gets no credential of roller\'s environment: only PATH, LANG, its HOME and the ROLLER_ grader paths', async () => {
     process.env.ROLLER_TEST_SECRET_KEY = 'sk-grader-must-not-see';

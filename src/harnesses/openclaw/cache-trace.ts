@@ -87,6 +87,20 @@ export function announcedRunOf(runId: string, childKey: string): string | null {
   return runId.startsWith(prefix) && runId.length > prefix.length ? runId.slice(prefix.length) : null;
 }
 
+const SETTLE = 'announce:requester-settle:';
+
+/**
+ * The child runs a requester-settle run announces: OpenClaw 2026.9.6 names it
+ * `announce:requester-settle:<agent>:<requester session key>:<run id>,<run id>…[:yield-N]` and, when completions
+ * arrive together, delivers them there in one wake of the parent instead of one `announce:v1` run each. Empty for
+ * any other run.
+ */
+export function settledRunsOf(runId: string): string[] {
+  if (!runId.startsWith(SETTLE)) return [];
+  const rest = runId.slice(SETTLE.length).replace(/:yield-\d+$/, '');
+  return rest.slice(rest.lastIndexOf(':') + 1).split(',').filter(Boolean);
+}
+
 const textOf = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? (content as Json[]).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n') : '';
 

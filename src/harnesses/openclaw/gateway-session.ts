@@ -178,6 +178,8 @@ async function waitForSubagents(spec: GatewaySessionSpec, log: ReturnType<typeof
     // Settled once: confirm after a short pause (or at the next run's end). Not yet: look again when a run ends.
     await log.nextRunEnd(Math.min(calm === 1 ? spec.pollMs : spec.idlePollMs ?? 10_000, Math.max(0, deadline - Date.now())), seen);
   }
+  // A loaded machine may spend the whole wait starting the first look: one more, so a slow registry is still read.
+  last ??= await subagentTasks(spec.bin);
   if (last === null) return { settled: false, registry: 'unreadable', pending: [], message: `the sub-agent task list could not be read within ${after}` };
   const pending = last.filter((t) => !settledTask(t));
   return {

@@ -10,7 +10,7 @@ import type { Actf } from '../../schemas/actf.js';
 import type { Call } from '../../schemas/call.js';
 import type { NativeCapture } from '../native-capture.js';
 import { accountMirrors, type MirrorAccounting } from './mirrors.js';
-import { announcedRunOf, announcementInput, isAnnouncementRun, OPENCLAW_CACHE_TRACE_IN_STATE, type OpenClawCacheTrace } from './cache-trace.js';
+import { announcedRunOf, announcementInput, isAnnouncementRun, OPENCLAW_CACHE_TRACE_IN_STATE, settledRunsOf, type OpenClawCacheTrace } from './cache-trace.js';
 
 export const OPENCLAW_VERIFIED_VERSIONS = ['2026.9.6'] as const;
 export const OPENCLAW_RAW_SCHEMA = 'roller.openclaw-transcript/v1' as const;
@@ -287,10 +287,14 @@ export function openClawAnnouncements(tree: OpenClawTree, trace: OpenClawCacheTr
     const key = c.session.key;
     if (!key) continue;
     const childRuns = new Set([...trace.runs.values()].filter((r) => r.sessionId === c.session.transcript.id).map((r) => r.runId));
-    const run = [...trace.runs.values()].find((r) => {
-      const announced = r.sessionId === c.parent.transcript.id ? announcedRunOf(r.runId, key) : null;
-      return announced !== null && childRuns.has(announced);
-    });
+    const parentRuns = [...trace.runs.values()].filter((r) => r.sessionId === c.parent.transcript.id);
+    // Its own announcement run; else the requester-settle run that delivered it with its siblings' (their completions
+    // arrived together), which names the child's run.
+    const run =
+      parentRuns.find((r) => {
+        const announced = announcedRunOf(r.runId, key);
+        return announced !== null && childRuns.has(announced);
+      }) ?? parentRuns.find((r) => settledRunsOf(r.runId).some((id) => childRuns.has(id)));
     if (run) out[key] = { runId: run.runId, responseIds: run.replies };
   }
   return out;

@@ -67,9 +67,7 @@ describe('runPipeline', () => {
         return { name: 'idle', received: n, written: n };
       },
     };
-    const started = Date.now();
     await expect(runPipeline({ source: stuck, sinks: [failing, idle] })).rejects.toThrow('sink exploded');
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(returned).toBe(false); // it really was stuck; the run did not wait for it
   });
 

@@ -7,8 +7,8 @@ import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openClawDelivery } from '../../../src/harnesses/openclaw/delivery.js';
-import { announcedRunOf, cacheTraceBeside, isAnnouncementRun, readOpenClawCacheTrace } from '../../../src/harnesses/openclaw/cache-trace.js';
-import { openClawAnnouncements, openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStore } from '../../../src/harnesses/openclaw/store.js';
+import { announcedRunOf, cacheTraceBeside, isAnnouncementRun, readOpenClawCacheTrace, settledRunsOf } from '../../../src/harnesses/openclaw/cache-trace.js';
+import { findOpenClawStores, openClawAnnouncements, openClawNativeCapture, openClawParticipants, openClawSftBlocker, openClawToActf, openClawTrees, readOpenClawStore, readOpenClawStores } from '../../../src/harnesses/openclaw/store.js';
 import { attributeCalls } from '../../../src/transforms/capture/correlate.js';
 import { deriveRelations } from '../../../src/transforms/capture/relations.js';
 import type { Call } from '../../../src/schemas/call.js';
@@ -153,5 +153,37 @@ describe('OpenClaw nested announcements: a child woken after its own child settl
       ]);
       expect(mine[1]!.evidence).toContainEqual({ source: 'logs/cache-trace.jsonl', event_id: native.announcements!.runs[child.native_id!]!.runId, retained: true });
     }
+  });
+});
+
+describe('OpenClaw completions that arrive together: one is delivered by a requester-settle run', () => {
+  // A real Gateway run under load (tests/fixtures/openclaw/gateway-batched-delivery, see PROVENANCE.md).
+  const batched = join(repoRoot, 'tests/fixtures/openclaw/gateway-batched-delivery');
+  const stores = findOpenClawStores(join(batched, 'state'));
+  const tree = openClawTrees(readOpenClawStores(stores))[0]!;
+  const trace = readOpenClawCacheTrace(cacheTraceBeside(stores[0]!)!);
+  const people = openClawParticipants(tree);
+  const batchedCalls = readFileSync(join(batched, 'calls.jsonl'), 'utf8').trim().split('\n').map((l) => ({ ...(JSON.parse(l) as Call), participant_id: null }));
+
+  it('reads the run ids a requester-settle run names (agent, requester key, run ids, a yield generation)', () => {
+    expect(settledRunsOf('announce:requester-settle:main:agent:main:main:a-1,b-2')).toEqual(['a-1', 'b-2']);
+    expect(settledRunsOf('announce:requester-settle:main:agent:main:main:a-1:yield-2')).toEqual(['a-1']);
+    expect(settledRunsOf('announce:v1:agent:main:subagent:x:a-1')).toEqual([]);
+  });
+
+  it("each child is bound to the run that announced it: the reader's own announce:v1 run, the other's requester-settle run", () => {
+    const runs = openClawAnnouncements(tree, trace);
+    const [main, reader] = ['agent:main:subagent:', 'agent:reader:subagent:'].map((k) => people.find((p) => p.native_id.startsWith(k))!);
+    expect(runs[reader!.native_id]!.runId).toMatch(/^announce:v1:agent:reader:subagent:/);
+    expect(runs[main!.native_id]!.runId).toMatch(/^announce:requester-settle:main:agent:main:main:/);
+  });
+
+  it('both deliveries are established (on the old rule the second stayed unknown: 1 result_delivered of 2)', () => {
+    const native = openClawNativeCapture(tree, '2026.9.6', trace);
+    const attributed = attributeCalls(batchedCalls, people);
+    const relations = deriveRelations({ calls: attributed, participants: people, scope: 'test', announcements: native.announcements!, delivery: openClawDelivery });
+    const delivered = relations.filter((r) => r.type === 'result_delivered');
+    expect(delivered.map((r) => r.status)).toEqual(['established', 'established']);
+    expect(new Set(delivered.map((r) => r.child_participant_id))).toEqual(new Set(people.filter((p) => p.role === 'child').map((p) => p.participant)));
   });
 });

@@ -50,6 +50,20 @@ const StatusReasons = z
   })
   .describe('why a status is not the good one');
 
+const TokenIds = z.array(z.number().int().nonnegative());
+
+/**
+ * Token ids an open-model server returned (vLLM `return_token_ids`), taken out of output. A long agent re-sends its
+ * whole context every call, so a prompt is stored as `prompt_prefix` (the first `length` ids of the call it names:
+ * its prompt then its completion, expanded the same way) followed by `prompt` (the rest): linear, not quadratic.
+ */
+export const CallTokenIds = z.strictObject({
+  prompt: TokenIds.nullable().describe('the prompt ids (after prompt_prefix, when there is one)'),
+  prompt_prefix: z.strictObject({ call_id: z.string().min(1), length: z.number().int().positive() }).optional().describe("the prompt's first ids: that many of the named call's prompt + completion"),
+  completion: TokenIds.nullable().describe("the first choice's sampled ids"),
+});
+export type CallTokenIds = z.infer<typeof CallTokenIds>;
+
 export const Call = z
   .strictObject({
     schema: z.literal(CALL_SCHEMA),
@@ -81,6 +95,12 @@ export const Call = z
     export_status: ExportStatus,
     status_reasons: StatusReasons,
     errors: z.array(RecordedError),
+    token_ids: CallTokenIds.optional(),
+    logprobs: z
+      .strictObject({ content: z.array(z.record(z.string(), z.unknown())) })
+      .nullable()
+      .optional()
+      .describe("the completion's log-probabilities as the server sent them ({token, logprob, bytes?, top_logprobs?} per token), taken out of output"),
   })
   .describe('roller.call/v1: one actual HTTP model request and its response (calls.jsonl)');
 export type Call = z.infer<typeof Call>;

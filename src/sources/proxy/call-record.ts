@@ -128,6 +128,7 @@ export function buildCallRecord(x: Exchange): Call {
       ...x.errors,
       ...(d?.anomalies ?? []).map((message) => ({ code: ErrorCode.STREAM_ANOMALY, message })),
     ],
+    ...(d?.tokens ? { token_ids: { prompt: d.tokens.prompt, completion: d.tokens.completion }, logprobs: d.tokens.logprobs } : {}),
   };
   return x.contextBytes ? withLazyContext(call, x.contextBytes, `call ${x.callId}: the request body`) : call;
 }

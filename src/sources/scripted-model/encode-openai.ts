@@ -6,23 +6,30 @@ type Json = Record<string, any>;
 /** Chat: role chunk, content pieces, tool calls split across chunks (id and name first), finish, usage, [DONE]. */
 export function* chatChunks(completion: Json): Generator<string> {
   const base = { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model: completion.model };
-  const chunk = (choices: Json[], extra: Json = {}) => sseFrame(undefined, { ...base, choices, ...extra });
+  let first = true;
+  // vLLM's token fields: the prompt's ids on the first chunk only; each later chunk its slice of the sampled ids.
+  const chunk = (choices: Json[], extra: Json = {}) => {
+    const promptIds = first && Array.isArray(completion.prompt_token_ids) ? { prompt_token_ids: completion.prompt_token_ids } : {};
+    first = false;
+    return sseFrame(undefined, { ...base, choices, ...extra, ...promptIds });
+  };
   for (const c of completion.choices as Json[]) {
     const m: Json = c.message ?? {};
+    const slices = tokenSlices(c);
     yield chunk([{ index: c.index, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
     if (typeof m.reasoning_content === 'string') {
-      for (const r of pieces(m.reasoning_content, 24)) yield chunk([{ index: c.index, delta: { reasoning_content: r }, finish_reason: null }]);
+      for (const r of pieces(m.reasoning_content, 24)) yield chunk([{ index: c.index, delta: { reasoning_content: r }, finish_reason: null, ...slices.next() }]);
     }
     if (typeof m.content === 'string' && m.content !== '') {
-      for (const text of pieces(m.content, 24)) yield chunk([{ index: c.index, delta: { content: text }, finish_reason: null }]);
+      for (const text of pieces(m.content, 24)) yield chunk([{ index: c.index, delta: { content: text }, finish_reason: null, ...slices.next() }]);
     }
     for (const [k, tc] of ((m.tool_calls ?? []) as Json[]).entries()) {
       yield chunk([{ index: c.index, delta: { tool_calls: [{ index: k, id: tc.id, type: 'function', function: { name: tc.function.name, arguments: '' } }] }, finish_reason: null }]);
       for (const a of pieces(tc.function.arguments, 16)) {
-        yield chunk([{ index: c.index, delta: { tool_calls: [{ index: k, function: { arguments: a } }] }, finish_reason: null }]);
+        yield chunk([{ index: c.index, delta: { tool_calls: [{ index: k, function: { arguments: a } }] }, finish_reason: null, ...slices.next() }]);
       }
     }
-    yield chunk([{ index: c.index, delta: {}, finish_reason: c.finish_reason }]);
+    yield chunk([{ index: c.index, delta: {}, finish_reason: c.finish_reason, ...slices.rest() }]);
   }
   if (completion.usage) yield chunk([], { usage: completion.usage });
   yield sseFrame(undefined, '[DONE]');
@@ -72,4 +79,21 @@ export function* responsesEventObjects(response: Json): Generator<Json> {
     yield ev('response.output_item.done', { output_index, item });
   }
   yield ev('response.completed', { response: { ...response, status: response.status ?? 'completed' } });
+}
+
+/** A choice's sampled ids and log-probabilities handed out a few per chunk, the rest on its last chunk. */
+function tokenSlices(choice: Json): { next(): Json; rest(): Json } {
+  const ids: number[] | undefined = choice.token_ids;
+  const entries: Json[] | undefined = choice.logprobs?.content;
+  const total = ids?.length ?? entries?.length ?? 0;
+  let at = 0;
+  const take = (n: number): Json => {
+    const end = Math.min(total, at + n);
+    const out: Json = {};
+    if (ids) out.token_ids = ids.slice(at, end);
+    if (entries) out.logprobs = { content: entries.slice(at, end) };
+    at = end;
+    return total === 0 ? {} : out;
+  };
+  return { next: () => take(3), rest: () => take(total) };
 }

@@ -1,3 +1,4 @@
+import { withTokenIds } from './token-ids.js';
 import { randomBytes } from 'node:crypto';
 import type { Protocol } from '../../schemas/call.js';
 import type { Conversation } from './conversation.js';
@@ -208,6 +209,6 @@ export function responsesResponse(body: Json, c: Conversation, reply: Reply): Js
 
 export function buildResponse(protocol: Protocol, body: Json, c: Conversation, reply: Reply): Json {
   if (protocol === 'anthropic-messages') return anthropicMessage(body, c, reply);
-  if (protocol === 'openai-chat-completions') return chatCompletion(body, c, reply);
+  if (protocol === 'openai-chat-completions') return withTokenIds(body, chatCompletion(body, c, reply));
   return responsesResponse(body, c, reply);
 }

@@ -1,6 +1,6 @@
 import type { ToolRef } from '../../schemas/call.js';
 import type { SseEvent } from './sse-parser.js';
-import { DecoderBase, errorOf, isObject, num, parseData, str, type DecodedResponse, type Json, type ResponseDecoder } from './types.js';
+import { DecoderBase, errorOf, isObject, num, parseData, str, type CallTokens, type DecodedResponse, type Json, type ResponseDecoder } from './types.js';
 
 interface ToolCallState {
   id: string | null;
@@ -18,6 +18,9 @@ interface ChoiceState {
   reasoning: string | null;
   toolCalls: Map<number, ToolCallState>;
   finishReason: string | null;
+  /** vLLM's `return_token_ids` / `logprobs`: each chunk's delta ids and entries, in order. */
+  tokenIds: number[] | null;
+  logprobs: Json[] | null;
 }
 
 const append = (a: string | null, b: unknown): string | null => (typeof b === 'string' ? (a ?? '') + b : a);
@@ -37,6 +40,8 @@ export class ChatDecoder extends DecoderBase implements ResponseDecoder {
   private readonly choices = new Map<number, ChoiceState>();
   private usage: Json | null = null;
   private sawDone = false;
+  /** vLLM sends the prompt's ids on the first chunk only. */
+  private promptTokenIds: number[] | null = null;
 
   event(e: SseEvent): void {
     this.events++;
@@ -57,13 +62,17 @@ export class ChatDecoder extends DecoderBase implements ResponseDecoder {
     this.created ??= typeof chunk.created === 'number' ? chunk.created : null;
     this.systemFingerprint ??= str(chunk.system_fingerprint);
     if (isObject(chunk.usage)) this.usage = chunk.usage; // cumulative snapshots: the last one wins
+    if (Array.isArray(chunk.prompt_token_ids)) {
+      if (this.promptTokenIds !== null) this.anomalies.add(`event ${e.index}: prompt_token_ids sent again (the first kept)`);
+      else this.promptTokenIds = idsOf(chunk.prompt_token_ids, this.anomalies, e.index);
+    }
     if (!Array.isArray(chunk.choices)) return;
     for (const c of chunk.choices as unknown[]) {
       if (!isObject(c)) continue;
       const index = num(c.index);
       let choice = this.choices.get(index);
       if (!choice) {
-        choice = { index, role: 'assistant', content: null, refusal: null, reasoning_content: null, reasoning: null, toolCalls: new Map(), finishReason: null };
+        choice = { index, role: 'assistant', content: null, refusal: null, reasoning_content: null, reasoning: null, toolCalls: new Map(), finishReason: null, tokenIds: null, logprobs: null };
         this.choices.set(index, choice);
       }
       const delta = isObject(c.delta) ? c.delta : {};
@@ -74,6 +83,8 @@ export class ChatDecoder extends DecoderBase implements ResponseDecoder {
       choice.reasoning = append(choice.reasoning, delta.reasoning);
       if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls as unknown[]) if (isObject(tc)) this.toolCallDelta(e, choice, tc);
       if (typeof c.finish_reason === 'string') choice.finishReason = c.finish_reason;
+      if (Array.isArray(c.token_ids)) choice.tokenIds = [...(choice.tokenIds ?? []), ...idsOf(c.token_ids, this.anomalies, e.index)];
+      if (isObject(c.logprobs) && Array.isArray(c.logprobs.content)) choice.logprobs = [...(choice.logprobs ?? []), ...(c.logprobs.content as Json[])];
     }
   }
 
@@ -114,11 +125,14 @@ export class ChatDecoder extends DecoderBase implements ResponseDecoder {
     } else if (this.events > 0 && (this.id !== null || this.choices.size > 0)) {
       const choices = [...this.choices.values()].sort((a, b) => a.index - b.index).map((c) => this.buildChoice(c));
       output = { id: this.id, object: 'chat.completion', created: this.created, model: this.model, choices, usage: this.usage };
+      // As vLLM's unstreamed answer has it (then taken out with the rest, as from a body).
+      if (this.promptTokenIds !== null) output.prompt_token_ids = this.promptTokenIds;
       if (this.systemFingerprint !== null) output.system_fingerprint = this.systemFingerprint;
       if (!this.sawDone) reasons.push('the stream ended before [DONE]');
     } else if (!this.error) reasons.push(this.events === 0 ? 'no events' : 'no chunk with an id or choices');
     if (this.error) reasons.push(`error: ${this.error.type ?? 'error'}: ${this.error.message ?? ''}`.trim());
 
+    const tokens = output ? takeTokens(output) : undefined;
     const choices: Json[] = output && Array.isArray(output.choices) ? output.choices : [];
     const toolRefs: ToolRef[] = [];
     for (const c of choices) {
@@ -143,6 +157,7 @@ export class ChatDecoder extends DecoderBase implements ResponseDecoder {
           }
         : null,
       toolRefs,
+      ...(tokens ? { tokens } : {}),
     });
   }
 
@@ -156,6 +171,36 @@ export class ChatDecoder extends DecoderBase implements ResponseDecoder {
         .sort((a, b) => a[0] - b[0])
         .map(([, t]) => ({ id: t.id, type: t.type, function: { name: t.name, arguments: t.arguments } }));
     }
-    return { index: c.index, message, finish_reason: c.finishReason };
+    const choice: Json = { index: c.index, message, finish_reason: c.finishReason };
+    if (c.tokenIds !== null) choice.token_ids = c.tokenIds;
+    if (c.logprobs !== null) choice.logprobs = { content: c.logprobs };
+    return choice;
   }
+}
+
+/** Token ids as sent: integers only (anything else is an anomaly and stops the list there: never a guessed id). */
+function idsOf(list: unknown[], anomalies: { add(m: string): void }, at: number): number[] {
+  const bad = list.findIndex((x) => !Number.isInteger(x) || (x as number) < 0);
+  if (bad === -1) return list as number[];
+  anomalies.add(`event ${at}: token id ${bad} is not a non-negative integer (${JSON.stringify(list[bad])})`);
+  return list.slice(0, bad) as number[];
+}
+
+/**
+ * vLLM's token fields, taken out of the reassembled answer into the call's own fields (one place each; the prompt's ids
+ * are the bulk of a long agent's record): the top-level `prompt_token_ids`, the first choice's `token_ids` and
+ * `logprobs`. undefined when the server sent none.
+ */
+function takeTokens(output: Json): CallTokens | undefined {
+  const first = Array.isArray(output.choices) ? (output.choices as Json[]).find((c) => isObject(c) && c.index === 0) ?? (output.choices as Json[])[0] : undefined;
+  const prompt = Array.isArray(output.prompt_token_ids) ? (output.prompt_token_ids as number[]) : null;
+  const completion = isObject(first) && Array.isArray(first.token_ids) ? (first.token_ids as number[]) : null;
+  const logprobs = isObject(first) && isObject(first.logprobs) && Array.isArray(first.logprobs.content) ? { content: first.logprobs.content as Json[] } : null;
+  if (prompt === null && completion === null && logprobs === null) return undefined;
+  delete output.prompt_token_ids;
+  if (isObject(first)) {
+    delete first.token_ids;
+    if (logprobs) delete first.logprobs;
+  }
+  return { prompt, completion, logprobs };
 }

@@ -19,11 +19,22 @@ export interface DecodedResponse {
   usageReported: Record<string, unknown> | null;
   usage: NormalizedUsage | null;
   toolRefs: ToolRef[];
+  /**
+   * What an open-model server (vLLM, SGLang) sent of its tokens when asked: the prompt's ids, the first choice's sampled
+   * ids and its log-probabilities (`{content: [{token, logprob, bytes?, top_logprobs?}]}`), taken out of `output`.
+   */
+  tokens?: CallTokens;
   /** Things a well-formed stream does not do (duplicate message_start, a delta for an unopened block...). */
   anomalies: string[];
   /** Events of types the decoder does not know: kept in the raw file, counted here, never fatal. */
   unknownEvents: number;
   events: number;
+}
+
+export interface CallTokens {
+  prompt: number[] | null;
+  completion: number[] | null;
+  logprobs: { content: Json[] } | null;
 }
 
 export interface ResponseDecoder {
@@ -99,7 +110,7 @@ export abstract class DecoderBase {
     protocol: DecodedResponse['protocol'],
     output: Json | null,
     reasons: string[],
-    facts: Pick<DecodedResponse, 'stopReason' | 'usageReported' | 'usage' | 'toolRefs'>,
+    facts: Pick<DecodedResponse, 'stopReason' | 'usageReported' | 'usage' | 'toolRefs' | 'tokens'>,
   ): DecodedResponse {
     return {
       protocol,

@@ -103,6 +103,25 @@ export const Manifest = z
       relations: NonNegativeInt,
       unattributed_calls: NonNegativeInt,
     }),
+    token_continuity: z
+      .strictObject({
+        calls_with_ids: NonNegativeInt,
+        checked: NonNegativeInt,
+        continuous: NonNegativeInt,
+        breaks: z.array(
+          z.strictObject({
+            participant_id: z.string(),
+            call_id: z.string(),
+            previous_call_id: z.string(),
+            at_token: NonNegativeInt,
+            expected: NonNegativeInt.nullable(),
+            found: NonNegativeInt.nullable(),
+            reason: z.string(),
+          }),
+        ),
+      })
+      .optional()
+      .describe("with token ids from the server: per agent, whether each call's prompt begins with its previous call's prompt + completion, and where and why not"),
     files: z.record(z.string(), FileDigest).describe('published after the recorder closes; relative path -> digest'),
     errors: z.array(RecordedError),
   })

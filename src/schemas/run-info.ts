@@ -112,6 +112,10 @@ export const SampleCaptureRef = z.strictObject({
   status: z.enum(['complete', 'partial', 'error']),
   path: z.string().min(1).describe('capture/attempt-NNNN, relative to the sample'),
   coverage: z.string().nullable().describe("manifest coverage.status (null: the manifest has none)"),
+  token_continuity: z
+    .strictObject({ checked: NonNegativeInt, continuous: NonNegativeInt, breaks: NonNegativeInt })
+    .optional()
+    .describe("with the server's token ids: calls whose prompt was checked against their agent's previous call, how many continued it, how many broke (manifest token_continuity says where)"),
 });
 export type SampleCaptureRef = z.infer<typeof SampleCaptureRef>;
 

@@ -9,6 +9,7 @@ import type { Announcements, NativeCapture, NativeOutputs } from '../../schemas/
 import type { ParticipantUsage } from '../../schemas/participant-usage.js';
 import type { Relation } from '../../schemas/relation.js';
 import { createCallsJsonlSink } from '../../sinks/calls-jsonl/sink.js';
+import { TokenContinuity } from '../../transforms/capture/token-continuity.js';
 import { createCaptureManifestSink } from '../../sinks/capture-manifest/sink.js';
 import { createRelationsSink } from '../../sinks/relations/sink.js';
 import { publishWireLog } from '../../sources/proxy/wire-publish.js';
@@ -102,7 +103,8 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
       await copyFile(f, to);
     }
   }
-  const digests = await writeFormalFiles(o, relations, keepRaw, seen.withContext);
+  const digests = await writeFormalFiles(o, relations, keepRaw, seen.withContext, seen.continuity);
+  const tokens = seen.continuity.finish();
   const wire = keepRaw && (o.wireLog !== undefined || o.publishedWireLog !== undefined);
   const formal = ['calls.jsonl', 'relations.jsonl', ...(keepRaw ? [...(wire ? ['raw/wire.frames'] : []), ...(o.nativeFiles ?? []).map((f) => nativeName(f, o.nativeRoot))] : [])];
   const manifest: Manifest = {
@@ -127,6 +129,7 @@ export async function finalizeCapture(o: FinalizeCaptureOptions): Promise<Manife
       relations: relations.length,
       unattributed_calls: seen.unattributed,
     },
+    ...(tokens.calls_with_ids > 0 ? { token_continuity: tokens } : {}),
     files: {},
     errors: [],
   };
@@ -150,8 +153,10 @@ async function observeCalls(o: FinalizeCaptureOptions) {
   let unattributed = 0;
   const callIdsOf = new Map<string, string[]>();
   const modelOf = new Map<string, string | null>();
+  const continuity = new TokenContinuity();
   for await (const c of each(o.calls)) {
     evidence.push(callEvidence(c, watch));
+    continuity.observe(c);
     coverageCheck.observe(c);
     tally.observe(c);
     if (hasContext(c)) withContext.add(c.call_id);
@@ -163,11 +168,11 @@ async function observeCalls(o: FinalizeCaptureOptions) {
       if (!modelOf.has(c.participant_id)) modelOf.set(c.participant_id, c.response_model);
     }
   }
-  return { evidence, coverage: coverageCheck.result(o.participants), tally, withContext, totals, calls, unattributed, callIdsOf, modelOf };
+  return { evidence, coverage: coverageCheck.result(o.participants), tally, withContext, totals, calls, unattributed, callIdsOf, modelOf, continuity };
 }
 
 /** calls.jsonl, relations.jsonl and the wire log under raw/; the digests the sinks took as they wrote (for the manifest). */
-async function writeFormalFiles(o: FinalizeCaptureOptions, relations: Relation[], keepRaw: boolean, withContext: ReadonlySet<string>): Promise<Map<string, { sha256: string; bytes: number }>> {
+async function writeFormalFiles(o: FinalizeCaptureOptions, relations: Relation[], keepRaw: boolean, withContext: ReadonlySet<string>, continuity: TokenContinuity): Promise<Map<string, { sha256: string; bytes: number }>> {
   const digests = new Map<string, { sha256: string; bytes: number }>();
   const keep = (report: { files?: Readonly<Record<string, { sha256?: string; bytes: number }>> }, name: string) => {
     const f = report.files?.[join(o.dir, name)];
@@ -178,7 +183,8 @@ async function writeFormalFiles(o: FinalizeCaptureOptions, relations: Relation[]
     name: 'capture-calls',
     source: () =>
       (async function* () {
-        for await (const c of each(o.calls)) yield keepRaw ? c : withCallFields(c, { response_path: null });
+        // Prompt ids as the prefix shared with the agent's previous call plus the rest: linear, not quadratic.
+        for await (const c of each(o.calls)) yield continuity.compressed(keepRaw ? c : withCallFields(c, { response_path: null }));
       })(),
     sinks: [createCallsJsonlSink({ path: join(o.dir, 'calls.jsonl') })],
   });

@@ -124,8 +124,8 @@ export async function runAttempt(r: SampleRequest, s: SampleSettings, dir: strin
 }
 
 /** The proxy options of a model's upstream. */
-function proxyUpstream(u: ModelUpstream): { upstream: string; clientBasePath?: string; upstreamHeaders?: Readonly<Record<string, string>> } {
-  return { upstream: u.url, ...(u.clientBasePath ? { clientBasePath: u.clientBasePath } : {}), ...(u.headers ? { upstreamHeaders: u.headers } : {}) };
+function proxyUpstream(u: ModelUpstream): { upstream: string; clientBasePath?: string; upstreamHeaders?: Readonly<Record<string, string>>; upstreamBodyFields?: Readonly<Record<string, unknown>> } {
+  return { upstream: u.url, ...(u.clientBasePath ? { clientBasePath: u.clientBasePath } : {}), ...(u.headers ? { upstreamHeaders: u.headers } : {}), ...(u.bodyFields ? { upstreamBodyFields: u.bodyFields } : {}) };
 }
 
 /** The container of this sample (its task's image, resources and variables), on the host's network or none. */

@@ -15,7 +15,7 @@ export const SCRIPTED_DUMMY_KEY = 'roller-dummy-key-7f3a9c2e5b1d4f60a8c3';
 
 /** A model a sample runs against: the embedded scripted model, or an API named in --model-config. */
 export type ResolvedModel =
-  | { id: string; kind: 'scripted'; script: Script; apiKey: string; protocol?: ApiProtocol; configuredProtocol?: ApiProtocol; context?: ContextSettings }
+  | { id: string; kind: 'scripted'; script: Script; apiKey: string; protocol?: ApiProtocol; configuredProtocol?: ApiProtocol; context?: ContextSettings; tokenIds?: boolean }
   | {
       id: string;
       kind: 'api';
@@ -77,6 +77,10 @@ export const ModelEntry = z
       .describe('non-secret headers added to every request (OpenRouter HTTP-Referer, an API version)'),
     context_window: z.number().int().positive().optional().describe('tokens the harness treats as the window'),
     auto_compact_percent: z.number().gt(0).lte(100).optional().describe('compact at this percentage of the window'),
+    token_ids: z
+      .boolean()
+      .optional()
+      .describe("an open-model server's token ids and log-probabilities (vLLM): return_token_ids and logprobs added to every Chat Completions request; recorded per call"),
   })
   .describe('an API model (api_base) or the context settings of a scripted/<name> model');
 export type ModelEntry = z.infer<typeof ModelEntry>;
@@ -128,7 +132,7 @@ export function resolveModel(id: string, config: ModelConfigFile, env: NodeJS.Pr
     if (entry?.api_base !== undefined || entry?.api_key_env !== undefined) {
       throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}' is the embedded scripted model, which takes no api_base or key; name a served model something else (e.g. local/scripted with api_base)`);
     }
-    return { id, kind: 'scripted', script, apiKey: SCRIPTED_DUMMY_KEY, ...(entry?.protocol ? { protocol: entry.protocol, configuredProtocol: entry.protocol } : {}), ...(context ? { context } : {}) };
+    return { id, kind: 'scripted', script, apiKey: SCRIPTED_DUMMY_KEY, ...(entry?.protocol ? { protocol: entry.protocol, configuredProtocol: entry.protocol } : {}), ...(context ? { context } : {}), ...(entry?.token_ids ? { tokenIds: true } : {}) };
   }
   if (!entry) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model '${id}' is not in --model-config (models there: ${Object.keys(config.models).join(', ') || 'none'})`);
   if (entry.api_base === undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${id}' has no api_base`);
@@ -154,12 +158,22 @@ export function protocolFor(model: ResolvedModel, harness: string, spoken: reado
   if (!spoken.includes(protocol)) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model ${model.id}: its protocol ${protocol} (--model-config) is not one ${harness} speaks (${spoken.join(', ')}); nothing was run. Use a base that serves ${spoken.join(' or ')}, or another harness`);
   }
+  if (wantsTokenIds(model) && protocol !== 'openai-chat-completions') {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model ${model.id}: token_ids (--model-config) asks the server for vLLM's return_token_ids and logprobs, which only Chat Completions carries; ${harness} calls it in ${protocol}${spoken.includes('openai-chat-completions') ? ' (set "protocol": "openai-chat-completions" in its entry)' : ', which it cannot change: use a harness that speaks Chat Completions (OpenCode, Pi, OpenClaw, dsh, Hermes)'}`);
+  }
   return protocol;
 }
+
+/** Whether a model's requests ask the server for its token ids and log-probabilities (`token_ids` in its entry). */
+export const wantsTokenIds = (m: ResolvedModel): boolean => (m.kind === 'api' ? m.config.token_ids === true : m.tokenIds === true);
+
+/** What the proxy writes into each Chat Completions body of a model with `token_ids`: vLLM's request fields. */
+export const TOKEN_ID_FIELDS = { return_token_ids: true, logprobs: true } as const;
 
 /** Where a model's calls go from the attempt's proxy: the API base (or the run's scripted model) and what the proxy adds. */
 export interface ModelUpstream {
   url: string;
+  bodyFields?: Readonly<Record<string, unknown>>;
   /** The prefix the harness's SDK puts before an OpenAI endpoint (/v1), which an OpenAI-protocol api_base already ends at. */
   clientBasePath?: string;
   headers?: Readonly<Record<string, string>>;
@@ -172,7 +186,7 @@ export interface ModelUpstream {
  */
 export function apiUpstream(model: Extract<ResolvedModel, { kind: 'api' }>): ModelUpstream {
   const openai = (model.protocol ?? 'openai-chat-completions') !== 'anthropic-messages';
-  return { url: model.apiBase, ...(openai ? { clientBasePath: '/v1' } : {}), ...(Object.keys(model.headers).length > 0 ? { headers: model.headers } : {}) };
+  return { url: model.apiBase, ...(openai ? { clientBasePath: '/v1' } : {}), ...(Object.keys(model.headers).length > 0 ? { headers: model.headers } : {}), ...(wantsTokenIds(model) ? { bodyFields: TOKEN_ID_FIELDS } : {}) };
 }
 
 /**
@@ -180,6 +194,6 @@ export function apiUpstream(model: Extract<ResolvedModel, { kind: 'api' }>): Mod
  * scripted model's protocol only where its config named one (a run's lock as earlier rollers wrote it stays the same).
  */
 export function lockedModel(m: ResolvedModel): Record<string, unknown> {
-  if (m.kind === 'scripted') return { kind: 'scripted', ...(m.context ? { context: m.context } : {}), ...(m.configuredProtocol ? { protocol: m.configuredProtocol } : {}) };
+  if (m.kind === 'scripted') return { kind: 'scripted', ...(m.context ? { context: m.context } : {}), ...(m.configuredProtocol ? { protocol: m.configuredProtocol } : {}), ...(m.tokenIds ? { token_ids: true } : {}) };
   return { ...m.config, model: m.modelName, ...(m.protocol ? { protocol: m.protocol } : {}) };
 }

@@ -132,7 +132,7 @@ export async function projectAttempt(dir: string, src: AttemptSources, o: Attemp
         ...(src.createdAt ? { createdAt: src.createdAt } : {}),
       },
     );
-    out.capture = { status: manifest.capture_status, path: capPath, coverage: manifest.coverage?.status ?? null };
+    out.capture = { status: manifest.capture_status, path: capPath, coverage: manifest.coverage?.status ?? null, ...(manifest.token_continuity ? { token_continuity: { checked: manifest.token_continuity.checked, continuous: manifest.token_continuity.continuous, breaks: manifest.token_continuity.breaks.length } } : {}) };
   }
   const root = session.participants.find((p) => p.role === 'root');
   // Calls a participant made that no native message holds (title requests): real spend, in the sample's usage.

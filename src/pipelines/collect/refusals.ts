@@ -5,7 +5,7 @@ import { releasedSince } from '../../harnesses/release.js';
 import { VERIFIED_VERSIONS } from '../../harnesses/verified-versions.js';
 import type { Task } from '../../schemas/task.js';
 import { detectIsolation } from '../../sources/isolation.js';
-import type { ModelConfigFile, ResolvedModel } from './models.js';
+import { wantsTokenIds, type ModelConfigFile, type ResolvedModel } from './models.js';
 import type { CollectOptions } from './run.js';
 
 /**
@@ -55,6 +55,10 @@ export function refuseModels(o: CollectOptions, runner: HarnessRunner, models: r
   const compacting = models.find((m) => m.context);
   if (compacting && !runner.contextSettings) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: context_window / auto_compact_percent of '${compacting.id}' are applied to claude-code only in this version, not ${o.harness}`);
+  }
+  const tokenIds = models.find(wantsTokenIds);
+  if (tokenIds && !o.captureCalls) {
+    throw new RollerError(ErrorCode.INVALID_OPTIONS, `--model-config: '${tokenIds.id}' asks for token ids (token_ids), which are recorded per call in calls.jsonl: pass --capture-calls`);
   }
   if (o.wireTrace === 'off') {
     // No proxy stands between the CLI and the model API: the CLI is given the base as it is, and a CLI appends its

@@ -10,7 +10,7 @@ import type { RunInfo, SampleInfo } from '../../schemas/run-info.js';
 import type { WireTraceMode } from '../../sinks/wire-trace/sink.js';
 import { startScriptedModel, type ScriptedModelServer } from '../../sources/scripted-model/server.js';
 import { redactConfig, redactUrl } from './lock.js';
-import { apiUpstream, loadModelConfig, protocolFor, resolveModel, type ModelUpstream, type ResolvedModel } from './models.js';
+import { apiUpstream, loadModelConfig, protocolFor, resolveModel, TOKEN_ID_FIELDS, wantsTokenIds, type ModelUpstream, type ResolvedModel } from './models.js';
 import { checkModelApis } from './preflight.js';
 import { resolveSimulators } from './simulator-models.js';
 import { RunInfoBook, resumeHistoryOf } from './run-info-book.js';
@@ -398,7 +398,7 @@ export async function startUpstreams(all: readonly ResolvedModel[], requests: nu
     else if (!upstreams.has(m.id)) {
       const server = await startScriptedModel({ script: { ...m.script, max_requests: m.script.max_requests * Math.max(1, requests) } });
       servers.push(server);
-      upstreams.set(m.id, { url: server.url });
+      upstreams.set(m.id, { url: server.url, ...(wantsTokenIds(m) ? { bodyFields: TOKEN_ID_FIELDS } : {}) });
     }
   }
   return { servers, upstreams };

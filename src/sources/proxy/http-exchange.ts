@@ -5,6 +5,7 @@ import type { SecretMasker } from '../../core/secret-masker.js';
 import type { RecordedError } from '../../schemas/common.js';
 import { protocolOfPath } from '../../transforms/protocols/index.js';
 import { queryCredentials, swapCredential, swapQueryCredential, type CredentialCustody } from './credential.js';
+import { withBodyFields } from './body-fields.js';
 import { hasHeader, ResponseMask, setHeader } from './response-mask.js';
 import { splitRequestHeaders, splitResponseHead, type CorrelationHeaders } from './headers.js';
 import { SMALL_BODY_BYTES, type ByteBudget } from '../../core/byte-budget.js';
@@ -221,7 +222,7 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     this.req.removeAllListeners('data');
     this.req.removeAllListeners('end');
     this.req.pause();
-    const head = this.parts;
+    const head = this.withBodyFields(this.parts);
     this.parts = [];
     this.meta.body_streamed = true;
     this.log(head);
@@ -291,11 +292,22 @@ export class HttpExchange implements Dispatcher.DispatchHandler {
     if (this.waiting) return void (this.endedWhileWaiting = true);
     this.bodyDone = true;
     // The body's chunks as they came: logged and forwarded without a copy joining them.
-    const body = this.parts;
+    const body = this.withBodyFields(this.parts);
     this.parts = [];
     this.log(body);
     // Several chunks go as an iterable (undici takes one; its types name only single bodies).
     await this.forward(body.length === 0 ? null : body.length === 1 ? body[0]! : (body as unknown as Buffer));
+  }
+
+  /** The body with the upstream's body fields (Chat Completions requests only), its content-length to match. */
+  private withBodyFields(parts: Buffer[]): Buffer[] {
+    const fields = this.ctx.upstream.bodyFields;
+    if (Object.keys(fields).length === 0 || this.meta.protocol !== 'openai-chat-completions' || this.meta.method !== 'POST') return parts;
+    const added = withBodyFields(parts, fields);
+    if (!added) return parts;
+    const declared = Number(this.req.headers['content-length']);
+    if (Number.isFinite(declared) && hasHeader(this.forwardHeaders, 'content-length')) setHeader(this.forwardHeaders, 'content-length', String(declared + added.added));
+    return added.parts;
   }
 
   /** Sends the request upstream once its logged frame is on disk. */

@@ -30,6 +30,8 @@ export interface RecordingProxyOptions {
   clientBasePath?: string;
   /** Non-secret headers added to every forwarded request (a model config's `headers`). */
   upstreamHeaders?: Readonly<Record<string, string>>;
+  /** Fields written into every Chat Completions request body (vLLM's `return_token_ids`, `logprobs`). */
+  upstreamBodyFields?: Readonly<Record<string, unknown>>;
   /** Capture directory (created owner-only): the wire log (raw/wire.frames) is written here. */
   outDir: string;
   host?: string;
@@ -113,7 +115,7 @@ export interface RecordingProxy {
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
   let upstream: ReturnType<typeof parseUpstream>;
   try {
-    upstream = parseUpstream(options.upstream, { ...(options.clientBasePath ? { clientBasePath: options.clientBasePath } : {}), ...(options.upstreamHeaders ? { headers: options.upstreamHeaders } : {}) });
+    upstream = parseUpstream(options.upstream, { ...(options.clientBasePath ? { clientBasePath: options.clientBasePath } : {}), ...(options.upstreamHeaders ? { headers: options.upstreamHeaders } : {}), ...(options.upstreamBodyFields ? { bodyFields: options.upstreamBodyFields } : {}) });
   } catch (err) {
     throw new RollerError(ErrorCode.INVALID_OPTIONS, `the upstream ${printableUpstream(options.upstream)} is not usable: ${(err as Error).message}`);
   }

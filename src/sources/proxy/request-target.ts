@@ -18,12 +18,15 @@ export interface UpstreamTarget {
   readonly clientBasePath: string;
   /** Non-secret headers added to (or replacing those of) every forwarded request, as configured. */
   readonly headers: readonly (readonly [string, string])[];
+  /** Fields written into every Chat Completions request body (a model config's `token_ids`: vLLM's token fields). */
+  readonly bodyFields: Readonly<Record<string, unknown>>;
 }
 
 /** What a proxy's upstream adds to every request besides its URL. */
 export interface UpstreamExtras {
   clientBasePath?: string;
   headers?: Readonly<Record<string, string>>;
+  bodyFields?: Readonly<Record<string, unknown>>;
 }
 
 export type TargetResult = { ok: true; path: string } | { ok: false; reason: string };
@@ -36,7 +39,7 @@ export function parseUpstream(url: string, extras: UpstreamExtras = {}): Upstrea
   const clientBasePath = (extras.clientBasePath ?? '').replace(/\/+$/, '');
   if (clientBasePath !== '' && (!/^(\/[A-Za-z0-9._~-]+)+$/.test(clientBasePath) || clientBasePath.split('/').some((seg) => seg === '.' || seg === '..'))) throw new TypeError(`the client base path '${extras.clientBasePath}' must be /segment[/segment…]`);
   const headers = Object.entries(extras.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v] as const);
-  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, ''), query: u.search.slice(1), clientBasePath, headers, basicAuth };
+  return { origin: u.origin, basePath: u.pathname.replace(/\/+$/, ''), query: u.search.slice(1), clientBasePath, headers, bodyFields: extras.bodyFields ?? {}, basicAuth };
 }
 
 /**

@@ -14,6 +14,7 @@ import type { SampleInfo } from '../schemas/run-info.js';
 import { checkValue } from '../schemas/validate.js';
 import { withoutReasoning } from '../transforms/actf/without-reasoning.js';
 import { actfToAtif } from '../transforms/atif/from-actf.js';
+import { sampleCallTokens } from './call-tokens.js';
 import { openRun, type RunSample } from './run-reader.js';
 
 export interface ExportResult {
@@ -59,7 +60,8 @@ async function exportSample(runDir: string, sample: RunSample, output: string, k
   // samples/<model>/<index>_<task> -> <output>/<model>/<index>_<task>
   const rel = join(basename(dirname(dir)), basename(dir));
   const sessionId = `${basename(runDir)}/${rel}`;
-  const { trajectory, images } = actfToAtif(actf, info, sessionId);
+  const tokens = await sampleCallTokens(dir, info);
+  const { trajectory, images } = actfToAtif(actf, info, sessionId, (id) => tokens.get(id));
   if (row.status === 'skipped') trajectory.extra.roller.reused_by_resume = true;
   const raw = info.trajectory.raw ? join(dir, info.trajectory.raw) : undefined;
   const adapter = harnessAdapter(info.harness.name);

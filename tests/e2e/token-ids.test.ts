@@ -51,6 +51,16 @@ describe('token ids from a vLLM-shaped model, through the real Pi CLI', () => {
         expect(s.runtime.capture).toMatchObject({ token_continuity: { checked: 1, continuous: 1, breaks: 0 } });
       } else expect(manifest.token_continuity).toMatchObject({ calls_with_ids: 1, checked: 0 });
     }
+    // ATIF's RL metrics: each agent step's prompt and completion ids and log-probabilities are its call's, expanded.
+    expect((await roller(['export', run])).code).toBe(0);
+    const write = info(run).samples.find((x) => x.task_id === 'write')!;
+    const trajectory = readJson<Json>(join(run, 'atif', write.path.split('/').slice(-2).join('/'), 'trajectory.json'));
+    const agentSteps = (trajectory.steps as Json[]).filter((x) => x.source === 'agent');
+    const writeCalls = readJsonl(join(run, write.path, 'capture', 'attempt-0001', 'calls.jsonl')) as unknown as Call[];
+    expect(agentSteps).toHaveLength(2);
+    const first = writeCalls[0]!.token_ids!;
+    expect(agentSteps[0]!.metrics).toMatchObject({ prompt_token_ids: first.prompt, completion_token_ids: first.completion, logprobs: writeCalls[0]!.logprobs!.content.map((e) => e.logprob) });
+    expect(agentSteps[1]!.metrics.prompt_token_ids).toEqual([...first.prompt!, ...first.completion!, ...writeCalls[1]!.token_ids!.prompt!]);
     // Decoded again from the archived wire log, the calls (ids, prefixes, log-probabilities) are the same bytes.
     const again = join(out, 'again');
     expect((await roller(['reprocess', run, '--output', again, '--from-wire'])).code).toBe(0);

@@ -27,7 +27,7 @@ async function through(name: string, bodies: Json[]): Promise<{ calls: Call[]; r
   const model = await startScriptedModel();
   cleanups.push(() => model.close());
   const outDir = join(tmp.path, name);
-  const { proxy, done } = await startProxyPipeline({ upstream: model.url, upstreamBodyFields: TOKEN_ID_FIELDS, outDir, wireTrace: 'off', streamBodiesOver: 2048 });
+  const { proxy, done } = await startProxyPipeline({ upstream: model.url, upstreamBodyFields: TOKEN_ID_FIELDS, outDir, wireTrace: 'off', streamRequestBodiesOver: 2048 });
   const raw: Json[] = [];
   for (const body of bodies) {
     const res = await request(`${proxy.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -45,7 +45,10 @@ const nonEmpty = (m: string | Json[]) => (typeof m === 'string' ? m.trim() !== '
  * call is in another step keeps toolCallId in extra: ATIF lets a result refer only to its own step), metrics,
  * and the ACTF fields ATIF has no place for in `extra`. Totals in final_metrics; the sample in extra.roller.
  */
-export function actfToAtif(actf: Actf, info: SampleInfo, sessionId: string): { trajectory: Json; images: AtifImage[] } {
+/** The token ids a step's model call returned (an open-model server's), by the step's native response id. */
+export type StepTokens = (responseId: string) => { prompt: number[]; completion: number[]; logprobs: number[] | null } | undefined;
+
+export function actfToAtif(actf: Actf, info: SampleInfo, sessionId: string, tokens?: StepTokens): { trajectory: Json; images: AtifImage[] } {
   const images = new Map<string, AtifImage>();
   const steps: Json[] = [];
   const next = () => steps.length + 1;
@@ -59,7 +62,7 @@ export function actfToAtif(actf: Actf, info: SampleInfo, sessionId: string): { t
       const message = messageOf(s.user_content, images);
       if (nonEmpty(message)) steps.push({ step_id: next(), source: 'user', message, ...(s.started_at ? { timestamp: s.started_at } : {}) });
     }
-    steps.push(agentStep(s, next(), callStep, images));
+    steps.push(agentStep(s, next(), callStep, images, tokens));
     const m = s.metric;
     if (m) {
       prompt += m.prompt_tokens_len;
@@ -101,7 +104,7 @@ export function actfToAtif(actf: Actf, info: SampleInfo, sessionId: string): { t
   return { trajectory, images: [...images.values()] };
 }
 
-function agentStep(s: ActfStep, stepId: number, callStep: Map<string, number>, images: Map<string, AtifImage>): Json {
+function agentStep(s: ActfStep, stepId: number, callStep: Map<string, number>, images: Map<string, AtifImage>, tokens?: StepTokens): Json {
   const calls = s.assistant_content.tool_calls.map((c) => {
     callStep.set(c.id, stepId);
     const extra: Json = { ...(c.extra ?? {}) };
@@ -134,6 +137,7 @@ function agentStep(s: ActfStep, stepId: number, callStep: Map<string, number>, i
             completion_tokens: m.completion_tokens_len,
             cached_tokens: m.cache_read_tokens_len ?? 0,
             ...(m.cost_usd !== null ? { cost_usd: m.cost_usd } : {}),
+            ...tokenMetrics(s, tokens),
             extra: { cache_creation_tokens_len: m.cache_creation_tokens_len ?? 0, reasoning_tokens_len: m.reasoning_tokens_len ?? 0 },
           },
           llm_call_count: m.llm_call_count,
@@ -142,4 +146,15 @@ function agentStep(s: ActfStep, stepId: number, callStep: Map<string, number>, i
     extra: { actf_step_id: s.step_id, finished_at: s.finished_at, stop_reason: s.stop_reason, ...(s.native_ids ? { native_ids: s.native_ids } : {}), ...(s.extra ?? {}) },
   };
   return step;
+}
+
+/**
+ * ATIF's RL metrics (v1.3+) for a step made by one model call whose server returned its token ids: that call's
+ * prompt and completion ids and per-token log-probabilities, found by the step's native response id.
+ */
+function tokenMetrics(s: ActfStep, tokens: StepTokens | undefined): Json {
+  const id = s.native_ids?.response_id;
+  const t = tokens && id && s.metric?.llm_call_count === 1 ? tokens(id) : undefined;
+  if (!t) return {};
+  return { prompt_token_ids: t.prompt, completion_token_ids: t.completion, ...(t.logprobs ? { logprobs: t.logprobs } : {}) };
 }

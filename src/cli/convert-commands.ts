@@ -58,12 +58,13 @@ export function registerConvertCommands(program: Command): void {
       'export a run (nothing it holds is changed: the export is a new directory, <run>/<format> unless --output): --format atif (default) every sample with an ACTF as an ATIF-v1.7 trajectory.json (Harbor) under <run>/atif; ' +
         '--format hf a Hugging Face dataset directory (Parquet shards of the SFT records, a segments config, a dataset card) under <run>/hf; ' +
         "--format parquet the samples, participants, calls and relations tables (roller query's columns) under <run>/parquet; " +
+        '--format rl one row per model call with token ids (prompt and completion ids, logprobs, loss mask, agent, reward, continuity) under <run>/rl; ' +
         '--format otlp one OpenTelemetry trace per sample (GenAI spans: invoke_agent per agent, chat per call, execute_tool per tool call) to --endpoint',
     )
     .argument('<dir>', 'a run directory (<output>/<run-name>)')
-    .option('--format <format>', 'atif, hf, parquet or otlp', 'atif')
+    .option('--format <format>', 'atif, hf, parquet, rl or otlp', 'atif')
     .option('--output <dir>', 'where it goes (default: <run>/<format>); hf and parquet refuse a directory that is not empty')
-    .option('--max-shard-bytes <n>', "hf, parquet: a shard is closed before its rows' JSON passes this many bytes (default 67108864)", positiveInt)
+    .option('--max-shard-bytes <n>', "hf, parquet, rl: a shard is closed before its rows' JSON passes this many bytes (default 67108864)", positiveInt)
     .option('--endpoint <url>', 'otlp: the collector base URL, /v1/traces appended (default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--protocol <protocol>', 'otlp: http/protobuf or http/json (default: OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf)')
     .option('--content', "otlp: also send every call's messages (off by default)")
@@ -79,14 +80,14 @@ export function registerConvertCommands(program: Command): void {
       }
       if (opts.endpoint !== undefined || opts.protocol !== undefined || opts.content) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--endpoint, --protocol and --content are for --format otlp');
       const output = opts.output ?? join(dir, opts.format);
-      if (opts.format === 'hf' || opts.format === 'parquet') {
+      if (opts.format === 'hf' || opts.format === 'parquet' || opts.format === 'rl') {
         const { exportRunData } = await import('../pipelines/export-data.js');
         const r = await exportRunData(dir, opts.format, output, opts.maxShardBytes === undefined ? {} : { maxShardBytes: opts.maxShardBytes });
-        process.stderr.write(`${r.received} samples read, ${r.written} ${opts.format === 'hf' ? 'gave training rows' : 'written'}: ${output}\n`);
+        process.stderr.write(`${r.received} samples read, ${r.written} ${opts.format === 'hf' ? 'gave training rows' : opts.format === 'rl' ? 'calls with token ids written' : 'written'}: ${output}\n`);
         return;
       }
-      if (opts.format !== 'atif') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--format ${opts.format}: expected atif, hf, parquet or otlp`);
-      if (opts.maxShardBytes !== undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--max-shard-bytes is for --format hf or parquet');
+      if (opts.format !== 'atif') throw new RollerError(ErrorCode.INVALID_OPTIONS, `--format ${opts.format}: expected atif, hf, parquet, rl or otlp`);
+      if (opts.maxShardBytes !== undefined) throw new RollerError(ErrorCode.INVALID_OPTIONS, '--max-shard-bytes is for --format hf, parquet or rl');
       const r = await (await import('../pipelines/export-atif.js')).exportAtif(dir, output);
       for (const e of r.exported) await printLine(`exported ${e.path} (${e.status})`);
       for (const s of r.skipped) await printLine(`skipped ${s.path}: ${s.reason}`);

@@ -4,9 +4,12 @@ import type { SinkReport } from '../core/stage.js';
 import { createHfDatasetSink } from '../sinks/hf-dataset/sink.js';
 import { createOtlpSink, type OtlpOptions } from '../sinks/otlp/sink.js';
 import { createParquetTablesSink } from '../sinks/parquet-tables/sink.js';
+import { createRlRolloutsSink } from '../sinks/rl-rollouts/sink.js';
+import { rm } from 'node:fs/promises';
+import { ErrorCode, RollerError } from '../core/errors.js';
 import { openRun, type RunSample } from './run-reader.js';
 
-export type DataExportFormat = 'hf' | 'parquet' | 'otlp';
+export type DataExportFormat = 'hf' | 'parquet' | 'otlp' | 'rl';
 
 export interface DataExportOptions {
   /** A shard (or table file) is closed before its rows' JSON passes this many bytes. */
@@ -32,6 +35,14 @@ export async function exportRunData(runDir: string, format: DataExportFormat, ou
     return { ...report, skipped: sink.skipped() };
   }
   const shard = options.maxShardBytes === undefined ? {} : { max_shard_bytes: options.maxShardBytes };
+  if (format === 'rl') {
+    const report = await createRlRolloutsSink({ output, ...shard }).consume(samples, ctx);
+    if (report.written === 0) {
+      await rm(output, { recursive: true, force: true });
+      throw new RollerError(ErrorCode.INVALID_OPTIONS, `${runDir}: no model call of this run carries token ids, so there are no RL rollouts to export (nothing was written). Collect from an open-model server (vLLM, SGLang) with "token_ids": true in its --model-config entry and --capture-calls`);
+    }
+    return report;
+  }
   const sink = format === 'hf' ? createHfDatasetSink({ output, ...shard }) : createParquetTablesSink({ output, ...shard });
   return sink.consume(samples, ctx);
 }

@@ -14,6 +14,7 @@ import { ConversionJsonOptions, createConversionJsonSink } from './conversion/si
 import { createHfDatasetSink, HfDatasetOptions } from './hf-dataset/sink.js';
 import { createOtlpSink, OtlpOptions } from './otlp/sink.js';
 import { createParquetTablesSink, ParquetTablesOptions } from './parquet-tables/sink.js';
+import { createRlRolloutsSink, RlRolloutsOptions } from './rl-rollouts/sink.js';
 import { createRelationsSink, RelationsJsonlOptions } from './relations/sink.js';
 import { createRunInfoSink, RunInfoOptions } from './run-info/sink.js';
 import { createRunLockSink, RunLockOptions } from './run-lock/sink.js';
@@ -58,6 +59,7 @@ export const sinks = {
   atif: { input: 'records', options: AtifOptions, create: createAtifSink },
   'hf-dataset': { input: 'samples', options: HfDatasetOptions, create: createHfDatasetSink },
   'parquet-tables': { input: 'samples', options: ParquetTablesOptions, create: createParquetTablesSink },
+  'rl-rollouts': { input: 'samples', options: RlRolloutsOptions, create: createRlRolloutsSink },
   otlp: { input: 'samples', options: OtlpOptions, create: createOtlpSink },
 } as const satisfies Record<string, SinkDefinition>;
 
@@ -70,6 +72,7 @@ export * from './capture-manifest/sink.js';
 export * from './conversion/sink.js';
 export * from './hf-dataset/sink.js';
 export * from './parquet-tables/sink.js';
+export * from './rl-rollouts/sink.js';
 export * from './otlp/sink.js';
 export { sftRecordOfRow } from './hf-dataset/rows.js';
 export * from './user-sink.js';

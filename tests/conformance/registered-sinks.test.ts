@@ -139,6 +139,15 @@ UNDER_TEST['parquet-tables'] = {
   capacity: 1,
 };
 
+UNDER_TEST['rl-rollouts'] = {
+  create: (env) => sinks['rl-rollouts'].create({ output: join(env.dir, 'rl') }, env.open),
+  // A sample with one call whose server returned token ids: one rollout row.
+  item: (i: number) => ({ ...trainingSample(i), calls: async function* () { yield { ...call(i), participant_id: null, token_ids: { prompt: [1, 2, i], completion: [i, 9] }, logprobs: null }; } }),
+  readBack: async (env) => (await parquetRows(join(env.dir, 'rl', 'rollouts'))).map((r) => [r.task_id, (r.prompt_token_ids as bigint[]).map(Number), (r.completion_token_ids as bigint[]).map(Number)]),
+  expected: (items: { index: number }[]) => items.map((s) => [`t${s.index}`, [1, 2, s.index], [s.index, 9]]),
+  capacity: 1,
+};
+
 /** The otlp sink's collector: a receiver decoding with OpenTelemetry's generated protobuf code. */
 const receiver = await startReceiver();
 afterAll(() => receiver.close());

@@ -5,7 +5,8 @@
  * stored as its prefix shared with the first plus the rest, and the audit says it continued. The lock records it; a
  * protocol that cannot carry it, and a run without --capture-calls, are refused before anything runs.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parquetReadObjects } from 'hyparquet';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Call, Lock, Manifest } from '../../src/schemas/index.js';
@@ -16,6 +17,16 @@ import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('token-ids');
+
+/** Every row of a Parquet directory's files, read with hyparquet (not the writer). */
+async function parquetRows(dir: string): Promise<Json[]> {
+  const rows: Json[] = [];
+  for (const n of readdirSync(dir).filter((f) => f.endsWith('.parquet')).sort()) {
+    const bytes = readFileSync(join(dir, n));
+    rows.push(...((await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer })) as Json[]));
+  }
+  return rows;
+}
 
 describe('token ids from a vLLM-shaped model, through the real Pi CLI', () => {
   it('every call holds the ids the server computed from its body; an agent second call is stored as a shared prefix and continues', async () => {
@@ -61,6 +72,19 @@ describe('token ids from a vLLM-shaped model, through the real Pi CLI', () => {
     const first = writeCalls[0]!.token_ids!;
     expect(agentSteps[0]!.metrics).toMatchObject({ prompt_token_ids: first.prompt, completion_token_ids: first.completion, logprobs: writeCalls[0]!.logprobs!.content.map((e) => e.logprob) });
     expect(agentSteps[1]!.metrics.prompt_token_ids).toEqual([...first.prompt!, ...first.completion!, ...writeCalls[1]!.token_ids!.prompt!]);
+    // The rl export: one row per call, prompts expanded, a loss mask over the completion, the continuity finding.
+    const rl = await roller(['export', run, '--format', 'rl']);
+    expect(rl.code, rl.stderr).toBe(0);
+    const rows = await parquetRows(join(run, 'rl', 'rollouts'));
+    const allCalls = info(run).samples.flatMap((x) => readJsonl(join(run, x.path, 'capture', 'attempt-0001', 'calls.jsonl')) as unknown as Call[]);
+    expect(rows.map((r) => r.call_id)).toEqual(allCalls.map((c) => c.call_id));
+    const second = rows.find((r) => r.call_id === writeCalls[1]!.call_id)!;
+    expect(second.prompt_token_ids.map(Number)).toEqual(agentSteps[1]!.metrics.prompt_token_ids);
+    expect(second.completion_token_ids.map(Number)).toEqual(writeCalls[1]!.token_ids!.completion);
+    expect(second.loss_mask).toEqual(writeCalls[1]!.token_ids!.completion!.map(() => 1));
+    expect(second.logprobs).toEqual(writeCalls[1]!.logprobs!.content.map((e) => e.logprob));
+    expect([second.continuity, rows.find((r) => r.call_id === writeCalls[0]!.call_id)!.continuity]).toEqual(['continuous', 'first']);
+    expect(second).toMatchObject({ task_id: 'write', role: 'root', status: 'ok', harness: 'pi' });
     // Decoded again from the archived wire log, the calls (ids, prefixes, log-probabilities) are the same bytes.
     const again = join(out, 'again');
     expect((await roller(['reprocess', run, '--output', again, '--from-wire'])).code).toBe(0);
@@ -69,6 +93,16 @@ describe('token ids from a vLLM-shaped model, through the real Pi CLI', () => {
       expect(readFileSync(join(again, calls), 'utf8')).toBe(readFileSync(join(run, calls), 'utf8'));
     }
   }, 5 * 60_000);
+
+  it('the rl export of a run without token ids is refused with what to change, nothing written', async () => {
+    const tasks = join(tmp.path, 'plain.jsonl');
+    writeFileSync(tasks, JSON.stringify({ id: 'hello', prompt: '[HELLO] hi' }));
+    const out = join(tmp.path, 'plain');
+    expect((await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'pi', '--output', out, '--run-name', 'p'])).code).toBe(0);
+    const r = await roller(['export', join(out, 'p'), '--format', 'rl']);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringContaining('no model call of this run carries token ids, so there are no RL rollouts to export (nothing was written). Collect from an open-model server (vLLM, SGLang) with "token_ids": true')]);
+    expect(existsSync(join(out, 'p', 'rl'))).toBe(false);
+  }, 3 * 60_000);
 
   it('refused before anything runs: without --capture-calls; with a harness that calls the model in Messages', async () => {
     const models = join(tmp.path, 'models.json');

@@ -1,0 +1,146 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { abortableInput } from '../../core/abort.js';
+import { buildDirectory } from '../../core/built-directory.js';
+import { openFileOutput, type OpenOutput } from '../../core/output.js';
+import type { Columns } from '../../core/parquet/columns.js';
+import { lazyDuckdb } from '../../core/parquet/duckdb.js';
+import { ShardedParquet } from '../../core/parquet/sharded-writer.js';
+import type { Sink, SinkReport, StageContext } from '../../core/stage.js';
+import type { FinishedSample } from '../../schemas/finished-sample.js';
+import type { Manifest } from '../../schemas/manifest.js';
+import { expandedPrompt } from '../../transforms/capture/token-continuity.js';
+import { sampleLocation } from '../sample-location.js';
+
+export const RlRolloutsOptions = z
+  .strictObject({
+    output: z.string().min(1).describe('the directory of the rollouts table (made; refused when it exists and is not empty)'),
+    max_shard_bytes: z.number().int().positive().default(64 << 20).describe("a file is closed before its rows' JSON passes this many bytes"),
+  })
+  .describe('one row per model call of every agent whose server returned token ids: prompt and completion ids, log-probabilities, a loss mask, the agent and its parent, the sample\'s grade and reward, the continuity finding (<output>/rollouts/rollouts-0000N-of-0000M.parquet)');
+export type RlRolloutsOptions = z.input<typeof RlRolloutsOptions>;
+
+/** The columns, and what TRL and verl read them as: docs/commands/export.md. */
+export const RL_COLUMNS: Columns = [
+  ['run', 'string'],
+  ['sample', 'string'],
+  ['task_id', 'string'],
+  ['index', 'int32'],
+  ['model', 'string'],
+  ['harness', 'string'],
+  ['participant_id', 'string'],
+  ['parent_participant_id', 'string'],
+  ['role', 'string'],
+  ['depth', 'int32'],
+  ['call_id', 'string'],
+  ['seq', 'int64'],
+  ['response_id', 'string'],
+  ['finish_reason', 'string'],
+  ['prompt_token_ids', { list: 'int64' }],
+  ['completion_token_ids', { list: 'int64' }],
+  ['logprobs', { list: 'float64' }],
+  ['loss_mask', { list: 'int32' }],
+  ['status', 'string'],
+  ['grade', 'string'],
+  ['reward', 'float64'],
+  ['continuity', 'string'],
+  ['continuity_break_at', 'int64'],
+  ['continuity_reason', 'string'],
+];
+
+type Json = Record<string, any>;
+
+/**
+ * `roller export --format rl`: the run's model calls as RL rollouts, one row per call with token ids, in request order
+ * then call order; prompts expanded from their stored prefixes (one id list per agent held, never the calls). Built
+ * beside OUTPUT and renamed into it at the end. `written`: rows.
+ */
+export function createRlRolloutsSink(options: RlRolloutsOptions, open: OpenOutput = openFileOutput): Sink<FinishedSample> {
+  const o = RlRolloutsOptions.parse(options);
+  const name = 'rl-rollouts';
+  return {
+    name,
+    async consume(input: AsyncIterable<FinishedSample>, ctx: StageContext): Promise<SinkReport> {
+      let received = 0;
+      let rows = 0;
+      await buildDirectory(o.output, 'the RL rollouts', async (building) => {
+        const duckdb = lazyDuckdb();
+        const table = new ShardedParquet({ dir: join(building, 'rollouts'), prefix: 'rollouts', columns: RL_COLUMNS, maxShardBytes: o.max_shard_bytes, open, duckdb: duckdb.connection, signal: ctx.signal });
+        try {
+          for await (const sample of abortableInput(input, ctx.signal)) {
+            received++;
+            for await (const row of sampleRows(sample)) {
+              await table.add(row);
+              rows++;
+            }
+          }
+          await table.finish();
+        } catch (err) {
+          await table.abandon();
+          throw err;
+        } finally {
+          await duckdb.close();
+        }
+      });
+      ctx.counters.add(name, 'received', received);
+      ctx.counters.add(name, 'emitted', rows);
+      return { name, received, written: rows };
+    },
+  };
+}
+
+async function* sampleRows(s: FinishedSample): AsyncGenerator<Json> {
+  const where = sampleLocation(s.dir);
+  const i = s.info;
+  const people = new Map(((i.runtime?.participants ?? []) as Json[]).map((p) => [String(p.participant), p]));
+  const breaks = await continuityBreaks(s);
+  const reward = typeof i.grade?.scores?.reward === 'number' ? i.grade.scores.reward : null;
+  const full = new Map<string, number[]>();
+  const seen = new Set<string>();
+  for await (const c of s.calls()) {
+    if (!c.token_ids?.prompt) continue;
+    const prompt = expandedPrompt(c.token_ids, (id) => full.get(id));
+    if (!prompt) continue;
+    const completion = c.token_ids.completion ?? [];
+    full.set(c.call_id, [...prompt, ...completion]);
+    const p = c.participant_id ? people.get(c.participant_id) : undefined;
+    const brk = breaks.get(c.call_id);
+    const first = c.participant_id !== null && !seen.has(c.participant_id);
+    if (c.participant_id) seen.add(c.participant_id);
+    yield {
+      ...where,
+      task_id: i.task_id,
+      index: i.index,
+      model: i.model,
+      harness: i.harness?.name ?? null,
+      participant_id: c.participant_id,
+      parent_participant_id: p?.parent ?? null,
+      role: p?.role ?? null,
+      depth: p?.depth ?? null,
+      call_id: c.call_id,
+      seq: c.seq,
+      response_id: c.response_id,
+      finish_reason: ((c.output as Json | null)?.choices?.[0]?.finish_reason as string | undefined) ?? null,
+      prompt_token_ids: prompt,
+      completion_token_ids: completion,
+      logprobs: c.logprobs ? c.logprobs.content.map((e) => Number(e.logprob)) : null,
+      // Every completion id was sampled by the model: all of them are trained on.
+      loss_mask: completion.map(() => 1),
+      status: i.status,
+      grade: i.grade?.status ?? null,
+      reward,
+      continuity: brk ? 'break' : first ? 'first' : 'continuous',
+      continuity_break_at: brk?.at_token ?? null,
+      continuity_reason: brk?.reason ?? null,
+    };
+  }
+}
+
+/** The continuity audit's breaks of the sample's capture, by call. */
+async function continuityBreaks(s: FinishedSample): Promise<Map<string, { at_token: number; reason: string }>> {
+  const path = s.info.runtime?.capture?.path;
+  if (!path) return new Map();
+  const manifest = JSON.parse(await readFile(join(s.dir, path, 'manifest.json'), 'utf8').catch(() => '{}')) as Partial<Manifest>;
+  return new Map((manifest.token_continuity?.breaks ?? []).map((b) => [b.call_id, b]));
+}

@@ -1,3 +1,4 @@
+import type { Call } from '../schemas/call.js';
 /**
  * The harness registry: name -> adapter (adapter.ts). Adding a harness is its folder and one line here; a script
  * or a test can register one of its own with registerHarness (explicitly: nothing registers itself on import).
@@ -40,6 +41,12 @@ export function findHarness(name: string): HarnessAdapter | undefined {
 export function deliveryOf(name: string): { delivery?: DeliveryRecogniser } {
   const delivery = registry.get(name)?.delivery;
   return delivery ? { delivery } : {};
+}
+
+/** A registered harness's auxiliary-call test (its title requests), for finalizeNativeCapture. */
+export function auxiliaryOf(name: string): { auxiliary?: (call: Call) => boolean } {
+  const aux = registry.get(name)?.auxiliaryCall;
+  return aux ? { auxiliary: (call) => aux.test(call) } : {};
 }
 
 /** The adapter of a harness, or a typed error listing the known ones. */

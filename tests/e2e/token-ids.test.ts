@@ -94,6 +94,26 @@ describe('token ids from a vLLM-shaped model, through the real Pi CLI', () => {
     }
   }, 5 * 60_000);
 
+  it("OpenCode: its title request (an auxiliary call) carries ids too but stays outside the agent's chain, which continues", async () => {
+    const models = join(tmp.path, 'models.json');
+    const tasks = join(tmp.path, 'write.jsonl');
+    writeFileSync(tasks, JSON.stringify({ id: 'write', prompt: '[WRITE] write hello.txt' }));
+    const out = join(tmp.path, 'opencode');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'opencode', '--model', 'scripted/default', '--model-config', models, '--output', out, '--run-name', 'o']);
+    expect(r.code, r.stderr).toBe(0);
+    const row = info(join(out, 'o')).samples[0]!;
+    const dir = join(out, 'o', row.path, 'capture', 'attempt-0001');
+    const calls = readJsonl(join(dir, 'calls.jsonl')) as unknown as Call[];
+    expect(calls.filter((c) => c.token_ids?.prompt)).toHaveLength(3);
+    const full = new Map<string, number[]>();
+    for (const c of calls) {
+      const prompt = expandedPrompt(c.token_ids!, (id) => full.get(id))!;
+      expect(prompt).toEqual(promptIds(c.context as Json));
+      full.set(c.call_id, [...prompt, ...c.token_ids!.completion!]);
+    }
+    expect(readJson<Manifest>(join(dir, 'manifest.json')).token_continuity).toMatchObject({ calls_with_ids: 2, checked: 1, continuous: 1, breaks: [] });
+  }, 5 * 60_000);
+
   it('the rl export of a run without token ids is refused with what to change, nothing written', async () => {
     const tasks = join(tmp.path, 'plain.jsonl');
     writeFileSync(tasks, JSON.stringify({ id: 'hello', prompt: '[HELLO] hi' }));

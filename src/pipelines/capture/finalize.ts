@@ -15,7 +15,7 @@ import { createRelationsSink } from '../../sinks/relations/sink.js';
 import { publishWireLog } from '../../sources/proxy/wire-publish.js';
 import { CoverageCheck } from '../../transforms/capture/coverage.js';
 import { callEvidence, evidenceWatch, type CallEvidence, type DeliveryRecogniser } from '../../transforms/capture/evidence.js';
-import { deliveryOf } from '../../harnesses/index.js';
+import { auxiliaryOf, deliveryOf } from '../../harnesses/index.js';
 import { relationsFromEvidence } from '../../transforms/capture/relations.js';
 import { CallTally, captureOutcome } from '../../transforms/capture/statuses.js';
 import { addTo } from '../../core/multimap.js';
@@ -54,6 +54,8 @@ export interface FinalizeCaptureOptions {
   outputs?: NativeOutputs;
   /** The harness's delivery evidence (HarnessAdapter.delivery; finalizeNativeCapture takes the registered one's). */
   delivery?: DeliveryRecogniser;
+  /** Calls an agent made besides its conversation (title requests): outside its token-continuity chain. */
+  auxiliary?: (call: Call) => boolean;
 }
 
 /** finalizeCapture from an adapter's NativeCapture. */
@@ -71,6 +73,7 @@ export function finalizeNativeCapture(
     ...(native.agentPaths ? { agentPaths: native.agentPaths } : {}),
     ...(native.announcements ? { announcements: native.announcements } : {}),
     ...deliveryOf(native.harness.name),
+    ...auxiliaryOf(native.harness.name),
   });
 }
 
@@ -156,7 +159,7 @@ async function observeCalls(o: FinalizeCaptureOptions) {
   const continuity = new TokenContinuity();
   for await (const c of each(o.calls)) {
     evidence.push(callEvidence(c, watch));
-    continuity.observe(c);
+    if (!o.auxiliary?.(c)) continuity.observe(c);
     coverageCheck.observe(c);
     tally.observe(c);
     if (hasContext(c)) withContext.add(c.call_id);

@@ -97,17 +97,19 @@ async function* sampleRows(s: FinishedSample): AsyncGenerator<Json> {
   const breaks = await continuityBreaks(s);
   const reward = typeof i.grade?.scores?.reward === 'number' ? i.grade.scores.reward : null;
   const full = new Map<string, number[]>();
-  const seen = new Set<string>();
   for await (const c of s.calls()) {
     if (!c.token_ids?.prompt) continue;
     const prompt = expandedPrompt(c.token_ids, (id) => full.get(id));
     if (!prompt) continue;
     const completion = c.token_ids.completion ?? [];
+    const prefix = c.token_ids.prompt_prefix;
+    // Continuous: the whole previous call (prompt + completion) is this prompt's stored prefix; first: a chain starts.
+    const continued = prefix !== undefined && full.get(prefix.call_id)?.length === prefix.length;
+    // Each call is the stored prefix of at most the next call of its agent: once used, its ids go (memory stays flat).
+    if (prefix) full.delete(prefix.call_id);
     full.set(c.call_id, [...prompt, ...completion]);
     const p = c.participant_id ? people.get(c.participant_id) : undefined;
     const brk = breaks.get(c.call_id);
-    const first = c.participant_id !== null && !seen.has(c.participant_id);
-    if (c.participant_id) seen.add(c.participant_id);
     yield {
       ...where,
       task_id: i.task_id,
@@ -130,7 +132,7 @@ async function* sampleRows(s: FinishedSample): AsyncGenerator<Json> {
       status: i.status,
       grade: i.grade?.status ?? null,
       reward,
-      continuity: brk ? 'break' : first ? 'first' : 'continuous',
+      continuity: brk ? 'break' : continued ? 'continuous' : 'first',
       continuity_break_at: brk?.at_token ?? null,
       continuity_reason: brk?.reason ?? null,
     };

@@ -51,7 +51,8 @@ export function comparableRun(run: string): Json[] {
       task: row.task_id,
       status: row.status,
       error: s.error?.code ?? null,
-      usage: tokens(s.usage),
+      // Tokens, not cost: the embedded scripted model costs nothing, the same model served as an API is priced.
+      usage: tokens(s.usage ? { input: s.usage.input, cached_input: s.usage.cached_input, cache_creation: s.usage.cache_creation, output: s.usage.output, reasoning: s.usage.reasoning, requests: s.usage.requests } : null),
       participants: (s.runtime.participants as Json[]).map((p) => ({ role: p.role, depth: p.depth, tokens: tokens(p.tokens), status: p.status })),
       relations,
       sft,

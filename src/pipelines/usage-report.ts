@@ -41,6 +41,8 @@ export interface SampleUsage {
   price_table: string | null;
   /** Against what the harness itself reported (Claude Code's result event), when it reported something. */
   reconciliation: { source: string; main_agent_agrees: boolean; all_agents_agree: boolean; differences: string[] } | null;
+  /** With the server's token ids: prompts checked against their agent's previous call, continued, broken. */
+  token_continuity?: { checked: number; continuous: number; breaks: number };
 }
 
 export interface UsageReport {
@@ -106,7 +108,7 @@ export async function usageReport(dir: string): Promise<UsageReport> {
     const p = info.usage?.priced_cost_usd ?? null;
     priced = p === null || priced === null ? null : priced + p;
     const source = info.usage?.cost_source ?? (c !== null ? 'reported' : 'unknown');
-    samples.push({ path: row.path, task_id: info.task_id, model: info.model, status: row.status, tree: tree.map(strip), totals: sampleTotals, cost_usd: c, priced_cost_usd: p, cost_source: source, price_table: info.usage?.price_table ?? null, reconciliation: reconcile(info, tree, sampleTotals) });
+    samples.push({ path: row.path, task_id: info.task_id, model: info.model, status: row.status, tree: tree.map(strip), totals: sampleTotals, cost_usd: c, priced_cost_usd: p, cost_source: source, price_table: info.usage?.price_table ?? null, reconciliation: reconcile(info, tree, sampleTotals), ...(info.runtime.capture?.token_continuity ? { token_continuity: info.runtime.capture.token_continuity } : {}) });
   }
   return { run: runDir, samples, totals, cost_usd: cost, priced_cost_usd: samples.length > 0 ? priced : null };
 }
@@ -133,6 +135,10 @@ export function formatUsage(r: UsageReport): string[] {
   const lines: string[] = [];
   for (const s of r.samples) {
     lines.push(`${s.path} [${s.status}] ${fmt(s.totals)}${costs(s.cost_usd, s.priced_cost_usd, s.price_table)}`);
+    if (s.token_continuity && s.token_continuity.checked > 0) {
+      const t = s.token_continuity;
+      lines.push(`  token ids: ${t.continuous} of ${t.checked} prompts continued their agent's previous call${t.breaks > 0 ? `; ${t.breaks} broke (the capture's manifest.json token_continuity says where and why)` : ''}`);
+    }
     if (s.reconciliation) {
       lines.push(`  ${s.reconciliation.differences.length === 0 ? 'agrees with' : 'DIFFERS from'} the harness's own totals (${s.reconciliation.source})${s.reconciliation.differences.length ? `: ${s.reconciliation.differences.join('; ')}` : ''}`);
     }

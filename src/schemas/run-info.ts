@@ -73,6 +73,10 @@ export const RunInfo = z
           incomplete: NonNegativeInt,
           model_name_mismatch: NonNegativeInt,
           subagents_not_completed: NonNegativeInt.optional().describe('samples with a sub-agent that did not complete (failed, running, unknown, missing), whatever their own status'),
+          token_continuity: z
+            .strictObject({ samples: NonNegativeInt, checked: NonNegativeInt, continuous: NonNegativeInt, breaks: NonNegativeInt })
+            .optional()
+            .describe("samples with the server's token ids, and over them the prompts checked against their agent's previous call, continued, broken; absent without token ids"),
         })
         .optional()
         .describe('seeds/003 summary.training: processed samples (reused included) by SFT eligibility and audit finding'),

@@ -62,6 +62,7 @@ describe('token ids from a vLLM-shaped model, through the real Pi CLI', () => {
         expect(s.runtime.capture).toMatchObject({ token_continuity: { checked: 1, continuous: 1, breaks: 0 } });
       } else expect(manifest.token_continuity).toMatchObject({ calls_with_ids: 1, checked: 0 });
     }
+    expect(info(run).summary.training?.token_continuity).toEqual({ samples: 2, checked: 1, continuous: 1, breaks: 0 });
     expect((await roller(['usage', run])).stdout).toContain("token ids: 1 of 1 prompts continued their agent's previous call");
     // ATIF's RL metrics: each agent step's prompt and completion ids and log-probabilities are its call's, expanded.
     expect((await roller(['export', run])).code).toBe(0);

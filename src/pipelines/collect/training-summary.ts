@@ -16,6 +16,8 @@ export interface TrainingSummary {
   model_name_mismatch: number;
   /** Samples with a sub-agent that did not complete (failed, running, unknown, missing), whatever their own status; absent when none. */
   subagents_not_completed?: number;
+  /** With the server's token ids: the samples, and their prompts checked, continued and broken; absent without. */
+  token_continuity?: { samples: number; checked: number; continuous: number; breaks: number };
 }
 
 const CATEGORIES = ['thinking_effort_mismatch', 'wire_effort_mismatch', 'incomplete_trajectory'] as const;
@@ -46,6 +48,14 @@ export class TrainingTally {
       if (r.completion_audit?.status === 'flagged') s.incomplete++;
       if (r.model_identity_audit?.status === 'name_mismatch') s.model_name_mismatch++;
       if ((info.runtime.participants ?? []).some((p) => p.role === 'child' && p.status !== 'completed')) s.subagents_not_completed = (s.subagents_not_completed ?? 0) + 1;
+      const tokens = info.runtime.capture?.token_continuity;
+      if (tokens) {
+        const t = (s.token_continuity ??= { samples: 0, checked: 0, continuous: 0, breaks: 0 });
+        t.samples++;
+        t.checked += tokens.checked;
+        t.continuous += tokens.continuous;
+        t.breaks += tokens.breaks;
+      }
     }
     return s;
   }

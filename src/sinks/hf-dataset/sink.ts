@@ -2,11 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { z } from 'zod';
 import { abortableInput } from '../../core/abort.js';
-import { buildDirectory } from '../../core/built-directory.js';
+import { buildParquetDirectory } from '../../core/parquet/parquet-directory.js';
 import { ErrorCode, RollerError } from '../../core/errors.js';
 import { openFileOutput, type OpenOutput } from '../../core/output.js';
 import { type Columns } from '../../core/parquet/columns.js';
-import { lazyDuckdb } from '../../core/parquet/duckdb.js';
 import { fileBytes, ShardedParquet } from '../../core/parquet/sharded-writer.js';
 import type { Sink, SinkReport, StageContext } from '../../core/stage.js';
 import type { FinishedSample } from '../../schemas/finished-sample.js';
@@ -41,51 +40,40 @@ export function createHfDatasetSink(options: HfDatasetOptions, open: OpenOutput 
     name,
     async consume(input: AsyncIterable<FinishedSample>, ctx: StageContext): Promise<SinkReport> {
       const facts = { samples: 0, contributed: 0, excluded: {} as Record<string, number>, harnesses: {} as Record<string, number>, models: {} as Record<string, number>, runs: new Set<string>() };
-      const rows = await buildDirectory(o.output, 'the dataset', async (building) => {
-        const duckdb = lazyDuckdb();
-        const shards = (dir: string, columns: Columns) => new ShardedParquet({ dir: join(building, dir), prefix: 'train', columns, maxShardBytes: o.max_shard_bytes, open, duckdb: duckdb.connection, signal: ctx.signal });
-        const linear = shards('data', HF_LINEAR_COLUMNS);
-        const segments = shards('segments', HF_SEGMENT_COLUMNS);
-        try {
-          for await (const sample of abortableInput(input, ctx.signal)) {
-            facts.samples++;
-            const info = sample.info;
-            count(facts.harnesses, info.harness ? `${info.harness.name} ${info.harness.version}` : 'unknown');
-            count(facts.models, info.model ?? 'unknown');
-            const lines = await sample.sftLines();
-            if (!lines) {
-              count(facts.excluded, exclusionOf(sample));
-              continue;
-            }
-            facts.contributed++;
-            const row = (line: string, segment: number | null) => {
-              const provenance = provenanceOf(sample, segment);
-              facts.runs.add(provenance.run);
-              try {
-                return { ...sftRow(JSON.parse(line) as SftRecord), provenance };
-              } catch (err) {
-                throw new RollerError(ErrorCode.CONVERSION_INVALID, `${sample.dir}: its SFT record cannot be written as a dataset row (${(err as Error).message})`, { cause: err });
-              }
-            };
-            if (lines.linear) await linear.add(row(lines.linear.toString('utf8').trimEnd(), null));
-            if (lines.segments) {
-              const parts = lines.segments.toString('utf8').split('\n').filter(Boolean);
-              for (const [i, line] of parts.entries()) await segments.add(row(line, i + 1));
-            }
+      const tables = { data: { prefix: 'train', columns: HF_LINEAR_COLUMNS }, segments: { prefix: 'train', columns: HF_SEGMENT_COLUMNS } };
+      const rows = await buildParquetDirectory({ output: o.output, what: 'the dataset', tables, maxShardBytes: o.max_shard_bytes, open, signal: ctx.signal }, async ({ data: linear, segments }, building) => {
+        for await (const sample of abortableInput(input, ctx.signal)) {
+          facts.samples++;
+          const info = sample.info;
+          count(facts.harnesses, info.harness ? `${info.harness.name} ${info.harness.version}` : 'unknown');
+          count(facts.models, info.model ?? 'unknown');
+          const lines = await sample.sftLines();
+          if (!lines) {
+            count(facts.excluded, exclusionOf(sample));
+            continue;
           }
-          const configs: DatasetConfig[] = [await config('default', 'data', HF_LINEAR_COLUMNS, linear, building)];
-          if (segments.rows > 0) configs.push(await config('segments', 'segments', HF_SEGMENT_COLUMNS, segments, building));
-          const runs = [...facts.runs].sort();
-          const title = o.title ?? (runs.length === 1 ? runs[0]! : basename(o.output));
-          await writeFile(join(building, 'README.md'), datasetCard({ title, rollerVersion, configs, samples: facts.samples, excluded: facts.excluded, harnesses: facts.harnesses, models: facts.models, runs }));
-          return configs.reduce((n, c) => n + c.rows, 0);
-        } catch (err) {
-          await linear.abandon();
-          await segments.abandon();
-          throw err;
-        } finally {
-          await duckdb.close();
+          facts.contributed++;
+          const row = (line: string, segment: number | null) => {
+            const provenance = provenanceOf(sample, segment);
+            facts.runs.add(provenance.run);
+            try {
+              return { ...sftRow(JSON.parse(line) as SftRecord), provenance };
+            } catch (err) {
+              throw new RollerError(ErrorCode.CONVERSION_INVALID, `${sample.dir}: its SFT record cannot be written as a dataset row (${(err as Error).message})`, { cause: err });
+            }
+          };
+          if (lines.linear) await linear.add(row(lines.linear.toString('utf8').trimEnd(), null));
+          if (lines.segments) {
+            const parts = lines.segments.toString('utf8').split('\n').filter(Boolean);
+            for (const [i, line] of parts.entries()) await segments.add(row(line, i + 1));
+          }
         }
+        const configs: DatasetConfig[] = [await config('default', 'data', HF_LINEAR_COLUMNS, linear, building)];
+        if (segments.rows > 0) configs.push(await config('segments', 'segments', HF_SEGMENT_COLUMNS, segments, building));
+        const runs = [...facts.runs].sort();
+        const title = o.title ?? (runs.length === 1 ? runs[0]! : basename(o.output));
+        await writeFile(join(building, 'README.md'), datasetCard({ title, rollerVersion, configs, samples: facts.samples, excluded: facts.excluded, harnesses: facts.harnesses, models: facts.models, runs }));
+        return configs.reduce((n, c) => n + c.rows, 0);
       });
       ctx.counters.add(name, 'received', facts.samples);
       ctx.counters.add(name, 'emitted', rows);

@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import { z } from 'zod';
 import { abortableInput } from '../../core/abort.js';
-import { buildDirectory } from '../../core/built-directory.js';
 import { openFileOutput, type OpenOutput } from '../../core/output.js';
-import { lazyDuckdb } from '../../core/parquet/duckdb.js';
-import { ShardedParquet } from '../../core/parquet/sharded-writer.js';
+import type { Columns } from '../../core/parquet/columns.js';
+import { buildParquetDirectory } from '../../core/parquet/parquet-directory.js';
 import type { Sink, SinkReport, StageContext } from '../../core/stage.js';
 import type { FinishedSample } from '../../schemas/finished-sample.js';
 import { sampleLocation } from '../sample-location.js';
@@ -32,27 +30,17 @@ export function createParquetTablesSink(options: ParquetTablesOptions, open: Ope
     name,
     async consume(input: AsyncIterable<FinishedSample>, ctx: StageContext): Promise<SinkReport> {
       let received = 0;
-      await buildDirectory(o.output, 'the Parquet tables', async (building) => {
-        const duckdb = lazyDuckdb();
-        const tables = Object.fromEntries(
-          PARQUET_TABLES.map((t) => [t, new ShardedParquet({ dir: join(building, t), prefix: t, columns: TABLE_COLUMNS[t], maxShardBytes: o.max_shard_bytes, open, duckdb: duckdb.connection, signal: ctx.signal })]),
-        ) as Record<TableName, ShardedParquet>;
-        try {
-          for await (const sample of abortableInput(input, ctx.signal)) {
-            received++;
-            const where = sampleLocation(sample.dir);
-            await tables.samples.add(sampleRow(where, sample));
-            for (const p of participantRows(where, sample)) await tables.participants.add(p);
-            for await (const c of sample.calls()) await tables.calls.add(callRow(where, c));
-            for (const r of await sample.relations()) await tables.relations.add(relationRow(where, r));
-          }
-          for (const t of PARQUET_TABLES) await tables[t].finish();
-        } catch (err) {
-          for (const t of PARQUET_TABLES) await tables[t].abandon();
-          throw err;
-        } finally {
-          await duckdb.close();
+      const tables = Object.fromEntries(PARQUET_TABLES.map((t) => [t, { prefix: t, columns: TABLE_COLUMNS[t] as Columns }])) as unknown as Record<TableName, { prefix: string; columns: Columns }>;
+      await buildParquetDirectory({ output: o.output, what: 'the Parquet tables', tables, maxShardBytes: o.max_shard_bytes, open, signal: ctx.signal }, async (t) => {
+        for await (const sample of abortableInput(input, ctx.signal)) {
+          received++;
+          const where = sampleLocation(sample.dir);
+          await t.samples.add(sampleRow(where, sample));
+          for (const p of participantRows(where, sample)) await t.participants.add(p);
+          for await (const c of sample.calls()) await t.calls.add(callRow(where, c));
+          for (const r of await sample.relations()) await t.relations.add(relationRow(where, r));
         }
+        for (const name of PARQUET_TABLES) await t[name].finish();
       });
       ctx.counters.add(name, 'received', received);
       ctx.counters.add(name, 'emitted', received);

@@ -2,11 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { abortableInput } from '../../core/abort.js';
-import { buildDirectory } from '../../core/built-directory.js';
 import { openFileOutput, type OpenOutput } from '../../core/output.js';
 import type { Columns } from '../../core/parquet/columns.js';
-import { lazyDuckdb } from '../../core/parquet/duckdb.js';
-import { ShardedParquet } from '../../core/parquet/sharded-writer.js';
+import { buildParquetDirectory } from '../../core/parquet/parquet-directory.js';
 import type { Sink, SinkReport, StageContext } from '../../core/stage.js';
 import type { FinishedSample } from '../../schemas/finished-sample.js';
 import type { Manifest } from '../../schemas/manifest.js';
@@ -64,24 +62,15 @@ export function createRlRolloutsSink(options: RlRolloutsOptions, open: OpenOutpu
     async consume(input: AsyncIterable<FinishedSample>, ctx: StageContext): Promise<SinkReport> {
       let received = 0;
       let rows = 0;
-      await buildDirectory(o.output, 'the RL rollouts', async (building) => {
-        const duckdb = lazyDuckdb();
-        const table = new ShardedParquet({ dir: join(building, 'rollouts'), prefix: 'rollouts', columns: RL_COLUMNS, maxShardBytes: o.max_shard_bytes, open, duckdb: duckdb.connection, signal: ctx.signal });
-        try {
-          for await (const sample of abortableInput(input, ctx.signal)) {
-            received++;
-            for await (const row of sampleRows(sample)) {
-              await table.add(row);
-              rows++;
-            }
+      await buildParquetDirectory({ output: o.output, what: 'the RL rollouts', tables: { rollouts: { prefix: 'rollouts', columns: RL_COLUMNS } }, maxShardBytes: o.max_shard_bytes, open, signal: ctx.signal }, async ({ rollouts }) => {
+        for await (const sample of abortableInput(input, ctx.signal)) {
+          received++;
+          for await (const row of sampleRows(sample)) {
+            await rollouts.add(row);
+            rows++;
           }
-          await table.finish();
-        } catch (err) {
-          await table.abandon();
-          throw err;
-        } finally {
-          await duckdb.close();
         }
+        await rollouts.finish();
       });
       ctx.counters.add(name, 'received', received);
       ctx.counters.add(name, 'emitted', rows);

@@ -16,6 +16,7 @@ import type { RunInfo } from '../../src/schemas/index.js';
 import { PARQUET_TABLES, sftRecordOfRow } from '../../src/sinks/index.js';
 import { collectRuns, readJson, readJsonl, roller } from '../support/collect-run.js';
 import { repoRoot } from '../support/paths.js';
+import { useScriptedProvider } from '../support/scripted-provider.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
@@ -57,6 +58,7 @@ const sftLines = (path: string) => (existsSync(path) ? readJsonl(path) : []);
 describe('roller export --format hf | parquet', () => {
   const tmp = useTempDir('export-data');
   const { collectValidRun } = collectRuns(tmp);
+  const provider = useScriptedProvider(tmp);
   const runs = { demo: '', multi: '', codex: '', compact: '' };
 
   beforeAll(async () => {
@@ -194,26 +196,39 @@ describe('roller export --format hf | parquet', () => {
     expect((await withHyparquet(join(dataset, 'data'))).map((x) => sftRecordOfRow(x as never))).toEqual(sftLines(join(tmp.path, 'runs', 'sinked', 'sft.jsonl')));
   });
 
-  it("costs: each Claude Code sample priced from its calls equals the cost Claude Code reported (two tables, one answer); Codex on a model the table lacks is unknown, saying why; roller usage shows both", async () => {
-    const demo = readJson<RunInfo>(join(runs.demo, 'info.json'));
+  it("costs on an API model: each Claude Code sample priced from its calls equals the cost Claude Code reported (two tables, one answer); Codex on a model the table lacks is unknown, saying why; roller usage shows both; the embedded scripted model costs nothing", async () => {
+    const out = join(tmp.path, 'priced');
+    const tasks = join(tmp.path, 'priced-tasks.jsonl');
+    writeFileSync(tasks, demoTasks().map((t) => JSON.stringify(t)).join('\n'));
+    const api = (harness: string, name: string, extra: string[] = []) =>
+      roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', harness, '--model', `api/${harness}`, '--model-config', provider.models, '--output', out, '--run-name', name, ...extra], { env: provider.env });
+    const [claude, codexRun] = await Promise.all([api('claude-code', 'claude'), api('codex', 'codex')]);
+    expect(claude.code, claude.stderr).toBe(0);
+    expect(codexRun.code, codexRun.stderr).toBe(0);
+    const priced = join(out, 'claude');
+    const demo = readJson<RunInfo>(join(priced, 'info.json'));
     for (const row of demo.samples) {
-      const usage = readJson<Json>(join(runs.demo, row.path, 'info.json')).usage;
+      const usage = readJson<Json>(join(priced, row.path, 'info.json')).usage;
       expect(usage.cost_usd, row.path).toBeGreaterThan(0);
       expect(usage.priced_cost_usd).toBeCloseTo(usage.cost_usd, 9);
       expect(usage).toMatchObject({ cost_source: 'reported', price_table: expect.stringMatching(/^genai-prices@/) });
     }
     expect(demo.usage.priced_cost_usd).toBeCloseTo(demo.usage.cost_usd!, 9);
-    const delegate = readJson<Json>(join(runs.demo, demo.samples.find((s) => s.task_id === 'delegate')!.path, 'info.json'));
+    const delegate = readJson<Json>(join(priced, demo.samples.find((s) => s.task_id === 'delegate')!.path, 'info.json'));
     const [root, child] = delegate.runtime.participants as [Json, Json];
     expect(child.cost_source).toMatch(/^priced\(genai-prices@/); // Claude Code reports one total, at the root
     expect(root.priced_cost_usd + child.priced_cost_usd).toBeCloseTo(delegate.usage.priced_cost_usd, 9);
-    const text = (await roller(['usage', runs.demo])).stdout;
+    const text = (await roller(['usage', priced])).stdout;
     expect(text).toMatch(/\$\d+\.\d{4} reported · \$\d+\.\d{4} priced \(genai-prices@/);
 
-    const codex = readJson<RunInfo>(join(runs.codex, 'info.json'));
-    const usage = readJson<Json>(join(runs.codex, codex.samples[0]!.path, 'info.json')).usage;
+    const codex = readJson<RunInfo>(join(out, 'codex', 'info.json'));
+    const usage = readJson<Json>(join(out, 'codex', codex.samples[0]!.path, 'info.json')).usage;
     expect(usage).toMatchObject({ cost_usd: null, priced_cost_usd: null, cost_source: 'unknown', priced_cost_note: expect.stringContaining('is not in genai-prices@') });
-  });
+    // The embedded scripted model is no real model: nothing is priced, whatever model name the harness priced it as.
+    for (const row of readJson<RunInfo>(join(runs.demo, 'info.json')).samples) {
+      expect(readJson<Json>(join(runs.demo, row.path, 'info.json')).usage).toMatchObject({ cost_usd: 0, priced_cost_usd: 0, cost_source: 'scripted' });
+    }
+  }, 5 * 60_000);
 
   it('refused, nothing written: an output that is not empty, a format not known, a damaged sample (named)', async () => {
     const busy = join(tmp.path, 'busy');
@@ -226,7 +241,7 @@ describe('roller export --format hf | parquet', () => {
 
     const unknown = await roller(['export', runs.demo, '--format', 'arrow', '--output', join(tmp.path, 'never')]);
     expect(unknown.code).not.toBe(0);
-    expect(unknown.stderr).toContain('--format arrow: expected atif, hf, parquet or otlp');
+    expect(unknown.stderr).toContain('--format arrow: expected atif, hf, parquet, rl or otlp');
 
     const damaged = join(tmp.path, 'runs', 'damaged');
     cpSync(runs.multi, damaged, { recursive: true });

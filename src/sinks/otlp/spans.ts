@@ -102,7 +102,7 @@ export async function sampleTrace(sample: FinishedSample, tracer: Tracer, option
       'roller.participant.role': p.role,
       'roller.participant.depth': p.depth,
       'roller.participant.status': p.status,
-      ...costAttributes(p.cost_usd, p.priced_cost_usd),
+      ...((p as { cost_source?: string }).cost_source === 'scripted' ? SCRIPTED : costAttributes(p.cost_usd, p.priced_cost_usd)),
       ...(p.spawn_tool_call_id ? { 'roller.spawn_tool_call_id': p.spawn_tool_call_id } : {}),
       ...(p === root ? { 'roller.run': where.run, 'roller.sample': where.sample, 'roller.index': info.index, 'roller.task_id': info.task_id, 'roller.model': info.model, 'roller.harness': info.harness.name, 'roller.harness.version': info.harness.version, 'roller.status': info.status } : {}),
     };
@@ -112,7 +112,7 @@ export async function sampleTrace(sample: FinishedSample, tracer: Tracer, option
     counts.agents++;
     const inside = trace.setSpan(ROOT, agent);
     for (const c of callsOf.get(p.participant) ?? []) {
-      chatSpans.set(c.call.call_id, chatSpan(tracer, c, inside));
+      chatSpans.set(c.call.call_id, chatSpan(tracer, c, inside, info.model.startsWith('scripted/')));
       counts.chats++;
     }
     for (const c of callsOf.get(p.participant) ?? []) {
@@ -138,7 +138,7 @@ export async function sampleTrace(sample: FinishedSample, tracer: Tracer, option
   return counts;
 }
 
-function chatSpan(tracer: Tracer, c: CallFacts, parent: Context): Span {
+function chatSpan(tracer: Tracer, c: CallFacts, parent: Context, scripted: boolean): Span {
   const call = c.call;
   const model = call.response_model ?? call.request_model ?? 'unknown';
   const u = call.usage.normalized;
@@ -155,7 +155,7 @@ function chatSpan(tracer: Tracer, c: CallFacts, parent: Context): Span {
     'roller.protocol': call.protocol,
     ...(call.http_status !== null ? { 'http.response.status_code': call.http_status } : {}),
     ...(call.first_byte_at ? { 'roller.ttfb_ms': ms(call.first_byte_at) - ms(call.started_at) } : {}),
-    ...costAttributes(null, priceCall(call).usd),
+    ...(scripted ? SCRIPTED : costAttributes(null, priceCall(call).usd)),
     ...(c.content ?? {}),
   };
   const s = tracer.startSpan(`${OPERATION.chat} ${model}`, { kind: SpanKind.CLIENT, startTime: time(call.started_at), attributes }, parent);
@@ -163,6 +163,9 @@ function chatSpan(tracer: Tracer, c: CallFacts, parent: Context): Span {
   s.end(time(call.ended_at ?? call.started_at));
   return s;
 }
+
+/** The embedded scripted model's calls cost nothing (info.json's cost_source 'scripted'). */
+const SCRIPTED: Attributes = { 'roller.cost_usd.priced': 0, 'roller.cost_source': 'scripted' };
 
 /** Both costs where both exist, and which one to use (the same rule as info.json's cost_source). */
 function costAttributes(reported: number | null | undefined, priced: number | null | undefined): Attributes {

@@ -108,5 +108,5 @@ main()
   })
   .finally(() => {
     clearInterval(sampler);
-    rmSync(work, { recursive: true, force: true });
+    if (!process.env.KEEP) rmSync(work, { recursive: true, force: true }); else console.log(work);
   });

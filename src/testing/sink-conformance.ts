@@ -138,10 +138,10 @@ export function describeSinkConformance<T>(name: string, sut: SinkUnderTest<T>):
       const ctx = createStageContext({ signal: controller.signal });
       const running = sut.create(stallEnv).consume(counted(sut.item, 100_000, counter), ctx);
       running.catch(() => {});
-      // Wait until production stops moving: unchanged over 20 looks 50 ms apart (a loaded machine may pause a
-      // healthy pipeline for one look or two; it does not pause it for a second).
+      // Wait until production stops moving: unchanged over 10 looks 50 ms apart (a loaded machine may pause a
+      // healthy pipeline for one look or two; it does not pause it for half a second).
       let last = -1;
-      for (let still = 0; still < 20; ) {
+      for (let still = 0; still < 10; ) {
         await sleep(50);
         still = counter.produced === last ? still + 1 : 0;
         last = counter.produced;

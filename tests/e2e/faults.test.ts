@@ -371,13 +371,16 @@ describe('collect: the output disk fails mid-run (a real ext4 gone read-only, a 
     mkdirSync(out, { recursive: true });
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=150k', 'tmpfs', out]);
     mounts.push(out);
-    const r = await roller(args(out, 'run'));
+    // Two quick tasks: the capture of the first does not fit.
+    const quick = tasksFile('tiny-disk.jsonl', [{ id: 'a', prompt: '[HELLO] x' }, { id: 'b', prompt: '[HELLO] y' }]);
+    const quickArgs = ['collect', '--capture-calls', '--tasks', quick, '--harness', 'claude-code', '--output', out, '--run-name', 'run'];
+    const r = await roller(quickArgs);
     expect(r.code, r.stderr).toBe(74);
     noStackTrace(r);
     expect(r.stderr).toMatch(/^roller: the disk is full \(ENOSPC/m);
     expect(r.stderr).toMatch(/run resumes with --resume/);
     execFileSync('mount', ['-o', 'remount,size=64m', out]);
-    const resumed = await roller([...args(out, 'run'), '--resume']);
+    const resumed = await roller([...quickArgs, '--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
     const run = join(out, 'run');
     expect(readJson<RunInfo>(join(run, 'info.json')).samples.map((x) => x.status)).toEqual(['ok', 'ok']);

@@ -23,8 +23,10 @@ export interface TokenContinuityResult {
   breaks: TokenBreak[];
 }
 
+type Ids = ArrayLike<number>;
+
 /** The longest common prefix of two id lists. */
-export function sharedPrefix(a: readonly number[], b: readonly number[]): number {
+export function sharedPrefix(a: Ids, b: Ids): number {
   const n = Math.min(a.length, b.length);
   let i = 0;
   while (i < n && a[i] === b[i]) i++;
@@ -39,14 +41,15 @@ export function sharedPrefix(a: readonly number[], b: readonly number[]): number
  * Holds one id list per agent (its last call's), never the calls.
  */
 export class TokenContinuity {
-  private readonly last = new Map<string, { callId: string; ids: number[]; output: Json | null }>();
+  // Typed arrays: an agent's ids are copied once per call as memory blocks, not element by element.
+  private readonly last = new Map<string, { callId: string; ids: Uint32Array; output: Json | null }>();
   private readonly plan = new Map<string, { call_id: string; length: number }>();
   private readonly result: TokenContinuityResult = { calls_with_ids: 0, checked: 0, continuous: 0, breaks: [] };
 
   observe(c: Call): void {
     const t = c.token_ids;
     if (!t?.prompt || c.participant_id === null) return;
-    const prompt = expandedPrompt(t, (id) => (this.last.get(c.participant_id!)?.callId === id ? this.last.get(c.participant_id!)!.ids : undefined));
+    const prompt = expandedIds(t, (id) => (this.last.get(c.participant_id!)?.callId === id ? this.last.get(c.participant_id!)!.ids : undefined));
     if (!prompt) return;
     this.result.calls_with_ids++;
     const before = this.last.get(c.participant_id);
@@ -57,7 +60,11 @@ export class TokenContinuity {
       if (shared === before.ids.length) this.result.continuous++;
       else this.result.breaks.push({ participant_id: c.participant_id, call_id: c.call_id, previous_call_id: before.callId, at_token: shared, expected: before.ids[shared] ?? null, found: prompt[shared] ?? null, reason: breakReason(before.output, c.context as Json | null) });
     }
-    this.last.set(c.participant_id, { callId: c.call_id, ids: [...prompt, ...(t.completion ?? [])], output: (c.output as Json | null) ?? null });
+    const completion = t.completion ?? [];
+    const ids = new Uint32Array(prompt.length + completion.length);
+    ids.set(prompt);
+    ids.set(completion, prompt.length);
+    this.last.set(c.participant_id, { callId: c.call_id, ids, output: (c.output as Json | null) ?? null });
   }
 
   /** The call's token ids as published: its prompt as the shared prefix of its agent's previous call plus the rest. */
@@ -79,6 +86,19 @@ export function expandedPrompt(t: CallTokenIds, full: (callId: string) => readon
   const before = full(t.prompt_prefix.call_id);
   if (!before || before.length < t.prompt_prefix.length) return null;
   return [...before.slice(0, t.prompt_prefix.length), ...t.prompt];
+}
+
+/** expandedPrompt into a typed array (the prefix copied as one block). */
+function expandedIds(t: CallTokenIds, full: (callId: string) => Uint32Array | undefined): Uint32Array | null {
+  if (!t.prompt) return null;
+  if (!t.prompt_prefix) return Uint32Array.from(t.prompt);
+  const before = full(t.prompt_prefix.call_id);
+  const length = t.prompt_prefix.length;
+  if (!before || before.length < length) return null;
+  const ids = new Uint32Array(length + t.prompt.length);
+  ids.set(before.subarray(0, length));
+  ids.set(t.prompt, length);
+  return ids;
 }
 
 /** Why a prompt did not continue the previous call, from the two requests (Chat Completions messages). */

@@ -30,6 +30,9 @@ async function samplePage(page: HTMLElement, run: Json, index: number, commit: C
       h('div', { class: 'card' }, 'model calls', h('b', {}, fmt(info.usage?.requests))),
       h('div', { class: 'card' }, 'duration', h('b', {}, ms(info.elapsed_ms))),
       h('div', { class: 'card' }, 'SFT', h('b', {}, info.runtime.sft_eligibility ? (info.runtime.sft_eligibility.eligible ? 'eligible' : 'not eligible') : '–'), h('span', { class: 'muted' }, info.runtime.sft_eligibility?.reason ?? '')),
+      info.runtime.capture?.token_continuity
+        ? h('div', { class: 'card', id: 'token-continuity' }, 'token ids', h('b', {}, `${info.runtime.capture.token_continuity.continuous} of ${info.runtime.capture.token_continuity.checked} continued`), h('span', { class: 'muted' }, info.runtime.capture.token_continuity.breaks > 0 ? `${info.runtime.capture.token_continuity.breaks} broke: ${(sample.capture?.token_continuity?.breaks ?? []).map((b: Json) => `${b.call_id} at token ${b.at_token} (${b.reason})`).join('; ')}` : 'each prompt began with its agent\'s previous call'))
+        : null,
       info.grade ? h('div', { class: 'card' }, 'grade', h('b', {}, statusEl(info.grade.status)), h('span', { class: 'muted' }, Object.entries(info.grade.scores).map(([k, v]) => `${k} ${v}`).join(', '))) : null,
     ),
     h('p', {}, sample.has.actf || sample.has.sft ? h('a', { href: link(['sample', index, 'trajectory']), id: 'trajectory-link' }, 'trajectory: ACTF and SFT side by side ›') : h('span', { class: 'muted' }, 'no ACTF or SFT for this sample')),

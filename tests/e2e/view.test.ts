@@ -62,7 +62,7 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
   const tmp = useTempDir('view');
   const { collectValidRun } = collectRuns(tmp);
   let browser: Browser;
-  const runs: Record<'claude' | 'codex' | 'openclaw' | 'compact' | 'plain', string> = { claude: '', codex: '', openclaw: '', compact: '', plain: '' };
+  const runs: Record<'claude' | 'codex' | 'openclaw' | 'compact' | 'plain' | 'tokens', string> = { claude: '', codex: '', openclaw: '', compact: '', plain: '', tokens: '' };
   let before: Record<string, Record<string, string>> = {};
 
   beforeAll(async () => {
@@ -85,6 +85,10 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
     const plain = await roller(['collect', '--tasks', join(repoRoot, 'examples/tasks/demo.jsonl'), '--harness', 'claude-code', '--model', 'scripted/default', '--output', join(tmp.path, 'runs'), '--run-name', 'plain']);
     expect(plain.code, plain.stderr).toBe(0);
     runs.plain = join(tmp.path, 'runs', 'plain');
+    // Token ids (the scripted model in vLLM's shape, through Pi): the sample page says whether prompts continued.
+    const tokenModels = join(tmp.path, 'token-models.json');
+    writeFileSync(tokenModels, JSON.stringify({ models: { 'scripted/default': { token_ids: true } } }));
+    runs.tokens = await collectValidRun('tokens', [exampleTask('demo.jsonl', 'write-file')], ['--harness', 'pi', '--model', 'scripted/default', '--model-config', tokenModels]);
     runs.openclaw = await collectValidRun('openclaw-nested', [{ id: 'nested', prompt: '[MAIN:nested] Delegate to a sub-agent that delegates again.', files: NOTES }], ['--harness', 'openclaw']);
     before = Object.fromEntries(Object.values(runs).map((r) => [r, digestOf(r)]));
   }, 10 * 60_000);
@@ -201,6 +205,15 @@ describe.skipIf(typeof chromium !== 'string')(`roller view in Chromium${typeof c
       expect(await page.$$eval('#sft [data-target="true"]', (t) => t.length)).toBe(sft.messages.slice(0, 50).filter((m: Json) => m.role === 'assistant').length);
       expect(problems).toEqual([]);
       expect(requests.filter((u) => !u.startsWith(url.replace(/\/$/, '')))).toEqual([]);
+    });
+  });
+
+  it("token ids: the sample page says how many of its prompts continued their agent's previous call", async () => {
+    await onView(runs.tokens, async ({ page, problems }) => {
+      const row = readJson<RunInfo>(join(runs.tokens, 'info.json')).samples[0]!;
+      await rendered(page, `#/sample/${row.index}`);
+      expect(await page.textContent('#token-continuity')).toContain('1 of 1 continued');
+      expect(problems).toEqual([]);
     });
   });
 

@@ -154,7 +154,7 @@ export class ViewData {
       path: this.row(index).path,
       info: s.info,
       participants: s.info.runtime.participants ?? [],
-      capture: s.manifest ? { path: s.info.runtime.capture?.path, status: s.manifest.capture_status ?? null, coverage: s.manifest.coverage ?? null, lifecycle: s.manifest.lifecycle?.status ?? null, participants: manifestParticipants } : null,
+      capture: s.manifest ? { path: s.info.runtime.capture?.path, status: s.manifest.capture_status ?? null, coverage: s.manifest.coverage ?? null, lifecycle: s.manifest.lifecycle?.status ?? null, participants: manifestParticipants, ...(s.manifest.token_continuity ? { token_continuity: s.manifest.token_continuity } : {}) } : null,
       calls_bytes: s.callsBytes,
       relations: s.relations,
       has: {

@@ -82,14 +82,15 @@ export function queryCredentials(path: string): string[] {
 }
 
 /** A header value and, for `Bearer x` / `Basic x`, the token alone (and Basic's decoded user and password). */
-function credentialParts(value: string): string[] {
-  const parts = [value];
+/**
+ * The secrets of a credential header's value: `Scheme token` gives the token (and a Basic token's parts) — not the
+ * whole value, whose 12-character pieces would then include the scheme and the token's public prefix (`Bearer
+ * roller-verif…`) and mask ordinary text such as a path; a bare value is itself.
+ */
+export function credentialParts(value: string): string[] {
   const m = /^\s*(\S+)\s+(\S+)\s*$/.exec(value);
-  if (m) {
-    parts.push(m[2]!);
-    if (m[1]!.toLowerCase() === 'basic') parts.push(...basicParts(m[2]!));
-  }
-  return parts;
+  if (!m) return [value];
+  return [m[2]!, ...(m[1]!.toLowerCase() === 'basic' ? basicParts(m[2]!) : [])];
 }
 
 function basicParts(b64: string): string[] {

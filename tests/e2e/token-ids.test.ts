@@ -13,10 +13,13 @@ import type { Call, Lock, Manifest } from '../../src/schemas/index.js';
 import { completionIds, promptIds } from '../../src/sources/scripted-model/token-ids.js';
 import { expandedPrompt } from '../../src/transforms/capture/token-continuity.js';
 import { info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
+import { filesHolding } from '../support/files-holding.js';
+import { SERVED_MODEL, useScriptedProvider } from '../support/scripted-provider.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
 const tmp = useTempDir('token-ids');
+const provider = useScriptedProvider(tmp);
 
 /** Every row of a Parquet directory's files, read with hyparquet (not the writer). */
 async function parquetRows(dir: string): Promise<Json[]> {
@@ -114,6 +117,32 @@ describe('token ids from a vLLM-shaped model, through the real Pi CLI', () => {
       full.set(c.call_id, [...prompt, ...c.token_ids!.completion!]);
     }
     expect(readJson<Manifest>(join(dir, 'manifest.json')).token_continuity).toMatchObject({ calls_with_ids: 2, checked: 1, continuous: 1, breaks: [] });
+  }, 5 * 60_000);
+
+  it('a provider API (roller scripted-model served on its own port, with a key) through --model-config: Pi records the ids it sent, the key in no file', async () => {
+    const models = join(tmp.path, 'provider-token-models.json');
+    writeFileSync(models, JSON.stringify({ models: { 'api/pi': { api_base: `${provider.url}/v1`, api_key_env: 'ROLLER_E2E_API_KEY', model: SERVED_MODEL, token_ids: true } } }));
+    const tasks = join(tmp.path, 'provider-write.jsonl');
+    writeFileSync(tasks, JSON.stringify({ id: 'write', prompt: '[WRITE] write hello.txt' }));
+    const out = join(tmp.path, 'provider');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'pi', '--model', 'api/pi', '--model-config', models, '--output', out, '--run-name', 'p'], { env: provider.env });
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'p');
+    const row = info(run).samples[0]!;
+    const dir = join(run, row.path, 'capture', 'attempt-0001');
+    const calls = readJsonl(join(dir, 'calls.jsonl')) as unknown as Call[];
+    expect(calls).toHaveLength(2);
+    const full = new Map<string, number[]>();
+    for (const c of calls) {
+      expect(c.context).toMatchObject({ return_token_ids: true, logprobs: true, model: SERVED_MODEL });
+      const prompt = expandedPrompt(c.token_ids!, (id) => full.get(id))!;
+      expect(prompt).toEqual(promptIds(c.context as Json));
+      expect(c.token_ids!.completion).toEqual(completionIds((c.output as Json).choices[0].message));
+      full.set(c.call_id, [...prompt, ...c.token_ids!.completion!]);
+    }
+    expect(readJson<Manifest>(join(dir, 'manifest.json')).token_continuity).toMatchObject({ checked: 1, continuous: 1, breaks: [] });
+    expect(readJson<Lock>(join(run, 'lock.json')).models).toMatchObject({ 'api/pi': { token_ids: true } });
+    expect(filesHolding(provider.key, [run])).toEqual([]);
   }, 5 * 60_000);
 
   it('the rl export of a run without token ids is refused with what to change, nothing written', async () => {

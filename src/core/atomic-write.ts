@@ -1,4 +1,3 @@
-import { removeDeadTemps } from './dead-leftovers.js';
 import { createHash } from 'node:crypto';
 import { mkdir, open, rename, rm } from './thread-fs.js';
 import { basename, dirname, join } from 'node:path';
@@ -39,7 +38,6 @@ type Content = string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterab
 export async function writeFileAtomic(path: string, content: Content, options: AtomicWriteOptions = {}): Promise<WrittenFile> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
-  await removeDeadTemps(path); // a killed writer's half-file goes with the next write
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const hash = createHash('sha256');
   let bytes = 0;

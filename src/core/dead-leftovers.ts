@@ -1,5 +1,5 @@
 import { readdir, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 /** Whether a process of this PID is alive on this host (one we may not signal is alive too). */
 export function processAlive(pid: number): boolean {
@@ -37,14 +37,6 @@ export function pidAfter(prefix: string, suffix = ''): (name: string) => number 
     const m = pattern.exec(name);
     return m ? Number(m[1]) : undefined;
   };
-}
-
-/** The temp files a dead process left beside `path` while writing it atomically (`NAME.PID.tmp`, `.NAME.PID.HEX.tmp`). */
-export async function removeDeadTemps(path: string): Promise<string[]> {
-  const name = basename(path);
-  const plain = pidAfter(`${name}.`, '\\.tmp');
-  const hidden = pidAfter(`.${name}.`, '\\.[0-9a-f]+\\.tmp');
-  return removeDeadLeftovers(dirname(path), (n) => plain(n) ?? hidden(n));
 }
 
 /** Every atomic writer's temp file in `dir` (`NAME.PID.tmp`, `.NAME.PID.HEX.tmp`) whose process is gone. */

@@ -1,4 +1,3 @@
-import { removeDeadTemps } from './dead-leftovers.js';
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
@@ -34,7 +33,6 @@ export function createJsonlSink<T = unknown>(options: JsonlSinkOptions): Sink<T>
     name,
     async consume(input: AsyncIterable<T>, ctx: StageContext): Promise<SinkReport> {
       const target = options.atomic ? `${options.path}.${process.pid}.tmp` : options.path;
-      if (options.atomic) await removeDeadTemps(options.path); // a killed writer's half-file goes with the next write
       const out: Writable = await open(target);
       let streamError: Error | undefined;
       const onError = (err: Error) => (streamError ??= err);

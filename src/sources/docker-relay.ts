@@ -73,7 +73,10 @@ export async function openProxyRelay(port: number | undefined): Promise<ProxyRel
     }));
   }
   // Held open, never written: it closes when this process ends, however it ends.
+  let closing = false;
   const life = createServer((peer) => {
+    // One accepted while closing (the kernel took it before close): ended too, or the server's close would wait on it.
+    if (closing) return void peer.destroy();
     held.add(peer);
     peer.on('error', () => undefined).on('close', () => held.delete(peer));
   });
@@ -91,6 +94,7 @@ export async function openProxyRelay(port: number | undefined): Promise<ProxyRel
       { path: process.execPath, target: IN_CONTAINER.node, readOnly: true },
     ],
     async close() {
+      closing = true;
       for (const peer of held) peer.destroy();
       for (const [server] of listening) await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { removeDeadTempsIn } from '../../core/dead-leftovers.js';
 import { ErrorCode, isRollerError, RollerError } from '../../core/errors.js';
 import { acquireLock, describeHolder } from '../../core/process-lock.js';
 import { installHarness, type InstalledHarness } from '../../harnesses/installer.js';
@@ -149,6 +150,8 @@ export async function collect(o: CollectOptions): Promise<CollectResult> {
   });
   let result: CollectResult;
   try {
+    // A killed collect's half-written run files (sft.jsonl.PID.tmp, .info.json.PID.HEX.tmp) go before this one writes.
+    await removeDeadTempsIn(runDir);
     result = await collectLocked(o, { bundle, models, simulators, runName, runDir, docker, user, tookOver: held.tookOver ? describeHolder(held.tookOver) : null, delegationOff });
   } catch (err) {
     await user.end();

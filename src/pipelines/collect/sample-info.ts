@@ -5,7 +5,7 @@ import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
 import { createSampleInfoSink } from '../../sinks/sample-info/sink.js';
 import { partialUsage, type ParticipantUsage } from '../../schemas/participant-usage.js';
-import { costSource, PRICE_TABLE, type SummedPrice } from '../../transforms/cost/price-table.js';
+import { costSource, isScriptedModel, PRICE_TABLE, type SummedPrice } from '../../transforms/cost/price-table.js';
 import { participantPrice, samplePrices, type SamplePrices } from '../sample-prices.js';
 import { harnessAdapter } from '../../harnesses/index.js';
 import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
@@ -42,7 +42,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     { target: 'sft', status: 'unavailable', reason: result.error?.message ?? 'the harness wrote no native session' },
   ];
   const prices = await samplePrices(dir, result.capture?.path);
-  const scripted = head.model.startsWith('scripted/');
+  const scripted = isScriptedModel(head.model);
   const usage = sampleUsage(result, prices, scripted);
   const info: SampleInfo = {
     schema: SAMPLE_INFO_SCHEMA,

@@ -2,7 +2,7 @@ import { ROOT_CONTEXT as ROOT, SpanKind, SpanStatusCode, trace, type Attributes,
 import type { Call } from '../../schemas/call.js';
 import type { FinishedSample } from '../../schemas/finished-sample.js';
 import { readableRequest, readableResponse, type ReadablePart } from '../../transforms/protocols/readable.js';
-import { costSource, PRICE_TABLE, priceCall } from '../../transforms/cost/price-table.js';
+import { costSource, isScriptedModel, PRICE_TABLE, priceCall } from '../../transforms/cost/price-table.js';
 import { wireProtocol } from '../../transforms/protocols/index.js';
 import { sampleLocation } from '../sample-location.js';
 import { GENAI, OPERATION, PROVIDER } from './genai-names.js';
@@ -112,7 +112,7 @@ export async function sampleTrace(sample: FinishedSample, tracer: Tracer, option
     counts.agents++;
     const inside = trace.setSpan(ROOT, agent);
     for (const c of callsOf.get(p.participant) ?? []) {
-      chatSpans.set(c.call.call_id, chatSpan(tracer, c, inside, info.model.startsWith('scripted/')));
+      chatSpans.set(c.call.call_id, chatSpan(tracer, c, inside, isScriptedModel(info.model)));
       counts.chats++;
     }
     for (const c of callsOf.get(p.participant) ?? []) {

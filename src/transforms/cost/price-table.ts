@@ -55,3 +55,6 @@ export function sumPrices(prices: readonly CallPrice[]): SummedPrice {
 
 /** Which cost a reader should take: the one the harness reported, else the priced one, else none. */
 export const costSource = (reported: number | null | undefined, priced: number | null): string => (reported !== null && reported !== undefined ? 'reported' : priced !== null ? PRICED : 'unknown');
+
+/** A sample's model is the embedded scripted model (`scripted/<name>`): no real model, so nothing it answers costs. */
+export const isScriptedModel = (modelId: string): boolean => modelId.startsWith('scripted/');

@@ -53,7 +53,8 @@ const StatusReasons = z
 const TokenIds = z.array(z.number().int().nonnegative());
 
 /**
- * Token ids an open-model server returned (vLLM `return_token_ids`), taken out of output. A long agent re-sends its
+ * Token ids an open-model server returned (vLLM `return_token_ids`; SGLang `return_prompt_token_ids` /
+ * `return_meta_info`), taken out of output. A long agent re-sends its
  * whole context every call, so a prompt is stored as `prompt_prefix` (the first `length` ids of the call it names:
  * its prompt then its completion, expanded the same way) followed by `prompt` (the rest): linear, not quadratic.
  */
@@ -100,7 +101,7 @@ export const Call = z
       .strictObject({ content: z.array(z.record(z.string(), z.unknown())) })
       .nullable()
       .optional()
-      .describe("the completion's log-probabilities as the server sent them ({token, logprob, bytes?, top_logprobs?} per token), taken out of output"),
+      .describe("the completion's log-probabilities as the server sent them ({token, logprob, bytes?, top_logprobs?} per token; from SGLang's meta_info: {token, token_id, logprob}), taken out of output"),
   })
   .describe('roller.call/v1: one actual HTTP model request and its response (calls.jsonl)');
 export type Call = z.infer<typeof Call>;

@@ -23,15 +23,15 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function through(name: string, bodies: Json[]): Promise<{ calls: Call[]; raw: Json[] }> {
+async function through(name: string, bodies: Json[], fields: Json = TOKEN_ID_FIELDS, statuses: number[] = bodies.map(() => 200)): Promise<{ calls: Call[]; raw: Json[] }> {
   const model = await startScriptedModel();
   cleanups.push(() => model.close());
   const outDir = join(tmp.path, name);
-  const { proxy, done } = await startProxyPipeline({ upstream: model.url, upstreamBodyFields: TOKEN_ID_FIELDS, outDir, wireTrace: 'off', streamRequestBodiesOver: 2048 });
+  const { proxy, done } = await startProxyPipeline({ upstream: model.url, upstreamBodyFields: fields, outDir, wireTrace: 'off', streamRequestBodiesOver: 2048 });
   const raw: Json[] = [];
-  for (const body of bodies) {
+  for (const [i, body] of bodies.entries()) {
     const res = await request(`${proxy.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode).toBe(statuses[i]);
     const text = await res.body.text();
     raw.push(body.stream ? { sse: text } : (JSON.parse(text) as Json));
   }
@@ -67,6 +67,25 @@ describe('token ids from a vLLM-shaped server, through the recording proxy', () 
       expect(c.capture_status).toBe('complete');
     }
     expect(calls[1]!.token_ids).toEqual(calls[0]!.token_ids); // the same conversation: the same ids either way
+  });
+
+  it("SGLang's shape (its own request fields, unstreamed): the choice's prompt ids and meta_info's [logprob, id, text] become the call's ids and log-probabilities; streamed, SGLang's 400 is recorded", async () => {
+    const sglang = { return_prompt_token_ids: true, return_meta_info: true, logprobs: true };
+    const { calls, raw } = await through('sglang', [{ model: 'open', messages: conversation, ...sglang }, { model: 'open', stream: true, messages: conversation, ...sglang }], {}, [200, 400]);
+    const choice = raw[0]!.choices[0] as Json;
+    expect(choice.prompt_token_ids).toEqual(promptIds(calls[0]!.context as Json));
+    expect(calls[0]!.token_ids).toEqual({ prompt: choice.prompt_token_ids, completion: choice.meta_info.output_token_logprobs.map((e: unknown[]) => e[1]) });
+    // The OpenAI-shaped logprobs win where both came; meta_info keeps what was not moved.
+    expect(calls[0]!.logprobs).toEqual(choice.logprobs);
+    const kept = (calls[0]!.output as Json).choices[0];
+    expect([kept.prompt_token_ids, kept.logprobs, kept.meta_info.output_token_logprobs]).toEqual([undefined, undefined, undefined]);
+    expect(kept.meta_info).toMatchObject({ prompt_tokens: choice.prompt_token_ids.length, weight_version: 'default' });
+    expect(calls[0]!.capture_status).toBe('complete');
+    // Streamed: SGLang refuses its fields; the call is an upstream error with its message, no ids.
+    expect(calls[1]!.http_status).toBe(400);
+    expect(calls[1]!.token_ids).toBeUndefined();
+    expect(calls[1]!.status_reasons.execution_status).toBe('HTTP 400 (BadRequestError: return_prompt_token_ids is not supported with streaming. Please set stream=false when using return_prompt_token_ids=true.)');
+    expect(calls[1]!.errors).toEqual([]);
   });
 
   it('the continuity audit: a follow-up re-sending the answer as it was continues; one whose history was rewritten breaks at the rewritten token', async () => {

@@ -10,6 +10,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { admission, presentedKey, providerError } from './provider-errors.js';
 import { buildResponse, decide, randomId, type Reply } from './respond.js';
 import { DEFAULT_SCRIPT } from './default-script.js';
+import { sglangStreamRefusal } from './token-ids.js';
 import type { Script } from './script.js';
 
 type Json = Record<string, any>;
@@ -119,6 +120,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       // A provider checks the key and the model before it counts a request.
       const refused = admission(protocol, req, body.model, options);
       if (refused) return sendJson(res, refused.status, refused.body, { ...headers, ...refused.headers });
+      const sglang = protocol === 'openai-chat-completions' ? sglangStreamRefusal(body) : null;
+      if (sglang) return sendJson(res, sglang.status, sglang.body, headers);
       if (answered >= script.max_requests) {
         return sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: `scripted model: request cap of ${script.max_requests} reached` } }, headers);
       }

@@ -58,20 +58,40 @@ function logprobEntry(id: number, i: number, top: number): Json {
 const encodeBytes = (id: number): number[] => (id === IM_END ? [...Buffer.from('<|im_end|>')] : [...Buffer.from(decode([id]), 'utf8')]);
 
 /**
- * A chat completion with vLLM's token fields, when the request asked for them: `prompt_token_ids` at the top,
- * `token_ids` and `logprobs.content` on the choice, and the usage counted from the ids. Unchanged otherwise.
+ * A chat completion with the token fields the request asked for, unchanged otherwise; the usage counted from the ids.
+ * vLLM: `prompt_token_ids` at the top, `token_ids` and `logprobs.content` on the choice. SGLang (`return_prompt_token_ids`,
+ * `return_meta_info`; unstreamed only, see sglangStreamRefusal): the choice's `prompt_token_ids` and `meta_info` with
+ * `output_token_logprobs` as `[logprob, id, text]`.
  */
 export function withTokenIds(body: Json, completion: Json): Json {
   const ids = body.return_token_ids === true;
   const logprobs = body.logprobs === true;
-  if (!ids && !logprobs) return completion;
+  const sglangPrompt = body.return_prompt_token_ids === true;
+  const sglangMeta = body.return_meta_info === true;
+  if (!ids && !logprobs && !sglangPrompt && !sglangMeta) return completion;
   const prompt = promptIds(body);
   const choices = (completion.choices as Json[]).map((c) => {
     const sampled = completionIds(c.message);
+    const entries = sampled.map((id, i) => logprobEntry(id, i, Number(body.top_logprobs ?? 0)));
     return {
       ...c,
-      ...(logprobs ? { logprobs: { content: sampled.map((id, i) => logprobEntry(id, i, Number(body.top_logprobs ?? 0))) } } : {}),
+      ...(logprobs ? { logprobs: { content: entries } } : {}),
       ...(ids ? { token_ids: sampled } : {}),
+      ...(sglangPrompt ? { prompt_token_ids: prompt } : {}),
+      ...(sglangMeta
+        ? {
+            meta_info: {
+              id: completion.id,
+              finish_reason: { type: c.finish_reason === 'tool_calls' ? 'stop' : c.finish_reason, matched: null },
+              prompt_tokens: prompt.length,
+              completion_tokens: sampled.length,
+              cached_tokens: 0,
+              // SGLang sends the sampled ids' log-probabilities here only when the request asked for logprobs.
+              ...(logprobs ? { output_token_logprobs: sampled.map((id, i) => [entries[i]!.logprob, id, entries[i]!.token]) } : {}),
+              weight_version: 'default',
+            },
+          }
+        : {}),
     };
   });
   const completionTokens = completionIds(completion.choices[0].message).length;
@@ -81,4 +101,12 @@ export function withTokenIds(body: Json, completion: Json): Json {
     usage: { ...completion.usage, prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens, prompt_tokens_details: { cached_tokens: 0 } },
     ...(ids ? { prompt_token_ids: prompt } : {}),
   };
+}
+
+/** SGLang refuses its token fields on a streamed request (serving_chat.py): its 400, or null. */
+export function sglangStreamRefusal(body: Json): { status: 400; body: Json } | null {
+  if (body.stream !== true) return null;
+  const field = body.return_prompt_token_ids === true ? 'return_prompt_token_ids' : body.return_meta_info === true ? 'return_meta_info' : null;
+  if (!field) return null;
+  return { status: 400, body: { object: 'error', message: `${field} is not supported with streaming. Please set stream=false when using ${field}=true.`, type: 'BadRequestError', param: null, code: 400 } };
 }

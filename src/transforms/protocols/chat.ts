@@ -112,6 +112,8 @@ export class ChatDecoder extends DecoderBase implements ResponseDecoder {
   json(body: unknown): void {
     this.events++;
     if (isObject(body) && isObject(body.error)) this.error = errorOf(body.error);
+    // Open-model servers (SGLang, vLLM before 0.10) answer errors flat: {object: "error", message, type, code}.
+    else if (isObject(body) && body.object === 'error') this.error = errorOf(body);
     else if (isObject(body) && Array.isArray(body.choices)) this.whole = body;
     else this.anomalies.add('response body is JSON but not a chat completion');
   }
@@ -132,7 +134,7 @@ export class ChatDecoder extends DecoderBase implements ResponseDecoder {
     } else if (!this.error) reasons.push(this.events === 0 ? 'no events' : 'no chunk with an id or choices');
     if (this.error) reasons.push(`error: ${this.error.type ?? 'error'}: ${this.error.message ?? ''}`.trim());
 
-    const tokens = output ? takeTokens(output) : undefined;
+    const tokens = output ? takeTokens(output, this.anomalies) : undefined;
     const choices: Json[] = output && Array.isArray(output.choices) ? output.choices : [];
     const toolRefs: ToolRef[] = [];
     for (const c of choices) {
@@ -179,28 +181,55 @@ export class ChatDecoder extends DecoderBase implements ResponseDecoder {
 }
 
 /** Token ids as sent: integers only (anything else is an anomaly and stops the list there: never a guessed id). */
-function idsOf(list: unknown[], anomalies: { add(m: string): void }, at: number): number[] {
+function idsOf(list: unknown[], anomalies: { add(m: string): void }, at: number | string): number[] {
   const bad = list.findIndex((x) => !Number.isInteger(x) || (x as number) < 0);
   if (bad === -1) return list as number[];
-  anomalies.add(`event ${at}: token id ${bad} is not a non-negative integer (${JSON.stringify(list[bad])})`);
+  anomalies.add(`${typeof at === 'number' ? `event ${at}` : at}: token id ${bad} is not a non-negative integer (${JSON.stringify(list[bad])})`);
   return list.slice(0, bad) as number[];
 }
 
 /**
- * vLLM's token fields, taken out of the reassembled answer into the call's own fields (one place each; the prompt's ids
- * are the bulk of a long agent's record): the top-level `prompt_token_ids`, the first choice's `token_ids` and
- * `logprobs`. undefined when the server sent none.
+ * The servers' token fields, taken out of the reassembled answer into the call's own fields (one place each; the
+ * prompt's ids are the bulk of a long agent's record). vLLM: the top-level `prompt_token_ids`, the first choice's
+ * `token_ids` and `logprobs`. SGLang (unstreamed answers only, from 0.5.13): the choice's `prompt_token_ids` and
+ * `meta_info.output_token_logprobs` (`[logprob, id, text]` or `{logprob, token_id}` entries; the completion's ids and,
+ * when the choice has no OpenAI-shaped `logprobs`, its log-probabilities). undefined when the server sent none.
  */
-function takeTokens(output: Json): CallTokens | undefined {
+function takeTokens(output: Json, anomalies: { add(m: string): void }): CallTokens | undefined {
   const first = Array.isArray(output.choices) ? (output.choices as Json[]).find((c) => isObject(c) && c.index === 0) ?? (output.choices as Json[])[0] : undefined;
-  const prompt = Array.isArray(output.prompt_token_ids) ? (output.prompt_token_ids as number[]) : null;
-  const completion = isObject(first) && Array.isArray(first.token_ids) ? (first.token_ids as number[]) : null;
-  const logprobs = isObject(first) && isObject(first.logprobs) && Array.isArray(first.logprobs.content) ? { content: first.logprobs.content as Json[] } : null;
+  const choice: Json = isObject(first) ? first : {};
+  const meta: Json = isObject(choice.meta_info) ? choice.meta_info : {};
+  const sglang = Array.isArray(meta.output_token_logprobs) ? sglangEntries(meta.output_token_logprobs as unknown[], anomalies) : null;
+  const promptList = Array.isArray(output.prompt_token_ids) ? output.prompt_token_ids : Array.isArray(choice.prompt_token_ids) ? choice.prompt_token_ids : null;
+  const prompt = promptList ? idsOf(promptList as unknown[], anomalies, 'body: prompt_token_ids') : null;
+  const completion = Array.isArray(choice.token_ids) ? idsOf(choice.token_ids as unknown[], anomalies, 'body: token_ids') : Array.isArray(meta.output_ids) ? idsOf(meta.output_ids as unknown[], anomalies, 'body: meta_info.output_ids') : (sglang?.ids ?? null);
+  const openai = isObject(choice.logprobs) && Array.isArray(choice.logprobs.content) ? { content: choice.logprobs.content as Json[] } : null;
+  const logprobs = openai ?? (sglang ? { content: sglang.content } : null);
   if (prompt === null && completion === null && logprobs === null) return undefined;
+  if (sglang && completion && sglang.ids.join() !== completion.join()) anomalies.add('body: meta_info.output_token_logprobs names other ids than the completion\'s (the completion\'s kept)');
   delete output.prompt_token_ids;
-  if (isObject(first)) {
-    delete first.token_ids;
-    if (logprobs) delete first.logprobs;
+  delete choice.prompt_token_ids;
+  delete choice.token_ids;
+  if (openai) delete choice.logprobs;
+  if (isObject(choice.meta_info)) {
+    delete meta.output_token_logprobs;
+    delete meta.output_ids;
   }
   return { prompt, completion, logprobs };
+}
+
+/** SGLang's `meta_info.output_token_logprobs` as ids and OpenAI-shaped entries; a malformed entry stops the list (never a guessed id). */
+function sglangEntries(entries: unknown[], anomalies: { add(m: string): void }): { ids: number[]; content: Json[] } {
+  const ids: number[] = [];
+  const content: Json[] = [];
+  for (const [i, e] of entries.entries()) {
+    const [logprob, id, text] = Array.isArray(e) ? e : isObject(e) ? [e.logprob, e.token_id ?? e.id, e.token ?? e.text] : [];
+    if (!Number.isInteger(id) || (id as number) < 0 || typeof logprob !== 'number') {
+      anomalies.add(`body: meta_info.output_token_logprobs entry ${i} is not [logprob, token id, text] (${JSON.stringify(e)})`);
+      break;
+    }
+    ids.push(id as number);
+    content.push({ token: typeof text === 'string' ? text : null, token_id: id, logprob });
+  }
+  return { ids, content };
 }

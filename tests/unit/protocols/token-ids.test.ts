@@ -70,6 +70,48 @@ describe('token ids and log-probabilities from a vLLM-shaped server', () => {
     expect(broken.anomalies.join('\n')).toMatch(/token id 0 is not a non-negative integer/);
   });
 
+  describe("SGLang's shape (unstreamed: the choice's prompt_token_ids, meta_info.output_token_logprobs)", () => {
+    const sglangRequest = { ...request, return_token_ids: undefined, return_prompt_token_ids: true, return_meta_info: true };
+    const sglang = withTokenIds(sglangRequest, { ...answer(message), prompt_token_ids: undefined, choices: [{ index: 0, message, finish_reason: 'tool_calls' }] });
+    const decoded = (body: Json) => {
+      const decoder = createDecoder('openai-chat-completions')!;
+      decoder.json(structuredClone(body));
+      return decoder.finish();
+    };
+
+    it('the ids come from the choice and meta_info; the OpenAI-shaped logprobs stay the log-probabilities; the rest of meta_info stays in output', () => {
+      const choice = sglang.choices[0] as Json;
+      expect(sglang.prompt_token_ids).toBeUndefined();
+      const d = decoded(sglang);
+      expect(d.tokens).toEqual({ prompt: choice.prompt_token_ids, completion: completionIds(message), logprobs: choice.logprobs });
+      expect(d.tokens!.prompt).toEqual(promptIds(request));
+      const kept = (d.output as Json).choices[0];
+      expect([kept.prompt_token_ids, kept.logprobs, kept.meta_info.output_token_logprobs]).toEqual([undefined, undefined, undefined]);
+      expect(kept.meta_info).toMatchObject({ prompt_tokens: choice.prompt_token_ids.length, completion_tokens: choice.meta_info.completion_tokens, cached_tokens: 0 });
+      expect(d.anomalies).toEqual([]);
+    });
+
+    it('without OpenAI-shaped logprobs, meta_info\'s [logprob, id, text] entries (or {logprob, token_id}) are the log-probabilities', () => {
+      const entries = (sglang.choices[0] as Json).meta_info.output_token_logprobs as [number, number, string][];
+      const tuples = decoded({ ...sglang, choices: [{ ...sglang.choices[0], logprobs: undefined }] });
+      expect(tuples.tokens!.completion).toEqual(entries.map((e) => e[1]));
+      expect(tuples.tokens!.logprobs!.content).toEqual(entries.map(([logprob, id, token]) => ({ token, token_id: id, logprob })));
+      const dicts = decoded({ ...sglang, choices: [{ ...sglang.choices[0], logprobs: undefined, meta_info: { output_token_logprobs: entries.map(([logprob, token_id]) => ({ logprob, token_id })) } }] });
+      expect(dicts.tokens!.completion).toEqual(entries.map((e) => e[1]));
+      expect(dicts.tokens!.logprobs!.content.map((e) => e.token)).toEqual(entries.map(() => null));
+    });
+
+    it('a malformed entry stops the ids there, as an anomaly; ids that disagree with meta_info are said', () => {
+      const entries = (sglang.choices[0] as Json).meta_info.output_token_logprobs as unknown[][];
+      const broken = decoded({ ...sglang, choices: [{ ...sglang.choices[0], logprobs: undefined, meta_info: { output_token_logprobs: [entries[0], [-0.1, 'x', 'a'], entries[1]] } }] });
+      expect(broken.tokens!.completion).toEqual([entries[0]![1]]);
+      expect(broken.anomalies.join('\n')).toMatch(/output_token_logprobs entry 1 is not \[logprob, token id, text\]/);
+      const disagree = decoded({ ...sglang, choices: [{ ...sglang.choices[0], token_ids: [1, 2, 3] }] });
+      expect(disagree.tokens!.completion).toEqual([1, 2, 3]);
+      expect(disagree.anomalies.join('\n')).toMatch(/names other ids than the completion's/);
+    });
+  });
+
   it('a follow-up call that re-sends the answer as it was begins with the previous prompt + completion ids', () => {
     const next = { ...request, messages: [...request.messages, message, { role: 'tool', tool_call_id: 'call_1', content: 'the notes' }] };
     const before = [...whole.prompt_token_ids, ...whole.choices[0].token_ids];

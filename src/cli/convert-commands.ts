@@ -64,7 +64,7 @@ export function registerConvertCommands(program: Command): void {
     .argument('<dir>', 'a run directory (<output>/<run-name>)')
     .option('--format <format>', 'atif, hf, parquet, rl or otlp', 'atif')
     .option('--output <dir>', 'where it goes (default: <run>/<format>); hf and parquet refuse a directory that is not empty')
-    .option('--max-shard-bytes <n>', "hf, parquet, rl: a shard is closed before its rows' JSON passes this many bytes (default 67108864)", positiveInt)
+    .option('--max-shard-bytes <n>', "hf, parquet: a shard is closed before its rows' JSON passes this many bytes; rl: once the file passes them (default 67108864)", positiveInt)
     .option('--endpoint <url>', 'otlp: the collector base URL, /v1/traces appended (default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--protocol <protocol>', 'otlp: http/protobuf or http/json (default: OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf)')
     .option('--content', "otlp: also send every call's messages (off by default)")

@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PLAIN_GROUP_ROWS } from '../../src/core/parquet/plain-shards.js';
 import { finishedSample } from '../../src/pipelines/finished-sample.js';
 import type { Call, Relation, SampleInfo } from '../../src/schemas/index.js';
 import { sftRecordOfRow, sinks, type SinkName } from '../../src/sinks/index.js';
@@ -145,7 +146,8 @@ UNDER_TEST['rl-rollouts'] = {
   item: (i: number) => ({ ...trainingSample(i), calls: async function* () { yield { ...call(i), participant_id: null, token_ids: { prompt: [1, 2, i], completion: [i, 9] }, logprobs: null }; } }),
   readBack: async (env) => (await parquetRows(join(env.dir, 'rl', 'rollouts'))).map((r) => [r.task_id, (r.prompt_token_ids as bigint[]).map(Number), (r.completion_token_ids as bigint[]).map(Number)]),
   expected: (items: { index: number }[]) => items.map((s) => [`t${s.index}`, [1, 2, s.index], [s.index, 9]]),
-  capacity: 1,
+  // Rows are held until a row group is full (or holds 8 MB of values): one row per item here.
+  capacity: PLAIN_GROUP_ROWS,
 };
 
 /** The otlp sink's collector: a receiver decoding with OpenTelemetry's generated protobuf code. */

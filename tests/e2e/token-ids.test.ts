@@ -3,21 +3,27 @@
  * --model-config), the scripted model served on its own port as a provider's API and by roller embedded. Every call
  * holds the ids and log-probabilities the server computed from the very body it got; the second call of an agent is
  * stored as its prefix shared with the first plus the rest, and the audit says it continued. The lock records it; a
- * protocol that cannot carry it, and a run without --capture-calls, are refused before anything runs.
+ * protocol that cannot carry it, and a run without --capture-calls, are refused before anything runs. The rl export is
+ * read back by hyparquet, and by `datasets` and pyarrow as RL trainers load it.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { parquetReadObjects } from 'hyparquet';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { parquetReadObjects } from 'hyparquet';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Call, Lock, Manifest } from '../../src/schemas/index.js';
 import { completionIds, promptIds } from '../../src/sources/scripted-model/token-ids.js';
 import { expandedPrompt } from '../../src/transforms/capture/token-continuity.js';
 import { info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
 import { filesHolding } from '../support/files-holding.js';
+import { repoRoot } from '../support/paths.js';
+import { pythonReaders } from '../support/python-readers.js';
 import { SERVED_MODEL, useScriptedProvider } from '../support/scripted-provider.js';
 import { useTempDir } from '../support/temp-dir.js';
 
 type Json = Record<string, any>;
+const execFileAsync = promisify(execFile);
 const tmp = useTempDir('token-ids');
 const provider = useScriptedProvider(tmp);
 
@@ -32,6 +38,11 @@ async function parquetRows(dir: string): Promise<Json[]> {
 }
 
 describe('token ids from a vLLM-shaped model, through the real Pi CLI', () => {
+  let python = '';
+  beforeAll(async () => {
+    python = await pythonReaders(); // made once per machine (tests/e2e/python-readers.test.ts shares it)
+  }, 20 * 60_000);
+
   it('every call holds the ids the server computed from its body; an agent second call is stored as a shared prefix and continues', async () => {
     const models = join(tmp.path, 'models.json');
     writeFileSync(models, JSON.stringify({ models: { 'scripted/default': { token_ids: true } } }));
@@ -90,6 +101,12 @@ describe('token ids from a vLLM-shaped model, through the real Pi CLI', () => {
     expect(second.logprobs).toEqual(writeCalls[1]!.logprobs!.content.map((e) => e.logprob));
     expect([second.continuity, rows.find((r) => r.call_id === writeCalls[0]!.call_id)!.continuity]).toEqual(['continuous', 'first']);
     expect(second).toMatchObject({ task_id: 'write', role: 'root', status: 'ok', harness: 'pi' });
+    // As RL trainers load it (datasets, pyarrow): the same rows, ids as int32 lists.
+    const read = JSON.parse((await execFileAsync(python, [join(repoRoot, 'tests', 'python', 'read_rl.py'), join(run, 'rl', 'rollouts')], { maxBuffer: 64 << 20 })).stdout) as Json;
+    expect(read.schema).toMatchObject({ prompt_token_ids: 'list<element: int32 not null>', completion_token_ids: 'list<element: int32 not null>', logprobs: 'list<element: double not null>' });
+    expect(read.features.prompt_token_ids).toBe("List(Value('int32'))");
+    expect(read.equal_to_pyarrow).toBe(true);
+    expect(read.rows).toEqual(rows.map((r) => ({ call_id: r.call_id, prompt_token_ids: r.prompt_token_ids, completion_token_ids: r.completion_token_ids, logprobs: r.logprobs, loss_mask: r.loss_mask, continuity: r.continuity })));
     // Decoded again from the archived wire log, the calls (ids, prefixes, log-probabilities) are the same bytes.
     const again = join(out, 'again');
     expect((await roller(['reprocess', run, '--output', again, '--from-wire'])).code).toBe(0);

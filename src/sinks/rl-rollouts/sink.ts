@@ -3,18 +3,19 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { abortableInput } from '../../core/abort.js';
 import { openFileOutput, type OpenOutput } from '../../core/output.js';
+import { buildDirectory } from '../../core/built-directory.js';
 import type { Columns } from '../../core/parquet/columns.js';
-import { buildParquetDirectory } from '../../core/parquet/parquet-directory.js';
+import { PlainParquetShards } from '../../core/parquet/plain-shards.js';
 import type { Sink, SinkReport, StageContext } from '../../core/stage.js';
 import type { FinishedSample } from '../../schemas/finished-sample.js';
 import type { Manifest } from '../../schemas/manifest.js';
-import { expandedPrompt } from '../../transforms/capture/token-continuity.js';
+import { callIds } from '../../transforms/capture/token-continuity.js';
 import { sampleLocation } from '../sample-location.js';
 
 export const RlRolloutsOptions = z
   .strictObject({
     output: z.string().min(1).describe('the directory of the rollouts table (made; refused when it exists and is not empty)'),
-    max_shard_bytes: z.number().int().positive().default(64 << 20).describe("a file is closed before its rows' JSON passes this many bytes"),
+    max_shard_bytes: z.number().int().positive().default(64 << 20).describe('a file is closed once it passes this many bytes'),
   })
   .describe('one row per model call of every agent whose server returned token ids: prompt and completion ids, log-probabilities, a loss mask, the agent and its parent, the sample\'s grade and reward, the continuity finding (<output>/rollouts/rollouts-0000N-of-0000M.parquet)');
 export type RlRolloutsOptions = z.input<typeof RlRolloutsOptions>;
@@ -35,8 +36,8 @@ export const RL_COLUMNS: Columns = [
   ['seq', 'int64'],
   ['response_id', 'string'],
   ['finish_reason', 'string'],
-  ['prompt_token_ids', { list: 'int64' }],
-  ['completion_token_ids', { list: 'int64' }],
+  ['prompt_token_ids', { list: 'int32' }],
+  ['completion_token_ids', { list: 'int32' }],
   ['logprobs', { list: 'float64' }],
   ['loss_mask', { list: 'int32' }],
   ['status', 'string'],
@@ -62,15 +63,22 @@ export function createRlRolloutsSink(options: RlRolloutsOptions, open: OpenOutpu
     async consume(input: AsyncIterable<FinishedSample>, ctx: StageContext): Promise<SinkReport> {
       let received = 0;
       let rows = 0;
-      await buildParquetDirectory({ output: o.output, what: 'the RL rollouts', tables: { rollouts: { prefix: 'rollouts', columns: RL_COLUMNS } }, maxShardBytes: o.max_shard_bytes, open, signal: ctx.signal }, async ({ rollouts }) => {
-        for await (const sample of abortableInput(input, ctx.signal)) {
-          received++;
-          for await (const row of sampleRows(sample)) {
-            await rollouts.add(row);
-            rows++;
+      await buildDirectory(o.output, 'the RL rollouts', async (building) => {
+        // Written directly (PlainParquetFile): each row's ids are copied as one block, not converted id by id.
+        const rollouts = new PlainParquetShards({ dir: join(building, 'rollouts'), prefix: 'rollouts', columns: RL_COLUMNS, maxShardBytes: o.max_shard_bytes, open, signal: ctx.signal });
+        try {
+          for await (const sample of abortableInput(input, ctx.signal)) {
+            received++;
+            for await (const row of sampleRows(sample)) {
+              await rollouts.add(row);
+              rows++;
+            }
           }
+          await rollouts.finish();
+        } catch (err) {
+          await rollouts.abandon();
+          throw err;
         }
-        await rollouts.finish();
       });
       ctx.counters.add(name, 'received', received);
       ctx.counters.add(name, 'emitted', rows);
@@ -85,18 +93,20 @@ async function* sampleRows(s: FinishedSample): AsyncGenerator<Json> {
   const people = new Map(((i.runtime?.participants ?? []) as Json[]).map((p) => [String(p.participant), p]));
   const breaks = await continuityBreaks(s);
   const reward = typeof i.grade?.scores?.reward === 'number' ? i.grade.scores.reward : null;
-  const full = new Map<string, number[]>();
+  const full = new Map<string, Uint32Array>();
   for await (const c of s.calls()) {
     if (!c.token_ids?.prompt) continue;
-    const prompt = expandedPrompt(c.token_ids, (id) => full.get(id));
-    if (!prompt) continue;
-    const completion = c.token_ids.completion ?? [];
+    const whole = callIds(c.token_ids, (id) => full.get(id));
+    if (!whole) continue;
+    // Views of the call's ids: the row and the next call's prefix share one block.
+    const prompt = whole.ids.subarray(0, whole.promptLength);
+    const completion = whole.ids.subarray(whole.promptLength);
     const prefix = c.token_ids.prompt_prefix;
     // Continuous: the whole previous call (prompt + completion) is this prompt's stored prefix; first: a chain starts.
     const continued = prefix !== undefined && full.get(prefix.call_id)?.length === prefix.length;
     // Each call is the stored prefix of at most the next call of its agent: once used, its ids go (memory stays flat).
     if (prefix) full.delete(prefix.call_id);
-    full.set(c.call_id, [...prompt, ...completion]);
+    full.set(c.call_id, whole.ids);
     const p = c.participant_id ? people.get(c.participant_id) : undefined;
     const brk = breaks.get(c.call_id);
     yield {
@@ -115,9 +125,9 @@ async function* sampleRows(s: FinishedSample): AsyncGenerator<Json> {
       finish_reason: ((c.output as Json | null)?.choices?.[0]?.finish_reason as string | undefined) ?? null,
       prompt_token_ids: prompt,
       completion_token_ids: completion,
-      logprobs: c.logprobs ? c.logprobs.content.map((e) => Number(e.logprob)) : null,
+      logprobs: c.logprobs ? Float64Array.from(c.logprobs.content, (e) => Number(e.logprob)) : null,
       // Every completion id was sampled by the model: all of them are trained on.
-      loss_mask: completion.map(() => 1),
+      loss_mask: new Int32Array(completion.length).fill(1),
       status: i.status,
       grade: i.grade?.status ?? null,
       reward,

@@ -49,8 +49,9 @@ export class TokenContinuity {
   observe(c: Call): void {
     const t = c.token_ids;
     if (!t?.prompt || c.participant_id === null) return;
-    const prompt = expandedIds(t, (id) => (this.last.get(c.participant_id!)?.callId === id ? this.last.get(c.participant_id!)!.ids : undefined));
-    if (!prompt) return;
+    const whole = callIds(t, (id) => (this.last.get(c.participant_id!)?.callId === id ? this.last.get(c.participant_id!)!.ids : undefined));
+    if (!whole) return;
+    const prompt = whole.ids.subarray(0, whole.promptLength);
     this.result.calls_with_ids++;
     const before = this.last.get(c.participant_id);
     if (before) {
@@ -60,11 +61,7 @@ export class TokenContinuity {
       if (shared === before.ids.length) this.result.continuous++;
       else this.result.breaks.push({ participant_id: c.participant_id, call_id: c.call_id, previous_call_id: before.callId, at_token: shared, expected: before.ids[shared] ?? null, found: prompt[shared] ?? null, reason: breakReason(before.output, c.context as Json | null) });
     }
-    const completion = t.completion ?? [];
-    const ids = new Uint32Array(prompt.length + completion.length);
-    ids.set(prompt);
-    ids.set(completion, prompt.length);
-    this.last.set(c.participant_id, { callId: c.call_id, ids, output: (c.output as Json | null) ?? null });
+    this.last.set(c.participant_id, { callId: c.call_id, ids: whole.ids, output: (c.output as Json | null) ?? null });
   }
 
   /** The call's token ids as published: its prompt as the shared prefix of its agent's previous call plus the rest. */
@@ -88,17 +85,22 @@ export function expandedPrompt(t: CallTokenIds, full: (callId: string) => readon
   return [...before.slice(0, t.prompt_prefix.length), ...t.prompt];
 }
 
-/** expandedPrompt into a typed array (the prefix copied as one block). */
-function expandedIds(t: CallTokenIds, full: (callId: string) => Uint32Array | undefined): Uint32Array | null {
+/**
+ * A call's whole ids as one typed array — its prompt expanded (the prefix copied as one block) then its completion —
+ * and where the prompt ends: `ids.subarray(0, promptLength)` is the prompt, without a copy.
+ */
+export function callIds(t: CallTokenIds, full: (callId: string) => Uint32Array | undefined): { ids: Uint32Array; promptLength: number } | null {
   if (!t.prompt) return null;
-  if (!t.prompt_prefix) return Uint32Array.from(t.prompt);
-  const before = full(t.prompt_prefix.call_id);
-  const length = t.prompt_prefix.length;
-  if (!before || before.length < length) return null;
-  const ids = new Uint32Array(length + t.prompt.length);
-  ids.set(before.subarray(0, length));
-  ids.set(t.prompt, length);
-  return ids;
+  const completion = t.completion ?? [];
+  const prefix = t.prompt_prefix?.length ?? 0;
+  const before = t.prompt_prefix ? full(t.prompt_prefix.call_id) : undefined;
+  if (t.prompt_prefix && (!before || before.length < prefix)) return null;
+  const promptLength = prefix + t.prompt.length;
+  const ids = new Uint32Array(promptLength + completion.length);
+  if (before) ids.set(before.subarray(0, prefix));
+  ids.set(t.prompt, prefix);
+  ids.set(completion, promptLength);
+  return { ids, promptLength };
 }
 
 /** Why a prompt did not continue the previous call, from the two requests (Chat Completions messages). */

@@ -1,12 +1,11 @@
-import { once } from 'node:events';
-import { mkdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { abortReason, ErrorCode, RollerError } from '../errors.js';
 import type { OpenOutput } from '../output.js';
 import type { Columns } from './columns.js';
 import { PlainParquetFile } from './plain-parquet.js';
+import { discardOutput, nameShards, tempShardName, writeWaiting } from './shard-files.js';
 
 /** A row group is written once its rows hold this many bytes of values (memory holds one row group), or this many rows. */
 const GROUP_BYTES = 8 << 20;
@@ -61,14 +60,7 @@ export class PlainParquetShards {
   async finish(): Promise<string[]> {
     await this.flushGroup();
     if (this.shard || this.done.length === 0) await this.closeShard((this.shard ??= await this.openShard()));
-    const n = this.done.length;
-    const names: string[] = [];
-    for (const [i, temp] of this.done.entries()) {
-      const name = join(this.o.dir, `${this.o.prefix}-${pad(i)}-of-${pad(n)}.parquet`);
-      await rename(temp, name);
-      names.push(name);
-    }
-    return names;
+    return nameShards(this.o.dir, this.o.prefix, this.done);
   }
 
   /** After a failure: the open shard closed and removed (the caller removes the directory). */
@@ -77,9 +69,7 @@ export class PlainParquetShards {
     this.shard = undefined;
     this.group = [];
     if (!shard) return;
-    shard.out.on('error', () => {});
-    shard.out.destroy();
-    await rm(shard.path, { force: true });
+    await discardOutput(shard.out, shard.path);
   }
 
   private async flushGroup(): Promise<void> {
@@ -94,7 +84,7 @@ export class PlainParquetShards {
 
   private async openShard(): Promise<Shard> {
     await mkdir(this.o.dir, { recursive: true });
-    const path = join(this.o.dir, `.${this.o.prefix}-${pad(this.done.length)}.parquet`);
+    const path = tempShardName(this.o.dir, this.o.prefix, this.done.length);
     const shard: Shard = { path, out: await this.o.open(path), file: new PlainParquetFile(this.o.columns) };
     shard.out.on('error', (err) => (shard.error ??= err));
     await this.write(shard, shard.file.start());
@@ -115,18 +105,7 @@ export class PlainParquetShards {
   }
 
   private async write(shard: Shard, parts: Buffer[]): Promise<void> {
-    for (const part of parts) {
-      const more = shard.out.write(part);
-      if (shard.error) throw this.failed(shard.error);
-      if (!more) {
-        try {
-          await once(shard.out, 'drain', { signal: this.o.signal });
-        } catch (err) {
-          if (this.o.signal.aborted) throw abortReason(this.o.signal);
-          throw this.failed(err as Error);
-        }
-      }
-    }
+    for (const part of parts) await writeWaiting(shard.out, part, this.o.signal, () => shard.error, (e) => this.failed(e));
   }
 
   private failed(err: Error): RollerError {
@@ -135,4 +114,3 @@ export class PlainParquetShards {
   }
 }
 
-const pad = (n: number) => String(n).padStart(5, '0');

@@ -1,13 +1,13 @@
-import { once } from 'node:events';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { abortReason, ErrorCode, RollerError } from '../errors.js';
+import { ErrorCode, RollerError } from '../errors.js';
 import { collectGarbage } from '../heap.js';
 import type { OpenOutput } from '../output.js';
 import { duckdbColumns, type Columns } from './columns.js';
+import { discardOutput, nameShards, tempShardName, writeWaiting } from './shard-files.js';
 
 /**
  * read_json allocates buffers of twice its maximum_object_size: the shard's longest line is its limit (a record can
@@ -65,16 +65,7 @@ export class ShardedParquet {
     stage.rows++;
     this.rows++;
     this.jsonBytes += line.length;
-    const more = stage.out.write(line);
-    if (stage.error) throw this.failed(stage.error);
-    if (!more) {
-      try {
-        await once(stage.out, 'drain', { signal: this.options.signal });
-      } catch (err) {
-        if (this.options.signal.aborted) throw abortReason(this.options.signal);
-        throw this.failed(err as Error);
-      }
-    }
+    await writeWaiting(stage.out, line, this.options.signal, () => stage.error, (e) => this.failed(e));
   }
 
   /** The last shard written, every shard renamed to its final name (one empty shard when no row came); their paths. */
@@ -83,14 +74,7 @@ export class ShardedParquet {
       this.stage ??= await this.openStage();
       await this.closeShard();
     }
-    const n = this.shards.length;
-    const names: string[] = [];
-    for (const [i, temp] of this.shards.entries()) {
-      const name = join(this.options.dir, `${this.options.prefix}-${pad(i)}-of-${pad(n)}.parquet`);
-      await rename(temp, name);
-      names.push(name);
-    }
-    return names;
+    return nameShards(this.options.dir, this.options.prefix, this.shards);
   }
 
   /** After a failure: the staging file closed and removed (the caller removes the directory). */
@@ -98,9 +82,7 @@ export class ShardedParquet {
     const stage = this.stage;
     this.stage = undefined;
     if (!stage) return;
-    stage.out.on('error', () => {});
-    stage.out.destroy();
-    await rm(stage.path, { force: true });
+    await discardOutput(stage.out, stage.path);
   }
 
   private async openStage(): Promise<Stage> {
@@ -122,7 +104,7 @@ export class ShardedParquet {
       throw this.failed(err as Error);
     }
     if (stage.error) throw this.failed(stage.error);
-    const target = join(this.options.dir, `.${this.options.prefix}-${pad(this.shards.length)}.parquet`);
+    const target = tempShardName(this.options.dir, this.options.prefix, this.shards.length);
     const db = await this.options.duckdb();
     const source = `read_json('${sql(stage.path)}', format = 'newline_delimited', columns = ${duckdbColumns(this.options.columns)}, maximum_object_size = ${objectLimit(stage.longest)})`;
     // The conversion's memory (~100 MB for a shard of large records) must not stack on the garbage V8 let build up

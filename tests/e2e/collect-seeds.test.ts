@@ -177,6 +177,41 @@ describe('roller collect --thinking off (seeds/003: a mismatch is warned and kep
   }, 10 * 60_000);
 });
 
+describe('B15.7: each audit alone keeps a sample out of sft.jsonl (no earlier exclusion decides it)', () => {
+  it('a wire-effort mismatch alone: Claude Code under --thinking off --no-keep-thinking (the thinking audit cannot see) still sends an effort', async () => {
+    const tasks = await tasksFile('effort-tasks.jsonl', [{ id: 'hello', prompt: '[HELLO] hi' }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'effort', '--thinking', 'off', '--no-keep-thinking']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'effort');
+    const row = info(run).samples[0]!;
+    const s = sample(run, row);
+    expect(row.status).toBe('ok');
+    expect(s.runtime.thinking_audit).toMatchObject({ status: 'not_observable' });
+    expect(s.runtime.wire_effort_audit).toMatchObject({ status: 'mismatch', requested: 'off', source: 'wire' });
+    expect(s.runtime.sft_eligibility).toEqual({ eligible: false, reason: expect.stringMatching(/^wire_effort_mismatch: requests asked for \w+, not off$/) });
+    expect(existsSync(join(run, row.path, 'trace_SFT.json'))).toBe(true);
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
+    expect(info(run).summary.training).toMatchObject({ processed: 1, sft_eligible: 0, excluded: { wire_effort_mismatch: 1 } });
+  }, 10 * 60_000);
+
+  it('a final answer cut at the output-token limit alone: Pi ends ok on finish_reason length, its SFT is not training data', async () => {
+    const tasks = await tasksFile('cut-tasks.jsonl', [{ id: 'cut', prompt: '[CUT-ANSWER] what is it?' }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--capture-calls', '--tasks', tasks, '--harness', 'pi', '--output', out, '--run-name', 'cut']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'cut');
+    const row = info(run).samples[0]!;
+    const s = sample(run, row);
+    expect(row.status).toBe('ok');
+    expect(s.runtime.completion_audit).toMatchObject({ status: 'flagged', reason: 'the final response stopped at a token limit (length)', source: 'wire' });
+    expect(s.runtime.sft_eligibility).toEqual({ eligible: false, reason: 'incomplete_trajectory: the final response stopped at a token limit (length)' });
+    expect(existsSync(join(run, row.path, 'trace_SFT.json'))).toBe(true);
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
+    expect(r.stderr).toContain('1 samples end incomplete (token limit or empty answer): excluded from sft.jsonl');
+  }, 10 * 60_000);
+});
+
 describe('roller collect: a spawn the harness refused is listed, not dropped (seeds/004)', () => {
   it('Claude Code refuses an unknown agent type: no participant, the call in runtime.spawns_without_participant with the CLI\'s words', async () => {
     const tasks = await tasksFile('refused-tasks.jsonl', [{ id: 'refused', prompt: '[MAIN:refused] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);

@@ -100,6 +100,8 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
     { name: 'upstream-500', match: '[UPSTREAM-500]', fail: { status: 500, message: 'scripted model: the server had an error while processing your request', retry_after_s: 0 }, turns: [{ text: 'never sent' }] },
     { name: 'upstream-echo-key', match: '[UPSTREAM-ECHO-KEY]', echo_key: true, turns: [{ text: '{KEY} is the key you sent.' }] },
     { name: 'upstream-cut', match: '[UPSTREAM-CUT]', cut_stream: true, turns: [{ text: 'This answer is cut half-way through by a connection reset, so the harness never sees its end.' }] },
+    // The final answer cut at the output-token limit (a trajectory that must not become training data).
+    { name: 'cut-answer', match: '[CUT-ANSWER]', turns: [{ text: 'The answer to your question is that the', at_limit: true }] },
     { name: 'hello', match: '[HELLO]', turns: [{ thinking: 'A greeting is all that is asked.', text: 'Hello from the scripted model.' }] },
     {
       name: 'write-file',

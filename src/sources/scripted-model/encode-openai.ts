@@ -78,7 +78,9 @@ export function* responsesEventObjects(response: Json): Generator<Json> {
     }
     yield ev('response.output_item.done', { output_index, item });
   }
-  yield ev('response.completed', { response: { ...response, status: response.status ?? 'completed' } });
+  // An answer cut at the output limit ends with response.incomplete, as OpenAI's does.
+  if (response.status === 'incomplete') yield ev('response.incomplete', { response });
+  else yield ev('response.completed', { response: { ...response, status: response.status ?? 'completed' } });
 }
 
 /** A choice's sampled ids and log-probabilities handed out a few per chunk, the rest on its last chunk. */

@@ -18,6 +18,8 @@ export interface Reply {
   thinking: string | undefined;
   text: string | undefined;
   calls: PlannedCall[];
+  /** The answer stopped at the output-token limit (the turn's `at_limit`). */
+  atLimit?: boolean;
 }
 
 const B62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -123,6 +125,7 @@ export function decide(script: Script, c: Conversation): Reply {
     thinking: turn.thinking === undefined ? undefined : (fill(turn.thinking, vars) as string),
     text: turn.text === undefined ? undefined : (fill(turn.text, vars) as string),
     calls,
+    ...(turn.at_limit ? { atLimit: true } : {}),
   };
 }
 
@@ -146,7 +149,7 @@ export function anthropicMessage(body: Json, c: Conversation, reply: Reply): Jso
     role: 'assistant',
     model: c.model,
     content,
-    stop_reason: reply.calls.length > 0 ? 'tool_use' : 'end_turn',
+    stop_reason: reply.atLimit ? 'max_tokens' : reply.calls.length > 0 ? 'tool_use' : 'end_turn',
     stop_sequence: null,
     usage: { input_tokens: u.input - u.cached, cache_creation_input_tokens: 0, cache_read_input_tokens: u.cached, output_tokens: u.output, service_tier: 'standard' },
   };
@@ -168,7 +171,7 @@ export function chatCompletion(body: Json, c: Conversation, reply: Reply): Json 
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: c.model,
-    choices: [{ index: 0, message, finish_reason: reply.calls.length > 0 ? 'tool_calls' : 'stop' }],
+    choices: [{ index: 0, message, finish_reason: reply.atLimit ? 'length' : reply.calls.length > 0 ? 'tool_calls' : 'stop' }],
     usage: {
       prompt_tokens: u.input,
       completion_tokens: u.output,
@@ -195,7 +198,7 @@ export function responsesResponse(body: Json, c: Conversation, reply: Reply): Js
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     model: c.model,
-    status: 'completed',
+    ...(reply.atLimit ? { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } : { status: 'completed' }),
     output,
     usage: {
       input_tokens: u.input,

@@ -16,6 +16,7 @@ const Turn = z.strictObject({
   thinking: z.string().optional(),
   text: z.string().optional(),
   tool_calls: z.array(z.array(ToolChoice).min(1)).optional().describe('each entry: alternatives, the first offered one is called'),
+  at_limit: z.boolean().optional().describe("the answer ends at the output-token limit (Messages stop_reason max_tokens, Chat finish_reason length, Responses status incomplete): a cut-off answer, as a real model's is"),
 });
 export type ScriptTurn = z.infer<typeof Turn>;
 

@@ -102,6 +102,12 @@ export const DEFAULT_SCRIPT: Script = Script.parse({
     { name: 'upstream-cut', match: '[UPSTREAM-CUT]', cut_stream: true, turns: [{ text: 'This answer is cut half-way through by a connection reset, so the harness never sees its end.' }] },
     // The final answer cut at the output-token limit (a trajectory that must not become training data).
     { name: 'cut-answer', match: '[CUT-ANSWER]', turns: [{ text: 'The answer to your question is that the', at_limit: true }] },
+    // Reasoning the provider redacted (Messages redacted_thinking): opaque data a trainer must never see as text.
+    {
+      name: 'redacted-thinking',
+      match: '[REDACTED-THINKING]',
+      turns: [{ redacted_thinking: 'RVRPUEFRVUUtUkVEQUNURUQtVEhJTktJTkctREFUQQ==', thinking: 'The visible part of the reasoning.', text: 'Done, with part of my reasoning redacted.' }],
+    },
     { name: 'hello', match: '[HELLO]', turns: [{ thinking: 'A greeting is all that is asked.', text: 'Hello from the scripted model.' }] },
     {
       name: 'write-file',

@@ -20,6 +20,8 @@ export interface Reply {
   calls: PlannedCall[];
   /** The answer stopped at the output-token limit (the turn's `at_limit`). */
   atLimit?: boolean;
+  /** Messages: a redacted_thinking block's opaque data. */
+  redactedThinking?: string;
 }
 
 const B62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -126,6 +128,7 @@ export function decide(script: Script, c: Conversation): Reply {
     text: turn.text === undefined ? undefined : (fill(turn.text, vars) as string),
     calls,
     ...(turn.at_limit ? { atLimit: true } : {}),
+    ...(turn.redacted_thinking ? { redactedThinking: turn.redacted_thinking } : {}),
   };
 }
 
@@ -139,6 +142,7 @@ function usageCounts(body: unknown, reply: Reply): { input: number; cached: numb
 
 export function anthropicMessage(body: Json, c: Conversation, reply: Reply): Json {
   const content: Json[] = [];
+  if (reply.redactedThinking && c.thinking) content.push({ type: 'redacted_thinking', data: reply.redactedThinking });
   if (reply.thinking && c.thinking) content.push({ type: 'thinking', thinking: reply.thinking, signature: `sig_${randomId(40)}` });
   if (reply.text) content.push({ type: 'text', text: reply.text });
   for (const call of reply.calls) content.push({ type: 'tool_use', id: `toolu_01${randomId(22)}`, name: call.name, input: call.input });

@@ -14,6 +14,7 @@ const ToolChoice = z.strictObject({
 
 const Turn = z.strictObject({
   thinking: z.string().optional(),
+  redacted_thinking: z.string().optional().describe("Messages only: a redacted_thinking block with this opaque data before the answer (what Anthropic sends when a model's reasoning is flagged)"),
   text: z.string().optional(),
   tool_calls: z.array(z.array(ToolChoice).min(1)).optional().describe('each entry: alternatives, the first offered one is called'),
   at_limit: z.boolean().optional().describe("the answer ends at the output-token limit (Messages stop_reason max_tokens, Chat finish_reason length, Responses status incomplete): a cut-off answer, as a real model's is"),

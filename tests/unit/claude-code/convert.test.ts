@@ -339,3 +339,26 @@ describe('usage scan across read boundaries', () => {
     }
   });
 });
+
+describe('redacted thinking (B4.2; real CLI 2.1.332, tests/fixtures/claude-code/redacted-thinking-2.1.332)', () => {
+  it('stays in raw: its opaque data reaches neither the ACTF nor the SFT; the visible thinking is the reasoning', async () => {
+    const native = join(repoRoot, 'tests/fixtures/claude-code/redacted-thinking-2.1.332');
+    const opaque = 'RVRPUEFRVUUtUkVEQUNURUQtVEhJTktJTkctREFUQQ==';
+    const { readdir } = await import('node:fs/promises');
+    const session = join(native, 'projects', '-work', (await readdir(join(native, 'projects', '-work')))[0]!);
+    expect(readFileSync(session, 'utf8')).toContain('"type":"redacted_thinking"'); // the CLI kept the block
+    const out = join(tmp.path, 'redacted-out');
+    const [s] = await convertNative({ harness: 'claude-code', native, out, keepThinking: true });
+    expect(s!.sft).toEqual({ status: 'ok', reason: null });
+    const files = (await readdir(out, { recursive: true })).map((f) => join(out, String(f))).filter((f) => /trace_(ACTF|SFT)\.json$/.test(f));
+    expect(files.map((f) => f.split('/').pop()).sort()).toEqual(['trace_ACTF.json', 'trace_SFT.json']);
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
+      expect(text).not.toContain(opaque);
+      expect(text).not.toContain('redacted_thinking');
+    }
+    const actf = JSON.parse(readFileSync(files.find((f) => f.endsWith('trace_ACTF.json'))!, 'utf8')) as Json;
+    const last = (actf.steps as Json[]).at(-1)!;
+    expect(last.assistant_content).toMatchObject({ reasoning_content: 'The visible part of the reasoning.', content: 'Done, with part of my reasoning redacted.' });
+  });
+});

@@ -124,20 +124,24 @@ describe('Codex spawns and SFT rules', () => {
     );
   });
 
-  it('tools loaded through a tool_search_output input item (the request, or the rollout) bar the main SFT', async () => {
+  it.each([
+    ['tool_search_output', { type: 'tool_search_output', call_id: 'ts_1', tools: [] }],
+    ['additional_tools', { type: 'additional_tools', tools: [{ type: 'function', name: 'late_tool', parameters: { type: 'object' } }] }],
+  ])('tools loaded through a %s input item (the request, or the rollout) bar the main SFT', async (type, item) => {
     // The real lab session with its captured requests; then the same with the root's second request carrying the item.
+    const rollout = join(lab, 'sessions/2026/11/30/rollout-2026-11-30T06-53-42-01a22b3b-143a-7721-b9f8-abb58f73e2e2.jsonl');
     const wire = (await readFile(join(lab, 'wire-tools.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
-    const [plain] = await convertNative({ harness: 'codex', native: join(lab, 'sessions/2026/11/30/rollout-2026-11-30T06-53-42-01a22b3b-143a-7721-b9f8-abb58f73e2e2.jsonl'), out: join(tmp.path, 'dyn-plain'), keepThinking: true, wire: join(lab, 'wire-tools.jsonl') });
+    const [plain] = await convertNative({ harness: 'codex', native: rollout, out: join(tmp.path, `dyn-plain-${type}`), keepThinking: true, wire: join(lab, 'wire-tools.jsonl') });
     expect(plain!.sft.status).toBe('ok');
     const rootCalls = wire.filter((c) => JSON.stringify(c.native_identity ?? {}).includes('01a22b3b-143a-7721-b9f8-abb58f73e2e2'));
     expect(rootCalls.length).toBeGreaterThan(1);
-    const edited = wire.map((c) => (c === rootCalls[1] ? { ...c, context: { ...c.context, input: [...((c.context.input as Json[] | undefined) ?? []), { type: 'tool_search_output', call_id: 'ts_1', tools: [] }] } } : c));
-    const dynWire = join(tmp.path, 'dyn-wire.jsonl');
+    const edited = wire.map((c) => (c === rootCalls[1] ? { ...c, context: { ...c.context, input: [...((c.context.input as Json[] | undefined) ?? []), item] } } : c));
+    const dynWire = join(tmp.path, `dyn-wire-${type}.jsonl`);
     await writeFile(dynWire, edited.map((c) => JSON.stringify(c)).join('\n') + '\n');
-    const [dyn] = await convertNative({ harness: 'codex', native: join(lab, 'sessions/2026/11/30/rollout-2026-11-30T06-53-42-01a22b3b-143a-7721-b9f8-abb58f73e2e2.jsonl'), out: join(tmp.path, 'dyn'), keepThinking: true, wire: dynWire });
-    expect(dyn!.sft).toEqual({ status: 'unavailable', reason: expect.stringMatching(new RegExp(`request seq ${rootCalls[1]!.seq} carries a tool_search_output`)) });
+    const [dyn] = await convertNative({ harness: 'codex', native: rollout, out: join(tmp.path, `dyn-${type}`), keepThinking: true, wire: dynWire });
+    expect(dyn!.sft).toEqual({ status: 'unavailable', reason: expect.stringMatching(new RegExp(`request seq ${rootCalls[1]!.seq} carries a tool_search_output / additional_tools input item`)) });
     const { codexSftBlocker } = await import('../../../src/harnesses/codex/sft-rules.js');
-    expect(codexSftBlocker(plain!.actf, [], ['message', 'tool_search_output'])).toMatch(/the root rollout holds a tool_search_output item/);
+    expect(codexSftBlocker(plain!.actf, [], ['message', type])).toBe(`tools were loaded dynamically (the root rollout holds a ${type} item); one static tools list would misstate what the model saw`);
   });
 });
 

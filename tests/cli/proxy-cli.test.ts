@@ -34,7 +34,7 @@ describe('roller proxy and roller scripted-model', () => {
     expect(proxy.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     for (const [path, body] of [
       ['/v1/messages', { model: 'm', stream: true, system: 'You are scripted.', messages: [{ role: 'user', content: '[HELLO]' }] }],
-      ['/v1/responses', { model: 'm', stream: true, tools: [{ type: 'function', name: 'exec_command', parameters: {} }], input: '[HELLO]' }],
+      ['/v1/responses', { model: 'm', stream: true, tools: [{ type: 'function', name: 'exec_command', parameters: {} }], input: [{ role: 'user', content: [{ type: 'input_text', text: '[HELLO] the conversation itself' }] }] }],
     ] as const) {
       const res = await request(`${proxy.url}${path}`, { method: 'POST', headers: { 'x-api-key': 'sk-test-cli-SECRET' }, body: JSON.stringify(body) });
       expect(res.statusCode).toBe(200);
@@ -52,10 +52,13 @@ describe('roller proxy and roller scripted-model', () => {
     for (const c of calls) expect(checkValue(Call, c)).toEqual([]);
     const wire = (await readFile(join(out, 'wire_trace.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     // actf mode: no conversation content, the first system prompt and the first tools only.
-    expect(wire.map((w) => [w.message_count, 'messages' in (w.params as object), w.system ?? null])).toEqual([
-      [1, false, 'You are scripted.'],
-      [1, false, null],
+    expect(wire.map((w) => [w.message_count, w.system ?? null])).toEqual([
+      [1, 'You are scripted.'],
+      [1, null],
     ]);
+    // Neither the Messages conversation nor the Responses one is kept in params (B13.1): parameters only.
+    expect(wire.map((w) => Object.keys(w.params as object).sort())).toEqual([['model', 'stream'], ['model', 'stream']]);
+    expect(await readFile(join(out, 'wire_trace.jsonl'), 'utf8')).not.toContain('[HELLO]');
     expect(wire[1]!.tools).toEqual([{ type: 'function', name: 'exec_command', parameters: {} }]);
     const tools = (await readFile(join(out, 'tools_capture.jsonl'), 'utf8')).trim().split('\n');
     expect(tools).toHaveLength(1);

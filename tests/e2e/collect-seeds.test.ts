@@ -113,6 +113,23 @@ describe('roller collect --resume checks each capture before reuse (seeds/000)',
   }, 10 * 60_000);
 });
 
+describe('the default wire mode (actf) keeps its wire file only while it is needed (seeds/003 §2.1, §5.5)', () => {
+  it("Claude Code: the ACTF's tools carry the input_schema the requests sent, yet no wire_trace.jsonl stays anywhere in the run", async () => {
+    const tasks = await tasksFile('actf-wire-tasks.jsonl', [{ id: 'write', prompt: '[WRITE] write hello.txt' }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'claude-code', '--output', out, '--run-name', 'actf-wire']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'actf-wire');
+    expect(readJson<Json>(join(run, 'lock.json')).options.wire_trace).toBe('actf');
+    const actf = readJson<Json>(join(run, info(run).samples[0]!.path, 'trace_ACTF.json'));
+    // From the temporary wire file: the real schema, not the permissive one derived from tool_use alone.
+    const write = (actf.tools as Json[]).find((t) => t.function?.name === 'Write')!;
+    expect(Object.keys(write.function.parameters.properties as Json).sort()).toEqual(['content', 'file_path']);
+    const { readdirSync } = await import('node:fs');
+    expect((readdirSync(run, { recursive: true }) as string[]).filter((f) => f.includes('wire_trace'))).toEqual([]);
+  }, 10 * 60_000);
+});
+
 describe('roller collect --no-keep-thinking (seeds/003: reasoning emptied in ACTF and SFT, raw untouched)', () => {
   it('ACTF, SFT and the exported ATIF (sub-agents included) hold no reasoning; trace.jsonl keeps what the harness wrote', async () => {
     const tasks = await tasksFile('nothink-tasks.jsonl', [{ id: 'delegate', prompt: '[MAIN:single] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'BLUEBIRD\n' } }]);

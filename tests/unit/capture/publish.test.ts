@@ -53,6 +53,26 @@ describe('publishing a capture', () => {
     expect(m.capture_status).toBe('partial');
   });
 
+  it('a completed child whose result never reached its parent leaves the lifecycle unknown; delivered, it is complete (A8.4)', async () => {
+    const kid = person('kid', [], { role: 'child', parent: 'root', depth: 1, spawn_tool_call_id: 'toolu_A', status: 'completed', spawn_result: 'acknowledgement' });
+    const spawn = call(0, 'm1', { tool_refs: [{ id: 'toolu_A', name: 'Agent' }] });
+    const undelivered = await finalizeAttributed({ ...common, dir: join(tmp.path, 'undelivered'), calls: [spawn], participants: [person('root', ['m1']), kid], debugRetention: 'off' });
+    expect(undelivered.lifecycle).toEqual({ status: 'unknown', pending_participant_ids: [] });
+    expect(undelivered.capture_status).toBe('partial');
+    // Claude Code's task-notification naming the child and its tool use delivers it: the same capture is complete.
+    const note = '<task-notification><task-id>kid</task-id><tool-use-id>toolu_A</tool-use-id><status>completed</status></task-notification>';
+    const delivered = await finalizeAttributed({ ...common, dir: join(tmp.path, 'delivered'), calls: [spawn, call(1, 'm2', { context: { messages: [{ role: 'user', content: note }] } })], participants: [person('root', ['m1', 'm2']), kid], debugRetention: 'off' });
+    expect(delivered.lifecycle).toEqual({ status: 'complete', pending_participant_ids: [] });
+    expect(delivered.capture_status).toBe('complete');
+  });
+
+  it('a relation of unknown status (a child whose spawning call is not on record) leaves the lifecycle unknown, even for a failed child (A8.4)', async () => {
+    const orphan = person('kid', [], { role: 'child', parent: null, depth: -1, spawn_tool_call_id: null, status: 'failed', reason: 'no tool call spawned it on record' });
+    const m = await finalizeAttributed({ ...common, dir: join(tmp.path, 'orphan'), calls: [call(0, 'm1')], participants: [person('root', ['m1']), orphan], debugRetention: 'off' });
+    expect(m.lifecycle).toEqual({ status: 'unknown', pending_participant_ids: [] });
+    expect(m.capture_status).toBe('partial');
+  });
+
   it('validate-capture reports a reference that points nowhere, with file and line', async () => {
     const dir = join(tmp.path, 'refs');
     await finalizeAttributed({ ...common, dir, calls: [call(0, 'm1')], participants: [person('root', ['m1'])], debugRetention: 'off' });

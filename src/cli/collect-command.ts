@@ -216,6 +216,8 @@ async function reportRun(runDir: string, info: RunInfo): Promise<void> {
     if (t.wire_effort_unverified > 0) say(`${t.wire_effort_unverified} samples' requests did not state the reasoning effort (unverified, not excluded)`);
     if (t.incomplete > 0) say(`${t.incomplete} samples end incomplete (token limit or empty answer): excluded from sft.jsonl (info.json runtime.completion_audit)`);
     if (t.subagents_not_completed) say(`${t.subagents_not_completed} samples have a sub-agent that did not complete (named on their lines above; info.json runtime.participants): their own status does not say it`);
+    const unfinished = t.excluded.incomplete_delegation ?? 0;
+    if (unfinished > 0) say(`${unfinished} samples answered without a sub-agent's result (it never finished, or was cut off): excluded from sft.jsonl (runtime.delegation_audit, incomplete_delegation)`);
     if (t.model_name_mismatch > 0) say(`${t.model_name_mismatch} samples were answered by a model of another name than requested (a warning: aliases are legitimate; runtime.model_identity_audit)`);
   }
   const g = info.summary.grades;

@@ -209,20 +209,40 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(statSync(join(run, 'sft.jsonl')).size).toBeGreaterThan(0);
   }, 10 * 60_000);
 
-  it("codex on the demo tasks: a sub-agent that ended aborted is named on its sample's line and in the summary, though the sample is ok", async () => {
+  it.each(['v1', 'v2'])("codex (multi_agent %s) on the demo tasks: the root waits for its sub-agent, whose result is the SFT's answer", async (version) => {
     const out = join(tmp.path, 'runs');
-    const r = await roller(['collect', '--tasks', join(repoRoot, 'examples', 'tasks', 'demo.jsonl'), '--harness', 'codex', '--output', out, '--run-name', 'codex-demo']);
+    const r = await roller(['collect', '--tasks', join(repoRoot, 'examples', 'tasks', 'demo.jsonl'), '--harness', 'codex', '--codex-multi-agent', version, '--output', out, '--run-name', `codex-demo-${version}`]);
     expect(r.code, r.stderr).toBe(0);
-    const run = join(out, 'codex-demo');
+    const run = join(out, `codex-demo-${version}`);
     const delegate = info(run).samples.find((s) => s.task_id === 'delegate')!;
-    const child = (sample(run, delegate).runtime.participants as { role: string; participant: string; status: string }[]).find((p) => p.role === 'child')!;
-    expect(delegate.status).toBe('ok');
-    expect(child.status).toBe('failed');
-    expect(r.stderr).toMatch(new RegExp(`\\] ok +2_delegate .*\\n  sub-agent ${child.participant} failed \\(sessions/[^)]*#turn_aborted\\); the sample's own status is ok\\n`));
-    expect(r.stderr).toContain('roller collect: 1 samples have a sub-agent that did not complete');
-    expect(info(run).summary.training?.subagents_not_completed).toBe(1);
+    const s = sample(run, delegate);
+    expect((s.runtime.participants as { role: string; status: string }[]).map((p) => [p.role, p.status])).toEqual([['root', 'completed'], ['child', 'completed']]);
+    expect(s.runtime.delegation_audit).toEqual({ status: 'finished', not_completed: [] });
+    expect(s.runtime.sft_eligibility).toEqual({ eligible: true, reason: null });
+    const answer = (readJson<Json>(join(run, delegate.path, 'trace_SFT.json')).messages as Json[]).filter((m) => m.role === 'assistant').at(-1)!.content as string;
+    expect(answer).toMatch(/^Done\. Sub-agent report: .*The secret word is BLUEBIRD\./);
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
+    expect(info(run).summary.training?.subagents_not_completed).toBeUndefined();
     // One vocabulary for token kinds: the progress line says them as roller usage does.
     expect(r.stderr).toMatch(/\] ok +0_hello \(scripted\/default\) 1 requests, in \d+ · cache write \d+ · cache read \d+ · out \d+/);
+  }, 10 * 60_000);
+
+  it("codex: a root that answers from the spawn's acknowledgement cuts its sub-agent off: named on the sample's line, and not training data", async () => {
+    const tasks = await tasksFile('no-wait-tasks.jsonl', [{ id: 'no-wait', prompt: '[MAIN:no-wait] Use a sub-agent to read notes.txt.', files: { 'notes.txt': 'The secret word is BLUEBIRD.\n' } }]);
+    const out = join(tmp.path, 'runs');
+    const r = await roller(['collect', '--tasks', tasks, '--harness', 'codex', '--output', out, '--run-name', 'codex-no-wait']);
+    expect(r.code, r.stderr).toBe(0);
+    const run = join(out, 'codex-no-wait');
+    const row = info(run).samples[0]!;
+    const s = sample(run, row);
+    const child = (s.runtime.participants as { role: string; participant: string; status: string }[]).find((p) => p.role === 'child')!;
+    expect([row.status, child.status]).toEqual(['ok', 'failed']);
+    expect(r.stderr).toMatch(new RegExp(`\\] ok +0_no-wait .*\\n  sub-agent ${child.participant} failed \\(sessions/[^)]*#turn_aborted\\); the sample's own status is ok\\n`));
+    expect(s.runtime.delegation_audit).toMatchObject({ status: 'unfinished', not_completed: [{ participant: child.participant, status: 'failed', status_source: expect.stringMatching(/#turn_aborted$/), unfinished: true }] });
+    expect(s.runtime.sft_eligibility).toEqual({ eligible: false, reason: expect.stringMatching(new RegExp(`^incomplete_delegation: sub-agent ${child.participant} is failed \\(sessions/.*#turn_aborted\\): the answer was not built on its result$`)) });
+    expect(readFileSync(join(run, 'sft.jsonl'), 'utf8')).toBe('');
+    expect(info(run).summary.training).toMatchObject({ subagents_not_completed: 1, excluded: { incomplete_delegation: 1 } });
+    expect(r.stderr).toContain("roller collect: 1 samples answered without a sub-agent's result (it never finished, or was cut off): excluded from sft.jsonl");
   }, 10 * 60_000);
 
   it('codex: a run with a sub-agent (multi_agent v1) validates', async () => {

@@ -136,3 +136,27 @@ export function thinkingAudit(actf: Actf | null, requested: string, keepThinking
   }).length;
   return { status: n === 0 ? 'no_visible_reasoning' : requested === 'off' ? 'mismatch' : 'visible_reasoning', requested, steps_with_reasoning: n };
 }
+
+export interface DelegationAudit {
+  /** unfinished: a sub-agent the sample's answer was built without (it never finished, or was cut off). */
+  status: 'no_delegation' | 'finished' | 'unfinished';
+  /** Each sub-agent that did not complete: its status and where it was read. */
+  not_completed: { participant: string; status: string; status_source: string | null; unfinished: boolean }[];
+}
+
+/** A status source naming an interruption (Codex: the turn aborted, the parent's SubAgentActivity interrupted). */
+const INTERRUPTED = /#(turn_aborted|SubAgentActivity\.interrupted)$/;
+
+/**
+ * delegation_audit: the sample's sub-agents (any depth) that did not complete. One that never finished (running,
+ * unknown, missing) or was interrupted (its parent ended first) is unfinished: whatever its parent answered was not
+ * its result — the spawn's acknowledgement at best — so the main SFT is not training data. One that failed on its
+ * own is a result its parent saw, and is only listed.
+ */
+export function delegationAudit(participants: readonly { participant: string; role: string; status: string; status_source: string | null }[]): DelegationAudit {
+  const children = participants.filter((p) => p.role === 'child');
+  const not_completed = children
+    .filter((p) => p.status !== 'completed')
+    .map((p) => ({ participant: p.participant, status: p.status, status_source: p.status_source, unfinished: p.status !== 'failed' || INTERRUPTED.test(p.status_source ?? '') }));
+  return { status: children.length === 0 ? 'no_delegation' : not_completed.some((c) => c.unfinished) ? 'unfinished' : 'finished', not_completed };
+}

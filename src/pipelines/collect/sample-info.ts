@@ -10,6 +10,7 @@ import { participantPrice, samplePrices, type SamplePrices } from '../sample-pri
 import { harnessAdapter } from '../../harnesses/index.js';
 import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
 import type { AttemptResult } from './sample.js';
+import { delegationAudit, type DelegationAudit } from './audits.js';
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
 import { SAMPLE_FILE } from '../sample-layout.js';
 
@@ -44,6 +45,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
   const prices = await samplePrices(dir, result.capture?.path);
   const scripted = isScriptedModel(head.model);
   const usage = sampleUsage(result, prices, scripted);
+  const delegation = delegationAudit(result.participants);
   const info: SampleInfo = {
     schema: SAMPLE_INFO_SCHEMA,
     task_id: head.task_id,
@@ -66,7 +68,8 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
     ...(result.grade ? { grade: result.grade } : {}),
     runtime: {
       trajectory_conversion: conversion,
-      sft_eligibility: sftEligibility(result, sftOk, conversion),
+      sft_eligibility: sftEligibility(result, sftOk, conversion, delegation),
+      delegation_audit: delegation,
       completion_audit: completion ? { status: completion.status, reason: completion.reason, source: completion.source, actf_stop_reason: completion.actf_stop_reason } : null,
       // seeds/003: where the final response overrode the ACTF's finding, the ACTF's is kept too.
       ...(completion?.actf_finding ? { actf_completion_audit: { ...completion.actf_finding, source: 'actf', actf_stop_reason: completion.actf_stop_reason } } : {}),
@@ -123,11 +126,13 @@ function participantCost(p: { cost_usd: number | null }, priced: SummedPrice, sc
 }
 
 /** Whether the sample's SFT is training data, and the first reason it is not (a failure, then the audits in order). */
-function sftEligibility(result: FinishedResult, sftOk: boolean, conversion: SampleInfo['runtime']['trajectory_conversion']): SampleInfo['runtime']['sft_eligibility'] {
+function sftEligibility(result: FinishedResult, sftOk: boolean, conversion: SampleInfo['runtime']['trajectory_conversion'], delegation: DelegationAudit): SampleInfo['runtime']['sft_eligibility'] {
   if (!sftOk) return { eligible: false, reason: result.status !== 'ok' ? `sample ${result.status}` : (conversion.find((c) => c.target === 'sft')?.reason ?? 'no SFT') };
   if (result.audits?.thinking?.status === 'mismatch') return { eligible: false, reason: 'thinking_effort_mismatch' };
   if (result.audits?.completion.status === 'flagged') return { eligible: false, reason: `incomplete_trajectory: ${result.audits.completion.reason}` };
   if (result.audits?.wireEffort?.status === 'mismatch') return { eligible: false, reason: `wire_effort_mismatch: requests asked for ${[...new Set(result.audits.wireEffort.observed)].join(', ')}, not ${result.audits.wireEffort.requested}` };
+  const unfinished = delegation.not_completed.find((c) => c.unfinished);
+  if (unfinished) return { eligible: false, reason: `incomplete_delegation: sub-agent ${unfinished.participant} is ${unfinished.status}${unfinished.status_source ? ` (${unfinished.status_source})` : ''}: the answer was not built on its result` };
   return { eligible: true, reason: null };
 }
 

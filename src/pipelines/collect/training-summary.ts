@@ -5,7 +5,7 @@ export interface TrainingSummary {
   /** Samples processed, reused ones included. */
   processed: number;
   sft_eligible: number;
-  /** Ineligible samples by category: sample_failed, thinking_effort_mismatch, wire_effort_mismatch, incomplete_trajectory, no_sft. */
+  /** Ineligible samples by category: sample_failed, thinking_effort_mismatch, wire_effort_mismatch, incomplete_trajectory, incomplete_delegation, no_sft. */
   excluded: Record<string, number>;
   thinking_mismatch: number;
   wire_effort_mismatch: number;
@@ -20,7 +20,7 @@ export interface TrainingSummary {
   token_continuity?: { samples: number; checked: number; continuous: number; breaks: number };
 }
 
-const CATEGORIES = ['thinking_effort_mismatch', 'wire_effort_mismatch', 'incomplete_trajectory'] as const;
+const CATEGORIES = ['thinking_effort_mismatch', 'wire_effort_mismatch', 'incomplete_trajectory', 'incomplete_delegation'] as const;
 
 /** Counts each processed sample once (the latest info of its index wins), from the same audits the exclusion reads. */
 export class TrainingTally {

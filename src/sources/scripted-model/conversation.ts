@@ -2,7 +2,8 @@ import type { Protocol } from '../../schemas/call.js';
 
 type Json = Record<string, any>;
 
-export type ConversationEvent = { kind: 'user'; text: string } | { kind: 'assistant' } | { kind: 'tool_result'; text: string };
+/** `fromAgent`: a user event that is another agent's message (Codex v2's agent_message), not the user's. */
+export type ConversationEvent = { kind: 'user'; text: string; fromAgent?: true } | { kind: 'assistant' } | { kind: 'tool_result'; text: string };
 
 /** What the script looks at, the same for all three protocols. */
 export interface Conversation {
@@ -81,7 +82,7 @@ function responses(body: Json): Conversation {
     if (type === 'function_call_output' || type === 'custom_tool_call_output') events.push({ kind: 'tool_result', text: textOfContent(item.output) });
     // Codex multi-agent v2: tasks and answers between agents arrive as agent_message items (the payload
     // may be encrypted; the plain header names the message type and the task).
-    else if (type === 'agent_message') events.push({ kind: 'user', text: textOfContent(item.content) });
+    else if (type === 'agent_message') events.push({ kind: 'user', text: textOfContent(item.content), fromAgent: true });
     else if (type === 'message' && item.role === 'user') events.push({ kind: 'user', text: textOfContent(item.content) });
     else if (type === 'message') system += `${textOfContent(item.content)}\n`;
   }

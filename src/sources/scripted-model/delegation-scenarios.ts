@@ -21,9 +21,26 @@ const delegate = (prompt: string, background = false, agentType = 'general-purpo
   // read-only agent of [MAIN:tools] a leaf, without the delegation tools an orchestrator has.
   { name: 'delegate_task', input: { goal: prompt, context: 'A file in the working directory.' }, input_if_property: { role: agentType === 'reader' ? 'leaf' : 'orchestrator' } },
   { name: 'multi_agent_v1/spawn_agent', input: { message: prompt } },
-  // Codex multi_agent v2 before 0.150 takes spawn_agent un-namespaced, and requires a task_name.
+  // Codex multi_agent v2: namespaced from 0.150 (collaboration/spawn_agent), before that un-namespaced; a task_name.
+  { name: 'collaboration/spawn_agent', input: { task_name: 'read_notes', message: prompt } },
   { name: 'spawn_agent', input: { message: prompt }, input_if_property: { task_name: 'read_notes' } },
 ];
+
+/**
+ * Codex's spawn returns at once with the child's id (an acknowledgement), and a root that answered then would abort
+ * the child: it waits for the child's result first, as Codex delegations do (v1 by the id, v2 on its mailbox). Other
+ * harnesses' spawn results are the child's report: the turn is skipped there.
+ */
+const codexWaitForChild = {
+  if_offered: true,
+  tool_calls: [
+    [
+      { name: 'multi_agent_v1/wait_agent', input: { targets: ['{{last_agent_id}}'] } },
+      { name: 'collaboration/wait_agent', input: { timeout_ms: 60000 } },
+      { name: 'wait_agent', input: { timeout_ms: 60000 } },
+    ],
+  ],
+};
 
 const spawnAgent = (message: string, extra: Record<string, unknown> = {}) => [{ name: 'multi_agent_v1/spawn_agent', input: { message, ...extra } }];
 /** Codex multi-agent v1: a turn that spawns one child (extra: e.g. its agent_type). */
@@ -43,7 +60,17 @@ export const DELEGATION_SCENARIOS = [
       match: '[MAIN:single]',
       turns: [
         { thinking: 'The user wants me to delegate. I will spawn a sub-agent.', text: 'I will delegate this to a sub-agent.', tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.')] },
-        { thinking: 'The sub-agent reported back. I will summarise.', text: 'Done. Sub-agent report: {{last_tool_result}}' },
+        codexWaitForChild,
+        { thinking: 'The sub-agent reported back. I will summarise.', text: 'Done. Sub-agent report: {{last_report}}' },
+      ],
+    },
+    {
+      // A root that answers from the spawn's acknowledgement without waiting (Codex: the child is cut off).
+      name: 'delegate-no-wait',
+      match: '[MAIN:no-wait]',
+      turns: [
+        { text: 'I will delegate this to a sub-agent.', tool_calls: [delegate('[SUB:A] Read the file notes.txt in {{cwd}} and report its first line.')] },
+        { text: 'Answered at once: {{last_tool_result}}' },
       ],
     },
     {

@@ -59,6 +59,8 @@ export function decide(script: Script, c: Conversation): Reply {
     if (scenario) at = i;
   }
   const lastResult = [...c.events].reverse().find((e) => e.kind === 'tool_result');
+  // What a child sent back last: a tool result (a spawn's report, Codex v1's wait), or Codex v2's agent message.
+  const lastReport = [...c.events].reverse().find((e) => e.kind === 'tool_result' || (e.kind === 'user' && e.fromAgent));
   const lastUser = [...c.events].reverse().find((e) => e.kind === 'user');
   let lastAgentId = '';
   if (lastResult && lastResult.kind === 'tool_result') {
@@ -91,14 +93,18 @@ export function decide(script: Script, c: Conversation): Reply {
     last_user_text: lastUser && lastUser.kind === 'user' ? lastUser.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '',
     cwd: findCwd(c.haystack),
     last_tool_result: lastResult && lastResult.kind === 'tool_result' ? lastResult.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '(no tool result)',
+    last_report: lastReport && lastReport.kind !== 'assistant' ? lastReport.text.slice(0, 4000).replace(/\s+/g, ' ').trim() : '(no report)',
   };
   let turn: ScriptTurn = script.fallback;
   let k = 0;
   if (scenario) {
     k = c.events.slice(at + 1).filter((e) => e.kind === 'assistant').length;
-    const last = scenario.turns[scenario.turns.length - 1]!;
+    // A turn `if_offered` counts only where this request offers one of its tools (a harness's tools stay the same
+    // through a conversation, so the turns stay in step).
+    const turns = scenario.turns.filter((t) => !t.if_offered || (t.tool_calls ?? []).some((alts) => alts.some((a) => c.tools.has(a.name))));
+    const last = turns[turns.length - 1]!;
     // Past the end: repeat a closing text turn, never a tool turn (that would loop a harness forever).
-    turn = scenario.turns[k] ?? (last.tool_calls?.length ? { text: `Script '${scenario.name}' is finished.` } : last);
+    turn = turns[k] ?? (last.tool_calls?.length ? { text: `Script '${scenario.name}' is finished.` } : last);
   }
   const calls: PlannedCall[] = [];
   for (const alternatives of turn.tool_calls ?? []) {

@@ -6,7 +6,7 @@ import { formatJsonPath } from '../../core/json-locate.js';
 /** A tool the script wants to call: the first alternative the request offers is used. */
 const ToolChoice = z.strictObject({
   name: z.string().min(1).describe('tool name as offered; "namespace/name" for a Responses namespace tool'),
-  input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}}, {{last_tool_result}}, {{last_user_text}}, {{last_agent_id}} and {{agent_id_N}} (the N-th spawned agent, from 0) are filled in; "{{agent_ids}}" alone becomes the list'),
+  input: z.union([z.record(z.string(), z.unknown()), z.string()]).describe('arguments; a string for custom (freeform) tools; {{cwd}}, {{last_tool_result}}, {{last_report}} (the last tool result or another agent\'s message), {{last_user_text}}, {{last_agent_id}} and {{agent_id_N}} (the N-th spawned agent, from 0) are filled in; "{{agent_ids}}" alone becomes the list'),
   input_if_property: z.record(z.string(), z.unknown()).optional().describe('added to input only when the tool schema has that property'),
   when_property: z.string().min(1).optional().describe('this alternative only when the offered schema has that property (two harnesses\' tools of one name that take different arguments)'),
   even_if_absent: z.boolean().optional().describe('called when the request does not offer it either (a model naming a tool it was not given), as the last resort'),
@@ -17,6 +17,7 @@ const Turn = z.strictObject({
   redacted_thinking: z.string().optional().describe("Messages only: a redacted_thinking block with this opaque data before the answer (what Anthropic sends when a model's reasoning is flagged)"),
   text: z.string().optional(),
   tool_calls: z.array(z.array(ToolChoice).min(1)).optional().describe('each entry: alternatives, the first offered one is called'),
+  if_offered: z.boolean().optional().describe("this turn only where the request offers one of its tools; elsewhere the scenario goes on as if it were not there (Codex's wait after a spawn, which other harnesses' spawns do not need)"),
   at_limit: z.boolean().optional().describe("the answer ends at the output-token limit (Messages stop_reason max_tokens, Chat finish_reason length, Responses status incomplete): a cut-off answer, as a real model's is"),
 });
 export type ScriptTurn = z.infer<typeof Turn>;

@@ -48,13 +48,16 @@ export async function sampleSftLines(dir: string, info: SampleInfo): Promise<Sam
   if (info.status !== 'ok' && info.status !== 'skipped') return null;
   // The files are roller's own (JSON.stringify with an indent): their compact form is the line, byte for byte.
   const line = async (rel: string) => compactJson(await readFile(join(dir, rel)), { newline: true, origin: join(dir, rel) });
+  // Sub-agents' records are JSON lines already (only eligible ones are written).
+  const subagents = info.trajectory.sft_subagents ? await readFile(join(dir, info.trajectory.sft_subagents)) : null;
   if (info.trajectory.sft_segments && info.trajectory.sft_segments.length > 0) {
     const parts: Buffer[] = [];
     for (const s of info.trajectory.sft_segments) parts.push(await line(s.path));
-    return { linear: null, segments: Buffer.concat(parts) };
+    return { linear: null, segments: Buffer.concat(parts), subagents };
   }
-  if (!info.runtime.sft_eligibility?.eligible || !info.trajectory.sft) return null;
-  return { linear: await line(info.trajectory.sft), segments: null };
+  const linear = info.runtime.sft_eligibility?.eligible && info.trajectory.sft ? await line(info.trajectory.sft) : null;
+  if (!linear && !subagents) return null;
+  return { linear, segments: null, subagents };
 }
 
 const capturePath = (info: SampleInfo): string | undefined => info.runtime.capture?.path;

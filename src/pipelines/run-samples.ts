@@ -2,14 +2,15 @@ import { join } from 'node:path';
 import { runPipeline } from '../core/run-pipeline.js';
 import type { RunReport } from '../core/stage.js';
 import type { FinishedSample } from '../schemas/finished-sample.js';
-import { createRunSftSegmentsSink, createRunSftSink } from '../sinks/run-sft/sink.js';
+import { createRunSftSegmentsSink, createRunSftSink, createRunSftSubagentsSink } from '../sinks/run-sft/sink.js';
 import type { SinkFailure } from '../sinks/user-sink.js';
 import type { UserSinkSet } from './user-sinks.js';
 
 export interface RunSamplesOutcome {
-  /** Samples whose linear SFT is in sft.jsonl, and compacted ones whose segments are in sft_segments.jsonl. */
+  /** Samples whose linear SFT is in sft.jsonl, compacted ones whose segments are in sft_segments.jsonl, and ones with sub-agent records in sft_subagents.jsonl. */
   included: number;
   segmented: number;
+  withSubagents: number;
   /** User sinks that failed (the run's own files are complete regardless). */
   sinkFailures: SinkFailure[];
 }
@@ -33,7 +34,7 @@ export async function runSampleSinks(runDir: string, samples: AsyncIterable<Fini
               yield sample;
             }
           })(),
-        sinks: [createRunSftSink({ path: join(runDir, 'sft.jsonl') }), createRunSftSegmentsSink({ path: join(runDir, 'sft_segments.jsonl') })],
+        sinks: [createRunSftSink({ path: join(runDir, 'sft.jsonl') }), createRunSftSegmentsSink({ path: join(runDir, 'sft_segments.jsonl') }), createRunSftSubagentsSink({ path: join(runDir, 'sft_subagents.jsonl') })],
       },
       signal ? { signal } : {},
     );
@@ -42,5 +43,5 @@ export async function runSampleSinks(runDir: string, samples: AsyncIterable<Fini
     throw err;
   }
   const sinkFailures = await user.end();
-  return { included: report.sinks[0]!.written, segmented: report.sinks[1]!.written, sinkFailures };
+  return { included: report.sinks[0]!.written, segmented: report.sinks[1]!.written, withSubagents: report.sinks[2]!.written, sinkFailures };
 }

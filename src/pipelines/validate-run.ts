@@ -26,6 +26,7 @@ export async function validateRun(runDir: string): Promise<string[]> {
   await check('lock', join(runDir, 'lock.json'));
   await check('sft', join(runDir, 'sft.jsonl'));
   if (existsSync(join(runDir, 'sft_segments.jsonl'))) await check('sft-segment', join(runDir, 'sft_segments.jsonl'));
+  if (existsSync(join(runDir, 'sft_subagents.jsonl'))) await check('sft-subagent', join(runDir, 'sft_subagents.jsonl'));
   if (problems.length > 0) return problems;
   const info = JSON.parse(await readFile(join(runDir, 'info.json'), 'utf8')) as RunInfo;
   const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as Lock;

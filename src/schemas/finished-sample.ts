@@ -9,6 +9,8 @@ export interface SampleSftLines {
   linear: Buffer | null;
   /** Its compaction segments in order (sft_segments.jsonl), or null. */
   segments: Buffer | null;
+  /** Its completed sub-agents' records in tree order (sft_subagents.jsonl), or null. */
+  subagents?: Buffer | null;
 }
 
 /**

@@ -10,6 +10,7 @@ export const RECORD_TYPE_NAMES = [
   'actf',
   'sft',
   'sft-segment',
+  'sft-subagent',
   'atif',
   'run-info',
   'sample-info',

@@ -6,7 +6,7 @@ import { Lock } from './lock.js';
 import { Manifest, Participant } from './manifest.js';
 import { Relation } from './relation.js';
 import { RunInfo, SampleInfo } from './run-info.js';
-import { SftRecord, SftSegment } from './sft.js';
+import { SftRecord, SftSegment, SftSubagentRecord } from './sft.js';
 import { Task } from './task.js';
 import { HermesEvent } from './harness-events.js';
 import { Conversation, UserSimulatorEvent, UserSimulatorInfo } from './dialogue.js';
@@ -30,6 +30,7 @@ export const recordTypes = {
   actf: { schema: Actf, files: ['trace_ACTF.json'], description: 'unified analysis trace' },
   sft: { schema: SftRecord, files: ['trace_SFT.json', 'sft.jsonl'], description: 'linear SFT record' },
   'sft-segment': { schema: SftSegment, files: ['sft_segments/NNNN.json', 'sft_segments.jsonl'], description: 'compaction SFT segment' },
+  'sft-subagent': { schema: SftSubagentRecord, files: ['sft_subagents.jsonl'], description: "a completed sub-agent's linear SFT record, with where it comes from" },
   atif: { schema: AtifTrajectory, files: ['trajectory.json'], description: 'ATIF v1.7 trajectory' },
   'run-info': { schema: RunInfo, files: ['info.json (run)'], description: 'run info.json' },
   'sample-info': { schema: SampleInfo, files: ['info.json (sample)'], description: 'sample info.json' },

@@ -168,6 +168,7 @@ export const SampleInfo = z
       raw: z.string().nullable(),
       actf: z.string().nullable(),
       sft: z.string().nullable(),
+      sft_subagents: z.string().optional().describe("trace_SFT_subagents.jsonl: the sample's completed sub-agents as linear records (runtime.subagent_sft says why each is or is not)"),
       sft_segments: z
         .array(z.strictObject({ path: z.string(), order: NonNegativeInt, boundary_source: z.string(), call_ids: z.array(z.string()) }))
         .optional(),

@@ -86,3 +86,20 @@ export const SftSegment = z
   })
   .describe('sft_segments/NNNN.json and each line of sft_segments.jsonl: a compaction segment with a target mask');
 export type SftSegment = z.infer<typeof SftSegment>;
+
+/** Where a sub-agent's record comes from: its sample, itself in the agent tree, and the call that spawned it. */
+export const SftSubagentSource = z.strictObject({
+  sample: z.string().min(1).describe("the sample's directory, relative to the run"),
+  task_id: z.string(),
+  index: z.number().int().nonnegative(),
+  participant_id: z.string().min(1),
+  parent_participant_id: z.string().min(1),
+  spawn_tool_call_id: z.string().min(1).describe("the parent's tool call that spawned it"),
+  depth: z.number().int().positive(),
+});
+
+export const SftSubagentRecord = z
+  .strictObject({ ...sftShape, subagent: SftSubagentSource })
+  .superRefine(checkSft)
+  .describe('each line of run-level sft_subagents.jsonl: one completed sub-agent as a linear training record (its own system prompt, tools and messages), and where it comes from');
+export type SftSubagentRecord = z.infer<typeof SftSubagentRecord>;

@@ -18,7 +18,7 @@ import { createRlRolloutsSink, RlRolloutsOptions } from './rl-rollouts/sink.js';
 import { createRelationsSink, RelationsJsonlOptions } from './relations/sink.js';
 import { createRunInfoSink, RunInfoOptions } from './run-info/sink.js';
 import { createRunLockSink, RunLockOptions } from './run-lock/sink.js';
-import { createRunSftSegmentsSink, createRunSftSink, RunSftOptions, RunSftSegmentsOptions } from './run-sft/sink.js';
+import { createRunSftSegmentsSink, createRunSftSink, createRunSftSubagentsSink, RunSftOptions, RunSftSegmentsOptions, RunSftSubagentsOptions } from './run-sft/sink.js';
 import { createSampleInfoSink, SampleInfoOptions } from './sample-info/sink.js';
 import { createSftSink, SftOptions } from './sft/sink.js';
 import { createSftSegmentsSink, SftSegmentsOptions } from './sft-segments/sink.js';
@@ -50,6 +50,7 @@ export const sinks = {
   'sample-info': { input: 'document', options: SampleInfoOptions, create: createSampleInfoSink },
   'run-sft': { input: 'samples', options: RunSftOptions, create: createRunSftSink },
   'run-sft-segments': { input: 'samples', options: RunSftSegmentsOptions, create: createRunSftSegmentsSink },
+  'run-sft-subagents': { input: 'samples', options: RunSftSubagentsOptions, create: createRunSftSubagentsSink },
   'run-info': { input: 'document', options: RunInfoOptions, create: createRunInfoSink },
   'run-lock': { input: 'document', options: RunLockOptions, create: createRunLockSink },
   'wire-trace': { input: 'calls', options: WireTraceOptions, create: createWireTraceSink },

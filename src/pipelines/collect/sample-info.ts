@@ -11,6 +11,7 @@ import { harnessAdapter } from '../../harnesses/index.js';
 import { SAMPLE_INFO_SCHEMA, type SampleInfo } from '../../schemas/run-info.js';
 import type { AttemptResult } from './sample.js';
 import { delegationAudit, type DelegationAudit } from './audits.js';
+import { writeSubagentSft } from './subagent-sft.js';
 import type { UserSimulatorInfo } from '../../schemas/dialogue.js';
 import { SAMPLE_FILE } from '../sample-layout.js';
 
@@ -29,7 +30,8 @@ export interface SampleHead {
  * The sample's last step, shared by collect and reprocess: a failed sample loses its SFT (keeping raw and
  * ACTF), an ok one its rollout logs; then info.json from the final attempt's projection.
  */
-export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'auxiliaryCalls' | 'harnessReported' | 'spawnsWithoutParticipant' | 'userSimulator' | 'grade'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures'] }): Promise<SampleInfo> {
+export async function finishSample(dir: string, head: SampleHead, result: Pick<AttemptResult, 'status' | 'error' | 'participants' | 'requests' | 'conversion' | 'results' | 'capture' | 'audits' | 'segments' | 'compactionCalls' | 'auxiliaryCalls' | 'harnessReported' | 'spawnsWithoutParticipant' | 'userSimulator' | 'grade'> & { warnings?: string[]; captureFailures?: AttemptResult['captureFailures']; keepThinking?: boolean }): Promise<SampleInfo> {
+  await rm(join(dir, SAMPLE_FILE.subagents), { force: true });
   if (result.status !== 'ok') {
     await rm(join(dir, SAMPLE_FILE.sft), { force: true });
     await rm(join(dir, SAMPLE_FILE.segments), { recursive: true, force: true });
@@ -46,6 +48,22 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
   const scripted = isScriptedModel(head.model);
   const usage = sampleUsage(result, prices, scripted);
   const delegation = delegationAudit(result.participants);
+  const eligibility = sftEligibility(result, sftOk, conversion, delegation);
+  const wholeSample = eligibility?.reason && /^(thinking_effort_mismatch|wire_effort_mismatch)/.test(eligibility.reason) ? eligibility.reason : null;
+  const subagents = await writeSubagentSft({
+    dir,
+    sample: samplePath(dir),
+    task_id: head.task_id,
+    index: head.index,
+    harness: head.harness.name,
+    status: result.status,
+    participants: result.participants,
+    raw: existsSync(join(dir, SAMPLE_FILE.raw)) ? SAMPLE_FILE.raw : null,
+    capture: result.capture?.path ?? null,
+    stepless: new Set([...(result.compactionCalls ?? []), ...(result.auxiliaryCalls ?? [])].map((c) => c.call_id)),
+    keepThinking: result.keepThinking ?? true,
+    excludedBy: wholeSample,
+  });
   const info: SampleInfo = {
     schema: SAMPLE_INFO_SCHEMA,
     task_id: head.task_id,
@@ -62,14 +80,16 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
       raw: existsSync(join(dir, SAMPLE_FILE.raw)) ? SAMPLE_FILE.raw : null,
       actf: existsSync(join(dir, SAMPLE_FILE.actf)) ? SAMPLE_FILE.actf : null,
       sft: sftOk ? SAMPLE_FILE.sft : null,
+      ...(subagents.file ? { sft_subagents: subagents.file } : {}),
       ...(result.status === 'ok' && result.segments ? { sft_segments: result.segments } : {}),
     },
     results: result.results,
     ...(result.grade ? { grade: result.grade } : {}),
     runtime: {
       trajectory_conversion: conversion,
-      sft_eligibility: sftEligibility(result, sftOk, conversion, delegation),
+      sft_eligibility: eligibility,
       delegation_audit: delegation,
+      ...(subagents.findings.length > 0 ? { subagent_sft: subagents.findings } : {}),
       completion_audit: completion ? { status: completion.status, reason: completion.reason, source: completion.source, actf_stop_reason: completion.actf_stop_reason } : null,
       // seeds/003: where the final response overrode the ACTF's finding, the ACTF's is kept too.
       ...(completion?.actf_finding ? { actf_completion_audit: { ...completion.actf_finding, source: 'actf', actf_stop_reason: completion.actf_stop_reason } } : {}),
@@ -150,3 +170,6 @@ function dialogueRuntime(sim: UserSimulatorInfo, agent: SampleInfo['usage']): Re
     },
   };
 }
+
+/** A sample directory's path in its run: samples/<model>/<index>_<task> (reprocess builds it as `<dir>.partial`). */
+const samplePath = (dir: string): string => dir.replace(/\.partial$/, '').split('/').slice(-3).join('/');

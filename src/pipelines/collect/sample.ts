@@ -136,7 +136,7 @@ export async function runSample(r: SampleRequest, s: SampleSettings): Promise<Sa
     attempts,
     elapsed_ms: Date.now() - started,
     provenance: { task_bundle_digest: s.taskDigest, task_id: r.task.id, metadata: r.task.metadata ?? null },
-  }, last!);
+  }, { ...last!, keepThinking: s.keepThinking });
 }
 
 

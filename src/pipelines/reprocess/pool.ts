@@ -9,7 +9,7 @@ import { ErrorCode } from '../../core/errors.js';
 function withBuffers(o: SampleOutcome): SampleOutcome {
   if (!o.sftLines) return o;
   const buf = (u: Uint8Array | null) => (u ? Buffer.from(u.buffer, u.byteOffset, u.byteLength) : null);
-  return { ...o, sftLines: { linear: buf(o.sftLines.linear), segments: buf(o.sftLines.segments) } };
+  return { ...o, sftLines: { linear: buf(o.sftLines.linear), segments: buf(o.sftLines.segments), subagents: buf(o.sftLines.subagents ?? null) } };
 }
 
 /** Where samples are projected: worker threads (SamplePool), or this thread (InThreadPool). */

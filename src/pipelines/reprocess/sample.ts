@@ -104,6 +104,7 @@ export async function reprocessSample(job: SampleJob, resources: { readArena?: R
       {
         status: info.status,
         error: info.error,
+        keepThinking: job.lock.options.keep_thinking,
         participants: projection.participants,
         requests: projection.requests,
         conversion: projection.conversion,

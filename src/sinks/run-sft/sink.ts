@@ -45,6 +45,15 @@ function runLinesSink(name: string, path: string, kind: keyof SampleSftLines, wh
   };
 }
 
+export const RunSftSubagentsOptions = z
+  .strictObject({ path: z.string().min(1).describe("the run's sft_subagents.jsonl path") })
+  .describe("run-level sft_subagents.jsonl: every completed sub-agent's linear record (its system prompt, tools, messages, and where it comes from), samples in request order, each one's sub-agents in tree order; written only when there are any");
+export type RunSftSubagentsOptions = z.input<typeof RunSftSubagentsOptions>;
+
+export function createRunSftSubagentsSink(options: RunSftSubagentsOptions, open?: OpenOutput): Sink<FinishedSample> {
+  return runLinesSink('run-sft-subagents', RunSftSubagentsOptions.parse(options).path, 'subagents', 'no-file', open);
+}
+
 export function createRunSftSink(options: RunSftOptions, open?: OpenOutput): Sink<FinishedSample> {
   return runLinesSink('run-sft', RunSftOptions.parse(options).path, 'linear', 'empty-file', open);
 }

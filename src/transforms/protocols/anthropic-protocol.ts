@@ -1,3 +1,4 @@
+import { anthropicSystem, anthropicTools } from './anthropic-request.js';
 import { AnthropicDecoder } from './anthropic.js';
 import { contentText, type WireProtocol } from './wire-protocol.js';
 
@@ -19,4 +20,5 @@ export const anthropicMessages: WireProtocol = {
     return ids;
   },
   userTexts: (body) => ((body.messages ?? []) as Json[]).filter((m) => m.role === 'user').map((m) => contentText(m.content)),
+  systemAndTools: (body) => ({ system: anthropicSystem(body), tools: anthropicTools(body) }),
 };

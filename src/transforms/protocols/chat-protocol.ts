@@ -20,4 +20,11 @@ export const openAiChatCompletions: WireProtocol = {
     return ids;
   },
   userTexts: (body) => ((body.messages ?? []) as Json[]).filter((m) => m.role === 'user').map((m) => contentText(m.content)),
+  // The system (and developer) messages before the conversation's first turn; tools as sent (OpenAI function tools).
+  systemAndTools(body) {
+    const messages = (body.messages ?? []) as Json[];
+    const first = messages.findIndex((m) => m.role !== 'system' && m.role !== 'developer');
+    const system = (first === -1 ? messages : messages.slice(0, first)).map((m) => contentText(m.content)).filter((t) => t !== '');
+    return { system: system.join('\n\n'), tools: (body.tools ?? []) as Json[] };
+  },
 };

@@ -24,4 +24,6 @@ export const openAiResponses: WireProtocol = {
     return ids;
   },
   userTexts: (body) => ((Array.isArray(body.input) ? body.input : []) as Json[]).filter((it) => it.role === 'user' && it.type !== 'agent_message').map((it) => contentText(it.content)),
+  // The instructions; tools as sent (Codex's ACTF keeps Responses tools as they are).
+  systemAndTools: (body) => ({ system: typeof body.instructions === 'string' ? body.instructions : '', tools: (Array.isArray(body.tools) ? body.tools : []) as Json[] }),
 };

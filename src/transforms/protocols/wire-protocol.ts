@@ -23,6 +23,8 @@ export interface WireProtocol {
   toolResultIds(body: Json): Set<string>;
   /** The text of each user message a request body carries, in order (what harnesses' delivery recognisers read). */
   userTexts(body: Json): string[];
+  /** What a request gave the model besides the conversation: its system prompt (one string) and its tools as ACTF spells them. */
+  systemAndTools(body: Json): { system: string; tools: Json[] };
 }
 
 /** A message content as text: a string, or the text parts of a block array joined by newlines. */

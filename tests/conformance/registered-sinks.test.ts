@@ -47,8 +47,12 @@ const jsonlSink = <T>(name: SinkName, file: string, item: (i: number) => T, expe
   capacity: 1,
 });
 /** A finished sample whose SFT lines are already encoded (a sample stream's item, no files needed). */
-const sample = (kind: 'linear' | 'segments') => (i: number) =>
-  finishedSample(`/nonexistent/${i}`, { index: i, status: 'ok' } as unknown as SampleInfo, { linear: kind === 'linear' ? Buffer.from(`{"i":${i}}\n`) : null, segments: kind === 'segments' ? Buffer.from(`{"i":${i},"s":1}\n`) : null });
+const sample = (kind: 'linear' | 'segments' | 'subagents') => (i: number) =>
+  finishedSample(`/nonexistent/${i}`, { index: i, status: 'ok' } as unknown as SampleInfo, {
+    linear: kind === 'linear' ? Buffer.from(`{"i":${i}}\n`) : null,
+    segments: kind === 'segments' ? Buffer.from(`{"i":${i},"s":1}\n`) : null,
+    subagents: kind === 'subagents' ? Buffer.from(`{"i":${i},"a":1}\n{"i":${i},"a":2}\n`) : null,
+  });
 
 /** Every row of a Parquet directory's files (name order), as plain values: hyparquet, not the writer (DuckDB). */
 async function parquetRows(dir: string): Promise<Json[]> {
@@ -98,6 +102,8 @@ const UNDER_TEST: Partial<Record<SinkName, SinkUnderTest<any>>> = {
   },
   'run-sft': jsonlSink('run-sft', 'sft.jsonl', sample('linear'), (items) => items.map((s) => ({ i: s.index }))),
   'run-sft-segments': jsonlSink('run-sft-segments', 'sft_segments.jsonl', sample('segments'), (items) => items.map((s) => ({ i: s.index, s: 1 }))),
+  // Each sample's sub-agents (two here), samples in order.
+  'run-sft-subagents': jsonlSink('run-sft-subagents', 'sft_subagents.jsonl', sample('subagents'), (items) => items.flatMap((s) => [{ i: s.index, a: 1 }, { i: s.index, a: 2 }])),
   'wire-trace': {
     create: (env) => sinks['wire-trace'].create({ path: join(env.dir, 'wire_trace.jsonl'), mode: 'full' }, env.open),
     item: call,

@@ -6,7 +6,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunInfo } from '../../src/schemas/index.js';
-import { collectRuns, DUMMY_KEY, filesUnder, info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
+import { collectRuns, DUMMY_KEY, expectSubagentRecords, filesUnder, info, readJson, readJsonl, roller, sample } from '../support/collect-run.js';
+import { wireProtocol } from '../../src/transforms/protocols/index.js';
 import { runChecks } from '../support/run-checks.js';
 import { repoRoot } from '../support/paths.js';
 import { useTempDir } from '../support/temp-dir.js';
@@ -48,6 +49,16 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(manifest).toMatchObject({ capture_status: 'complete', coverage: { status: 'verified' } });
     const relations = readJsonl(join(capture, 'relations.jsonl')).map((x) => x.type as string);
     expect(relations).toEqual(expect.arrayContaining(['spawn', 'result_delivered', 'child_completed', 'result_in_context']));
+    // The sub-agent is training data of its own: its record's system prompt and tools are what its first request sent
+    // (Claude Code's sidechain keeps neither), its messages its own turns, ending on its report.
+    const [record] = expectSubagentRecords(run);
+    const child = (participants as Json[]).find((p) => p.role === 'child')!;
+    const firstChildCall = readJsonl(join(capture, 'calls.jsonl')).find((c) => c.participant_id === child.participant)!;
+    const sent = wireProtocol('anthropic-messages')!.systemAndTools(firstChildCall.context as Json);
+    expect(record!.messages[0]).toEqual({ role: 'system', content: sent.system });
+    expect(record!.tools).toEqual(sent.tools);
+    expect(record!.messages[1]).toMatchObject({ role: 'user', content: expect.stringContaining('[SUB:A] Read the file notes.txt') });
+    expect(record!.messages.at(-1)).toMatchObject({ role: 'assistant', content: expect.stringContaining('BLUEBIRD') });
     // Ids embed a random scope per capture (seeds/000): every sample's differs; relation ids carry their capture's.
     const scopes = rows.map((row) => readJson<{ capture_scope: string }>(join(run, row.path, 'capture', 'attempt-0001', 'manifest.json')).capture_scope);
     expect(new Set(scopes).size).toBe(3);
@@ -223,6 +234,9 @@ describe('roller collect (real CLIs, embedded scripted model, offline)', () => {
     expect(answer).toMatch(/^Done\. Sub-agent report: .*The secret word is BLUEBIRD\./);
     expect(readFileSync(join(run, 'sft.jsonl'), 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
     expect(info(run).summary.training?.subagents_not_completed).toBeUndefined();
+    // Without --capture-calls the child's steps cannot be checked against its calls: no record, and said so.
+    expect(expectSubagentRecords(run)).toEqual([]);
+    expect(s.runtime.subagent_sft).toEqual([{ participant: expect.stringMatching(/^thread:/), status: 'unavailable', reason: 'no captured calls to check its steps against (collect with --capture-calls)' }]);
     // One vocabulary for token kinds: the progress line says them as roller usage does.
     expect(r.stderr).toMatch(/\] ok +0_hello \(scripted\/default\) 1 requests, in \d+ · cache write \d+ · cache read \d+ · out \d+/);
   }, 10 * 60_000);

@@ -1,7 +1,7 @@
 /**
  * roller's exports read back by the readers users load them with, in a venv of pinned releases
  * (tests/python/requirements.txt): the `--format hf` dataset by Hugging Face `datasets` (its card's configs and
- * features accepted, every row equal to sft.jsonl's), the `--format parquet` tables by pyarrow (a row per sample,
+ * features accepted, every row equal to sft.jsonl's; the `subagents` config's equal to sft_subagents.jsonl's), the `--format parquet` tables by pyarrow (a row per sample,
  * participant, call and relation). The ATIF export is held to Harbor's rules by `roller validate --schema atif`
  * (tests/e2e/export-data.test.ts): Harbor itself (0.26.0) needs Python >= 3.12, which these machines do not have.
  */
@@ -33,6 +33,10 @@ describe('exports read by datasets and pyarrow', () => {
     expect(found.hf).toMatchObject({ rows: sft, sft_rows: sft, equal: true, first_difference: null, warnings: [], split_info: { num_examples: sft } });
     expect(found.hf.provenance_samples).toEqual(info(run).samples.map((s) => s.path));
     expect(found.hf.features).toEqual(expect.arrayContaining(['messages', 'tools']));
+    // The sub-agents' config (Hermes's delegate_task child): the records of sft_subagents.jsonl, read back equal.
+    const subagentLines = readFileSync(join(run, 'sft_subagents.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+    expect(subagentLines).toBeGreaterThan(0);
+    expect(found.hf_subagents).toEqual({ rows: subagentLines, file_rows: subagentLines, equal: true, first_difference: null });
     // Every table's rows, as pyarrow reads them, are the run's own records: its samples, participants, calls, relations.
     const rows = info(run).samples;
     const keyed = (t: string) => (found.parquet[t].keyed as Json[]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));

@@ -78,6 +78,20 @@ def main(run: str, hf: str, parquet: str) -> None:
         "split_info": {"num_examples": loaded.info.splits["train"].num_examples if loaded.info.splits else None},
         "first_difference": next(({"index": i, "where": difference(a, b)} for i, (a, b) in enumerate(zip(rows, [without_nulls(r) for r in sft])) if a != b), None),
     }
+    # The sub-agents' config against sft_subagents.jsonl: the same records, `subagent` the struct of where each came from.
+    subagents_file = Path(run, "sft_subagents.jsonl")
+    if subagents_file.exists():
+        wanted = [json.loads(line) for line in subagents_file.read_text().splitlines() if line.strip()]
+        loaded = datasets.load_dataset(hf, "subagents", split="train", cache_dir=tempfile.mkdtemp(prefix="roller-hf-cache-"))
+        got = [without_nulls(as_sft_record(r)) for r in loaded]
+        keep = ("participant_id", "parent_participant_id", "spawn_tool_call_id", "depth")
+        expected = [without_nulls({**{k: v for k, v in r.items() if k != "subagent"}, "subagent": {k: r["subagent"][k] for k in keep}}) for r in wanted]
+        report["hf_subagents"] = {
+            "rows": len(got),
+            "file_rows": len(wanted),
+            "equal": got == expected,
+            "first_difference": next(({"index": i, "where": difference(a, b)} for i, (a, b) in enumerate(zip(got, expected)) if a != b), None),
+        }
     report["parquet"] = {}
     # Each table as pyarrow reads it: its rows' identities and what roller's own files say of them (compared by the test).
     keys = {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -55,7 +55,32 @@ export function collectRuns(tmp: { readonly path: string }) {
     expect(r.code, r.stderr).toBe(0);
     const run = join(out, runName);
     expect((await roller(['validate-run', run])).code).toBe(0);
+    expectSubagentRecords(run);
     return run;
   };
   return { tasksFile, collectValidRun };
+}
+
+/**
+ * sft_subagents.jsonl holds exactly the sub-agents each sample's runtime.subagent_sft says are ok, samples in request
+ * order, each naming its participant, parent, spawning call and depth as the agent tree does; every sub-agent of an ok
+ * sample has a finding. Returns the records.
+ */
+export function expectSubagentRecords(run: string): Record<string, any>[] {
+  const file = join(run, 'sft_subagents.jsonl');
+  const records = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>) : [];
+  const expected: Record<string, unknown>[] = [];
+  for (const row of info(run).samples) {
+    const s = sample(run, row);
+    const children = ((s.runtime.participants ?? []) as Record<string, any>[]).filter((p) => p.role === 'child');
+    const findings = (s.runtime.subagent_sft ?? []) as { participant: string; status: string }[];
+    if (row.status === 'ok' && children.length > 0) expect(findings.map((f) => f.participant).sort(), row.path).toEqual(children.map((c) => c.participant).sort());
+    for (const f of findings.filter((x) => x.status === 'ok')) {
+      const c = children.find((p) => p.participant === f.participant)!;
+      expected.push({ sample: row.path, task_id: row.task_id, index: row.index, participant_id: c.participant, parent_participant_id: c.parent, spawn_tool_call_id: c.spawn_tool_call_id, depth: c.depth });
+    }
+  }
+  expect(records.map((r) => r.subagent)).toEqual(expected);
+  expect(existsSync(file)).toBe(expected.length > 0);
+  return records;
 }

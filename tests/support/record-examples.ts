@@ -139,6 +139,15 @@ export const recordExamples: Record<RecordTypeName, unknown> = {
     tools: [],
     target_start_index: 1,
   },
+  'sft-subagent': {
+    messages: [
+      { role: 'system', content: 'You read files for your parent.' },
+      { role: 'user', content: 'Read notes.txt and report its first line.' },
+      { role: 'assistant', reasoning_content: '', content: 'BLUEBIRD', tool_calls: [] },
+    ],
+    tools: [],
+    subagent: { sample: 'samples/m/0002_delegate', task_id: 'delegate', index: 2, participant_id: 'agent:a1', parent_participant_id: 'session:s1', spawn_tool_call_id: 'toolu_1', depth: 1 },
+  },
   atif: {
     schema_version: 'ATIF-v1.7',
     session_id: 'run/model/0000_task',

@@ -2,7 +2,7 @@ import { stringify } from 'yaml';
 import { hfFeature, type Columns } from '../../core/parquet/columns.js';
 
 export interface DatasetConfig {
-  name: 'default' | 'segments';
+  name: 'default' | 'segments' | 'subagents';
   /** Directory of its shards, relative to the dataset. */
   dir: string;
   columns: Columns;
@@ -43,6 +43,7 @@ export function datasetCard(f: CardFacts): string {
   const table = (rows: [string, number][]) => (rows.length === 0 ? 'none\n' : `| | samples |\n|---|---|\n${rows.map(([k, n]) => `| ${k} | ${n} |`).join('\n')}\n`);
   const linear = f.configs.find((c) => c.name === 'default')!;
   const segments = f.configs.find((c) => c.name === 'segments');
+  const subagents = f.configs.find((c) => c.name === 'subagents');
   return `---
 ${stringify(front, { lineWidth: 0 })}---
 
@@ -56,7 +57,12 @@ from ${f.runs.length === 1 ? `the run \`${f.runs[0]}\`` : `the runs ${f.runs.map
 - \`default\`: ${linear.rows} linear records (${linear.shards.length} shard${linear.shards.length === 1 ? '' : 's'}), the rows of the run's \`sft.jsonl\` in request order: one per sample
   whose trajectory converted to a valid SFT record and whose run ended ok. Train on every assistant message.
 ${segments ? `- \`segments\`: ${segments.rows} compaction segments of compacted samples (the run's \`sft_segments.jsonl\`): each starts with the context
-  the model really received after a compaction; only assistant messages from \`target_start_index\` on are targets (mask the rest).\n` : ''}
+  the model really received after a compaction; only assistant messages from \`target_start_index\` on are targets (mask the rest).\n` : ''}${
+  subagents
+    ? `- \`subagents\`: ${subagents.rows} sub-agent records (the run's \`sft_subagents.jsonl\`): each completed sub-agent's own conversation
+  (its system prompt and tools as its first request sent them), \`subagent\` naming it, its parent and the spawning tool call.\n`
+    : ''
+}
 ## Columns
 
 - \`messages\`: the conversation. Every message has \`role\` and \`content\` (a string; an image is an \`<image>\` placeholder

@@ -111,7 +111,12 @@ describe('roller export --format hf | parquet', () => {
     const out = join(tmp.path, 'hf-multi');
     const card = readFileSync(join(out, 'README.md'), 'utf8');
     const front = parseYaml(/^---\n([\s\S]*?)\n---\n/.exec(card)![1]!) as Json;
-    expect(front.configs).toEqual([{ config_name: 'default', data_files: [{ split: 'train', path: 'data/train-*' }] }]);
+    // The run's delegation gives a sub-agent record: the subagents config beside default (sft_subagents.jsonl).
+    expect(front.configs).toEqual([
+      { config_name: 'default', data_files: [{ split: 'train', path: 'data/train-*' }] },
+      { config_name: 'subagents', data_files: [{ split: 'train', path: 'subagents/train-*' }] },
+    ]);
+    expect(front.dataset_info[1]).toMatchObject({ config_name: 'subagents', splits: [{ name: 'train', num_examples: sftLines(join(runs.multi, 'sft_subagents.jsonl')).length }] });
     const info = front.dataset_info[0] as Json;
     // name, num_bytes and num_examples: `datasets` ignores a split without all three (tests/e2e/python-readers.test.ts).
     expect(info.splits).toEqual([{ name: 'train', num_bytes: expect.any(Number), num_examples: sftLines(join(runs.multi, 'sft.jsonl')).length }]);
@@ -148,7 +153,7 @@ describe('roller export --format hf | parquet', () => {
     expect(n).toBeGreaterThan(1);
     expect(files).toEqual(Array.from({ length: n }, (_, i) => `train-${String(i).padStart(5, '0')}-of-${String(n).padStart(5, '0')}.parquet`));
     expect((await withHyparquet(join(out, 'data'))).map((r) => sftRecordOfRow(r as never))).toEqual(sftLines(join(runs.multi, 'sft.jsonl')));
-    expect(readdirSync(out).sort()).toEqual(['README.md', 'data']);
+    expect(readdirSync(out).sort()).toEqual(['README.md', 'data', 'subagents']);
   });
 
   it("parquet: each table equals roller query's view of the same name over the run, row for row", async () => {

@@ -49,21 +49,7 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
   const usage = sampleUsage(result, prices, scripted);
   const delegation = delegationAudit(result.participants);
   const eligibility = sftEligibility(result, sftOk, conversion, delegation);
-  const wholeSample = eligibility?.reason && /^(thinking_effort_mismatch|wire_effort_mismatch)/.test(eligibility.reason) ? eligibility.reason : null;
-  const subagents = await writeSubagentSft({
-    dir,
-    sample: samplePath(dir),
-    task_id: head.task_id,
-    index: head.index,
-    harness: head.harness.name,
-    status: result.status,
-    participants: result.participants,
-    raw: existsSync(join(dir, SAMPLE_FILE.raw)) ? SAMPLE_FILE.raw : null,
-    capture: result.capture?.path ?? null,
-    stepless: new Set([...(result.compactionCalls ?? []), ...(result.auxiliaryCalls ?? [])].map((c) => c.call_id)),
-    keepThinking: result.keepThinking ?? true,
-    excludedBy: wholeSample,
-  });
+  const subagents = await subagentRecords(dir, head, result, eligibility);
   const info: SampleInfo = {
     schema: SAMPLE_INFO_SCHEMA,
     task_id: head.task_id,
@@ -114,6 +100,25 @@ export async function finishSample(dir: string, head: SampleHead, result: Pick<A
 }
 
 type FinishedResult = Parameters<typeof finishSample>[2];
+
+/** The sample's sub-agents as training records (subagent-sft.ts); the run-wide exclusions (thinking, wire effort) apply to all. */
+function subagentRecords(dir: string, head: SampleHead, result: FinishedResult, eligibility: SampleInfo['runtime']['sft_eligibility']) {
+  const wholeSample = eligibility?.reason && /^(thinking_effort_mismatch|wire_effort_mismatch)/.test(eligibility.reason) ? eligibility.reason : null;
+  return writeSubagentSft({
+    dir,
+    sample: samplePath(dir),
+    task_id: head.task_id,
+    index: head.index,
+    harness: head.harness.name,
+    status: result.status,
+    participants: result.participants,
+    raw: existsSync(join(dir, SAMPLE_FILE.raw)) ? SAMPLE_FILE.raw : null,
+    capture: result.capture?.path ?? null,
+    stepless: new Set([...(result.compactionCalls ?? []), ...(result.auxiliaryCalls ?? [])].map((c) => c.call_id)),
+    keepThinking: result.keepThinking ?? true,
+    excludedBy: wholeSample,
+  });
+}
 
 /** The sample's tokens: its participants' and the calls no native record holds (compaction summaries, auxiliary calls). */
 function sampleUsage(result: FinishedResult, prices: SamplePrices, scripted: boolean): SampleInfo['usage'] {

@@ -24,11 +24,12 @@ function sampleTree(name: string): { out: string; samples: FinishedSample[] } {
     mkdirSync(join(dir, 'sft_segments'), { recursive: true });
     writeFileSync(join(dir, 'trace_SFT.json'), JSON.stringify({ sample: i }, null, 2));
     for (const k of [1, 2]) writeFileSync(join(dir, `sft_segments/000${k}.json`), JSON.stringify({ sample: i, segment: k }, null, 2));
+    writeFileSync(join(dir, 'trace_SFT_subagents.jsonl'), `{"sample":${i},"agent":1}\n{"sample":${i},"agent":2}\n`);
     const info = {
       index: i,
       status: i === 3 ? 'error' : 'ok',
       runtime: { sft_eligibility: { eligible: true } },
-      trajectory: { sft: 'trace_SFT.json', ...(i === 1 ? { sft_segments: [{ path: 'sft_segments/0001.json' }, { path: 'sft_segments/0002.json' }] } : {}) },
+      trajectory: { sft: 'trace_SFT.json', ...(i === 1 ? { sft_segments: [{ path: 'sft_segments/0001.json' }, { path: 'sft_segments/0002.json' }] } : {}), ...(i >= 2 ? { sft_subagents: 'trace_SFT_subagents.jsonl' } : {}) },
     } as unknown as SampleInfo;
     return finishedSample(dir, info);
   });
@@ -44,8 +45,10 @@ describe('the sample stream into the run-level SFT files', () => {
     order.settle(4, null); // a sample never run
     expect(existsSync(join(out, 'sft.jsonl'))).toBe(false); // nothing replaces the run's file before the end
     order.settle(0, samples[0]!);
-    expect(await done).toEqual({ included: 2, segmented: 1, sinkFailures: [] });
+    expect(await done).toEqual({ included: 2, segmented: 1, withSubagents: 1, sinkFailures: [] });
     expect(readFileSync(join(out, 'sft.jsonl'), 'utf8')).toBe('{"sample":0}\n{"sample":2}\n');
+    // Sub-agent records of ok samples only (sample 3 failed), as the sample wrote them.
+    expect(readFileSync(join(out, 'sft_subagents.jsonl'), 'utf8')).toBe('{"sample":2,"agent":1}\n{"sample":2,"agent":2}\n');
     expect(readFileSync(join(out, 'sft_segments.jsonl'), 'utf8')).toBe('{"sample":1,"segment":1}\n{"sample":1,"segment":2}\n');
     expect(readdirSync(out).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });

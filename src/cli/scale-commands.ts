@@ -13,7 +13,7 @@ import { rollerVersion } from '../core/version.js';
 export function registerScaleCommands(program: Command): void {
   const mergeCommand = program
     .command('merge')
-    .description("join a run's shards (roller collect --shard I/N) into the run: the same lock on every shard, every request exactly once; samples hard-linked (or moved), info.json, lock.json, sft.jsonl and sft_segments.jsonl built as collect builds them")
+    .description("join a run's shards (roller collect --shard I/N) into the run: the same lock on every shard, every request exactly once; samples hard-linked (or moved), info.json, lock.json and the run's SFT files built as collect builds them")
     .argument('<parts...>', "the shards' run directories (<run-name>.shard-I-of-N)")
     .requiredOption('--output <dir>', 'the merged run directory (must not exist, or be empty)')
     .option('--move', 'move each sample into the run instead of hard-linking it (the shards are emptied)')

@@ -77,7 +77,7 @@ function isPlainSegment(name: string): boolean {
 /**
  * What a merged run may hold that a one-process run of the same requests does not, by file: when (times) and from what
  * (merged_from: the parts, where they were, when they ran). Every other byte of lock.json, info.json, sft.jsonl,
- * sft_segments.jsonl and of each sample is the same (tests/integration/merge.test.ts holds the merge to it).
+ * sft_segments.jsonl, sft_subagents.jsonl and of each sample is the same (tests/integration/merge.test.ts holds the merge to it).
  */
 export const MERGE_VOLATILE: Readonly<Record<string, readonly string[]>> = {
   'lock.json': ['created_at'],
@@ -89,7 +89,7 @@ export const MERGE_VOLATILE: Readonly<Record<string, readonly string[]>> = {
  * together they must hold every request index exactly once (missing and duplicate ones named, with the shard that
  * owes them); nothing is written before both hold. Then the samples are linked (or moved) into place, and the run's
  * own files built as collect builds them: lock.json (the whole run's: no part), info.json from the samples' own
- * info.json, sft.jsonl and sft_segments.jsonl in request order. The run appears only complete (built beside the
+ * info.json, sft.jsonl, sft_segments.jsonl and sft_subagents.jsonl in request order. The run appears only complete (built beside the
  * output, renamed into place).
  */
 export async function merge(o: MergeOptions): Promise<MergeResult> {

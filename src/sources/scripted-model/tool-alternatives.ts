@@ -1,11 +1,15 @@
 /** Tool calls as each harness's tools take them: one alternative list per call (the first one a request offers is called). */
 
-/** A shell command, as Claude Code (Bash), Codex (exec_command) and DeepSeek's dsh (bash, with timeoutMs) take it: one tool-call alternative list. */
+/**
+ * A shell command, as Claude Code (Bash), Codex (exec_command), DeepSeek's dsh (bash, with timeoutMs), Hermes
+ * (terminal), and Pi's and OpenCode's bash (a description where the schema takes one) take it: one alternative list.
+ */
 export const shell = (command: string, description: string) => [
   { name: 'Bash', input: { command, description } },
   { name: 'exec_command', input: { cmd: command } },
   { name: 'bash', when_property: 'timeoutMs', input: { command, description } },
   { name: 'terminal', input: { command } }, // Hermes
+  { name: 'bash', input: { command }, input_if_property: { description } },
 ];
 
 export const readNotes = [

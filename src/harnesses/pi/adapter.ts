@@ -30,6 +30,7 @@ export const piAdapter: HarnessAdapter = {
         trace: [...session.records, ...(events.get(session.id) ?? [])],
         actf: piToActf(session, input.calls ? { wire: input.calls } : {}),
         participants: piParticipants(session, input.calls ? wireUsageByResponse(input.calls) : undefined),
+        sftBlocker: piCompactionBlocker(session.branch),
         source: { session: file },
         where: file,
       };
@@ -86,3 +87,14 @@ export const piAdapter: HarnessAdapter = {
     contextSettings: false,
   },
 };
+
+/**
+ * A session Pi compacted: the ACTF holds every turn, but the model never saw them at once after a compaction (it saw
+ * the summary and the kept turns), so one linear record would misstate its context. roller rebuilds compaction
+ * segments for Claude Code only so far: no SFT then, saying why.
+ */
+function piCompactionBlocker(branch: readonly Record<string, any>[]): string | null {
+  const compactions = branch.filter((e) => e.type === 'compaction');
+  if (compactions.length === 0) return null;
+  return `the main context was compacted ${compactions.length} time(s) (compaction entries ${compactions.map((c) => String(c.id)).join(', ')}): a linear SFT would join windows the model never saw at once, and roller rebuilds compaction segments for Claude Code only so far`;
+}

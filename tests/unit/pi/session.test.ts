@@ -62,3 +62,16 @@ describe('Pi session (v3 entry tree)', () => {
     expect((err as Error).message).toContain(`${v4}:1: not a Pi session header of format 1, 2 or 3`);
   });
 });
+
+describe('a session Pi compacted (real pi 0.73.1, tests/fixtures/pi/compacted-0.73.1)', () => {
+  it('ACTF holds every turn; no linear SFT, saying why (the model never saw the turns at once after the compaction)', async () => {
+    const { convertNative } = await import('../../../src/pipelines/convert.js');
+    const native = join(repoRoot, 'tests/fixtures/pi/compacted-0.73.1/native');
+    const file = join(native, '.pi/agent/sessions/--work--/session.jsonl');
+    const compactions = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>).filter((e) => e.type === 'compaction');
+    expect(compactions.length).toBe(2);
+    const [s] = await convertNative({ harness: 'pi', native, out: join(tmp.path, 'compacted'), keepThinking: true });
+    expect(s!.actf.steps.length).toBeGreaterThan(3);
+    expect(s!.sft).toEqual({ status: 'unavailable', reason: `the main context was compacted 2 time(s) (compaction entries ${compactions.map((c) => c.id).join(', ')}): a linear SFT would join windows the model never saw at once, and roller rebuilds compaction segments for Claude Code only so far` });
+  });
+});

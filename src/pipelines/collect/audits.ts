@@ -23,7 +23,8 @@ export interface ModelIdentityAudit {
   requests: { call_id: string; requested_model: string | null; response_model: string | null; finish_reason: string | null }[];
 }
 
-const TOKEN_LIMIT = new Set(['max_tokens', 'length', 'max_output_tokens', 'model_context_window_exceeded']);
+/** Finish reasons that mean the output-token (or context) limit cut the answer. */
+export const TOKEN_LIMIT = new Set(['max_tokens', 'length', 'max_output_tokens', 'model_context_window_exceeded']);
 
 /** The finish reason a response declares, in its protocol's shape (null when it declares none). */
 export function finishReasonOf(call: Call): string | null {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createStageContext } from '../../core/context.js';
 import { itemsOf } from '../../core/document-sink.js';
 import { createSampleInfoSink } from '../../sinks/sample-info/sink.js';
+import { sampleLocation } from '../../sinks/sample-location.js';
 import { partialUsage, type ParticipantUsage } from '../../schemas/participant-usage.js';
 import { costSource, isScriptedModel, PRICE_TABLE, type SummedPrice } from '../../transforms/cost/price-table.js';
 import { participantPrice, samplePrices, type SamplePrices } from '../sample-prices.js';
@@ -176,5 +177,5 @@ function dialogueRuntime(sim: UserSimulatorInfo, agent: SampleInfo['usage']): Re
   };
 }
 
-/** A sample directory's path in its run: samples/<model>/<index>_<task> (reprocess builds it as `<dir>.partial`). */
-const samplePath = (dir: string): string => dir.replace(/\.partial$/, '').split('/').slice(-3).join('/');
+/** A sample directory's path in its run (reprocess builds it as `<dir>.partial`). */
+const samplePath = (dir: string): string => sampleLocation(dir.replace(/\.partial$/, '')).sample;

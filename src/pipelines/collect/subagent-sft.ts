@@ -10,7 +10,7 @@ import { readCallsLazily } from '../../sources/archive/calls-reader.js';
 import { wireProtocol } from '../../transforms/protocols/index.js';
 import { projectSft } from '../../transforms/sft/project.js';
 import { SAMPLE_FILE } from '../sample-layout.js';
-import { delegationAudit } from './audits.js';
+import { delegationAudit, TOKEN_LIMIT } from './audits.js';
 
 /** Why a sub-agent has a training record, or why not (info.json runtime.subagent_sft). */
 export interface SubagentSftFinding {
@@ -39,7 +39,6 @@ export interface SubagentSftInput {
   excludedBy: string | null;
 }
 
-const TOKEN_LIMIT = new Set(['max_tokens', 'length', 'max_output_tokens', 'model_context_window_exceeded']);
 
 /**
  * Each completed sub-agent (any depth) as its own linear SFT record (its system prompt, tools and messages, from the
